@@ -1,0 +1,29 @@
+# The compiler half of TLE: the `tle` dialect, its conversions, tle-opt and
+# tlec, built against an installed LLVM/MLIR 22 in the way of MLIR's
+# out-of-tree template. Included from the top level after the runtime, so
+# LLVM's global compile flags never reach the runtime's targets.
+find_package(MLIR REQUIRED CONFIG HINTS ${TLE_LLVM_ROOT}/lib/cmake/mlir)
+message(STATUS "Using MLIRConfig.cmake in: ${MLIR_DIR}")
+message(STATUS "Using LLVMConfig.cmake in: ${LLVM_DIR}")
+
+list(APPEND CMAKE_MODULE_PATH "${MLIR_CMAKE_DIR}" "${LLVM_CMAKE_DIR}")
+set(LLVM_RUNTIME_OUTPUT_INTDIR ${CMAKE_BINARY_DIR}/bin)
+set(LLVM_LIBRARY_OUTPUT_INTDIR ${CMAKE_BINARY_DIR}/lib)
+set(MLIR_BINARY_DIR ${CMAKE_BINARY_DIR})
+
+include(TableGen)
+include(AddLLVM)
+include(AddMLIR)
+include(HandleLLVMOptions)
+
+# Debian's MLIR config names an llvm-lit that does not exist.
+set(LLVM_EXTERNAL_LIT ${TLE_LLVM_ROOT}/bin/lit CACHE FILEPATH "lit" FORCE)
+
+include_directories(${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
+include_directories(${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
+link_directories(${LLVM_BUILD_LIBRARY_DIR})
+add_definitions(${LLVM_DEFINITIONS})
+
+add_subdirectory(include)
+add_subdirectory(lib)
+add_subdirectory(test)

@@ -1,0 +1,67 @@
+//===- Backend.h - Memory backends behind the communicator -------*- C++ -*-===//
+//
+// The communicator logic (bootstrap, exchange of handles, building the
+// DevComm) is the same for the CPU emulator and for CUDA; what differs is
+// how memory is allocated, shared with peers and written. A Backend captures
+// exactly that. One Backend object serves one rank.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_HOST_BACKEND_H
+#define TLE_HOST_BACKEND_H
+
+#include "tle/tle.h"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace tle {
+
+/// Memory of one rank that peers can map.
+struct SharedAlloc {
+  void *ptr = nullptr;   ///< this rank's address (device memory on GPUs)
+  size_t bytes = 0;
+  std::string exportBlob; ///< what a peer in another process needs to map it
+  void *impl = nullptr;  ///< backend-private
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual tleBackend_t kind() const = 0;
+  /// The device this rank runs on (-1 for the emulator).
+  virtual int device() const = 0;
+
+  /// Zero-filled memory that peers can map (inboxes, symmetric buffers).
+  virtual tleResult_t allocShared(size_t bytes, SharedAlloc &out) = 0;
+  virtual tleResult_t freeShared(SharedAlloc &alloc) = 0;
+  /// Map a peer's allocation. `sameProcess` peers pass their pointer in the
+  /// blob's place (peer access within one process).
+  virtual tleResult_t importPeer(const SharedAlloc &peer, bool sameProcess,
+                                 void **mapped) = 0;
+  virtual tleResult_t closePeer(void *mapped, bool sameProcess) = 0;
+
+  /// Memory only this rank uses (epochs, the DevComm itself), zero-filled.
+  virtual tleResult_t allocLocal(size_t bytes, void **out) = 0;
+  virtual tleResult_t freeLocal(void *ptr) = 0;
+  /// Memory the host can read after a failed launch and the device can
+  /// write (the error record): host-mapped pinned memory on GPUs.
+  virtual tleResult_t allocHostVisible(size_t bytes, void **host,
+                                       void **dev) = 0;
+  virtual tleResult_t freeHostVisible(void *host) = 0;
+  virtual tleResult_t copyToLocal(void *dst, const void *src,
+                                  size_t bytes) = 0;
+};
+
+/// The CPU backend: plain memory in one process, POSIX shared memory across
+/// processes.
+std::unique_ptr<Backend> createCpuBackend(bool multiProcess);
+/// The CUDA backend for `device` (nullptr with tleNotSupported when CUDA
+/// support is not built in).
+tleResult_t createCudaBackend(int device, bool multiProcess,
+                              std::unique_ptr<Backend> &out);
+
+} // namespace tle
+
+#endif // TLE_HOST_BACKEND_H

@@ -1,0 +1,136 @@
+/*===- tle.h - TLE host C API -------------------------------------*- C -*-===*
+ *
+ * The host side of TLE: create a communicator over the ranks (GPUs, or
+ * emulated ranks) of one node, allocate symmetric buffers mapped into every
+ * peer, hand kernels the device pointers they take, and read back the
+ * device-side error record after a failed launch.
+ *
+ * Every call returns a tleResult_t; a failing call also leaves a detailed,
+ * thread-local message for tleGetLastErrorDetail(). Nothing here calls
+ * exit() or lets a C++ exception escape.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef TLE_TLE_H
+#define TLE_TLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TLE_VERSION_MAJOR 0
+#define TLE_VERSION_MINOR 1
+
+typedef enum {
+  tleSuccess = 0,
+  tleInvalidArgument = 1,  /**< a bad parameter; nothing was changed */
+  tleSystemError = 2,      /**< an OS call failed (shm, socket, mmap) */
+  tleCudaError = 3,        /**< a CUDA call failed */
+  tleTimeout = 4,          /**< a device wait or a bootstrap step timed out */
+  tleDeadlock = 5,         /**< the emulator found every thread blocked */
+  tleIndexOutOfRange = 6,  /**< a barrier slot index >= nBarriers */
+  tleInvalidComm = 7,      /**< a corrupt or foreign communicator */
+  tlePeerFailure = 8,      /**< a peer died, refused us or never joined */
+  tleNotSupported = 9,     /**< backend or feature not built in */
+  tleInternalError = 10,   /**< a bug in TLE */
+  tleLaunchFailure = 11,   /**< a launch failed for another reason */
+  tleNumResults
+} tleResult_t;
+
+typedef enum {
+  tleBackendEmulator = 0, /**< CPU emulator (the default) */
+  tleBackendCuda = 1,     /**< NVIDIA GPUs with peer access / CUDA IPC */
+} tleBackend_t;
+
+typedef struct tleComm *tleComm_t;
+typedef struct tleMem *tleMem_t;
+
+/** Opaque bootstrap id: rank 0 creates it, every rank passes the same bytes.
+ *  It carries the rendezvous address and a random secret that peers must
+ *  present to join. */
+typedef struct {
+  char internal[128];
+} tleUniqueId;
+
+/** Communicator configuration. Initialise with TLE_CONFIG_INITIALIZER so
+ *  that `size` and `version` let the struct grow compatibly. */
+typedef struct {
+  size_t size;             /**< sizeof(tleConfig_t) */
+  unsigned version;        /**< TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR */
+  tleBackend_t backend;    /**< default tleBackendEmulator */
+  uint32_t nBarriers;      /**< barrier slots; default 64 */
+  int64_t timeoutMs;       /**< device wait deadline; -1: the environment
+                                TLE_BARRIER_TIMEOUT_MS or its default;
+                                0: wait forever */
+  int64_t bootstrapTimeoutMs; /**< how long to wait for peers to join;
+                                   -1: default (30 s) */
+} tleConfig_t;
+
+#define TLE_CONFIG_INITIALIZER                                                 \
+  {sizeof(tleConfig_t), TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR,           \
+   tleBackendEmulator, 64, -1, -1}
+
+/** What the device library recorded when a launch failed. */
+typedef struct {
+  tleResult_t result;    /**< tleSuccess when nothing was recorded */
+  int rank;              /**< rank that detected it */
+  uint32_t slot;         /**< barrier slot */
+  uint32_t epoch;        /**< epoch being waited for */
+  uint32_t missingMask;  /**< bit p set: peer p had not arrived */
+  int block;             /**< linear block id */
+  int thread;            /**< linear thread id in the block */
+  uint32_t nBarriers;    /**< slots in the communicator */
+  uint64_t elapsedNs;    /**< time waited before a timeout */
+  char message[256];     /**< the same, as one line of text */
+} tleErrorInfo;
+
+const char *tleGetErrorString(tleResult_t result);
+/** Detail of the last failure on this thread ("" when none). */
+const char *tleGetLastErrorDetail(void);
+
+/** Default device-wait timeout in ms when TLE_BARRIER_TIMEOUT_MS is unset. */
+#define TLE_DEFAULT_TIMEOUT_MS 10000
+
+tleResult_t tleGetUniqueId(tleUniqueId *outId);
+
+/** One rank of a multi-process communicator (one process per rank). */
+tleResult_t tleCommInitRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
+                            int rank, int device, const tleConfig_t *config);
+
+/** All ranks in this process; devices[i] is rank i's GPU (ignored by the
+ *  emulator; may be NULL for 0..nRanks-1). */
+tleResult_t tleCommInitAll(tleComm_t *outComms, int nRanks, const int *devices,
+                           const tleConfig_t *config);
+
+tleResult_t tleCommDestroy(tleComm_t comm);
+tleResult_t tleCommRank(tleComm_t comm, int *outRank);
+tleResult_t tleCommSize(tleComm_t comm, int *outSize);
+tleResult_t tleCommBackend(tleComm_t comm, tleBackend_t *outBackend);
+
+/** The pointer a kernel takes as its communicator argument. */
+tleResult_t tleCommGetDevComm(tleComm_t comm, void **outDevComm);
+
+/** Allocate a symmetric buffer: collective over the communicator (every
+ *  rank calls it with the same size). The memory is zero-filled. */
+tleResult_t tleMemAlloc(tleComm_t comm, size_t bytes, tleMem_t *outMem);
+/** The same for every rank of a tleCommInitAll set, from one thread. */
+tleResult_t tleMemAllocAll(const tleComm_t *comms, int nRanks, size_t bytes,
+                           tleMem_t *outMems);
+tleResult_t tleMemFree(tleMem_t mem);
+/** Device pointer to the buffer's handle (the kernel's `mem` argument). */
+tleResult_t tleMemGetHandle(tleMem_t mem, void **outHandle);
+/** This rank's copy of the buffer (device memory on GPUs). */
+tleResult_t tleMemGetLocalPtr(tleMem_t mem, void **outPtr);
+
+/** Read and clear the device error record of `comm`. Returns tleSuccess and
+ *  info->result == tleSuccess when nothing was recorded. */
+tleResult_t tleCommGetError(tleComm_t comm, tleErrorInfo *info);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TLE_TLE_H */
