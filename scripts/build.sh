@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Configures and builds TLE with the `default` preset (compiler, runtime,
+# emulator, device bitcode, tests) into build/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cmake --preset default >/dev/null
+cmake --build --preset default -j "$(nproc)"
