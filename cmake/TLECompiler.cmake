@@ -22,7 +22,10 @@ set(LLVM_EXTERNAL_LIT ${TLE_LLVM_ROOT}/bin/lit CACHE FILEPATH "lit" FORCE)
 include_directories(${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
 include_directories(${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
 link_directories(${LLVM_BUILD_LIBRARY_DIR})
-add_definitions(${LLVM_DEFINITIONS})
+# LLVM_DEFINITIONS is one space-separated string; passed as is it becomes a
+# single mangled -D (e.g. _GLIBCXX_USE_CXX11_ABI="1 -D__STDC_...").
+separate_arguments(TLE_LLVM_DEFINITIONS NATIVE_COMMAND ${LLVM_DEFINITIONS})
+add_definitions(${TLE_LLVM_DEFINITIONS})
 
 # Link TLE's libraries and tools against libMLIR.so when the installation has
 # it (Debian does): one shared library links in seconds, where the static

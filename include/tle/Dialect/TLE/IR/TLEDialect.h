@@ -1,0 +1,17 @@
+//===- TLEDialect.h - The tle dialect ---------------------------*- C++ -*-===//
+//
+// Declares the `tle` dialect class and its enums. Include
+// TLEOps.h for the ops themselves.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_DIALECT_TLE_IR_TLEDIALECT_H
+#define TLE_DIALECT_TLE_IR_TLEDIALECT_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Dialect.h"
+
+#include "tle/Dialect/TLE/IR/TLEDialect.h.inc"
+#include "tle/Dialect/TLE/IR/TLEEnums.h.inc"
+
+#endif // TLE_DIALECT_TLE_IR_TLEDIALECT_H

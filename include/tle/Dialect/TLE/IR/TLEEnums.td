@@ -1,0 +1,50 @@
+//===- TLEEnums.td - Enumerations of the tle dialect -------*- tablegen -*-===//
+//
+// The barrier kind, cooperative group and memory order that parameterize
+// `tle.device_intra_barrier`. The integer values here are only the storage of
+// the attributes; the lowering maps each case to the ABI encoding explicitly
+// (docs/abi.md), so these numbers never reach a call by accident. They are
+// plain I32EnumAttrs rather than dialect EnumAttrs because only those print
+// as a bare keyword with single spacing in the op syntax (`sync`, `group warp`).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_DIALECT_TLE_IR_TLEENUMS_TD
+#define TLE_DIALECT_TLE_IR_TLEENUMS_TD
+
+include "tle/Dialect/TLE/IR/TLEDialect.td"
+include "mlir/IR/EnumAttr.td"
+
+def TLE_BarrierKind : I32EnumAttr<"BarrierKind",
+    "which half of the barrier a call performs", [
+      I32EnumAttrCase<"arrive", 0>,
+      I32EnumAttrCase<"wait", 1>,
+      I32EnumAttrCase<"sync", 2>
+    ]> {
+  let cppNamespace = "::mlir::tle";
+}
+
+def TLE_BarrierGroup : I32EnumAttr<"BarrierGroup",
+    "the cooperative group that executes a barrier call together", [
+      I32EnumAttrCase<"thread", 0>,
+      I32EnumAttrCase<"warp", 1>,
+      I32EnumAttrCase<"block", 2>,
+      // Deliberately not 3: FlagCX reads coopKind 3 as TILE_SPAN. The grid
+      // barrier has its own entry points and no coopKind at all.
+      I32EnumAttrCase<"grid", 16>
+    ]> {
+  let cppNamespace = "::mlir::tle";
+}
+
+def TLE_MemoryOrder : I32EnumAttr<"MemoryOrder",
+    "the memory order a barrier call establishes", [
+      I32EnumAttrCase<"relaxed", 0>,
+      I32EnumAttrCase<"acquire", 1>,
+      I32EnumAttrCase<"release", 2>,
+      I32EnumAttrCase<"acq_rel", 3>,
+      I32EnumAttrCase<"seq_cst", 4>
+    ]> {
+  let cppNamespace = "::mlir::tle";
+}
+
+#endif // TLE_DIALECT_TLE_IR_TLEENUMS_TD

@@ -1,0 +1,174 @@
+//===- TLEOps.td - Operations of the tle dialect -----------*- tablegen -*-===//
+//
+// The ops of the `tle` dialect: the device-side intra-node barrier, the rank
+// and size queries of the communicator, and pointers into symmetric buffers.
+// Their textual form is a contract: tests and front ends outside the
+// compiler parse and print it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_DIALECT_TLE_IR_TLEOPS_TD
+#define TLE_DIALECT_TLE_IR_TLEOPS_TD
+
+include "tle/Dialect/TLE/IR/TLEDialect.td"
+include "tle/Dialect/TLE/IR/TLEEnums.td"
+include "mlir/Dialect/LLVMIR/LLVMOpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+class TLE_Op<string mnemonic, list<Trait> traits = []>
+    : Op<TLE_Dialect, mnemonic, traits>;
+
+/// A device communicator or symmetric-buffer handle: a pointer in any address
+/// space, or a raw 64-bit address as FlagTree passes it.
+def TLE_HandleType : AnyTypeOf<[LLVM_AnyPointer, I64],
+    "LLVM pointer or 64-bit address">;
+
+def TLE_DeviceIntraBarrierOp : TLE_Op<"device_intra_barrier"> {
+  let summary = "Barrier across the GPUs of one node, executed by a kernel";
+  let description = [{
+    Synchronizes the calling cooperative group with the same barrier slot on
+    every other rank of the node's communicator `comm`.
+
+    - `arrive` (KIND): the group synchronizes, then signals every peer that
+      this rank reached the next epoch of slot `index` (the release half of
+      `order`).
+    - `wait`: waits until every peer reached that epoch (the acquire half of
+      `order`), advances the slot's epoch, and the group synchronizes.
+    - `sync`: `arrive` then `wait`.
+
+    `index` names the barrier slot. It is a runtime `i32` (typically derived
+    from the block id), so different blocks can use different slots; an index
+    at or beyond the communicator's slot count is reported by the runtime.
+
+    `group` says who executes the call together: `thread`, `warp`, `block`
+    (the default) or `grid` (every CTA of the launch; requires a co-resident
+    launch). `order` is one of `relaxed`, `acquire`, `release`, `acq_rel`
+    (the default) and `seq_cst`. `multimem` asks for NVLink multicast
+    signalling; the runtime may fall back to unicast. Defaults are elided
+    when printing.
+
+    Verifier rules:
+    - a constant `index` must be non-negative (the ABI takes it unsigned);
+    - `multimem` is rejected with `group thread`: a multicast store issued by
+      one thread buys nothing over unicast stores, so the flag would only
+      suggest a speed-up that cannot happen;
+    - `arrive` with `order acquire` is rejected: an arrive only publishes, it
+      never observes peers, so a pure acquire order would be silently
+      weakened to relaxed; write `relaxed` or `acq_rel` (or `release`);
+    - `wait` with `order release` is rejected for the symmetric reason: a
+      wait only observes; write `relaxed` or `acq_rel` (or `acquire`);
+    - a constant null `comm` is rejected.
+
+    Example:
+
+    ```mlir
+    %bid = gpu.block_id x
+    %index = arith.index_cast %bid : index to i32
+    tle.device_intra_barrier sync %comm, %index : !llvm.ptr
+    tle.device_intra_barrier arrive %comm, %index group warp order release multimem : !llvm.ptr<1>
+    tle.device_intra_barrier wait %raw, %c0 group grid order seq_cst : i64
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_BarrierKind:$kind,
+    TLE_HandleType:$comm,
+    I32:$index,
+    DefaultValuedAttr<TLE_BarrierGroup,
+                      "::mlir::tle::BarrierGroup::block">:$group,
+    DefaultValuedAttr<TLE_MemoryOrder,
+                      "::mlir::tle::MemoryOrder::acq_rel">:$order,
+    UnitAttr:$multimem
+  );
+
+  let assemblyFormat = [{
+    $kind $comm `,` $index (`group` $group^)? (`order` $order^)?
+    (`multimem` $multimem^)? attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+class TLE_CommQueryOp<string mnemonic>
+    : TLE_Op<mnemonic, [MemoryEffects<[MemRead]>]> {
+  let arguments = (ins TLE_HandleType:$comm);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$comm attr-dict `:` type($comm)";
+  let hasVerifier = 1;
+}
+
+def TLE_IntraRankOp : TLE_CommQueryOp<"intra_rank"> {
+  let summary = "This GPU's rank within the node";
+  let description = [{
+    Returns the intra-node rank (`0 .. size-1`) of the calling GPU in the
+    communicator `comm`. It reads the communicator, so it is not hoisted
+    across writes to it. A constant null `comm` is rejected.
+
+    Example:
+
+    ```mlir
+    %rank = tle.intra_rank %comm : !llvm.ptr
+    ```
+  }];
+}
+
+def TLE_IntraSizeOp : TLE_CommQueryOp<"intra_size"> {
+  let summary = "Number of GPUs (ranks) of the node's communicator";
+  let description = [{
+    Returns the number of ranks of the communicator `comm`. It reads the
+    communicator, so it is not hoisted across writes to it. A constant null
+    `comm` is rejected.
+
+    Example:
+
+    ```mlir
+    %size = tle.intra_size %comm : i64
+    ```
+  }];
+}
+
+def TLE_LocalPointerOp : TLE_Op<"local_pointer", [MemoryEffects<[MemRead]>]> {
+  let summary = "This rank's address inside a symmetric buffer";
+  let description = [{
+    Returns a generic (address space 0) pointer to byte `offset` of this
+    rank's copy of the symmetric buffer whose handle is `mem`.
+
+    Verifier rules: a constant `offset` must be non-negative; a constant null
+    `mem` is rejected.
+
+    Example:
+
+    ```mlir
+    %p = tle.local_pointer %mem, %offset : !llvm.ptr
+    ```
+  }];
+  let arguments = (ins TLE_HandleType:$mem, I64:$offset);
+  let results = (outs LLVM_DefaultPointer:$result);
+  let assemblyFormat = "$mem `,` $offset attr-dict `:` type($mem)";
+  let hasVerifier = 1;
+}
+
+def TLE_IntraPointerOp : TLE_Op<"intra_pointer", [MemoryEffects<[MemRead]>]> {
+  let summary = "A peer's address inside a symmetric buffer";
+  let description = [{
+    Returns a generic (address space 0) pointer, valid on this GPU, to byte
+    `offset` of rank `peer`'s copy of the symmetric buffer whose handle is
+    `mem`. Loads and stores through it go over NVLink/PCIe P2P.
+
+    Verifier rules: a constant `offset` and a constant `peer` must be
+    non-negative; a constant null `mem` is rejected.
+
+    Example:
+
+    ```mlir
+    %peer = arith.constant 1 : i32
+    %p = tle.intra_pointer %mem, %offset, %peer : !llvm.ptr
+    ```
+  }];
+  let arguments = (ins TLE_HandleType:$mem, I64:$offset, I32:$peer);
+  let results = (outs LLVM_DefaultPointer:$result);
+  let assemblyFormat = "$mem `,` $offset `,` $peer attr-dict `:` type($mem)";
+  let hasVerifier = 1;
+}
+
+#endif // TLE_DIALECT_TLE_IR_TLEOPS_TD

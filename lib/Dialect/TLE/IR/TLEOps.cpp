@@ -1,0 +1,81 @@
+//===- TLEOps.cpp - Operations of the tle dialect -------------------------===//
+//
+// Verifiers of the `tle` ops. Each rule is documented in the op's description
+// in TLEOps.td; the checks on constants only see operands whose defining op
+// folds to a constant (arith.constant, llvm.mlir.constant, llvm.mlir.zero),
+// runtime values are checked by the device library.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tle/Dialect/TLE/IR/TLEOps.h"
+
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace mlir::tle;
+
+/// Returns true if `value` is a known constant below zero.
+static bool isNegativeConstant(Value value) {
+  APInt constant;
+  return matchPattern(value, m_ConstantInt(&constant)) && constant.isNegative();
+}
+
+/// Returns true if the communicator or buffer handle `handle` is a known null
+/// pointer or address 0: such a call can only fault on the device.
+static bool isNullHandle(Value handle) {
+  if (isa<IntegerType>(handle.getType()))
+    return matchPattern(handle, m_Zero());
+  return isa_and_nonnull<LLVM::ZeroOp>(handle.getDefiningOp());
+}
+
+LogicalResult DeviceIntraBarrierOp::verify() {
+  if (isNegativeConstant(getIndex()))
+    return emitOpError("index must be non-negative");
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  if (getMultimem() && getGroup() == BarrierGroup::thread)
+    return emitOpError("multimem is meaningless with group thread");
+  // An arrive only publishes and a wait only observes: an order that has
+  // only the other half would silently degrade to relaxed.
+  if (getKind() == BarrierKind::arrive && getOrder() == MemoryOrder::acquire)
+    return emitOpError("arrive cannot acquire; use order relaxed, release or "
+                       "acq_rel");
+  if (getKind() == BarrierKind::wait && getOrder() == MemoryOrder::release)
+    return emitOpError("wait cannot release; use order relaxed, acquire or "
+                       "acq_rel");
+  return success();
+}
+
+LogicalResult IntraRankOp::verify() {
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  return success();
+}
+
+LogicalResult IntraSizeOp::verify() {
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  return success();
+}
+
+LogicalResult LocalPointerOp::verify() {
+  if (isNullHandle(getMem()))
+    return emitOpError("mem is a null pointer");
+  if (isNegativeConstant(getOffset()))
+    return emitOpError("offset must be non-negative");
+  return success();
+}
+
+LogicalResult IntraPointerOp::verify() {
+  if (isNullHandle(getMem()))
+    return emitOpError("mem is a null pointer");
+  if (isNegativeConstant(getOffset()))
+    return emitOpError("offset must be non-negative");
+  if (isNegativeConstant(getPeer()))
+    return emitOpError("peer must be non-negative");
+  return success();
+}
+
+#define GET_OP_CLASSES
+#include "tle/Dialect/TLE/IR/TLEOps.cpp.inc"
