@@ -1,0 +1,193 @@
+// RUN: tle-opt %s --split-input-file --verify-diagnostics
+
+// A negative constant index (arith.constant) is rejected: the ABI takes the
+// slot index unsigned.
+func.func @negative_index_arith(%comm: !llvm.ptr) {
+  %c = arith.constant -1 : i32
+  // expected-error @below {{index must be non-negative}}
+  tle.device_intra_barrier sync %comm, %c : !llvm.ptr
+  return
+}
+
+// -----
+
+// The same through llvm.mlir.constant.
+llvm.func @negative_index_llvm(%comm: i64) {
+  %c = llvm.mlir.constant(-7 : i32) : i32
+  // expected-error @below {{index must be non-negative}}
+  tle.device_intra_barrier arrive %comm, %c group warp : i64
+  llvm.return
+}
+
+// -----
+
+// multimem with group thread buys nothing over unicast.
+func.func @multimem_thread(%comm: !llvm.ptr, %index: i32) {
+  // expected-error @below {{multimem is meaningless with group thread}}
+  tle.device_intra_barrier sync %comm, %index group thread multimem : !llvm.ptr
+  return
+}
+
+// -----
+
+// An arrive only publishes: a pure acquire order would silently be relaxed.
+func.func @arrive_acquire(%comm: !llvm.ptr, %index: i32) {
+  // expected-error @below {{arrive cannot acquire; use order relaxed, release or acq_rel}}
+  tle.device_intra_barrier arrive %comm, %index order acquire : !llvm.ptr
+  return
+}
+
+// -----
+
+// A wait only observes: a pure release order would silently be relaxed.
+func.func @wait_release(%comm: !llvm.ptr, %index: i32) {
+  // expected-error @below {{wait cannot release; use order relaxed, acquire or acq_rel}}
+  tle.device_intra_barrier wait %comm, %index group grid order release : !llvm.ptr
+  return
+}
+
+// -----
+
+// A null communicator pointer can only fault on the device.
+func.func @null_comm_ptr(%index: i32) {
+  %null = llvm.mlir.zero : !llvm.ptr
+  // expected-error @below {{comm is a null pointer}}
+  tle.device_intra_barrier sync %null, %index : !llvm.ptr
+  return
+}
+
+// -----
+
+// Address 0 as a raw i64 communicator is the same mistake.
+func.func @null_comm_i64(%index: i32) {
+  %zero = arith.constant 0 : i64
+  // expected-error @below {{comm is a null pointer}}
+  tle.device_intra_barrier sync %zero, %index : i64
+  return
+}
+
+// -----
+
+// The index must be an i32.
+// expected-note @below {{prior use here}}
+func.func @index_i64(%comm: !llvm.ptr, %index: i64) {
+  // expected-error @below {{use of value '%index' expects different type than prior uses: 'i32' vs 'i64'}}
+  tle.device_intra_barrier sync %comm, %index : !llvm.ptr
+  return
+}
+
+// -----
+
+// The communicator is a pointer or an i64, nothing else.
+func.func @comm_i32(%comm: i32, %index: i32) {
+  // expected-error @below {{operand #0 must be LLVM pointer or 64-bit address}}
+  tle.device_intra_barrier sync %comm, %index : i32
+  return
+}
+
+// -----
+
+// Unknown barrier kinds are rejected by the parser.
+func.func @bad_kind(%comm: !llvm.ptr, %index: i32) {
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'kind' [arrive, wait, sync]}}
+  tle.device_intra_barrier signal %comm, %index : !llvm.ptr
+  return
+}
+
+// -----
+
+// `grid` and `block` are groups, `tile_span` is not (FlagCX's coopKind 3).
+func.func @bad_group(%comm: !llvm.ptr, %index: i32) {
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'group' [thread, warp, block, grid]}}
+  tle.device_intra_barrier sync %comm, %index group tile_span : !llvm.ptr
+  return
+}
+
+// -----
+
+// Unknown memory orders are rejected by the parser.
+func.func @bad_order(%comm: !llvm.ptr, %index: i32) {
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'order' [relaxed, acquire, release, acq_rel, seq_cst]}}
+  tle.device_intra_barrier sync %comm, %index order consume : !llvm.ptr
+  return
+}
+
+// -----
+
+// intra_rank on a null communicator.
+func.func @rank_null_comm() -> i32 {
+  %null = llvm.mlir.zero : !llvm.ptr
+  // expected-error @below {{comm is a null pointer}}
+  %r = tle.intra_rank %null : !llvm.ptr
+  return %r : i32
+}
+
+// -----
+
+// intra_size on a null communicator.
+func.func @size_null_comm() -> i32 {
+  %zero = llvm.mlir.constant(0 : i64) : i64
+  // expected-error @below {{comm is a null pointer}}
+  %n = tle.intra_size %zero : i64
+  return %n : i32
+}
+
+// -----
+
+// local_pointer with a negative constant offset.
+func.func @local_negative_offset(%mem: !llvm.ptr) -> !llvm.ptr {
+  %off = arith.constant -8 : i64
+  // expected-error @below {{offset must be non-negative}}
+  %p = tle.local_pointer %mem, %off : !llvm.ptr
+  return %p : !llvm.ptr
+}
+
+// -----
+
+// local_pointer on a null buffer handle.
+func.func @local_null_mem(%off: i64) -> !llvm.ptr {
+  %null = llvm.mlir.zero : !llvm.ptr<1>
+  // expected-error @below {{mem is a null pointer}}
+  %p = tle.local_pointer %null, %off : !llvm.ptr<1>
+  return %p : !llvm.ptr
+}
+
+// -----
+
+// intra_pointer with a negative constant offset.
+func.func @intra_negative_offset(%mem: i64, %peer: i32) -> !llvm.ptr {
+  %off = arith.constant -1 : i64
+  // expected-error @below {{offset must be non-negative}}
+  %p = tle.intra_pointer %mem, %off, %peer : i64
+  return %p : !llvm.ptr
+}
+
+// -----
+
+// intra_pointer with a negative constant peer.
+func.func @intra_negative_peer(%mem: !llvm.ptr, %off: i64) -> !llvm.ptr {
+  %peer = arith.constant -2 : i32
+  // expected-error @below {{peer must be non-negative}}
+  %p = tle.intra_pointer %mem, %off, %peer : !llvm.ptr
+  return %p : !llvm.ptr
+}
+
+// -----
+
+// intra_pointer on a null buffer handle.
+func.func @intra_null_mem(%off: i64, %peer: i32) -> !llvm.ptr {
+  %null = arith.constant 0 : i64
+  // expected-error @below {{mem is a null pointer}}
+  %p = tle.intra_pointer %null, %off, %peer : i64
+  return %p : !llvm.ptr
+}
+
+// -----
+
+// The peer must be an i32.
+// expected-note @below {{prior use here}}
+func.func @intra_peer_i64(%mem: !llvm.ptr, %off: i64, %peer: i64) -> !llvm.ptr {
+  // expected-error @below {{use of value '%peer' expects different type than prior uses: 'i32' vs 'i64'}}
+  %p = tle.intra_pointer %mem, %off, %peer : !llvm.ptr
+  return %p : !llvm.ptr
+}
