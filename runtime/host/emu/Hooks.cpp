@@ -1,0 +1,111 @@
+//===- Hooks.cpp - The C hooks code inside the emulator calls -------------===//
+//
+// Implements tle/detail/EmuHooks.h by forwarding to the scheduler of the
+// calling fiber. Called off a fiber (plain host code, for instance a host
+// test calling the device library from one OS thread per rank), the hooks
+// behave like a 1x1 launch: ids are 0, dims 1, syncs are no-ops, a spin
+// yields the OS thread. Only tleEmuAbortLaunch cannot return there, and
+// aborts the process after printing why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "emu/Scheduler.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+
+using tle::emu::detail::EmuThread;
+using tle::emu::detail::Scheduler;
+
+namespace {
+/// The running thread, or null off a fiber.
+EmuThread *thread() {
+  Scheduler *s = Scheduler::current();
+  return s ? s->currentThread() : nullptr;
+}
+
+uint32_t pick(int32_t dim, uint32_t x, uint32_t y, uint32_t z) {
+  return dim == 0 ? x : dim == 1 ? y : dim == 2 ? z : 0;
+}
+} // namespace
+
+extern "C" {
+
+TLE_API uint32_t tleEmuThreadId(int32_t dim) {
+  EmuThread *t = thread();
+  return t ? pick(dim, t->x, t->y, t->z) : 0;
+}
+
+TLE_API uint32_t tleEmuBlockId(int32_t dim) {
+  EmuThread *t = thread();
+  return t ? pick(dim, t->block->x, t->block->y, t->block->z) : 0;
+}
+
+TLE_API uint32_t tleEmuBlockDim(int32_t dim) {
+  EmuThread *t = thread();
+  if (!t)
+    return 1;
+  const auto &d = Scheduler::current()->spec().block;
+  return pick(dim, d.x, d.y, d.z);
+}
+
+TLE_API uint32_t tleEmuGridDim(int32_t dim) {
+  EmuThread *t = thread();
+  if (!t)
+    return 1;
+  const auto &d = Scheduler::current()->spec().grid;
+  return pick(dim, d.x, d.y, d.z);
+}
+
+TLE_API void tleEmuSyncBlock(void) {
+  if (thread())
+    Scheduler::current()->syncBlock();
+}
+
+TLE_API void tleEmuSyncWarp(void) {
+  if (thread())
+    Scheduler::current()->syncWarp();
+}
+
+TLE_API void tleEmuSpinWait(const tle::WaitInfo *info) {
+  if (thread())
+    Scheduler::current()->spinWait(info);
+  else
+    std::this_thread::yield();
+}
+
+TLE_API void tleEmuAbortLaunch(void) {
+  if (thread())
+    Scheduler::current()->abortLaunch();
+  std::fprintf(stderr, "tle: tleEmuAbortLaunch called outside an emulator "
+                       "launch (a device-side error off the emulator)\n");
+  std::abort();
+}
+
+TLE_API uint64_t tleEmuNowNs(void) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+TLE_API uint32_t *tleEmuBlockScratch(uint32_t id, uint32_t n) {
+  if (thread())
+    return Scheduler::current()->blockScratch(id, n);
+  // Off a fiber the caller is its own block: one scratch per OS thread.
+  thread_local std::vector<std::vector<uint32_t>> scratch;
+  if (scratch.size() <= id)
+    scratch.resize(id + 1);
+  if (scratch[id].size() < n)
+    scratch[id].resize(n, 0);
+  return scratch[id].data();
+}
+
+TLE_API void tleEmuTraceEvent(const char *name, uint32_t slot, int32_t begin) {
+  if (thread())
+    Scheduler::current()->traceEvent(name, slot, begin != 0);
+}
+
+} // extern "C"

@@ -1,0 +1,427 @@
+//===- Scheduler.cpp - The emulator's deterministic fiber scheduler -------===//
+//
+// The run loop and the scheduler side of the hooks.
+//
+// Progress and deadlock. A spin wait is a poll that failed. In-process, shared
+// memory changes only when some fiber runs a step that is not a failed
+// re-poll, so the scheduler counts such steps in a progress generation. A
+// spinning fiber whose last poll saw the current generation cannot succeed by
+// polling again and is parked, out of the runnable set. When no fiber is
+// runnable, parked fibers that polled before the latest progress are put
+// back; if there are none, every live thread waits on something that only a
+// blocked thread could provide: a deadlock, reported at once. Each progress
+// step also unparks one random parked fiber, so spinners observe intermediate
+// states and a livelocked kernel cannot starve them.
+//
+//===----------------------------------------------------------------------===//
+
+#include "emu/Scheduler.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+namespace tle::emu::detail {
+
+namespace {
+thread_local Scheduler *currentScheduler = nullptr;
+
+uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+bool sameWait(const WaitInfo &a, const WaitInfo &b) {
+  return a.comm == b.comm && a.rank == b.rank && a.slot == b.slot &&
+         a.epoch == b.epoch && a.missingMask == b.missingMask &&
+         a.what == b.what;
+}
+
+/// Stacks with a guard page each cost two memory mappings; Linux allows
+/// 65530 per process by default, so guard pages stop well below that.
+constexpr uint64_t kMaxGuardedStacks = 12288;
+constexpr uint32_t kWarpSize = 32;
+} // namespace
+
+uint64_t mix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+Rng::Rng(uint64_t seed) {
+  for (uint64_t &word : s) {
+    seed += 0x9e3779b97f4a7c15ull;
+    word = mix64(seed);
+  }
+}
+
+uint64_t Rng::next() {
+  uint64_t result = rotl(s[1] * 5, 7) * 9;
+  uint64_t t = s[1] << 17;
+  s[2] ^= s[0];
+  s[3] ^= s[1];
+  s[1] ^= s[2];
+  s[0] ^= s[3];
+  s[2] ^= t;
+  s[3] = rotl(s[3], 45);
+  return result;
+}
+
+uint64_t Rng::below(uint64_t n) {
+  unsigned __int128 m = static_cast<unsigned __int128>(next()) * n;
+  uint64_t low = static_cast<uint64_t>(m);
+  if (low < n) {
+    uint64_t threshold = (0 - n) % n;
+    while (low < threshold) {
+      m = static_cast<unsigned __int128>(next()) * n;
+      low = static_cast<uint64_t>(m);
+    }
+  }
+  return static_cast<uint64_t>(m >> 64);
+}
+
+static uint64_t blocksPerRank(const Spec &spec) {
+  return uint64_t(spec.grid.x) * spec.grid.y * spec.grid.z;
+}
+
+static uint32_t threadsPerBlock(const Spec &spec) {
+  return spec.block.x * spec.block.y * spec.block.z;
+}
+
+static bool wantGuardPages(const Spec &spec) {
+  uint64_t resident = std::min<uint64_t>(spec.maxResident, blocksPerRank(spec));
+  return spec.ranks.size() * resident * threadsPerBlock(spec) <=
+         kMaxGuardedStacks;
+}
+
+Scheduler::Scheduler(const Spec &spec, Body body)
+    : config(spec), body(std::move(body)), rng(spec.seed),
+      stacks(spec.stackBytes, wantGuardPages(spec)) {
+  hash = mix64(spec.seed);
+}
+
+Scheduler::~Scheduler() { teardown(); }
+
+Scheduler *Scheduler::current() { return currentScheduler; }
+
+void Scheduler::addRunnable(EmuThread *t) {
+  t->state = ThreadState::Runnable;
+  t->pos = static_cast<uint32_t>(runnable.size());
+  runnable.push_back(t);
+}
+
+void Scheduler::removeRunnable(EmuThread *t) {
+  EmuThread *last = runnable.back();
+  runnable[t->pos] = last;
+  last->pos = t->pos;
+  runnable.pop_back();
+}
+
+void Scheduler::park(EmuThread *t) {
+  removeRunnable(t);
+  t->state = ThreadState::Parked;
+  t->pos = static_cast<uint32_t>(parked.size());
+  parked.push_back(t);
+}
+
+void Scheduler::unpark(EmuThread *t) {
+  EmuThread *last = parked.back();
+  parked[t->pos] = last;
+  last->pos = t->pos;
+  parked.pop_back();
+  addRunnable(t);
+}
+
+bool Scheduler::unparkStale() {
+  bool any = false;
+  // Walk backwards: unpark() moves the last element into the hole.
+  for (size_t i = parked.size(); i-- > 0;) {
+    if (i < parked.size() && parked[i]->lastSpinGen != generation) {
+      unpark(parked[i]);
+      any = true;
+    }
+  }
+  return any;
+}
+
+void Scheduler::unparkAll() {
+  while (!parked.empty())
+    unpark(parked.back());
+}
+
+void Scheduler::progress() {
+  ++generation;
+  if (!parked.empty())
+    unpark(parked[rng.below(parked.size())]);
+}
+
+void Scheduler::startBlock(RankState &rank) {
+  auto block = std::make_unique<Block>();
+  Block *b = block.get();
+  b->rank = &rank;
+  b->id = rank.nextBlock++;
+  b->x = b->id % config.grid.x;
+  b->y = b->id / config.grid.x % config.grid.y;
+  b->z = b->id / (config.grid.x * config.grid.y);
+  b->size = threadsPerBlock(config);
+  b->live = b->size;
+  uint32_t warps = (b->size + kWarpSize - 1) / kWarpSize;
+  b->warpArrived.assign(warps, 0);
+  for (uint32_t w = 0; w < warps; ++w)
+    b->warpLive.push_back(std::min(kWarpSize, b->size - w * kWarpSize));
+  b->threads = std::make_unique<EmuThread[]>(b->size);
+  for (uint32_t i = 0; i < b->size; ++i) {
+    EmuThread *t = &b->threads[i];
+    t->block = b;
+    t->tid = i;
+    t->x = i % config.block.x;
+    t->y = i / config.block.x % config.block.y;
+    t->z = i / (config.block.x * config.block.y);
+    t->fiber = boost::context::fiber(
+        std::allocator_arg, PoolStackAllocator{&stacks},
+        [this, t](boost::context::fiber &&caller) {
+          t->caller = std::move(caller);
+          try {
+            body(t->block->rank->info);
+          } catch (const boost::context::detail::forced_unwind &) {
+            throw;
+          } catch (const std::exception &e) {
+            failure.outcome = Outcome::KernelException;
+            failure.message = std::string("kernel threw: ") + e.what();
+          } catch (...) {
+            failure.outcome = Outcome::KernelException;
+            failure.message = "kernel threw a non-standard exception";
+          }
+          if (failure.outcome == Outcome::KernelException && !stop) {
+            stop = true;
+            failure.rankIndex = t->block->rank->index;
+            failure.block = static_cast<int32_t>(t->block->id);
+            failure.thread = static_cast<int32_t>(t->tid);
+          }
+          return std::move(t->caller);
+        });
+    addRunnable(t);
+  }
+  liveThreads += b->size;
+  b->pos = static_cast<uint32_t>(rank.active.size());
+  rank.active.push_back(std::move(block));
+}
+
+void Scheduler::releaseSync(Block *b, bool warp, uint32_t warpIndex) {
+  uint32_t begin = warp ? warpIndex * kWarpSize : 0;
+  uint32_t end = warp ? std::min(b->size, begin + kWarpSize) : b->size;
+  Yield kind = warp ? Yield::WarpSync : Yield::BlockSync;
+  for (uint32_t i = begin; i < end; ++i) {
+    EmuThread *t = &b->threads[i];
+    if (t->state == ThreadState::InSync && t->reason == kind)
+      addRunnable(t);
+  }
+  (warp ? b->warpArrived[warpIndex] : b->syncArrived) = 0;
+}
+
+void Scheduler::finishThread(EmuThread *t) {
+  removeRunnable(t);
+  t->state = ThreadState::Done;
+  --liveThreads;
+  Block *b = t->block;
+  uint32_t w = t->tid / kWarpSize;
+  --b->live;
+  --b->warpLive[w];
+  if (b->live == 0) {
+    // The block retires and frees its residency slot for the next block.
+    RankState &rank = *b->rank;
+    uint32_t pos = b->pos;
+    std::swap(rank.active[pos], rank.active.back());
+    rank.active[pos]->pos = pos;
+    rank.active.pop_back();
+    if (rank.nextBlock < blocksPerRank(config))
+      startBlock(rank);
+    return;
+  }
+  // An exited thread no longer takes part in syncs (as on current GPUs).
+  if (b->syncArrived > 0 && b->syncArrived == b->live)
+    releaseSync(b, false, 0);
+  if (b->warpArrived[w] > 0 && b->warpArrived[w] == b->warpLive[w])
+    releaseSync(b, true, w);
+}
+
+void Scheduler::afterStep(EmuThread *t, Yield before,
+                          const WaitInfo &beforeWait) {
+  if (!t->fiber) {
+    finishThread(t);
+    progress();
+    return;
+  }
+  switch (t->reason) {
+  case Yield::BlockSync: {
+    Block *b = t->block;
+    removeRunnable(t);
+    t->state = ThreadState::InSync;
+    if (++b->syncArrived == b->live)
+      releaseSync(b, false, 0);
+    progress();
+    break;
+  }
+  case Yield::WarpSync: {
+    Block *b = t->block;
+    uint32_t w = t->tid / kWarpSize;
+    removeRunnable(t);
+    t->state = ThreadState::InSync;
+    if (++b->warpArrived[w] == b->warpLive[w])
+      releaseSync(b, true, w);
+    progress();
+    break;
+  }
+  case Yield::Spin:
+    // A re-poll that spins again on the same wait changed nothing; anything
+    // else (the first poll after other work) may have stored to memory.
+    if (!(before == Yield::Spin && sameWait(beforeWait, t->wait)))
+      progress();
+    // Its poll saw the current generation: polling again before the next
+    // progress cannot succeed.
+    t->lastSpinGen = generation;
+    park(t);
+    break;
+  case Yield::Abort:
+  case Yield::NotStarted:
+    break;
+  }
+}
+
+void Scheduler::runFiber(EmuThread *t) {
+  ++steps;
+  hash = mix64(hash ^ static_cast<uint64_t>(t->block->rank->index));
+  hash = mix64(hash ^ t->block->id);
+  hash = mix64(hash ^ t->tid);
+  running = t;
+  t->fiber = std::move(t->fiber).resume();
+  running = nullptr;
+}
+
+RunResult Scheduler::run() {
+  Scheduler *outer = currentScheduler;
+  currentScheduler = this;
+  ranks.resize(config.ranks.size());
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    ranks[i].info = config.ranks[i];
+    ranks[i].index = static_cast<int>(i);
+  }
+  uint64_t resident =
+      std::min<uint64_t>(config.maxResident, blocksPerRank(config));
+  for (RankState &rank : ranks)
+    for (uint64_t i = 0; i < resident; ++i)
+      startBlock(rank);
+
+  while (liveThreads > 0 && !stop) {
+    if (runnable.empty() && !unparkStale()) {
+      if (config.partial && !parked.empty()) {
+        // A peer in another process may still write what the spinners wait
+        // for: poll again after a pause; the device library's timeout ends
+        // a wait that never completes.
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+        unparkAll();
+        continue;
+      }
+      failure.outcome = Outcome::Deadlock;
+      failure.message = deadlockReport(failure);
+      break;
+    }
+    EmuThread *t = runnable[rng.below(runnable.size())];
+    Yield before = t->reason;
+    WaitInfo beforeWait = t->wait;
+    runFiber(t);
+    afterStep(t, before, beforeWait);
+  }
+
+  RunResult result = failure;
+  result.steps = steps;
+  result.scheduleHash = hash;
+  teardown();
+  currentScheduler = outer;
+  return result;
+}
+
+void Scheduler::teardown() {
+  // Threads still suspended belong to a failed launch. Their stacks are
+  // abandoned, not unwound; the pool unmaps them with the launch.
+  for (RankState &rank : ranks)
+    for (auto &block : rank.active)
+      for (uint32_t i = 0; i < block->size; ++i)
+        if (block->threads[i].fiber)
+          block->threads[i].abandoned = true;
+  ranks.clear();
+  runnable.clear();
+  parked.clear();
+}
+
+void Scheduler::yieldToScheduler(Yield why) {
+  EmuThread *t = running;
+  t->reason = why;
+  t->caller = std::move(t->caller).resume();
+}
+
+void Scheduler::syncBlock() { yieldToScheduler(Yield::BlockSync); }
+
+void Scheduler::syncWarp() { yieldToScheduler(Yield::WarpSync); }
+
+void Scheduler::spinWait(const WaitInfo *info) {
+  EmuThread *t = running;
+  if (info) {
+    t->wait = *info;
+  } else {
+    t->wait = WaitInfo{};
+    t->wait.rank = t->block->rank->info.rank;
+    t->wait.what = "spin wait";
+  }
+  yieldToScheduler(Yield::Spin);
+}
+
+void Scheduler::abortLaunch() {
+  EmuThread *t = running;
+  if (!stop) {
+    stop = true;
+    failure.outcome = Outcome::Aborted;
+    failure.rankIndex = t->block->rank->index;
+    failure.block = static_cast<int32_t>(t->block->id);
+    failure.thread = static_cast<int32_t>(t->tid);
+  }
+  // Never resumed: the launch ends and teardown abandons this fiber.
+  for (;;)
+    yieldToScheduler(Yield::Abort);
+}
+
+void Scheduler::internalError(std::string message) {
+  EmuThread *t = running;
+  if (!stop) {
+    stop = true;
+    failure.outcome = Outcome::Internal;
+    failure.message = std::move(message);
+    failure.rankIndex = t->block->rank->index;
+    failure.block = static_cast<int32_t>(t->block->id);
+    failure.thread = static_cast<int32_t>(t->tid);
+  }
+  for (;;)
+    yieldToScheduler(Yield::Abort);
+}
+
+uint32_t *Scheduler::blockScratch(uint32_t id, uint32_t n) {
+  Block *b = running->block;
+  auto [it, inserted] = b->scratch.try_emplace(id);
+  if (inserted)
+    it->second.assign(std::max<uint32_t>(n, 1), 0);
+  else if (it->second.size() < n)
+    internalError("tleEmuBlockScratch(" + std::to_string(id) + ", " +
+                  std::to_string(n) + "): the block's scratch " +
+                  std::to_string(id) + " already has " +
+                  std::to_string(it->second.size()) + " words");
+  return it->second.data();
+}
+
+void Scheduler::traceEvent(const char *name, uint32_t slot, bool begin) {
+  if (!config.trace)
+    return;
+  EmuThread *t = running;
+  trace.push_back({t->block->rank->info.rank, t->block->id, t->tid,
+                   t->block->size, steps, name ? name : "", slot, begin});
+}
+
+} // namespace tle::emu::detail

@@ -1,0 +1,226 @@
+//===- Scheduler.h - The emulator's deterministic fiber scheduler -*- C++
+//-*-===//
+//
+// One Scheduler runs one launch: every emulated thread of every rank is a
+// Boost.Context fiber, and the scheduler, on the calling OS thread, resumes
+// one runnable fiber at a time, chosen by a seeded PRNG whose output does not
+// depend on the platform. A fiber runs until it calls a hook (block or warp
+// sync, a spin wait, an abort) or exits; nothing else switches, so the seed
+// alone fixes the schedule. This header is internal to the emulator: the
+// public entry points are in tle/emu.h, the C hooks in tle/detail/EmuHooks.h.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_HOST_EMU_SCHEDULER_H
+#define TLE_HOST_EMU_SCHEDULER_H
+
+#include "emu/StackPool.h"
+#include "tle/emu.h"
+
+#include <boost/context/fiber.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tle::emu::detail {
+
+/// xoshiro256** seeded through splitmix64, with an unbiased bounded draw
+/// (Lemire's multiply-and-reject), so that a seed gives the same schedule on
+/// every platform and standard library.
+class Rng {
+public:
+  explicit Rng(uint64_t seed);
+  uint64_t next();
+  /// Uniform in [0, n); n > 0.
+  uint64_t below(uint64_t n);
+
+private:
+  uint64_t s[4];
+};
+
+/// splitmix64's output function, also used to derive seeds and hashes.
+uint64_t mix64(uint64_t x);
+
+/// One rank of a launch as the kernel sees it.
+struct RankInfo {
+  int rank = 0;
+  void *devComm = nullptr;
+  void **args = nullptr; ///< tleEmuLaunch only
+};
+
+/// A validated launch.
+struct Spec {
+  std::vector<RankInfo> ranks;
+  Dim3 grid, block;
+  uint64_t seed = 0;
+  uint32_t maxResident = 16;
+  size_t stackBytes = 64 * 1024;
+  /// Some ranks of the communicator run elsewhere (another process or OS
+  /// thread): a state where every local thread waits is not a deadlock.
+  bool partial = false;
+  bool trace = false;
+};
+
+/// The kernel body every thread runs.
+using Body = std::function<void(const RankInfo &)>;
+
+/// How a run ended.
+enum class Outcome {
+  Completed,       ///< every thread exited
+  Aborted,         ///< a thread called tleEmuAbortLaunch
+  Deadlock,        ///< every thread blocked, nothing can progress
+  KernelException, ///< a C++ exception escaped a kernel body
+  Internal,        ///< a hook was misused (message says how)
+};
+
+struct RunResult {
+  Outcome outcome = Outcome::Completed;
+  int rankIndex = -1; ///< index into Spec::ranks of the failing rank
+  std::string message;
+  uint64_t steps = 0;
+  uint64_t scheduleHash = 0;
+  /// Deadlock: the first waiting thread (by rank, block, thread).
+  WaitInfo wait{};
+  int32_t block = -1, thread = -1;
+};
+
+/// One tleEmuTraceEvent call.
+struct TraceRecord {
+  int32_t rank;
+  uint32_t block, thread, blockSize;
+  uint64_t step;
+  std::string name;
+  uint32_t slot;
+  bool begin;
+};
+
+struct Block;
+
+/// Why a fiber gave control back to the scheduler.
+enum class Yield : uint8_t { NotStarted, BlockSync, WarpSync, Spin, Abort };
+
+/// Where the scheduler keeps a live thread.
+enum class ThreadState : uint8_t {
+  Runnable, ///< in the runnable set (possibly spinning)
+  Parked,   ///< spinning, and nothing changed since its last poll
+  InSync,   ///< waiting in block or warp sync
+  Done,
+};
+
+struct EmuThread {
+  EmuThread() { new (&fiber) boost::context::fiber(); }
+  ~EmuThread() {
+    if (!abandoned)
+      fiber.~fiber();
+  }
+  EmuThread(const EmuThread &) = delete;
+  EmuThread &operator=(const EmuThread &) = delete;
+
+  Block *block = nullptr;
+  uint32_t tid = 0; ///< linear id in the block
+  uint32_t x = 0, y = 0, z = 0;
+  // A union so that a failed launch can abandon a suspended fiber without
+  // its destructor, which would unwind the fiber's stack by throwing through
+  // kernel frames that may have no unwind tables.
+  union {
+    boost::context::fiber fiber;
+  };
+  bool abandoned = false;
+  boost::context::fiber caller; ///< the scheduler, while this fiber runs
+  Yield reason = Yield::NotStarted;
+  ThreadState state = ThreadState::Runnable;
+  uint32_t pos = 0;             ///< index in the runnable or parked list
+  WaitInfo wait{};              ///< the current spin's description
+  uint64_t lastSpinGen = ~0ull; ///< progress generation at its last poll
+};
+
+struct RankState;
+
+struct Block {
+  RankState *rank = nullptr;
+  uint32_t id = 0; ///< linear block id
+  uint32_t x = 0, y = 0, z = 0;
+  uint32_t size = 0; ///< threads
+  uint32_t live = 0;
+  uint32_t syncArrived = 0;
+  uint32_t pos = 0; ///< index in RankState::active
+  std::vector<uint32_t> warpLive, warpArrived;
+  std::unique_ptr<EmuThread[]> threads;
+  std::map<uint32_t, std::vector<uint32_t>> scratch;
+};
+
+struct RankState {
+  RankInfo info;
+  int index = 0; ///< in Spec::ranks
+  uint32_t nextBlock = 0;
+  std::vector<std::unique_ptr<Block>> active;
+};
+
+class Scheduler {
+public:
+  Scheduler(const Spec &spec, Body body);
+  ~Scheduler();
+  Scheduler(const Scheduler &) = delete;
+  Scheduler &operator=(const Scheduler &) = delete;
+
+  RunResult run();
+  std::vector<TraceRecord> takeTrace() { return std::move(trace); }
+
+  /// The scheduler and thread of the calling fiber (null off a fiber).
+  static Scheduler *current();
+  EmuThread *currentThread() const { return running; }
+  const Spec &spec() const { return config; }
+
+  // The hooks, called on the running fiber.
+  void syncBlock();
+  void syncWarp();
+  void spinWait(const WaitInfo *info);
+  [[noreturn]] void abortLaunch();
+  /// Ends the launch with Outcome::Internal (a misused hook).
+  [[noreturn]] void internalError(std::string message);
+  uint32_t *blockScratch(uint32_t id, uint32_t n);
+  void traceEvent(const char *name, uint32_t slot, bool begin);
+
+private:
+  void startBlock(RankState &rank);
+  void finishThread(EmuThread *t);
+  void afterStep(EmuThread *t, Yield before, const WaitInfo &beforeWait);
+  void progress();
+  void releaseSync(Block *b, bool warp, uint32_t warpIndex);
+  void addRunnable(EmuThread *t);
+  void removeRunnable(EmuThread *t);
+  void park(EmuThread *t);
+  void unpark(EmuThread *t);
+  bool unparkStale();
+  void unparkAll();
+  void yieldToScheduler(Yield why);
+  void runFiber(EmuThread *t);
+  void teardown();
+  std::string deadlockReport(RunResult &result) const;
+
+  Spec config;
+  Body body;
+  Rng rng;
+  StackPool stacks;
+  std::vector<RankState> ranks;
+  std::vector<EmuThread *> runnable, parked;
+  EmuThread *running = nullptr;
+  uint64_t liveThreads = 0;
+  uint64_t generation = 0;
+  uint64_t steps = 0;
+  uint64_t hash = 0;
+  bool stop = false;
+  RunResult failure;
+  std::vector<TraceRecord> trace;
+};
+
+/// The trace as Chrome/Perfetto JSON.
+std::string traceToJson(const std::vector<TraceRecord> &trace);
+
+} // namespace tle::emu::detail
+
+#endif // TLE_HOST_EMU_SCHEDULER_H

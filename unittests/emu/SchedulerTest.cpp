@@ -1,0 +1,422 @@
+//===- SchedulerTest.cpp - The emulator's scheduler on its own ------------===//
+//
+// Tests of the fiber scheduler that need no communicator and no device
+// library: ids, block and warp sync, residency, determinism of the schedule,
+// deadlock reports for hand-written spin waits and syncs, exceptions and
+// aborts, the C launch entry point and the trace.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tle/emu.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <set>
+#include <tuple>
+#include <vector>
+
+using namespace tle::emu;
+
+namespace {
+
+LaunchOptions options(Dim3 grid, Dim3 block, uint64_t seed) {
+  LaunchOptions o;
+  o.grid = grid;
+  o.block = block;
+  o.seed = seed;
+  return o;
+}
+
+/// Spins through the emulator until `cond` holds.
+template <typename Cond> void spinUntil(Cond cond, tle::WaitInfo info) {
+  while (!cond())
+    tleEmuSpinWait(&info);
+}
+
+TEST(EmuScheduler, IdsCoverTheGrid) {
+  std::set<std::tuple<int, uint32_t, uint32_t>> seen;
+  bool dimsOk = true;
+  LaunchResult r =
+      launch(nullptr, 2, options({3, 2, 1}, {4, 2, 2}, 1),
+             [&](int rank, void *devComm) {
+               Dim3 bd = blockDim(), gd = gridDim();
+               dimsOk &= bd.x == 4 && bd.y == 2 && bd.z == 2 && gd.x == 3 &&
+                         gd.y == 2 && gd.z == 1 && devComm == nullptr;
+               Dim3 t = threadIdx(), b = blockIdx();
+               dimsOk &= t.x < 4 && t.y < 2 && t.z < 2 && b.x < 3 && b.y < 2 &&
+                         b.z == 0;
+               seen.insert({rank, linearBlockId(), linearThreadId()});
+             });
+  ASSERT_EQ(r.result, tleSuccess) << r.message;
+  EXPECT_TRUE(dimsOk);
+  EXPECT_EQ(seen.size(), 2u * 6 * 16);
+  EXPECT_EQ(r.seed, 1u);
+}
+
+/// A kernel whose interleaving shows in what it records: threads of two
+/// ranks hand tokens to each other through spin waits and syncs.
+std::vector<int> interleavedKernelOrder(uint64_t seed, LaunchResult &r) {
+  std::vector<int> order;
+  int tokens[2] = {0, 0};
+  LaunchOptions o = options({2, 1, 1}, {8, 1, 1}, seed);
+  o.trace = true;
+  r = launch(nullptr, 2, o, [&](int rank, void *) {
+    int me = rank * 1000 + int(linearBlockId()) * 100 + int(linearThreadId());
+    order.push_back(me);
+    tleEmuTraceEvent("phase", linearBlockId(), 1);
+    ++tokens[rank];
+    syncThreads();
+    order.push_back(me);
+    spinUntil([&] { return tokens[1 - rank] >= 8; },
+              {nullptr, rank, 0, 0, 0, "token wait"});
+    tleEmuTraceEvent("phase", linearBlockId(), 0);
+    order.push_back(me);
+  });
+  return order;
+}
+
+TEST(EmuScheduler, SameSeedSameSchedule) {
+  LaunchResult a, b;
+  std::vector<int> orderA = interleavedKernelOrder(42, a);
+  std::string traceA = lastTraceJson();
+  std::vector<int> orderB = interleavedKernelOrder(42, b);
+  std::string traceB = lastTraceJson();
+  ASSERT_EQ(a.result, tleSuccess) << a.message;
+  ASSERT_EQ(b.result, tleSuccess) << b.message;
+  EXPECT_EQ(orderA, orderB);
+  EXPECT_EQ(traceA, traceB);
+  EXPECT_EQ(a.scheduleHash, b.scheduleHash);
+  EXPECT_EQ(a.steps, b.steps);
+}
+
+TEST(EmuScheduler, DifferentSeedsDifferentSchedules) {
+  std::set<std::vector<int>> orders;
+  std::set<uint64_t> hashes;
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    LaunchResult r;
+    orders.insert(interleavedKernelOrder(seed, r));
+    ASSERT_EQ(r.result, tleSuccess) << r.message;
+    hashes.insert(r.scheduleHash);
+  }
+  EXPECT_EQ(orders.size(), 8u);
+  EXPECT_EQ(hashes.size(), 8u);
+}
+
+TEST(EmuScheduler, TraceIsChromeJson) {
+  LaunchResult r;
+  interleavedKernelOrder(7, r);
+  std::string json = lastTraceJson();
+  EXPECT_EQ(json.rfind("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 0), 0u);
+  EXPECT_NE(json.find("\"name\":\"phase\",\"ph\":\"B\",\"pid\":1"),
+            std::string::npos);
+  EXPECT_NE(json.find("\"ph\":\"E\""), std::string::npos);
+}
+
+TEST(EmuScheduler, BlockSyncSeparatesPhases) {
+  constexpr int kPhases = 4;
+  constexpr uint32_t kThreads = 96;
+  int arrived[2][kPhases] = {};
+  int violations = 0;
+  LaunchResult r = launch(nullptr, 1, options({2, 1, 1}, {kThreads, 1, 1}, 3),
+                          [&](int, void *) {
+                            uint32_t b = linearBlockId();
+                            for (int p = 0; p < kPhases; ++p) {
+                              ++arrived[b][p];
+                              syncThreads();
+                              violations += arrived[b][p] != int(kThreads);
+                            }
+                          });
+  ASSERT_EQ(r.result, tleSuccess) << r.message;
+  EXPECT_EQ(violations, 0);
+}
+
+TEST(EmuScheduler, WarpSyncCoversTheTail) {
+  // 40 threads: warp 0 has 32 lanes, warp 1 the 8 tail lanes.
+  int arrived[2][3] = {};
+  int violations = 0;
+  LaunchResult r =
+      launch(nullptr, 1, options({1, 1, 1}, {40, 1, 1}, 5), [&](int, void *) {
+        uint32_t w = linearThreadId() / 32;
+        int lanes = w == 0 ? 32 : 8;
+        for (int p = 0; p < 3; ++p) {
+          ++arrived[w][p];
+          tleEmuSyncWarp();
+          violations += arrived[w][p] != lanes;
+        }
+      });
+  ASSERT_EQ(r.result, tleSuccess) << r.message;
+  EXPECT_EQ(violations, 0);
+}
+
+TEST(EmuScheduler, ExitedThreadsLeaveBlockSync) {
+  int after = 0;
+  LaunchResult r =
+      launch(nullptr, 1, options({1, 1, 1}, {64, 1, 1}, 9), [&](int, void *) {
+        if (linearThreadId() % 2)
+          return;
+        syncThreads();
+        ++after;
+      });
+  ASSERT_EQ(r.result, tleSuccess) << r.message;
+  EXPECT_EQ(after, 32);
+}
+
+TEST(EmuScheduler, ResidentBlocksAreBoundedAndStartInOrder) {
+  int resident = 0, maxResident = 0;
+  std::vector<uint32_t> started;
+  LaunchOptions o = options({20, 1, 1}, {4, 1, 1}, 11);
+  o.maxResidentBlocks = 4;
+  LaunchResult r = launch(nullptr, 1, o, [&](int, void *) {
+    if (linearThreadId() == 0) {
+      ++resident;
+      started.push_back(linearBlockId());
+    }
+    maxResident = std::max(maxResident, resident);
+    syncThreads();
+    syncThreads();
+    if (linearThreadId() == 0)
+      --resident;
+  });
+  ASSERT_EQ(r.result, tleSuccess) << r.message;
+  EXPECT_EQ(maxResident, 4);
+  ASSERT_EQ(started.size(), 20u);
+  // Blocks become resident in order, as on a GPU.
+  for (uint32_t i = 0; i < 4; ++i)
+    EXPECT_LT(started[i], 4u);
+  for (uint32_t i = 4; i < 20; ++i)
+    EXPECT_GE(started[i], 4u);
+}
+
+TEST(EmuScheduler, CooperativeLaunchNeedsResidency) {
+  LaunchOptions o = options({32, 1, 1}, {32, 1, 1}, 1);
+  o.cooperative = true;
+  o.maxResidentBlocks = 16;
+  bool ran = false;
+  LaunchResult r = launch(nullptr, 1, o, [&](int, void *) { ran = true; });
+  EXPECT_EQ(r.result, tleInvalidArgument);
+  EXPECT_NE(r.message.find("co-resident"), std::string::npos) << r.message;
+  EXPECT_FALSE(ran);
+  o.maxResidentBlocks = 32;
+  r = launch(nullptr, 1, o, [&](int, void *) { ran = true; });
+  EXPECT_EQ(r.result, tleSuccess) << r.message;
+  EXPECT_TRUE(ran);
+}
+
+TEST(EmuScheduler, SpinDeadlockIsReportedAtOnce) {
+  // Rank 0's threads wait for a flag rank 1 never sets.
+  int flag = 0;
+  LaunchResult r = launch(
+      nullptr, 2, options({2, 1, 1}, {64, 1, 1}, 77), [&](int rank, void *) {
+        if (rank == 1)
+          return;
+        spinUntil([&] { return flag != 0; },
+                  {nullptr, 0, linearBlockId() + 5, 7, 0x2, "test wait"});
+      });
+  ASSERT_EQ(r.result, tleDeadlock);
+  EXPECT_NE(r.message.find("rank 0 block 0 threads 0-63 wait in test wait on "
+                           "slot 5 for epoch 7; missing peers: 1"),
+            std::string::npos)
+      << r.message;
+  EXPECT_NE(r.message.find("rank 0 block 1 threads 0-63 wait in test wait on "
+                           "slot 6"),
+            std::string::npos)
+      << r.message;
+  EXPECT_NE(r.message.find("replay with TLE_EMU_SEED=77"), std::string::npos);
+  EXPECT_EQ(r.error.result, tleDeadlock);
+  EXPECT_EQ(r.error.rank, 0);
+  EXPECT_EQ(r.error.slot, 5u);
+  EXPECT_EQ(r.error.epoch, 7u);
+  EXPECT_EQ(r.error.missingMask, 0x2u);
+  EXPECT_EQ(std::string(tleGetLastErrorDetail()), r.message);
+}
+
+TEST(EmuScheduler, SyncDeadlockIsReported) {
+  // Thread 0 waits for a flag that thread 1 sets only after a block sync
+  // that thread 0 never reaches.
+  int flag = 0;
+  LaunchResult r =
+      launch(nullptr, 1, options({1, 1, 1}, {2, 1, 1}, 5), [&](int, void *) {
+        if (linearThreadId() == 0) {
+          spinUntil([&] { return flag != 0; },
+                    {nullptr, 0, 1, 2, 0, "flag wait"});
+          syncThreads();
+        } else {
+          syncThreads();
+          flag = 1;
+        }
+      });
+  ASSERT_EQ(r.result, tleDeadlock);
+  EXPECT_NE(r.message.find("rank 0 block 0 thread 0 waits in flag wait"),
+            std::string::npos)
+      << r.message;
+  EXPECT_NE(r.message.find("rank 0 block 0 thread 1 wait in block sync (1 of "
+                           "2 live threads arrived)"),
+            std::string::npos)
+      << r.message;
+}
+
+TEST(EmuScheduler, ResidencyDeadlockNamesUnstartedBlocks) {
+  // Block 0 waits for the last block, which cannot start while block 0 holds
+  // the only residency slot: a kernel that assumes co-residency.
+  int lastStarted = 0;
+  LaunchOptions o = options({3, 1, 1}, {1, 1, 1}, 2);
+  o.maxResidentBlocks = 1;
+  LaunchResult r = launch(nullptr, 1, o, [&](int, void *) {
+    if (linearBlockId() == 2)
+      lastStarted = 1;
+    else
+      spinUntil([&] { return lastStarted != 0; },
+                {nullptr, 0, 0, 0, 0, "grid wait"});
+  });
+  ASSERT_EQ(r.result, tleDeadlock);
+  EXPECT_NE(r.message.find("rank 0 blocks 1-2 not started"), std::string::npos)
+      << r.message;
+}
+
+TEST(EmuScheduler, SpinWaitsCompleteUnderManySeeds) {
+  // A hand-written two-rank flag barrier, 50 rounds, every seed completes.
+  for (uint64_t seed = 100; seed < 120; ++seed) {
+    uint32_t counter[2] = {0, 0};
+    int violations = 0;
+    LaunchResult r = launch(
+        nullptr, 2, options({1, 1, 1}, {1, 1, 1}, seed), [&](int rank, void *) {
+          for (uint32_t round = 1; round <= 50; ++round) {
+            counter[rank] = round;
+            spinUntil([&] { return counter[1 - rank] >= round; },
+                      {nullptr, rank, 0, round, 1u << (1 - rank), "flag"});
+            violations += counter[1 - rank] > round + 1;
+          }
+        });
+    ASSERT_EQ(r.result, tleSuccess) << r.message;
+    EXPECT_EQ(violations, 0);
+  }
+}
+
+TEST(EmuScheduler, KernelExceptionFailsTheLaunch) {
+  LaunchResult r = launch(
+      nullptr, 2, options({2, 1, 1}, {8, 1, 1}, 4), [&](int rank, void *) {
+        if (rank == 1 && linearBlockId() == 1 && linearThreadId() == 3)
+          throw std::runtime_error("boom");
+        syncThreads();
+      });
+  EXPECT_EQ(r.result, tleLaunchFailure);
+  EXPECT_NE(r.message.find("rank 1 block 1 thread 3: kernel threw: boom"),
+            std::string::npos)
+      << r.message;
+}
+
+TEST(EmuScheduler, AbortAbandonsTheOtherThreads) {
+  // The aborting thread's peers are suspended in syncs and spins; the launch
+  // ends anyway and a new launch runs normally (stacks were reclaimed).
+  for (int i = 0; i < 3; ++i) {
+    LaunchResult r =
+        launch(nullptr, 2, options({4, 1, 1}, {64, 1, 1}, 8 + i),
+               [&](int rank, void *) {
+                 syncThreads();
+                 if (rank == 0 && linearBlockId() == 2 && linearThreadId() == 5)
+                   tleEmuAbortLaunch();
+                 syncThreads();
+               });
+    EXPECT_EQ(r.result, tleLaunchFailure);
+    EXPECT_NE(r.message.find("rank 0 block 2 thread 5 aborted the launch "
+                             "without an error record"),
+              std::string::npos)
+        << r.message;
+  }
+  int done = 0;
+  LaunchResult ok = launch(nullptr, 1, options({1, 1, 1}, {32, 1, 1}, 1),
+                           [&](int, void *) { ++done; });
+  EXPECT_EQ(ok.result, tleSuccess);
+  EXPECT_EQ(done, 32);
+}
+
+TEST(EmuScheduler, BlockScratchIsZeroedAndPerBlock) {
+  std::set<uint32_t *> pointers;
+  int violations = 0;
+  LaunchOptions o = options({4, 1, 1}, {16, 1, 1}, 6);
+  o.maxResidentBlocks = 4;
+  LaunchResult r = launch(nullptr, 2, o, [&](int, void *) {
+    uint32_t *s = tleEmuBlockScratch(3, 8);
+    if (linearThreadId() == 0) {
+      pointers.insert(s);
+      for (int i = 0; i < 8; ++i)
+        violations += s[i] != 0;
+    }
+    syncThreads();
+    ++s[0];
+    syncThreads();
+    violations += s[0] != 16;
+    violations += tleEmuBlockScratch(3, 4) != s;
+  });
+  ASSERT_EQ(r.result, tleSuccess) << r.message;
+  EXPECT_EQ(violations, 0);
+  EXPECT_EQ(pointers.size(), 8u);
+}
+
+TEST(EmuScheduler, NestedLaunchIsRefused) {
+  tleResult_t inner = tleSuccess;
+  LaunchResult r =
+      launch(nullptr, 1, options({1, 1, 1}, {1, 1, 1}, 1), [&](int, void *) {
+        inner = launch(nullptr, 1, LaunchOptions{}, [](int, void *) {}).result;
+      });
+  EXPECT_EQ(r.result, tleSuccess);
+  EXPECT_EQ(inner, tleInvalidArgument);
+}
+
+TEST(EmuScheduler, SeedComesFromTheEnvironment) {
+  setenv("TLE_EMU_SEED", "0x1234", 1);
+  LaunchOptions o;
+  LaunchResult r = launch(nullptr, 1, o, [](int, void *) {});
+  EXPECT_EQ(r.seed, 0x1234u);
+  setenv("TLE_EMU_SEED", "soon", 1);
+  r = launch(nullptr, 1, o, [](int, void *) {});
+  EXPECT_EQ(r.result, tleInvalidArgument);
+  unsetenv("TLE_EMU_SEED");
+  LaunchResult a = launch(nullptr, 1, o, [](int, void *) {});
+  LaunchResult b = launch(nullptr, 1, o, [](int, void *) {});
+  EXPECT_NE(a.seed, b.seed);
+}
+
+void cKernel(void **args) {
+  int *counts = *static_cast<int **>(args[0]);
+  int scale = *static_cast<int *>(args[1]);
+  counts[tleEmuBlockId(0)] += scale;
+  tleEmuSyncBlock();
+}
+
+TEST(EmuScheduler, CLaunchPassesArgsPerRank) {
+  int counts0[2] = {}, counts1[2] = {};
+  int *p0 = counts0, *p1 = counts1;
+  int scale0 = 1, scale1 = 10;
+  void *args0[] = {&p0, &scale0};
+  void *args1[] = {&p1, &scale1};
+  void **const argsPerRank[] = {args0, args1};
+  uint32_t grid[3] = {2, 1, 1}, block[3] = {3, 1, 1};
+  tleErrorInfo info;
+  EXPECT_EQ(
+      tleEmuLaunch(nullptr, 2, grid, block, 5, 0, cKernel, argsPerRank, &info),
+      tleSuccess);
+  EXPECT_EQ(info.result, tleSuccess);
+  EXPECT_EQ(counts0[0], 3);
+  EXPECT_EQ(counts0[1], 3);
+  EXPECT_EQ(counts1[0], 30);
+  EXPECT_EQ(counts1[1], 30);
+  uint32_t bad[3] = {0, 1, 1};
+  EXPECT_EQ(
+      tleEmuLaunch(nullptr, 2, bad, block, 5, 0, cKernel, argsPerRank, &info),
+      tleInvalidArgument);
+  EXPECT_EQ(info.result, tleInvalidArgument);
+  EXPECT_NE(std::string(info.message).find("dims"), std::string::npos);
+}
+
+TEST(EmuScheduler, HooksOffAFiberActAsOneThread) {
+  EXPECT_EQ(tleEmuThreadId(0), 0u);
+  EXPECT_EQ(tleEmuBlockDim(1), 1u);
+  tleEmuSyncBlock();
+  tleEmuSpinWait(nullptr);
+  uint64_t a = tleEmuNowNs(), b = tleEmuNowNs();
+  EXPECT_LE(a, b);
+}
+
+} // namespace
