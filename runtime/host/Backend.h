@@ -1,4 +1,5 @@
-//===- Backend.h - Memory backends behind the communicator -------*- C++ -*-===//
+//===- Backend.h - Memory backends behind the communicator -------*- C++
+//-*-===//
 //
 // The communicator logic (bootstrap, exchange of handles, building the
 // DevComm) is the same for the CPU emulator and for CUDA; what differs is
@@ -20,12 +21,14 @@ namespace tle {
 
 /// Memory of one rank that peers can map.
 struct SharedAlloc {
-  void *ptr = nullptr;   ///< this rank's address (device memory on GPUs)
+  void *ptr = nullptr; ///< this rank's address (device memory on GPUs)
   size_t bytes = 0;
   std::string exportBlob; ///< what a peer in another process needs to map it
-  void *impl = nullptr;  ///< backend-private
+  void *impl = nullptr;   ///< backend-private
 };
 
+/// Methods may be called from any thread: in one process, the last rank to
+/// drop a peer's allocation frees it through the owner's Backend.
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -41,6 +44,13 @@ public:
   virtual tleResult_t importPeer(const SharedAlloc &peer, bool sameProcess,
                                  void **mapped) = 0;
   virtual tleResult_t closePeer(void *mapped, bool sameProcess) = 0;
+  /// Every peer has imported `alloc`: drop whatever lets others import it by
+  /// name (the CPU backend unlinks its shared-memory segment). Mappings stay
+  /// valid. The default has nothing to drop.
+  virtual tleResult_t releaseExport(SharedAlloc &alloc) {
+    (void)alloc;
+    return tleSuccess;
+  }
 
   /// Memory only this rank uses (epochs, the DevComm itself), zero-filled.
   virtual tleResult_t allocLocal(size_t bytes, void **out) = 0;
@@ -50,8 +60,7 @@ public:
   virtual tleResult_t allocHostVisible(size_t bytes, void **host,
                                        void **dev) = 0;
   virtual tleResult_t freeHostVisible(void *host) = 0;
-  virtual tleResult_t copyToLocal(void *dst, const void *src,
-                                  size_t bytes) = 0;
+  virtual tleResult_t copyToLocal(void *dst, const void *src, size_t bytes) = 0;
 };
 
 /// The CPU backend: plain memory in one process, POSIX shared memory across

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tle/detail/Export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -87,47 +89,64 @@ typedef struct {
   char message[256];     /**< the same, as one line of text */
 } tleErrorInfo;
 
-const char *tleGetErrorString(tleResult_t result);
+TLE_API const char *tleGetErrorString(tleResult_t result);
 /** Detail of the last failure on this thread ("" when none). */
-const char *tleGetLastErrorDetail(void);
+TLE_API const char *tleGetLastErrorDetail(void);
 
 /** Default device-wait timeout in ms when TLE_BARRIER_TIMEOUT_MS is unset. */
 #define TLE_DEFAULT_TIMEOUT_MS 10000
 
-tleResult_t tleGetUniqueId(tleUniqueId *outId);
+/** A fresh id for tleCommInitRank: a rendezvous address (an abstract Unix
+ *  socket that rank 0 will listen on) and a 128-bit random secret. Any
+ *  process may create it; rank 0 listens, the others connect. */
+TLE_API tleResult_t tleGetUniqueId(tleUniqueId *outId);
 
-/** One rank of a multi-process communicator (one process per rank). */
-tleResult_t tleCommInitRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
-                            int rank, int device, const tleConfig_t *config);
+/** One rank of a multi-process communicator (one process per rank).
+ *  Collective: every rank calls it with the same id and nRanks. A peer that
+ *  does not present the id's secret is refused; a rank that never joins or
+ *  dies makes the others fail (tleTimeout / tlePeerFailure) within
+ *  config->bootstrapTimeoutMs. */
+TLE_API tleResult_t tleCommInitRank(tleComm_t *outComm, int nRanks,
+                                    const tleUniqueId *id, int rank,
+                                    int device, const tleConfig_t *config);
 
 /** All ranks in this process; devices[i] is rank i's GPU (ignored by the
  *  emulator; may be NULL for 0..nRanks-1). */
-tleResult_t tleCommInitAll(tleComm_t *outComms, int nRanks, const int *devices,
-                           const tleConfig_t *config);
+TLE_API tleResult_t tleCommInitAll(tleComm_t *outComms, int nRanks,
+                                   const int *devices,
+                                   const tleConfig_t *config);
 
-tleResult_t tleCommDestroy(tleComm_t comm);
-tleResult_t tleCommRank(tleComm_t comm, int *outRank);
-tleResult_t tleCommSize(tleComm_t comm, int *outSize);
-tleResult_t tleCommBackend(tleComm_t comm, tleBackend_t *outBackend);
+/** Release the communicator. Not collective and never blocks on peers. */
+TLE_API tleResult_t tleCommDestroy(tleComm_t comm);
+TLE_API tleResult_t tleCommRank(tleComm_t comm, int *outRank);
+TLE_API tleResult_t tleCommSize(tleComm_t comm, int *outSize);
+TLE_API tleResult_t tleCommBackend(tleComm_t comm,
+                                   tleBackend_t *outBackend);
 
 /** The pointer a kernel takes as its communicator argument. */
-tleResult_t tleCommGetDevComm(tleComm_t comm, void **outDevComm);
+TLE_API tleResult_t tleCommGetDevComm(tleComm_t comm, void **outDevComm);
 
 /** Allocate a symmetric buffer: collective over the communicator (every
  *  rank calls it with the same size). The memory is zero-filled. */
-tleResult_t tleMemAlloc(tleComm_t comm, size_t bytes, tleMem_t *outMem);
+TLE_API tleResult_t tleMemAlloc(tleComm_t comm, size_t bytes,
+                                tleMem_t *outMem);
 /** The same for every rank of a tleCommInitAll set, from one thread. */
-tleResult_t tleMemAllocAll(const tleComm_t *comms, int nRanks, size_t bytes,
-                           tleMem_t *outMems);
-tleResult_t tleMemFree(tleMem_t mem);
+TLE_API tleResult_t tleMemAllocAll(const tleComm_t *comms, int nRanks,
+                                   size_t bytes, tleMem_t *outMems);
+/** Release this rank's handle. Not collective: each rank frees its own, and
+ *  a rank's copy stays mapped for peers that have not freed theirs yet. */
+TLE_API tleResult_t tleMemFree(tleMem_t mem);
 /** Device pointer to the buffer's handle (the kernel's `mem` argument). */
-tleResult_t tleMemGetHandle(tleMem_t mem, void **outHandle);
+TLE_API tleResult_t tleMemGetHandle(tleMem_t mem, void **outHandle);
 /** This rank's copy of the buffer (device memory on GPUs). */
-tleResult_t tleMemGetLocalPtr(tleMem_t mem, void **outPtr);
+TLE_API tleResult_t tleMemGetLocalPtr(tleMem_t mem, void **outPtr);
 
 /** Read and clear the device error record of `comm`. Returns tleSuccess and
- *  info->result == tleSuccess when nothing was recorded. */
-tleResult_t tleCommGetError(tleComm_t comm, tleErrorInfo *info);
+ *  info->result == tleSuccess when nothing was recorded; otherwise fills
+ *  `info` (message: "rank 1 block 0 thread 0: barrier wait timed out after
+ *  1000 ms on slot 3 epoch 7; missing peers: 0,2"), makes the message the
+ *  thread's last error detail and returns the recorded code (info->result). */
+TLE_API tleResult_t tleCommGetError(tleComm_t comm, tleErrorInfo *info);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,0 +1,66 @@
+//===- Bootstrap.h - Out-of-band exchange between the ranks -----*- C++ -*-===//
+//
+// Before ranks can share memory they must exchange the handles that map it.
+// A Bootstrap is that channel for one rank: an all-gather of byte blobs (and
+// a barrier, an all-gather of nothing). Two implementations: threads of one
+// process meeting at a shared rendezvous, and processes connected through a
+// Unix socket to rank 0 (a star). Every step has a deadline; a peer that
+// dies or never arrives makes the step fail, never hang. After a failure the
+// channel is unusable and every later step fails at once with the reason.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_HOST_BOOTSTRAP_H
+#define TLE_HOST_BOOTSTRAP_H
+
+#include "tle/tle.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tle {
+
+/// One rank's end of the exchange channel.
+class Bootstrap {
+public:
+  virtual ~Bootstrap() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  /// Collective: every rank contributes `mine`; out[r] is rank r's blob.
+  virtual tleResult_t allGather(const std::string &mine,
+                                std::vector<std::string> &out) = 0;
+  /// Collective: returns once every rank has called it.
+  tleResult_t barrier() {
+    std::vector<std::string> ignored;
+    return allGather(std::string(), ignored);
+  }
+};
+
+/// The rendezvous shared by the ranks of a tleCommInitAll set.
+struct InProcGroup;
+
+/// A rendezvous for `nRanks` threads; a step waits at most `timeoutMs`
+/// (0: forever) for the others.
+std::shared_ptr<InProcGroup> createInProcGroup(int nRanks, int64_t timeoutMs);
+/// Rank `rank`'s end of `group`. Destroying it marks the group broken, so
+/// that peers waiting in a step fail instead of waiting for the deadline.
+std::unique_ptr<Bootstrap>
+createInProcBootstrap(std::shared_ptr<InProcGroup> group, int rank);
+
+/// Fills `out` with a fresh rendezvous address and random secret.
+tleResult_t makeUniqueId(tleUniqueId &out);
+/// Joins the star of `id`: rank 0 listens and admits the nRanks-1 others,
+/// which must present the id's secret; the rest connect to rank 0. Waits at
+/// most `timeoutMs` (0: forever) for the whole group.
+tleResult_t connectSocketBootstrap(const tleUniqueId &id, int nRanks, int rank,
+                                   int64_t timeoutMs,
+                                   std::unique_ptr<Bootstrap> &out);
+
+/// Fills `bytes` bytes of `out` from the kernel's random source.
+tleResult_t randomBytes(void *out, size_t bytes);
+
+} // namespace tle
+
+#endif // TLE_HOST_BOOTSTRAP_H

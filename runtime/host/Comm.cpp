@@ -1,0 +1,373 @@
+//===- Comm.cpp - Creating, querying and destroying communicators -*- C++ -*-=//
+//
+// The C API of communicators. Both creation paths build the same state per
+// rank: epochs and grid counters in local memory, the error record in
+// host-visible memory, the inbox as symmetric memory, and finally the
+// DevComm, assembled on the host and copied into local (device) memory.
+// tleCommInitRank does it with a socket bootstrap, one process per rank;
+// tleCommInitAll for every rank at once from one thread, leaving the ranks
+// an in-process rendezvous for later collectives such as tleMemAlloc.
+// On any failure everything built so far is released before returning.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Comm.h"
+#include "CommInternal.h"
+#include "Error.h"
+
+#include <cstring>
+
+tleComm::~tleComm() {
+  magic = 0;
+  if (backend) {
+    if (devComm)
+      backend->freeLocal(devComm);
+    if (epochs)
+      backend->freeLocal(epochs);
+    if (gridCount)
+      backend->freeLocal(gridCount);
+    if (errorHost)
+      backend->freeHostVisible(errorHost);
+  }
+  inbox.reset();
+  bootstrap.reset();
+}
+
+namespace tle {
+
+tleResult_t checkComm(tleComm_t comm) {
+  if (!comm)
+    return fail(tleInvalidArgument, "comm is NULL");
+  if (comm->magic != tleComm::kAlive)
+    return fail(tleInvalidArgument, "comm is not a live communicator");
+  return tleSuccess;
+}
+
+namespace {
+
+/// Allocates the rank-local parts of `c` (not the inbox).
+tleResult_t allocateLocalState(tleComm &c) {
+  Backend &b = *c.backend;
+  size_t words = c.config.nBarriers * sizeof(uint32_t);
+  void *p;
+  if (tleResult_t r = b.allocLocal(words, &p))
+    return r;
+  c.epochs = static_cast<uint32_t *>(p);
+  if (tleResult_t r = b.allocLocal(words, &p))
+    return r;
+  c.gridCount = static_cast<uint32_t *>(p);
+  void *host, *dev;
+  if (tleResult_t r = b.allocHostVisible(sizeof(ErrorRecord), &host, &dev))
+    return r;
+  c.errorHost = static_cast<ErrorRecord *>(host);
+  c.errorDev = static_cast<ErrorRecord *>(dev);
+  if (tleResult_t r = b.allocLocal(sizeof(DevComm), &p))
+    return r;
+  c.devComm = static_cast<DevComm *>(p);
+  return tleSuccess;
+}
+
+size_t inboxBytes(const tleComm &c) {
+  return size_t(c.config.nBarriers) * kInboxStrideWords * sizeof(uint32_t);
+}
+
+/// Assembles the DevComm of `c` and copies it to local memory.
+tleResult_t publishDevComm(tleComm &c) {
+  DevComm d = {};
+  d.magic = kDevCommMagic;
+  d.version = kDevCommVersion;
+  d.rank = c.rank;
+  d.size = c.size;
+  d.nBarriers = c.config.nBarriers;
+  d.inboxStride = kInboxStrideWords;
+  d.timeoutNs = c.config.timeoutNs;
+  d.epochs = c.epochs;
+  d.gridCount = c.gridCount;
+  for (int p = 0; p < c.size; ++p)
+    d.inbox[p] = static_cast<uint32_t *>(c.inbox->ptr(p));
+  d.error = c.errorDev;
+  return c.backend->copyToLocal(c.devComm, &d, sizeof(d));
+}
+
+tleResult_t checkRanks(int nRanks) {
+  if (nRanks < 1 || nRanks > kMaxRanks)
+    return fail(tleInvalidArgument, "nRanks %d is not in 1..%d", nRanks,
+                kMaxRanks);
+  return tleSuccess;
+}
+
+tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
+                     int rank, int device, const tleConfig_t *config) {
+  if (!outComm)
+    return fail(tleInvalidArgument, "outComm is NULL");
+  *outComm = nullptr;
+  if (tleResult_t r = checkRanks(nRanks))
+    return r;
+  if (rank < 0 || rank >= nRanks)
+    return fail(tleInvalidArgument, "rank %d is not in 0..%d", rank,
+                nRanks - 1);
+  if (!id)
+    return fail(tleInvalidArgument, "id is NULL");
+  auto c = std::make_unique<tleComm>();
+  if (tleResult_t r = resolveConfig(config, c->config))
+    return r;
+  c->rank = rank;
+  c->size = nRanks;
+  c->multiProcess = true;
+  if (tleResult_t r =
+          createBackend(c->config.backend, device, true, c->backend))
+    return r;
+  if (tleResult_t r = connectSocketBootstrap(
+          *id, nRanks, rank, c->config.bootstrapTimeoutMs, c->bootstrap))
+    return r;
+  c->inbox = std::make_unique<SymmetricView>(c->backend, rank, nRanks, false);
+  tleResult_t local = allocateLocalState(*c);
+  // Ranks must agree on the backend as well as on nBarriers (the size).
+  if (tleResult_t r = allocSymmetric(
+          *c->bootstrap, *c->inbox, inboxBytes(*c), local,
+          static_cast<uint64_t>(c->config.backend), "barrier inboxes"))
+    return r;
+  if (tleResult_t r = publishDevComm(*c))
+    return r;
+  *outComm = c.release();
+  return tleSuccess;
+}
+
+tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
+                    const tleConfig_t *config) {
+  if (!outComms)
+    return fail(tleInvalidArgument, "outComms is NULL");
+  if (tleResult_t r = checkRanks(nRanks))
+    return r;
+  for (int r = 0; r < nRanks; ++r)
+    outComms[r] = nullptr;
+  ResolvedConfig resolved;
+  if (tleResult_t r = resolveConfig(config, resolved))
+    return r;
+  auto group = createInProcGroup(nRanks, resolved.bootstrapTimeoutMs);
+  std::vector<std::unique_ptr<tleComm>> comms;
+  std::vector<SymmetricView *> inboxes;
+  for (int r = 0; r < nRanks; ++r) {
+    auto c = std::make_unique<tleComm>();
+    c->config = resolved;
+    c->rank = r;
+    c->size = nRanks;
+    c->group = group;
+    if (tleResult_t s = createBackend(
+            resolved.backend, devices ? devices[r] : r, false, c->backend))
+      return s;
+    c->bootstrap = createInProcBootstrap(group, r);
+    c->inbox = std::make_unique<SymmetricView>(c->backend, r, nRanks, true);
+    if (tleResult_t s = allocateLocalState(*c))
+      return s;
+    inboxes.push_back(c->inbox.get());
+    comms.push_back(std::move(c));
+  }
+  if (tleResult_t s = allocSymmetricAll(inboxes, inboxBytes(*comms[0])))
+    return s;
+  for (auto &c : comms)
+    if (tleResult_t s = publishDevComm(*c))
+      return s;
+  for (int r = 0; r < nRanks; ++r)
+    outComms[r] = comms[r].release();
+  return tleSuccess;
+}
+
+std::string peerList(uint32_t mask) {
+  std::string s;
+  for (int p = 0; p < 32; ++p)
+    if (mask & (1u << p))
+      s += (s.empty() ? "" : ",") + std::to_string(p);
+  return s.empty() ? "none" : s;
+}
+
+tleResult_t resultOf(uint32_t code) {
+  switch (code) {
+  case kDevErrTimeout:
+    return tleTimeout;
+  case kDevErrIndexOutOfRange:
+    return tleIndexOutOfRange;
+  case kDevErrBadComm:
+    return tleInvalidComm;
+  case kDevErrBadArgument:
+    return tleInvalidArgument;
+  case kDevErrDeadlock:
+    return tleDeadlock;
+  default:
+    return tleInternalError;
+  }
+}
+
+} // namespace
+
+void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out) {
+  out = {};
+  out.result = resultOf(e.code);
+  out.rank = e.rank;
+  out.slot = e.slot;
+  out.epoch = e.epoch;
+  out.missingMask = e.missingMask;
+  out.block = e.block;
+  out.thread = e.thread;
+  out.nBarriers = e.nBarriers;
+  out.elapsedNs = e.elapsedNs;
+  char where[64];
+  snprintf(where, sizeof(where), "rank %d block %d thread %d", e.rank, e.block,
+           e.thread);
+  std::string missing = peerList(e.missingMask);
+  char *m = out.message;
+  size_t n = sizeof(out.message);
+  switch (e.code) {
+  case kDevErrTimeout:
+    snprintf(m, n,
+             "%s: barrier wait timed out after %llu ms on slot %u epoch %u; "
+             "missing peers: %s",
+             where, static_cast<unsigned long long>(e.elapsedNs / 1000000),
+             e.slot, e.epoch, missing.c_str());
+    break;
+  case kDevErrIndexOutOfRange:
+    snprintf(m, n, "%s: barrier slot %u out of range (nBarriers %u)", where,
+             e.slot, e.nBarriers);
+    break;
+  case kDevErrBadComm:
+    snprintf(m, n,
+             "%s: invalid communicator (magic/version word 0x%08x; a NULL, "
+             "freed or foreign comm pointer)",
+             where, e.aux);
+    break;
+  case kDevErrBadArgument:
+    snprintf(m, n, "%s: invalid argument %u to a barrier call on slot %u",
+             where, e.aux, e.slot);
+    break;
+  case kDevErrDeadlock:
+    snprintf(m, n,
+             "%s: deadlock in a barrier wait on slot %u epoch %u; missing "
+             "peers: %s",
+             where, e.slot, e.epoch, missing.c_str());
+    break;
+  default:
+    snprintf(m, n, "%s: unknown device error code %u", where, e.code);
+    break;
+  }
+}
+
+tleResult_t getCommInfo(tleComm_t comm, CommInfo &out) {
+  return guard("getCommInfo", [&] {
+    if (tleResult_t r = checkComm(comm))
+      return r;
+    out.rank = comm->rank;
+    out.size = comm->size;
+    out.devComm = comm->devComm;
+    out.errorHost = comm->errorHost;
+    out.backend = comm->backend->kind();
+    out.multiProcess = comm->multiProcess;
+    out.group = comm->group.get();
+    return tleSuccess;
+  });
+}
+
+} // namespace tle
+
+using namespace tle;
+
+extern "C" {
+
+tleResult_t tleGetUniqueId(tleUniqueId *outId) {
+  return guard("tleGetUniqueId", [&] {
+    if (!outId)
+      return fail(tleInvalidArgument, "outId is NULL");
+    return makeUniqueId(*outId);
+  });
+}
+
+tleResult_t tleCommInitRank(tleComm_t *outComm, int nRanks,
+                            const tleUniqueId *id, int rank, int device,
+                            const tleConfig_t *config) {
+  return guard("tleCommInitRank", [&] {
+    return initRank(outComm, nRanks, id, rank, device, config);
+  });
+}
+
+tleResult_t tleCommInitAll(tleComm_t *outComms, int nRanks, const int *devices,
+                           const tleConfig_t *config) {
+  return guard("tleCommInitAll",
+               [&] { return initAll(outComms, nRanks, devices, config); });
+}
+
+tleResult_t tleCommDestroy(tleComm_t comm) {
+  return guard("tleCommDestroy", [&] {
+    if (tleResult_t r = checkComm(comm))
+      return r;
+    delete comm;
+    return tleSuccess;
+  });
+}
+
+tleResult_t tleCommRank(tleComm_t comm, int *outRank) {
+  return guard("tleCommRank", [&] {
+    if (tleResult_t r = checkComm(comm))
+      return r;
+    if (!outRank)
+      return fail(tleInvalidArgument, "outRank is NULL");
+    *outRank = comm->rank;
+    return tleSuccess;
+  });
+}
+
+tleResult_t tleCommSize(tleComm_t comm, int *outSize) {
+  return guard("tleCommSize", [&] {
+    if (tleResult_t r = checkComm(comm))
+      return r;
+    if (!outSize)
+      return fail(tleInvalidArgument, "outSize is NULL");
+    *outSize = comm->size;
+    return tleSuccess;
+  });
+}
+
+tleResult_t tleCommBackend(tleComm_t comm, tleBackend_t *outBackend) {
+  return guard("tleCommBackend", [&] {
+    if (tleResult_t r = checkComm(comm))
+      return r;
+    if (!outBackend)
+      return fail(tleInvalidArgument, "outBackend is NULL");
+    *outBackend = comm->backend->kind();
+    return tleSuccess;
+  });
+}
+
+tleResult_t tleCommGetDevComm(tleComm_t comm, void **outDevComm) {
+  return guard("tleCommGetDevComm", [&] {
+    if (tleResult_t r = checkComm(comm))
+      return r;
+    if (!outDevComm)
+      return fail(tleInvalidArgument, "outDevComm is NULL");
+    *outDevComm = comm->devComm;
+    return tleSuccess;
+  });
+}
+
+tleResult_t tleCommGetError(tleComm_t comm, tleErrorInfo *info) {
+  return guard("tleCommGetError", [&] {
+    if (tleResult_t r = checkComm(comm))
+      return r;
+    if (!info)
+      return fail(tleInvalidArgument, "info is NULL");
+    *info = {};
+    info->result = tleSuccess;
+    ErrorRecord *rec = comm->errorHost;
+    // The device claims the record (state 1) before writing and publishes
+    // it (state 2) with a release store; acquire pairs with that.
+    if (__atomic_load_n(&rec->state, __ATOMIC_ACQUIRE) != 2)
+      return tleSuccess;
+    describeErrorRecord(*rec, *info);
+    ErrorRecord cleared = {};
+    std::memcpy(reinterpret_cast<char *>(rec) + sizeof(rec->state),
+                reinterpret_cast<const char *>(&cleared) + sizeof(rec->state),
+                sizeof(ErrorRecord) - sizeof(rec->state));
+    __atomic_store_n(&rec->state, 0u, __ATOMIC_RELEASE);
+    return fail(info->result, "%s", info->message);
+  });
+}
+
+} // extern "C"

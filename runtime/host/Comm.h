@@ -1,0 +1,160 @@
+//===- Comm.h - The host-side communicator and symmetric buffers -*- C++ -*-=//
+//
+// What stands behind the opaque tleComm_t and tleMem_t handles, shared by
+// the files that implement the C API. A communicator is one rank's Backend,
+// its Bootstrap channel to the other ranks, its barrier inbox (symmetric
+// memory every peer writes into), and the DevComm kernels receive. A
+// symmetric buffer is one rank's view of memory that every rank allocated
+// together.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_HOST_COMM_H
+#define TLE_HOST_COMM_H
+
+#include "Backend.h"
+#include "Bootstrap.h"
+#include "tle/detail/DevComm.h"
+#include "tle/tle.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tle {
+
+/// uint32 words between consecutive barrier slots of an inbox: one 128-byte
+/// line per slot, so ranks spinning on different slots never share a line.
+/// The device library reads it from DevComm::inboxStride; this is the one
+/// place it is chosen.
+constexpr uint32_t kInboxStrideWords = 32;
+static_assert(kInboxStrideWords >= static_cast<uint32_t>(kMaxRanks),
+              "a slot holds one flag per peer");
+/// Upper bound on nBarriers (128 MiB of inbox per rank).
+constexpr uint32_t kMaxBarriers = 1u << 20;
+/// Bootstrap step deadline when the config says -1.
+constexpr int64_t kDefaultBootstrapTimeoutMs = 30000;
+/// Largest timeout in ms whose nanoseconds fit in 63 bits.
+constexpr int64_t kMaxTimeoutMs = INT64_MAX / 1000000;
+
+/// A tleConfig_t checked and with its defaults applied.
+struct ResolvedConfig {
+  tleBackend_t backend = tleBackendEmulator;
+  uint32_t nBarriers = 64;
+  uint64_t timeoutNs = 0;         ///< 0: device waits forever
+  int64_t bootstrapTimeoutMs = 0; ///< 0: bootstrap waits forever
+};
+
+/// Checks `config` (NULL: defaults) and resolves timeoutMs == -1 through
+/// the environment variable TLE_BARRIER_TIMEOUT_MS.
+tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out);
+
+/// Creates the backend of one rank.
+tleResult_t createBackend(tleBackend_t kind, int device, bool multiProcess,
+                          std::shared_ptr<Backend> &out);
+
+/// One rank's share of memory that all ranks allocate together: its own
+/// block and its mapping of every peer's block (own block at ptr(rank)).
+/// Within one process a view keeps the peers' blocks alive, so a rank that
+/// frees first never pulls memory from under a peer.
+class SymmetricView {
+public:
+  SymmetricView(std::shared_ptr<Backend> backend, int rank, int size,
+                bool sameProcess);
+  ~SymmetricView();
+  SymmetricView(const SymmetricView &) = delete;
+  SymmetricView &operator=(const SymmetricView &) = delete;
+
+  /// Allocates this rank's zero-filled block.
+  tleResult_t allocate(size_t bytes);
+  /// What a peer passes to importFrom: the backend's export blob, or within
+  /// one process this view's address.
+  std::string exportBlob() const;
+  /// Maps `peer`'s block given its exportBlob().
+  tleResult_t importFrom(int peer, const std::string &blob);
+  /// Maps `peer`'s block given its view (same process only).
+  tleResult_t importFrom(int peer, SymmetricView &view);
+  /// Every peer mapped our block: drop its name (see Backend).
+  tleResult_t releaseExport();
+
+  void *ptr(int p) const { return ptrs[p]; }
+  size_t bytes() const;
+
+private:
+  struct Block;
+  std::shared_ptr<Backend> backend;
+  int rank;
+  bool sameProcess;
+  std::shared_ptr<Block> own;
+  std::vector<void *> ptrs;
+  std::vector<std::shared_ptr<Block>> peerBlocks;
+};
+
+/// The collective allocation of `view` (`bytes` on every rank) through `bs`.
+/// `prior` is this rank's status so far: a failure is shared with every rank
+/// instead of leaving them waiting. `check` must be equal on all ranks
+/// (`what` names the allocation in messages). Ends with every peer mapped
+/// and the export released.
+tleResult_t allocSymmetric(Bootstrap &bs, SymmetricView &view, size_t bytes,
+                           tleResult_t prior, uint64_t check, const char *what);
+
+/// The same for all ranks of one process at once, from one thread.
+tleResult_t allocSymmetricAll(const std::vector<SymmetricView *> &views,
+                              size_t bytes);
+
+/// Fills the device-side handle of a symmetric buffer; `error` is the
+/// communicator's record, where the pointer functions report misuse.
+SymMem makeSymMem(const SymmetricView &view, int rank, int size, size_t bytes,
+                  ErrorRecord *error);
+
+/// Converts a completed ErrorRecord into the public form.
+void describeErrorRecord(const ErrorRecord &record, tleErrorInfo &out);
+
+} // namespace tle
+
+/// One rank's communicator.
+struct tleComm {
+  static constexpr uint32_t kAlive = 0x434f4d4d; // "COMM"
+  uint32_t magic = kAlive;
+  int rank = 0;
+  int size = 0;
+  bool multiProcess = false;
+  tle::ResolvedConfig config;
+  std::shared_ptr<tle::Backend> backend;
+  std::unique_ptr<tle::Bootstrap> bootstrap;
+  /// The rendezvous of a tleCommInitAll set (null for tleCommInitRank).
+  std::shared_ptr<tle::InProcGroup> group;
+  std::unique_ptr<tle::SymmetricView> inbox;
+  uint32_t *epochs = nullptr;
+  uint32_t *gridCount = nullptr;
+  tle::ErrorRecord *errorHost = nullptr;
+  tle::ErrorRecord *errorDev = nullptr;
+  tle::DevComm *devComm = nullptr;
+
+  ~tleComm();
+};
+
+/// One rank's handle of a symmetric buffer. It owns a reference to the
+/// backend, so it stays valid after its communicator is destroyed.
+struct tleMem {
+  static constexpr uint32_t kAlive = 0x53594d4d; // "SYMM"
+  uint32_t magic = kAlive;
+  int rank = 0;
+  int size = 0;
+  size_t bytes = 0;
+  /// The communicator's error record (device address) for SymMem::error.
+  tle::ErrorRecord *error = nullptr;
+  std::shared_ptr<tle::Backend> backend;
+  std::unique_ptr<tle::SymmetricView> view;
+  tle::SymMem *handle = nullptr;
+
+  ~tleMem();
+};
+
+namespace tle {
+/// tleInvalidArgument unless `comm` is a live communicator.
+tleResult_t checkComm(tleComm_t comm);
+} // namespace tle
+
+#endif // TLE_HOST_COMM_H

@@ -1,0 +1,115 @@
+//===- Config.cpp - Checking tleConfig_t and choosing a backend --*- C++
+//-*-===//
+//
+// Resolves a caller's tleConfig_t into the values the communicator uses.
+// The device-wait timeout has three sources, in order: the config, the
+// environment variable TLE_BARRIER_TIMEOUT_MS (when the config says -1), and
+// TLE_DEFAULT_TIMEOUT_MS. The host reads the environment once here and
+// stores the result in DevComm::timeoutNs, so every device build and the
+// emulator honour the same value. The variable is parsed strictly: a typo
+// must not silently become "wait forever".
+//
+//===----------------------------------------------------------------------===//
+
+#include "Comm.h"
+#include "Error.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace tle {
+namespace {
+
+/// Parses a non-negative decimal number of milliseconds, digits only.
+bool parseMs(const char *text, int64_t &out) {
+  if (*text == '\0')
+    return false;
+  int64_t value = 0;
+  for (const char *p = text; *p; ++p) {
+    if (*p < '0' || *p > '9')
+      return false;
+    if (value > (kMaxTimeoutMs - (*p - '0')) / 10)
+      return false;
+    value = value * 10 + (*p - '0');
+  }
+  out = value;
+  return true;
+}
+
+} // namespace
+
+tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out) {
+  tleConfig_t c = TLE_CONFIG_INITIALIZER;
+  if (config) {
+    if (config->size < sizeof(tleConfig_t))
+      return fail(tleInvalidArgument,
+                  "config.size is %zu, expected at least %zu: initialise the "
+                  "config with TLE_CONFIG_INITIALIZER",
+                  config->size, sizeof(tleConfig_t));
+    if (config->version / 100 != TLE_VERSION_MAJOR)
+      return fail(tleInvalidArgument,
+                  "config.version %u is not of this library's major version "
+                  "%d",
+                  config->version, TLE_VERSION_MAJOR);
+    c = *config;
+  }
+  if (c.backend != tleBackendEmulator && c.backend != tleBackendCuda)
+    return fail(tleInvalidArgument, "config.backend %d is not a tleBackend_t",
+                static_cast<int>(c.backend));
+  if (c.nBarriers < 1 || c.nBarriers > kMaxBarriers)
+    return fail(tleInvalidArgument, "config.nBarriers %u is not in 1..%u",
+                c.nBarriers, kMaxBarriers);
+
+  int64_t timeoutMs = c.timeoutMs;
+  if (timeoutMs == -1) {
+    timeoutMs = TLE_DEFAULT_TIMEOUT_MS;
+    const char *env = getenv("TLE_BARRIER_TIMEOUT_MS");
+    // An empty value counts as unset, the way shells unset for one command.
+    if (env && *env && !parseMs(env, timeoutMs))
+      return fail(tleInvalidArgument,
+                  "TLE_BARRIER_TIMEOUT_MS='%.64s' is not a whole number of "
+                  "milliseconds in 0..%lld (0 waits forever)",
+                  env, static_cast<long long>(kMaxTimeoutMs));
+  } else if (timeoutMs < -1 || timeoutMs > kMaxTimeoutMs) {
+    return fail(tleInvalidArgument,
+                "config.timeoutMs %lld is not -1 (environment) or in 0..%lld",
+                static_cast<long long>(timeoutMs),
+                static_cast<long long>(kMaxTimeoutMs));
+  }
+
+  int64_t bootstrapMs = c.bootstrapTimeoutMs;
+  if (bootstrapMs == -1)
+    bootstrapMs = kDefaultBootstrapTimeoutMs;
+  else if (bootstrapMs < -1 || bootstrapMs > kMaxTimeoutMs)
+    return fail(tleInvalidArgument,
+                "config.bootstrapTimeoutMs %lld is not -1 (default) or in "
+                "0..%lld",
+                static_cast<long long>(bootstrapMs),
+                static_cast<long long>(kMaxTimeoutMs));
+
+  out.backend = c.backend;
+  out.nBarriers = c.nBarriers;
+  out.timeoutNs = static_cast<uint64_t>(timeoutMs) * 1000000u;
+  out.bootstrapTimeoutMs = bootstrapMs;
+  return tleSuccess;
+}
+
+tleResult_t createBackend(tleBackend_t kind, int device, bool multiProcess,
+                          std::shared_ptr<Backend> &out) {
+  if (kind == tleBackendEmulator) {
+    out = createCpuBackend(multiProcess);
+    return tleSuccess;
+  }
+  if (device < 0)
+    return fail(tleInvalidArgument, "device %d is not a CUDA device ordinal",
+                device);
+  std::unique_ptr<Backend> backend;
+  if (tleResult_t r = createCudaBackend(device, multiProcess, backend))
+    return r;
+  if (!backend)
+    return fail(tleInternalError, "the CUDA backend returned no backend");
+  out = std::move(backend);
+  return tleSuccess;
+}
+
+} // namespace tle

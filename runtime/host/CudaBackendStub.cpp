@@ -1,0 +1,24 @@
+//===- CudaBackendStub.cpp - createCudaBackend without CUDA ------*- C++
+//-*-===//
+//
+// Compiled instead of the real CUDA backend (runtime/host/cuda) when the
+// library is built without CUDA, so that asking for tleBackendCuda fails
+// with a clear status instead of a link error.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Backend.h"
+#include "Error.h"
+
+namespace tle {
+
+tleResult_t createCudaBackend(int device, bool multiProcess,
+                              std::unique_ptr<Backend> &out) {
+  (void)device;
+  (void)multiProcess;
+  out.reset();
+  return fail(tleNotSupported,
+              "this libtle was built without CUDA (TLE_ENABLE_CUDA=OFF)");
+}
+
+} // namespace tle
