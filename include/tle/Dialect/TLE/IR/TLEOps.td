@@ -27,9 +27,10 @@ def TLE_DeviceIntraBarrierOp : TLE_Op<"device_intra_barrier"> {
   let summary = "Barrier across the GPUs of one node, executed by a kernel";
   let description = [{
     Synchronizes the calling cooperative group with the same barrier slot on
-    every other rank of the node's communicator `comm`.
+    every other rank of the node's communicator `comm`. The kind says which
+    half of the barrier the call performs:
 
-    - `arrive` (KIND): the group synchronizes, then signals every peer that
+    - `arrive`: the group synchronizes, then signals every peer that
       this rank reached the next epoch of slot `index` (the release half of
       `order`).
     - `wait`: waits until every peer reached that epoch (the acquire half of
