@@ -85,6 +85,8 @@ struct SymMem {
   uint32_t pad;
   uint64_t bytes;
   void *ptrs[kMaxRanks]; ///< ptrs[p]: rank p's copy, as seen by this rank
+  ErrorRecord *error;    ///< the communicator's record (may be null): where
+                         ///< the pointer functions report a bad peer/offset
 };
 
 } // namespace tle
