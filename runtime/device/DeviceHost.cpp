@@ -1,0 +1,12 @@
+//===- DeviceHost.cpp - The device library, built for the CPU emulator ----===//
+//
+// The host build of the device library: the ABI functions of tle/device.h
+// as ordinary exported C functions, for kernels that run inside the CPU
+// emulator (C++ kernel bodies and `tlec --target=host` output). They reach
+// the emulator through the EmuHooks symbols, which libtle's emulator
+// defines; this file only instantiates the one shared implementation.
+//
+//===----------------------------------------------------------------------===//
+
+#define TLE_DEVICE_EXPORT 1
+#include "tle/device.h"

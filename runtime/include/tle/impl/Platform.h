@@ -1,0 +1,52 @@
+//===- Platform.h - What the barrier needs from the machine ------*- C++
+//-*-===//
+//
+// The small layer between the barrier logic (Barrier.h, written once) and
+// the machine it runs on. PlatformCuda.h implements it for GPUs (nvcc, and
+// clang in CUDA mode for the bitcode build) with inline PTX; PlatformHost.h
+// implements it for the CPU emulator with compiler atomics and the EmuHooks
+// calls. Both define, in namespace tle::impl, exactly this:
+//
+//   ids:      threadRank()  linear thread id in the block
+//             blockThreads() threads in the block
+//             blockRank()   linear block id in the grid
+//             gridBlocks()  blocks in the grid
+//   groups:   syncWarp()    all lanes of the caller's warp (or the block's
+//                           tail); syncBlock() all threads of the block
+//   flags:    loadAcquireSys / loadRelaxedSys / storeReleaseSys /
+//             storeRelaxedSys   32-bit flag accesses at system scope (peers
+//                               are other GPUs)
+//             fenceAcqRelSys / fenceSeqCstSys
+//   counters: loadRelaxedGpu / storeRelaxedGpu   this GPU's own words
+//             fetchAddAcqRelGpu  the one ordered read-modify-write
+//             casRelaxedSys      claims the error record
+//   time:     nowNs(); kPollsPerClockRead polls between two clock reads
+//   waiting:  kPlatformYields (true: every failed poll must call
+//             spinWait(info) so that the emulator can schedule and detect
+//             deadlocks; false: spin), spinWait(info)
+//   failure:  abortLaunch() [[noreturn]], ends the whole launch
+//   scratch:  blockScratch() one zero-initialised word per block, kept for
+//             the launch (the grid barrier's per-CTA target epoch)
+//   trace:    traceEvent(name, slot, begin)
+//
+// TLE_DEV_INLINE marks the small functions (always inlined on GPUs),
+// TLE_DEV_COLD the failure paths (kept out of line so that the hot path
+// stays short).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_IMPL_PLATFORM_H
+#define TLE_IMPL_PLATFORM_H
+
+#include "tle/detail/DevComm.h"
+#include "tle/detail/EmuHooks.h"
+
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#include "tle/impl/PlatformCuda.h"
+#else
+#include "tle/impl/PlatformHost.h"
+#endif
+
+#endif // TLE_IMPL_PLATFORM_H

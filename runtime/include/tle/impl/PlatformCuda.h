@@ -1,0 +1,175 @@
+//===- PlatformCuda.h - The platform layer on NVIDIA GPUs --------*- C++
+//-*-===//
+//
+// The platform layer (see Platform.h) for nvcc and for clang in CUDA mode.
+// Every ordered memory operation is inline PTX, and all of it lives in the
+// Ptx helper below: nvcc has no scoped atomic builtins, and LLVM 22's NVPTX
+// backend drops ordering and scope on `atomicrmw` (a release `atomicrmw add`
+// becomes a relaxed `atom.add`), so neither compiler's atomics give one
+// source the exact qualifiers. The flag pointers are generic addresses of
+// global memory (own, peer-mapped or host-mapped); the `.global` forms are
+// valid for them because generic and global addresses of global memory
+// coincide on every NVIDIA GPU, which NCCL relies on as well.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_IMPL_PLATFORMCUDA_H
+#define TLE_IMPL_PLATFORMCUDA_H
+
+#define TLE_DEV_INLINE __device__ __forceinline__
+#define TLE_DEV_COLD static __device__ __noinline__
+
+namespace tle::impl {
+
+/// The only place inline PTX is written. Needs sm_70+ (PTX 6.0 memory
+/// model); TLE targets sm_90.
+struct Ptx {
+  static TLE_DEV_INLINE uint32_t ldAcquireSys(const uint32_t *p) {
+    uint32_t v;
+    asm volatile("ld.acquire.sys.global.u32 %0, [%1];"
+                 : "=r"(v)
+                 : "l"(p)
+                 : "memory");
+    return v;
+  }
+  static TLE_DEV_INLINE uint32_t ldRelaxedSys(const uint32_t *p) {
+    uint32_t v;
+    asm volatile("ld.relaxed.sys.global.u32 %0, [%1];"
+                 : "=r"(v)
+                 : "l"(p)
+                 : "memory");
+    return v;
+  }
+  static TLE_DEV_INLINE void stReleaseSys(uint32_t *p, uint32_t v) {
+    asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v)
+                 : "memory");
+  }
+  static TLE_DEV_INLINE void stRelaxedSys(uint32_t *p, uint32_t v) {
+    asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v)
+                 : "memory");
+  }
+  static TLE_DEV_INLINE uint32_t ldRelaxedGpu(const uint32_t *p) {
+    uint32_t v;
+    asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
+                 : "=r"(v)
+                 : "l"(p)
+                 : "memory");
+    return v;
+  }
+  static TLE_DEV_INLINE void stRelaxedGpu(uint32_t *p, uint32_t v) {
+    asm volatile("st.relaxed.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v)
+                 : "memory");
+  }
+  static TLE_DEV_INLINE void fenceAcqRelSys() {
+    asm volatile("fence.acq_rel.sys;" ::: "memory");
+  }
+  static TLE_DEV_INLINE void fenceSeqCstSys() {
+    asm volatile("fence.sc.sys;" ::: "memory");
+  }
+  static TLE_DEV_INLINE uint32_t atomAddAcqRelGpu(uint32_t *p, uint32_t v) {
+    uint32_t old;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;"
+                 : "=r"(old)
+                 : "l"(p), "r"(v)
+                 : "memory");
+    return old;
+  }
+  static TLE_DEV_INLINE uint32_t atomCasRelaxedSys(uint32_t *p, uint32_t cmp,
+                                                   uint32_t v) {
+    uint32_t old;
+    asm volatile("atom.relaxed.sys.global.cas.b32 %0, [%1], %2, %3;"
+                 : "=r"(old)
+                 : "l"(p), "r"(cmp), "r"(v)
+                 : "memory");
+    return old;
+  }
+  static TLE_DEV_INLINE uint64_t globalTimer() {
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+  }
+  [[noreturn]] static TLE_DEV_INLINE void trap() {
+    asm volatile("trap;" ::: "memory");
+    __builtin_unreachable();
+  }
+};
+
+TLE_DEV_INLINE uint32_t threadRank() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+TLE_DEV_INLINE uint32_t blockThreads() {
+  return blockDim.x * blockDim.y * blockDim.z;
+}
+TLE_DEV_INLINE uint32_t blockRank() {
+  return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+TLE_DEV_INLINE uint32_t gridBlocks() {
+  return gridDim.x * gridDim.y * gridDim.z;
+}
+
+/// __syncwarp over the lanes that exist: a block whose size is not a
+/// multiple of 32 has a short last warp, and naming absent lanes in the mask
+/// is undefined.
+TLE_DEV_INLINE void syncWarp() {
+  uint32_t base = threadRank() & ~31u;
+  uint32_t lanes = blockThreads() - base;
+  __syncwarp(lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u);
+}
+TLE_DEV_INLINE void syncBlock() { __syncthreads(); }
+
+TLE_DEV_INLINE uint32_t loadAcquireSys(const uint32_t *p) {
+  return Ptx::ldAcquireSys(p);
+}
+TLE_DEV_INLINE uint32_t loadRelaxedSys(const uint32_t *p) {
+  return Ptx::ldRelaxedSys(p);
+}
+TLE_DEV_INLINE void storeReleaseSys(uint32_t *p, uint32_t v) {
+  Ptx::stReleaseSys(p, v);
+}
+TLE_DEV_INLINE void storeRelaxedSys(uint32_t *p, uint32_t v) {
+  Ptx::stRelaxedSys(p, v);
+}
+TLE_DEV_INLINE void fenceAcqRelSys() { Ptx::fenceAcqRelSys(); }
+TLE_DEV_INLINE void fenceSeqCstSys() { Ptx::fenceSeqCstSys(); }
+TLE_DEV_INLINE uint32_t loadRelaxedGpu(const uint32_t *p) {
+  return Ptx::ldRelaxedGpu(p);
+}
+TLE_DEV_INLINE void storeRelaxedGpu(uint32_t *p, uint32_t v) {
+  Ptx::stRelaxedGpu(p, v);
+}
+TLE_DEV_INLINE uint32_t fetchAddAcqRelGpu(uint32_t *p, uint32_t v) {
+  return Ptx::atomAddAcqRelGpu(p, v);
+}
+TLE_DEV_INLINE bool casRelaxedSys(uint32_t *p, uint32_t expected,
+                                  uint32_t desired) {
+  return Ptx::atomCasRelaxedSys(p, expected, desired) == expected;
+}
+
+/// %globaltimer counts nanoseconds (updated every few hundred ns or faster,
+/// plenty for a deadline).
+TLE_DEV_INLINE uint64_t nowNs() { return Ptx::globalTimer(); }
+/// Reading %globaltimer costs about as much as a poll, so the deadline is
+/// checked only every this many polls (a few tens of microseconds).
+constexpr uint32_t kPollsPerClockRead = 128;
+
+/// GPUs spin: no nanosleep in the poll, since a sleeping poller adds its
+/// sleep to the barrier's latency, and polling our own memory costs the
+/// peers nothing.
+constexpr bool kPlatformYields = false;
+TLE_DEV_INLINE void spinWait(const WaitInfo &) {}
+
+/// A trap fails the whole launch (every CTA, sticky on the context); the
+/// host then reads the error record.
+[[noreturn]] TLE_DEV_INLINE void abortLaunch() { Ptx::trap(); }
+
+/// One word of shared memory per CTA. `static` gives each translation unit
+/// its own: with -rdc, a grid arrive and its wait must be compiled in the
+/// same file.
+static __shared__ uint32_t tleGridTarget;
+TLE_DEV_INLINE uint32_t *blockScratch() { return &tleGridTarget; }
+
+TLE_DEV_INLINE void traceEvent(const char *, uint32_t, bool) {}
+
+} // namespace tle::impl
+
+#endif // TLE_IMPL_PLATFORMCUDA_H

@@ -1,0 +1,86 @@
+//===- PlatformHost.h - The platform layer in the CPU emulator ---*- C++
+//-*-===//
+//
+// The platform layer (see Platform.h) for the host build that runs inside
+// the CPU emulator. Thread ids, group syncs, time, yielding, aborting and
+// block scratch come from the emulator through EmuHooks.h; memory ordering
+// comes from the compiler's __atomic builtins. Scopes collapse: on one host
+// "system" and "gpu" are the same coherence domain, so a sys-scope acquire
+// and a gpu-scope acquire are both a C++ acquire.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_IMPL_PLATFORMHOST_H
+#define TLE_IMPL_PLATFORMHOST_H
+
+#define TLE_DEV_INLINE inline
+#define TLE_DEV_COLD [[gnu::cold, gnu::noinline]] static
+
+namespace tle::impl {
+
+inline uint32_t threadRank() {
+  return tleEmuThreadId(0) +
+         tleEmuBlockDim(0) *
+             (tleEmuThreadId(1) + tleEmuBlockDim(1) * tleEmuThreadId(2));
+}
+inline uint32_t blockThreads() {
+  return tleEmuBlockDim(0) * tleEmuBlockDim(1) * tleEmuBlockDim(2);
+}
+inline uint32_t blockRank() {
+  return tleEmuBlockId(0) +
+         tleEmuGridDim(0) *
+             (tleEmuBlockId(1) + tleEmuGridDim(1) * tleEmuBlockId(2));
+}
+inline uint32_t gridBlocks() {
+  return tleEmuGridDim(0) * tleEmuGridDim(1) * tleEmuGridDim(2);
+}
+inline void syncWarp() { tleEmuSyncWarp(); }
+inline void syncBlock() { tleEmuSyncBlock(); }
+
+inline uint32_t loadAcquireSys(const uint32_t *p) {
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+inline uint32_t loadRelaxedSys(const uint32_t *p) {
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+inline void storeReleaseSys(uint32_t *p, uint32_t v) {
+  __atomic_store_n(p, v, __ATOMIC_RELEASE);
+}
+inline void storeRelaxedSys(uint32_t *p, uint32_t v) {
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+inline void fenceAcqRelSys() { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
+inline void fenceSeqCstSys() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline uint32_t loadRelaxedGpu(const uint32_t *p) {
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+inline void storeRelaxedGpu(uint32_t *p, uint32_t v) {
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+inline uint32_t fetchAddAcqRelGpu(uint32_t *p, uint32_t v) {
+  return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
+}
+inline bool casRelaxedSys(uint32_t *p, uint32_t expected, uint32_t desired) {
+  return __atomic_compare_exchange_n(p, &expected, desired, /*weak=*/false,
+                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+}
+
+inline uint64_t nowNs() { return tleEmuNowNs(); }
+/// Every failed poll already yields to the emulator's scheduler, which
+/// costs far more than reading its clock.
+constexpr uint32_t kPollsPerClockRead = 1;
+
+constexpr bool kPlatformYields = true;
+inline void spinWait(const WaitInfo &info) { tleEmuSpinWait(&info); }
+
+[[noreturn]] inline void abortLaunch() { tleEmuAbortLaunch(); }
+
+inline uint32_t *blockScratch() { return tleEmuBlockScratch(0, 1); }
+
+inline void traceEvent(const char *name, uint32_t slot, bool begin) {
+  tleEmuTraceEvent(name, slot, begin ? 1 : 0);
+}
+
+} // namespace tle::impl
+
+#endif // TLE_IMPL_PLATFORMHOST_H
