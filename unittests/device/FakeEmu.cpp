@@ -1,0 +1,99 @@
+//===- FakeEmu.cpp - A stand-in for the CPU emulator in unit tests --------===//
+//
+// Definitions of the EmuHooks symbols for the device library's unit tests
+// (see FakeEmu.h): a single-threaded, sequential fake, enough for the paths
+// of the barrier that never block and for the failure paths, which end the
+// (child) process.
+//
+//===----------------------------------------------------------------------===//
+
+#include "FakeEmu.h"
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace tle::test {
+
+void *sharedAlloc(uint64_t bytes) {
+  void *p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) {
+    std::perror("mmap");
+    std::abort();
+  }
+  return p;
+}
+
+FakeEmu &fake() {
+  static FakeEmu *state = static_cast<FakeEmu *>(sharedAlloc(sizeof(FakeEmu)));
+  return *state;
+}
+
+void resetFake() {
+  FakeEmu &f = fake();
+  std::memset(&f, 0, sizeof(f));
+  for (int d = 0; d < 3; ++d)
+    f.blockDim[d] = f.gridDim[d] = 1;
+  f.clockStep = 1000;
+  f.spinLimit = 1000;
+}
+
+int runInChild(void (*fn)(void *), void *arg) {
+  std::fflush(nullptr);
+  pid_t pid = fork();
+  if (pid == 0) {
+    fn(arg);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (WIFEXITED(status))
+    return WEXITSTATUS(status);
+  return 128 + WTERMSIG(status);
+}
+
+} // namespace tle::test
+
+using tle::test::fake;
+
+extern "C" {
+uint32_t tleEmuThreadId(int32_t dim) { return fake().threadIdx[dim]; }
+uint32_t tleEmuBlockId(int32_t dim) { return fake().blockIdx[dim]; }
+uint32_t tleEmuBlockDim(int32_t dim) { return fake().blockDim[dim]; }
+uint32_t tleEmuGridDim(int32_t dim) { return fake().gridDim[dim]; }
+void tleEmuSyncBlock(void) { ++fake().syncBlocks; }
+void tleEmuSyncWarp(void) { ++fake().syncWarps; }
+
+void tleEmuSpinWait(const tle::WaitInfo *info) {
+  tle::test::FakeEmu &f = fake();
+  f.lastWait = *info;
+  std::snprintf(f.lastWhat, sizeof(f.lastWhat), "%s",
+                info->what ? info->what : "");
+  if (++f.spins >= f.spinLimit)
+    _exit(tle::test::kSpinLimitExit);
+}
+
+void tleEmuAbortLaunch(void) {
+  ++fake().aborts;
+  _exit(tle::test::kAbortExit);
+}
+
+uint64_t tleEmuNowNs(void) { return fake().now += fake().clockStep; }
+
+uint32_t *tleEmuBlockScratch(uint32_t id, uint32_t n) {
+  tle::test::FakeEmu &f = fake();
+  uint32_t block =
+      f.blockIdx[0] +
+      f.gridDim[0] * (f.blockIdx[1] + f.gridDim[1] * f.blockIdx[2]);
+  if (id != 0 || n != 1 || block >= tle::test::kMaxBlocks)
+    std::abort();
+  return &f.scratch[block];
+}
+
+void tleEmuTraceEvent(const char *, uint32_t, int32_t) { ++fake().traceEvents; }
+}
