@@ -1,0 +1,734 @@
+//===- BarrierBench.cu - TLE barrier benchmarks on two GPUs ---------------===//
+//
+// Every TLE figure of the benchmark table, measured in one process that
+// drives both GPUs (tleCommInitAll). Results are printed as CSV lines
+//   RESULT,<section>,<impl>,<x>,<microseconds>,<note>
+// that bench/run.sh collects. Sections:
+//   flag      one-way GPU->GPU flag latency (ping-pong / 2): the floor
+//   latency   sync(acq_rel) of group block in a kernel loop, slowest CTA,
+//             vs CTAs; timeouts on and off; reference epoch barriers with
+//             packed and padded slots (why does latency grow with CTAs?)
+//   overlap   arrive, W us of independent work, wait: cost over the work
+//   grid      grid barrier over all CTAs of both GPUs vs kernel boundaries
+//   hostbar   one kernel per barrier, eager and CUDA-graph replayed
+//   allreduce one-shot all-reduce (float sum) 8 KB - 1 MB, eager and graph
+// In-kernel loops time themselves with %globaltimer after one untimed
+// barrier that lines the ranks up; host-launched figures use CUDA events.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuSupport.h"
+
+#include "tle/device.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace tle::gpu;
+
+namespace {
+
+constexpr int kRanks = 2;
+constexpr int kThreads = 128;
+constexpr uint32_t kSlots = 1024;
+/// Slot ranges per section, so sections never share epochs by accident.
+constexpr uint32_t kSlotLatency = 0;   // 132 slots
+constexpr uint32_t kSlotHost = 200;    // 1
+constexpr uint32_t kSlotOverlap = 256; // 132
+constexpr uint32_t kSlotGrid = 400;    // 1
+constexpr uint32_t kSlotReduce = 512;  // up to 132
+
+struct Options {
+  std::vector<std::string> sections = {"flag", "latency", "overlap",
+                                       "grid", "hostbar", "allreduce"};
+  std::vector<int> ctas = {1, 8, 32, 132};
+  int iters = 20000; ///< in-kernel rounds per measurement
+  int reps = 3;      ///< measurements; the median is reported
+  int hostIters = 2000;
+};
+
+void result(const char *section, const std::string &impl, const std::string &x,
+            double us, const std::string &note = "") {
+  std::printf("RESULT,%s,%s,%s,%.4f,%s\n", section, impl.c_str(), x.c_str(), us,
+              note.c_str());
+  std::fflush(stdout);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// The two ranks' communicators and a symmetric scratch buffer.
+struct World {
+  tleComm_t comm[kRanks];
+  void *dcomm[kRanks];
+  tleMem_t mem[kRanks];
+  void *dmem[kRanks];
+  void *local[kRanks];
+  unsigned long long *out[kRanks]; ///< per-CTA nanoseconds
+};
+
+constexpr size_t kMemBytes = 8u << 20;
+
+void makeWorld(World &w, int64_t timeoutMs) {
+  tleConfig_t cfg = cudaConfig(kSlots, timeoutMs);
+  int devs[kRanks] = {0, 1};
+  TK(tleCommInitAll(w.comm, kRanks, devs, &cfg));
+  TK(tleMemAllocAll(w.comm, kRanks, kMemBytes, w.mem));
+  for (int r = 0; r < kRanks; ++r) {
+    TK(tleCommGetDevComm(w.comm[r], &w.dcomm[r]));
+    TK(tleMemGetHandle(w.mem[r], &w.dmem[r]));
+    TK(tleMemGetLocalPtr(w.mem[r], &w.local[r]));
+    CK(cudaSetDevice(r));
+    CK(cudaMalloc(&w.out[r], 1024 * sizeof(unsigned long long)));
+  }
+}
+
+void freeWorld(World &w) {
+  for (int r = 0; r < kRanks; ++r) {
+    CK(cudaSetDevice(r));
+    CK(cudaDeviceSynchronize());
+    CK(cudaFree(w.out[r]));
+    TK(tleMemFree(w.mem[r]));
+    TK(tleCommDestroy(w.comm[r]));
+  }
+}
+
+/// Waits for both GPUs and returns the slowest of `n` per-CTA times (ns).
+double slowest(World &w, int n) {
+  double worst = 0;
+  std::vector<unsigned long long> h(n);
+  for (int r = 0; r < kRanks; ++r) {
+    CK(cudaSetDevice(r));
+    CK(cudaDeviceSynchronize());
+    CK(cudaMemcpy(h.data(), w.out[r], n * sizeof(h[0]),
+                  cudaMemcpyDeviceToHost));
+    for (auto v : h)
+      worst = std::max(worst, double(v));
+  }
+  return worst;
+}
+
+//===----------------------------------------------------------------------===//
+// flag: ping-pong
+//===----------------------------------------------------------------------===//
+
+__device__ __forceinline__ void stReleaseSys(uint32_t *p, uint32_t v) {
+  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v)
+               : "memory");
+}
+__device__ __forceinline__ uint32_t ldAcquireSys(const uint32_t *p) {
+  uint32_t v;
+  asm volatile("ld.acquire.sys.global.u32 %0, [%1];"
+               : "=r"(v)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ uint32_t ldRelaxedSys(const uint32_t *p) {
+  uint32_t v;
+  asm volatile("ld.relaxed.sys.global.u32 %0, [%1];"
+               : "=r"(v)
+               : "l"(p)
+               : "memory");
+  return v;
+}
+__device__ __forceinline__ void fenceAcqRelSys() {
+  asm volatile("fence.acq_rel.sys;" ::: "memory");
+}
+
+/// Rank 0 serves, rank 1 returns; one round trip per iteration. Flags are
+/// fresh words, so values start at 1.
+__global__ void pingPong(int rank, uint32_t *mine, uint32_t *peers, int iters,
+                         unsigned long long *out) {
+  const uint64_t t0 = globalTimer();
+  for (uint32_t i = 1; i <= uint32_t(iters); ++i) {
+    if (rank == 0) {
+      stReleaseSys(peers, i);
+      while (int32_t(ldAcquireSys(mine) - i) < 0) {
+      }
+    } else {
+      while (int32_t(ldAcquireSys(mine) - i) < 0) {
+      }
+      stReleaseSys(peers, i);
+    }
+  }
+  out[0] = globalTimer() - t0;
+}
+
+void benchFlag(World &w, const Options &o) {
+  std::vector<double> oneWay;
+  for (int rep = 0; rep < o.reps; ++rep) {
+    // A fresh pair of flag words per repetition (offset by 4 KB each), so
+    // no reset is needed between them.
+    size_t off = 4096 * size_t(rep + 1);
+    uint32_t *flag[kRanks];
+    for (int r = 0; r < kRanks; ++r)
+      flag[r] =
+          reinterpret_cast<uint32_t *>(static_cast<char *>(w.local[r]) + off);
+    for (int r = 0; r < kRanks; ++r) {
+      CK(cudaSetDevice(r));
+      pingPong<<<1, 1>>>(r, flag[r], flag[1 - r], o.iters, w.out[r]);
+      CK_LAUNCH();
+    }
+    double ns = 0;
+    for (int r = 0; r < kRanks; ++r) {
+      CK(cudaSetDevice(r));
+      CK(cudaDeviceSynchronize());
+    }
+    unsigned long long h;
+    CK(cudaSetDevice(0));
+    CK(cudaMemcpy(&h, w.out[0], sizeof(h), cudaMemcpyDeviceToHost));
+    ns = double(h);
+    oneWay.push_back(ns / 2e3 / o.iters);
+  }
+  result("flag", "flag-oneway", "1", median(oneWay), "ping-pong/2");
+}
+
+//===----------------------------------------------------------------------===//
+// latency: TLE sync and reference epoch barriers
+//===----------------------------------------------------------------------===//
+
+__global__ void tleSyncLoop(const void *comm, uint32_t slotBase, int iters,
+                            unsigned long long *out) {
+  const uint32_t slot = slotBase + blockIdx.x;
+  // Untimed: lines this CTA up with its peer.
+  flagcxIntraBarrierSyncS(comm, kCoopBlock, slot, false, kRelaxed);
+  const uint64_t t0 = globalTimer();
+  for (int i = 0; i < iters; ++i)
+    flagcxIntraBarrierSyncS(comm, kCoopBlock, slot, false, kAcqRel);
+  const uint64_t dt = globalTimer() - t0;
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = dt;
+}
+
+/// How a reference epoch barrier polls its inbox.
+enum class Poll { Acquire, RelaxedThenFence };
+
+/// A minimal two-rank epoch barrier written out here (no timeout, no
+/// bounds check) to separate the cost of the protocol from the cost of the
+/// slot layout: slot s of rank r lives at inbox[r][s * stride]; the peer
+/// stores its epoch there with a release store, thread 0 polls it.
+template <Poll kPoll>
+__global__ void refBarrierLoop(uint32_t *myInbox, uint32_t *peerInbox,
+                               uint32_t stride, uint32_t epoch0, int iters,
+                               unsigned long long *out) {
+  uint32_t *mine = myInbox + blockIdx.x * stride;
+  uint32_t *theirs = peerInbox + blockIdx.x * stride;
+  uint32_t epoch = epoch0;
+  uint64_t t0 = 0;
+  for (int i = -1; i < iters; ++i) {
+    if (i == 0)
+      t0 = globalTimer();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      ++epoch;
+      stReleaseSys(theirs, epoch);
+      if (kPoll == Poll::Acquire) {
+        while (int32_t(ldAcquireSys(mine) - epoch) < 0) {
+        }
+      } else {
+        // Relaxed polls are cheaper than acquire polls; one fence after
+        // the flag was seen gives the same acquire ordering.
+        while (int32_t(ldRelaxedSys(mine) - epoch) < 0) {
+        }
+        fenceAcqRelSys();
+      }
+    }
+    __syncthreads();
+  }
+  const uint64_t dt = globalTimer() - t0;
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = dt;
+}
+
+double runTleLatency(World &w, int ctas, const Options &o) {
+  std::vector<double> v;
+  for (int rep = 0; rep < o.reps; ++rep) {
+    for (int r = 0; r < kRanks; ++r) {
+      CK(cudaSetDevice(r));
+      tleSyncLoop<<<ctas, kThreads>>>(w.dcomm[r], kSlotLatency, o.iters,
+                                      w.out[r]);
+      CK_LAUNCH();
+    }
+    v.push_back(slowest(w, ctas) / 1e3 / o.iters);
+  }
+  return median(v);
+}
+
+void benchLatency(World &w, World &noTimeout, const Options &o) {
+  for (int ctas : o.ctas) {
+    result("latency", "tle", std::to_string(ctas), runTleLatency(w, ctas, o),
+           "sync acq_rel block 128thr, timeouts on");
+    result("latency", "tle-notimeout", std::to_string(ctas),
+           runTleLatency(noTimeout, ctas, o), "timeoutMs=0");
+  }
+  // Reference barriers on the second half of the scratch buffer. Each
+  // variant gets fresh words (zero), and epochs restart at 0.
+  struct Variant {
+    const char *name;
+    uint32_t stride;
+    Poll poll;
+  };
+  const Variant variants[] = {
+      {"ref-packed", 2, Poll::Acquire},  // NCCL's index*nRanks+peer
+      {"ref-padded", 32, Poll::Acquire}, // one 128-byte line per slot
+      {"ref-padded-relaxed", 32, Poll::RelaxedThenFence},
+  };
+  size_t off = kMemBytes / 2;
+  for (const Variant &v : variants) {
+    for (int ctas : o.ctas) {
+      std::vector<double> t;
+      for (int rep = 0; rep < o.reps; ++rep) {
+        uint32_t *inbox[kRanks];
+        for (int r = 0; r < kRanks; ++r)
+          inbox[r] = reinterpret_cast<uint32_t *>(
+              static_cast<char *>(w.local[r]) + off);
+        off += size_t(132) * 32 * 4 + 4096;
+        if (off + size_t(132) * 32 * 4 > kMemBytes) {
+          std::fprintf(stderr, "scratch exhausted\n");
+          std::exit(1);
+        }
+        for (int r = 0; r < kRanks; ++r) {
+          CK(cudaSetDevice(r));
+          if (v.poll == Poll::Acquire)
+            refBarrierLoop<Poll::Acquire><<<ctas, kThreads>>>(
+                inbox[r], inbox[1 - r], v.stride, 0, o.iters, w.out[r]);
+          else
+            refBarrierLoop<Poll::RelaxedThenFence><<<ctas, kThreads>>>(
+                inbox[r], inbox[1 - r], v.stride, 0, o.iters, w.out[r]);
+          CK_LAUNCH();
+        }
+        t.push_back(slowest(w, ctas) / 1e3 / o.iters);
+      }
+      result("latency", v.name, std::to_string(ctas), median(t),
+             "reference epoch barrier, stride " + std::to_string(v.stride));
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// overlap
+//===----------------------------------------------------------------------===//
+
+/// mode 0: work only; 1: arrive, work, wait; 2: sync, then work.
+__global__ void overlapLoop(const void *comm, uint32_t slotBase, int mode,
+                            uint64_t workNs, int iters,
+                            unsigned long long *out) {
+  const uint32_t slot = slotBase + blockIdx.x;
+  if (mode != 0)
+    flagcxIntraBarrierSyncS(comm, kCoopBlock, slot, false, kRelaxed);
+  const uint64_t t0 = globalTimer();
+  for (int i = 0; i < iters; ++i) {
+    if (mode == 1) {
+      flagcxIntraBarrierArriveS(comm, kCoopBlock, slot, false, kRelease);
+      spinNs(workNs);
+      flagcxIntraBarrierWaitS(comm, kCoopBlock, slot, false, kAcquire);
+    } else if (mode == 2) {
+      flagcxIntraBarrierSyncS(comm, kCoopBlock, slot, false, kAcqRel);
+      spinNs(workNs);
+    } else {
+      spinNs(workNs);
+      __syncthreads();
+    }
+  }
+  const uint64_t dt = globalTimer() - t0;
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = dt;
+}
+
+void benchOverlap(World &w, const Options &o) {
+  const int iters = std::max(1000, o.iters / 4);
+  for (int ctas : {1, 132}) {
+    for (int workUs = 0; workUs <= 5; ++workUs) {
+      double t[3];
+      for (int mode = 0; mode < 3; ++mode) {
+        std::vector<double> v;
+        for (int rep = 0; rep < o.reps; ++rep) {
+          for (int r = 0; r < kRanks; ++r) {
+            CK(cudaSetDevice(r));
+            overlapLoop<<<ctas, kThreads>>>(w.dcomm[r], kSlotOverlap, mode,
+                                            uint64_t(workUs) * 1000, iters,
+                                            w.out[r]);
+            CK_LAUNCH();
+          }
+          v.push_back(slowest(w, ctas) / 1e3 / iters);
+        }
+        t[mode] = median(v);
+      }
+      std::string x = std::to_string(workUs);
+      std::string c = std::to_string(ctas);
+      result("overlap", "work-only-" + c + "cta", x, t[0]);
+      result("overlap", "arrive-work-wait-" + c + "cta", x, t[1]);
+      result("overlap", "sync-then-work-" + c + "cta", x, t[2]);
+      result("overlap", "cost-split-" + c + "cta", x, t[1] - t[0],
+             "arrive+W+wait minus W alone");
+      result("overlap", "cost-sync-" + c + "cta", x, t[2] - t[0],
+             "sync+W minus W alone");
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
+// grid barrier vs kernel boundaries
+//===----------------------------------------------------------------------===//
+
+__global__ void gridLoop(const void *comm, uint32_t slot, int iters,
+                         unsigned long long *out) {
+  tleIntraGridBarrierSyncS(comm, slot, false, kRelaxed);
+  const uint64_t t0 = globalTimer();
+  for (int i = 0; i < iters; ++i)
+    tleIntraGridBarrierSyncS(comm, slot, false, kAcqRel);
+  const uint64_t dt = globalTimer() - t0;
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = dt;
+}
+
+__global__ void emptyKernel() {}
+
+/// One host thread per GPU runs `body(rank, stream)`; returns the slowest
+/// rank's seconds as measured by `body`.
+template <typename Body> double perRank(Body body) {
+  double secs[kRanks] = {};
+  std::vector<std::thread> th;
+  for (int r = 0; r < kRanks; ++r)
+    th.emplace_back([&, r] {
+      CK(cudaSetDevice(r));
+      cudaStream_t s;
+      CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+      secs[r] = body(r, s);
+      CK(cudaStreamSynchronize(s));
+      CK(cudaStreamDestroy(s));
+    });
+  for (auto &t : th)
+    t.join();
+  return *std::max_element(secs, secs + kRanks);
+}
+
+/// Seconds between two events recorded around `body` on `s`.
+template <typename Body> double timed(cudaStream_t s, Body body) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  CK(cudaEventRecord(a, s));
+  body();
+  CK(cudaEventRecord(b, s));
+  CK(cudaEventSynchronize(b));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, a, b));
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return ms / 1e3;
+}
+
+void benchGrid(World &w, const Options &o) {
+  int sms = 0;
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+  int perSm = 0;
+  CK(cudaSetDevice(0));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, gridLoop, kThreads,
+                                                   0));
+  const int ctas = sms; // one CTA per SM: all co-resident
+  if (perSm < 1) {
+    std::printf("grid: gridLoop cannot be resident\n");
+    return;
+  }
+  const int iters = std::max(1000, o.iters / 4);
+  std::vector<double> v;
+  for (int rep = 0; rep < o.reps; ++rep) {
+    for (int r = 0; r < kRanks; ++r) {
+      CK(cudaSetDevice(r));
+      const void *comm = w.dcomm[r];
+      uint32_t slot = kSlotGrid;
+      int it = iters;
+      unsigned long long *out = w.out[r];
+      void *args[] = {&comm, &slot, &it, &out};
+      CK(cudaLaunchCooperativeKernel((const void *)gridLoop, dim3(ctas),
+                                     dim3(kThreads), args, 0, nullptr));
+      CK_LAUNCH();
+    }
+    v.push_back(slowest(w, ctas) / 1e3 / iters);
+  }
+  std::string x = std::to_string(ctas);
+  result("grid", "tle-grid-barrier", x, median(v),
+         "all CTAs of both GPUs, cooperative launch");
+
+  const int n = o.hostIters;
+  // Kernel boundary alone: back-to-back launches on each GPU, no cross-GPU
+  // synchronization at all (a lower bound for any host-side scheme).
+  double kb = perRank([&](int, cudaStream_t s) {
+    emptyKernel<<<ctas, kThreads, 0, s>>>();
+    CK_LAUNCH();
+    return timed(s, [&] {
+      for (int i = 0; i < n; ++i) {
+        emptyKernel<<<ctas, kThreads, 0, s>>>();
+        CK_LAUNCH();
+      }
+    });
+  });
+  result("grid", "kernel-boundary", x, kb / n * 1e6,
+         "empty kernel launches, no cross-GPU sync");
+  // Kernel boundary + host barrier: what a user without a device barrier
+  // does: launch, wait for the GPU, meet the other rank's thread.
+  HostBarrier meet(kRanks);
+  double hb = perRank([&](int, cudaStream_t s) {
+    emptyKernel<<<ctas, kThreads, 0, s>>>();
+    CK_LAUNCH();
+    CK(cudaStreamSynchronize(s));
+    meet.arriveAndWait();
+    uint64_t t0 = hostNowNs();
+    for (int i = 0; i < n; ++i) {
+      emptyKernel<<<ctas, kThreads, 0, s>>>();
+      CK_LAUNCH();
+      CK(cudaStreamSynchronize(s));
+      meet.arriveAndWait();
+    }
+    return (hostNowNs() - t0) / 1e9;
+  });
+  result("grid", "kernel+host-barrier", x, hb / n * 1e6,
+         "launch, cudaStreamSynchronize, std::barrier");
+}
+
+//===----------------------------------------------------------------------===//
+// hostbar: one kernel per barrier
+//===----------------------------------------------------------------------===//
+
+__global__ void syncOnce(const void *comm, uint32_t slot) {
+  flagcxIntraBarrierSyncS(comm, kCoopBlock, slot, false, kAcqRel);
+}
+
+void benchHostBarrier(World &w, const Options &o) {
+  const int n = o.hostIters;
+  HostBarrier meet(kRanks);
+  double eager = perRank([&](int r, cudaStream_t s) {
+    syncOnce<<<1, kThreads, 0, s>>>(w.dcomm[r], kSlotHost);
+    CK_LAUNCH();
+    CK(cudaStreamSynchronize(s));
+    meet.arriveAndWait();
+    return timed(s, [&] {
+      for (int i = 0; i < n; ++i) {
+        syncOnce<<<1, kThreads, 0, s>>>(w.dcomm[r], kSlotHost);
+        CK_LAUNCH();
+      }
+    });
+  });
+  result("hostbar", "tle", "eager", eager / n * 1e6,
+         "one <<<1,128>>> kernel per barrier");
+  // The epoch lives in device memory, so a captured graph replays the
+  // barrier correctly with no host involvement.
+  const int perGraph = 100, replays = std::max(1, n / perGraph);
+  double graph = perRank([&](int r, cudaStream_t s) {
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    for (int i = 0; i < perGraph; ++i)
+      syncOnce<<<1, kThreads, 0, s>>>(w.dcomm[r], kSlotHost);
+    CK(cudaStreamEndCapture(s, &g));
+    CK(cudaGraphInstantiate(&ge, g, 0));
+    CK(cudaGraphLaunch(ge, s)); // warm-up
+    CK(cudaStreamSynchronize(s));
+    meet.arriveAndWait();
+    double t = timed(s, [&] {
+      for (int i = 0; i < replays; ++i)
+        CK(cudaGraphLaunch(ge, s));
+    });
+    CK(cudaGraphExecDestroy(ge));
+    CK(cudaGraphDestroy(g));
+    return t;
+  });
+  result("hostbar", "tle", "graph", graph / (perGraph * replays) * 1e6,
+         "100 barrier kernels per graph");
+}
+
+//===----------------------------------------------------------------------===//
+// allreduce
+//===----------------------------------------------------------------------===//
+
+/// One-shot all-reduce of `n` floats from every rank's symmetric buffer into
+/// `out`. CTA b uses slot slotBase + b and reduces the same index range on
+/// every rank, so the pairwise per-CTA barriers suffice: the first makes
+/// each peer's input (written by earlier work on its stream) visible, the
+/// second keeps a rank from reusing its input while a peer still reads it.
+__global__ void oneShotAllReduce(const void *comm, const void *mem, float *out,
+                                 uint32_t n4, uint32_t slotBase) {
+  const uint32_t slot = slotBase + blockIdx.x;
+  flagcxIntraBarrierSyncS(comm, kCoopBlock, slot, false, kAcqRel);
+  const int nRanks = flagcxDevCommGetIntraSize(comm);
+  const float4 *in[tle::kMaxRanks];
+  for (int p = 0; p < nRanks; ++p)
+    in[p] = static_cast<const float4 *>(flagcxGetIntraPointerS(mem, 0, p));
+  float4 *o = reinterpret_cast<float4 *>(out);
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n4;
+       i += gridDim.x * blockDim.x) {
+    float4 s = in[0][i];
+    for (int p = 1; p < nRanks; ++p) {
+      float4 v = in[p][i];
+      s.x += v.x, s.y += v.y, s.z += v.z, s.w += v.w;
+    }
+    o[i] = s;
+  }
+  flagcxIntraBarrierSyncS(comm, kCoopBlock, slot, false, kAcqRel);
+}
+
+__global__ void fillInput(float *p, uint32_t n, float v) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
+       i += gridDim.x * blockDim.x)
+    p[i] = v * float(1 + (i % 7));
+}
+
+constexpr int kReduceThreads = 512;
+
+int reduceCtas(uint32_t n4) {
+  // About two float4 per thread, at most 64 CTAs (more CTAs add barrier
+  // slots that all must meet, fewer leave NVLink bandwidth unused).
+  int c = int((n4 + 2 * kReduceThreads - 1) / (2 * kReduceThreads));
+  return std::clamp(c, 1, 64);
+}
+
+void benchAllReduce(World &w, const Options &o) {
+  float *out[kRanks];
+  for (int r = 0; r < kRanks; ++r) {
+    CK(cudaSetDevice(r));
+    CK(cudaMalloc(&out[r], 1 << 20));
+  }
+  for (size_t bytes = 8 << 10; bytes <= (1u << 20); bytes *= 2) {
+    const uint32_t n = uint32_t(bytes / 4), n4 = n / 4;
+    const int ctas = reduceCtas(n4);
+    for (int r = 0; r < kRanks; ++r) {
+      CK(cudaSetDevice(r));
+      fillInput<<<64, 256>>>(static_cast<float *>(w.local[r]), n, float(r + 1));
+      CK_LAUNCH();
+      CK(cudaDeviceSynchronize());
+    }
+    // Correctness once per size: sum over ranks of (r+1) * (1 + i % 7).
+    for (int r = 0; r < kRanks; ++r) {
+      CK(cudaSetDevice(r));
+      oneShotAllReduce<<<ctas, kReduceThreads>>>(w.dcomm[r], w.dmem[r], out[r],
+                                                 n4, kSlotReduce);
+      CK_LAUNCH();
+    }
+    size_t wrong = 0;
+    std::vector<float> h(n);
+    for (int r = 0; r < kRanks; ++r) {
+      CK(cudaSetDevice(r));
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(h.data(), out[r], bytes, cudaMemcpyDeviceToHost));
+      for (uint32_t i = 0; i < n; ++i)
+        wrong += h[i] != 3.0f * float(1 + (i % 7));
+    }
+    if (wrong) {
+      std::printf("allreduce %zu bytes: %zu wrong elements: FAIL\n", bytes,
+                  wrong);
+      std::exit(1);
+    }
+    const int iters = 1000;
+    HostBarrier meet(kRanks);
+    double eager = perRank([&](int r, cudaStream_t s) {
+      meet.arriveAndWait();
+      return timed(s, [&] {
+        for (int i = 0; i < iters; ++i) {
+          oneShotAllReduce<<<ctas, kReduceThreads, 0, s>>>(
+              w.dcomm[r], w.dmem[r], out[r], n4, kSlotReduce);
+          CK_LAUNCH();
+        }
+      });
+    });
+    std::string x = std::to_string(bytes);
+    result("allreduce", "tle-oneshot", x, eager / iters * 1e6,
+           std::to_string(ctas) + " CTAs x " + std::to_string(kReduceThreads));
+    const int perGraph = 50, replays = 10;
+    double graph = perRank([&](int r, cudaStream_t s) {
+      cudaGraph_t g;
+      cudaGraphExec_t ge;
+      CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+      for (int i = 0; i < perGraph; ++i)
+        oneShotAllReduce<<<ctas, kReduceThreads, 0, s>>>(
+            w.dcomm[r], w.dmem[r], out[r], n4, kSlotReduce);
+      CK(cudaStreamEndCapture(s, &g));
+      CK(cudaGraphInstantiate(&ge, g, 0));
+      CK(cudaGraphLaunch(ge, s));
+      CK(cudaStreamSynchronize(s));
+      meet.arriveAndWait();
+      double t = timed(s, [&] {
+        for (int i = 0; i < replays; ++i)
+          CK(cudaGraphLaunch(ge, s));
+      });
+      CK(cudaGraphExecDestroy(ge));
+      CK(cudaGraphDestroy(g));
+      return t;
+    });
+    result("allreduce", "tle-oneshot-graph", x,
+           graph / (perGraph * replays) * 1e6);
+  }
+  for (int r = 0; r < kRanks; ++r) {
+    CK(cudaSetDevice(r));
+    CK(cudaFree(out[r]));
+  }
+}
+
+bool wants(const Options &o, const char *s) {
+  return std::find(o.sections.begin(), o.sections.end(), s) != o.sections.end();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (a == "--sections" && v)
+      o.sections = parseList(v), ++i;
+    else if (a == "--ctas" && v)
+      o.ctas = parseIntList(v), ++i;
+    else if (a == "--iters" && v)
+      o.iters = std::atoi(v), ++i;
+    else if (a == "--reps" && v)
+      o.reps = std::max(1, std::atoi(v)), ++i;
+    else if (a == "--host-iters" && v)
+      o.hostIters = std::atoi(v), ++i;
+    else {
+      std::printf("usage: tle-bench-barrier [--sections flag,latency,overlap,"
+                  "grid,hostbar,allreduce] [--ctas 1,8,32,132] [--iters N] "
+                  "[--reps N] [--host-iters N]\n");
+      return 2;
+    }
+  }
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (!gpusOrSkip(2))
+    return 0;
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  int driver = 0, runtime = 0;
+  CK(cudaDriverGetVersion(&driver));
+  CK(cudaRuntimeGetVersion(&runtime));
+  std::printf("INFO,gpu,%s,%d SMs,driver %d,runtime %d\n", prop.name,
+              prop.multiProcessorCount, driver, runtime);
+
+  World w, noTimeout;
+  makeWorld(w, -1);
+  makeWorld(noTimeout, 0);
+  uint64_t t0 = hostNowNs();
+  auto step = [&](const char *s) {
+    std::printf("# %s done at %.1f s\n", s, (hostNowNs() - t0) / 1e9);
+  };
+  if (wants(o, "flag"))
+    benchFlag(w, o), step("flag");
+  if (wants(o, "latency"))
+    benchLatency(w, noTimeout, o), step("latency");
+  if (wants(o, "overlap"))
+    benchOverlap(w, o), step("overlap");
+  if (wants(o, "grid"))
+    benchGrid(w, o), step("grid");
+  if (wants(o, "hostbar"))
+    benchHostBarrier(w, o), step("hostbar");
+  if (wants(o, "allreduce"))
+    benchAllReduce(w, o), step("allreduce");
+  freeWorld(noTimeout);
+  freeWorld(w);
+  return 0;
+}

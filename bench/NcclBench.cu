@@ -1,0 +1,214 @@
+//===- NcclBench.cu - NCCL's figures for the side-by-side table -----------===//
+//
+// The NCCL 2.28 half of the comparison, in its own program because it links
+// a specific libnccl (PyTorch's wheel ships 2.28.9; the system one on the
+// GPU machine is older and does not match the 2.28.9 device headers):
+//   latency    ncclLsaBarrierSession<ncclCoopCta>::sync(acq_rel) in a
+//              kernel loop, one barrier per CTA, slowest CTA, vs CTAs
+//   allreduce  ncclAllReduce float sum 8 KB - 1 MB, eager and graph-captured
+// Output lines match BarrierBench.cu: RESULT,<section>,<impl>,<x>,<us>,<note>.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuSupport.h"
+
+#include <nccl.h>
+#include <nccl_device.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace tle::gpu;
+
+#define NK(call)                                                               \
+  do {                                                                         \
+    ncclResult_t nkRes_ = (call);                                              \
+    if (nkRes_ != ncclSuccess) {                                               \
+      std::fprintf(stderr, "%s:%d: %s failed: %s\n", __FILE__, __LINE__,       \
+                   #call, ncclGetErrorString(nkRes_));                         \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
+namespace {
+
+constexpr int kRanks = 2;
+
+void result(const char *section, const std::string &impl, const std::string &x,
+            double us, const std::string &note = "") {
+  std::printf("RESULT,%s,%s,%s,%.4f,%s\n", section, impl.c_str(), x.c_str(), us,
+              note.c_str());
+  std::fflush(stdout);
+}
+
+__global__ void lsaSyncLoop(ncclDevComm dc, int iters,
+                            unsigned long long *out) {
+  ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), dc, ncclTeamLsa(dc),
+                                         dc.lsaBarrier, blockIdx.x);
+  bar.sync(ncclCoopCta(), cuda::memory_order_relaxed); // untimed: line up
+  const uint64_t t0 = globalTimer();
+  for (int i = 0; i < iters; ++i)
+    bar.sync(ncclCoopCta(), cuda::memory_order_acq_rel);
+  const uint64_t dt = globalTimer() - t0;
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = dt;
+}
+
+/// Seconds between two events recorded around `body` on `s`.
+template <typename Body> double timed(cudaStream_t s, Body body) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  CK(cudaEventRecord(a, s));
+  body();
+  CK(cudaEventRecord(b, s));
+  CK(cudaEventSynchronize(b));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, a, b));
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return ms / 1e3;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<int> ctasList = {1, 8, 32, 132};
+  int iters = 20000, reps = 3;
+  bool doLatency = true, doReduce = true;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (a == "--ctas" && v)
+      ctasList = parseIntList(v), ++i;
+    else if (a == "--iters" && v)
+      iters = std::atoi(v), ++i;
+    else if (a == "--reps" && v)
+      reps = std::max(1, std::atoi(v)), ++i;
+    else if (a == "--sections" && v) {
+      std::string s = v;
+      doLatency = s.find("latency") != std::string::npos;
+      doReduce = s.find("allreduce") != std::string::npos;
+      ++i;
+    } else {
+      std::printf("usage: tle-bench-nccl [--sections latency,allreduce] "
+                  "[--ctas 1,8,32,132] [--iters N] [--reps N]\n");
+      return 2;
+    }
+  }
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (!gpusOrSkip(2))
+    return 0;
+  int version = 0;
+  NK(ncclGetVersion(&version));
+  std::printf("INFO,nccl,version %d\n", version);
+  if (version != NCCL_VERSION_CODE)
+    std::printf("WARNING: libnccl %d does not match the headers (%d)\n",
+                version, NCCL_VERSION_CODE);
+
+  ncclComm_t comms[kRanks];
+  int devs[kRanks] = {0, 1};
+  NK(ncclCommInitAll(comms, kRanks, devs));
+
+  if (doLatency) {
+    for (int ctas : ctasList) {
+      std::vector<double> worst(reps, 0);
+      std::vector<std::thread> th;
+      for (int r = 0; r < kRanks; ++r)
+        th.emplace_back([&, r] {
+          CK(cudaSetDevice(r));
+          ncclDevCommRequirements reqs = {};
+          reqs.lsaBarrierCount = ctas;
+          ncclDevComm dc;
+          NK(ncclDevCommCreate(comms[r], &reqs, &dc));
+          unsigned long long *o;
+          CK(cudaMalloc(&o, ctas * sizeof(unsigned long long)));
+          std::vector<unsigned long long> h(ctas);
+          for (int rep = 0; rep < reps; ++rep) {
+            lsaSyncLoop<<<ctas, 128>>>(dc, iters, o);
+            CK_LAUNCH();
+            CK(cudaDeviceSynchronize());
+            CK(cudaMemcpy(h.data(), o, ctas * sizeof(h[0]),
+                          cudaMemcpyDeviceToHost));
+            double m = double(*std::max_element(h.begin(), h.end()));
+            // Both threads write their slowest CTA; keep the larger.
+            static std::mutex mu;
+            std::lock_guard<std::mutex> lock(mu);
+            worst[rep] = std::max(worst[rep], m);
+          }
+          CK(cudaFree(o));
+          NK(ncclDevCommDestroy(comms[r], &dc));
+        });
+      for (auto &t : th)
+        t.join();
+      std::sort(worst.begin(), worst.end());
+      result("latency", "nccl-lsa", std::to_string(ctas),
+             worst[reps / 2] / 1e3 / iters,
+             "ncclLsaBarrierSession<ncclCoopCta> sync acq_rel");
+    }
+  }
+
+  if (doReduce) {
+    HostBarrier meet(kRanks);
+    for (size_t bytes = 8 << 10; bytes <= (1u << 20); bytes *= 2) {
+      double eager[kRanks] = {}, graph[kRanks] = {};
+      const int n = 1000, perGraph = 50, replays = 10;
+      std::vector<std::thread> th;
+      for (int r = 0; r < kRanks; ++r)
+        th.emplace_back([&, r] {
+          CK(cudaSetDevice(r));
+          cudaStream_t s;
+          CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+          float *in, *out;
+          CK(cudaMalloc(&in, bytes));
+          CK(cudaMalloc(&out, bytes));
+          CK(cudaMemset(in, 0, bytes));
+          size_t count = bytes / 4;
+          // Warm-up (NCCL sets up its channels on first use).
+          for (int i = 0; i < 20; ++i)
+            NK(ncclAllReduce(in, out, count, ncclFloat, ncclSum, comms[r], s));
+          CK(cudaStreamSynchronize(s));
+          meet.arriveAndWait();
+          eager[r] = timed(s, [&] {
+            for (int i = 0; i < n; ++i)
+              NK(ncclAllReduce(in, out, count, ncclFloat, ncclSum, comms[r],
+                               s));
+          });
+          cudaGraph_t g;
+          cudaGraphExec_t ge;
+          CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+          for (int i = 0; i < perGraph; ++i)
+            NK(ncclAllReduce(in, out, count, ncclFloat, ncclSum, comms[r], s));
+          CK(cudaStreamEndCapture(s, &g));
+          CK(cudaGraphInstantiate(&ge, g, 0));
+          CK(cudaGraphLaunch(ge, s));
+          CK(cudaStreamSynchronize(s));
+          meet.arriveAndWait();
+          graph[r] = timed(s, [&] {
+            for (int i = 0; i < replays; ++i)
+              CK(cudaGraphLaunch(ge, s));
+          });
+          CK(cudaGraphExecDestroy(ge));
+          CK(cudaGraphDestroy(g));
+          CK(cudaFree(in));
+          CK(cudaFree(out));
+          CK(cudaStreamDestroy(s));
+        });
+      for (auto &t : th)
+        t.join();
+      std::string x = std::to_string(bytes);
+      result("allreduce", "nccl", x, std::max(eager[0], eager[1]) / n * 1e6,
+             "ncclAllReduce eager");
+      result("allreduce", "nccl-graph", x,
+             std::max(graph[0], graph[1]) / (perGraph * replays) * 1e6,
+             "ncclAllReduce graph-captured");
+    }
+  }
+  for (auto c : comms)
+    NK(ncclCommDestroy(c));
+  return 0;
+}

@@ -1,0 +1,190 @@
+//===- GpuSupport.h - Helpers shared by the GPU tests and benchmarks
+//-------===//
+//
+// Error checks that abort a test or benchmark process with the failing call
+// and its message (tests may exit; the library never does), the "SKIPPED"
+// convention for machines without two GPUs, the ABI encodings spelled as
+// named constants, and small timing and process helpers. Both
+// integration_test/ and bench/ include this header; it is not part of the
+// library.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_INTEGRATION_TEST_GPUSUPPORT_H
+#define TLE_INTEGRATION_TEST_GPUSUPPORT_H
+
+#include "tle/tle.h"
+
+#include <cuda_runtime.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <time.h>
+#include <vector>
+
+/// Aborts the process when a CUDA call fails.
+#define CK(call)                                                               \
+  do {                                                                         \
+    cudaError_t ckErr_ = (call);                                               \
+    if (ckErr_ != cudaSuccess) {                                               \
+      std::fprintf(stderr, "%s:%d: %s failed: %s (%s)\n", __FILE__, __LINE__,  \
+                   #call, cudaGetErrorString(ckErr_),                          \
+                   cudaGetErrorName(ckErr_));                                  \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
+/// Checks a launch: the configuration error (if any) is reported by
+/// cudaGetLastError right after the launch, not by the launch statement.
+#define CK_LAUNCH() CK(cudaGetLastError())
+
+/// Aborts the process when a TLE host call fails, with the library's detail.
+#define TK(call)                                                               \
+  do {                                                                         \
+    tleResult_t tkRes_ = (call);                                               \
+    if (tkRes_ != tleSuccess) {                                                \
+      std::fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__, __LINE__,   \
+                   #call, tleGetErrorString(tkRes_), tleGetLastErrorDetail()); \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
+namespace tle::gpu {
+
+/// ABI encodings (DESIGN.md "The device ABI"): FlagCX's numbers.
+enum Coop : int {
+  kCoopThread = 0,
+  kCoopWarp = 1,
+  kCoopBlock = 2,
+  /// Not an ABI encoding: the tests' name for the grid barrier, which has
+  /// its own entry points (tleIntraGridBarrier*).
+  kCoopGrid = 100,
+};
+enum Order : int {
+  kRelaxed = 0,
+  kAcquire = 1,
+  kRelease = 2,
+  kAcqRel = 3,
+  kSeqCst = 4,
+};
+
+/// Exit status of a test process that found no usable GPUs: the harness
+/// turns it into "SKIPPED" and success.
+constexpr int kExitSkip = 77;
+
+/// Number of CUDA devices, or 0 (after printing why) when CUDA reports an
+/// error or fewer than `needed` devices exist. Call only in a process that
+/// will not fork afterwards: it initialises the driver.
+inline int gpusOrSkip(int needed = 2) {
+  int n = 0;
+  cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s)\n",
+                cudaGetErrorString(err));
+    return 0;
+  }
+  if (n < needed) {
+    std::printf("SKIPPED: no CUDA device pair (%d visible, %d needed)\n", n,
+                needed);
+    return 0;
+  }
+  return n;
+}
+
+/// Monotonic host clock in ns (CLOCK_MONOTONIC is system-wide, so a parent
+/// can subtract timestamps printed by its children).
+inline uint64_t hostNowNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+/// Parses "1,8,132" into integers.
+inline std::vector<int> parseIntList(const char *s) {
+  std::vector<int> out;
+  while (s && *s) {
+    out.push_back(std::atoi(s));
+    const char *comma = std::strchr(s, ',');
+    s = comma ? comma + 1 : nullptr;
+  }
+  return out;
+}
+
+/// Parses "a,b,c" into strings.
+inline std::vector<std::string> parseList(const char *s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (; s && *s; ++s) {
+    if (*s == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += *s;
+    }
+  }
+  if (!cur.empty())
+    out.push_back(cur);
+  return out;
+}
+
+/// A reusable barrier for the host threads of one process (std::barrier
+/// is C++20; the CUDA sources build as C++17, see CMakeLists.txt).
+class HostBarrier {
+public:
+  explicit HostBarrier(int n) : n_(n) {}
+  void arriveAndWait() {
+    std::unique_lock<std::mutex> lock(m_);
+    unsigned phase = phase_;
+    if (++count_ == n_) {
+      count_ = 0;
+      ++phase_;
+      cv_.notify_all();
+    } else {
+      cv_.wait(lock, [&] { return phase_ != phase; });
+    }
+  }
+
+private:
+  std::mutex m_;
+  std::condition_variable cv_;
+  int n_, count_ = 0;
+  unsigned phase_ = 0;
+};
+
+/// A communicator configuration for the CUDA backend.
+inline tleConfig_t cudaConfig(uint32_t nBarriers, int64_t timeoutMs = -1) {
+  tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
+  cfg.backend = tleBackendCuda;
+  cfg.nBarriers = nBarriers;
+  cfg.timeoutMs = timeoutMs;
+  return cfg;
+}
+
+} // namespace tle::gpu
+
+#ifdef __CUDACC__
+namespace tle::gpu {
+/// The GPU's global nanosecond timer (same clock on every SM of a GPU).
+__device__ __forceinline__ uint64_t globalTimer() {
+  uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+/// Busy-waits `ns` nanoseconds: "independent work" that occupies the SM
+/// without touching memory.
+__device__ __forceinline__ void spinNs(uint64_t ns) {
+  if (ns == 0)
+    return;
+  uint64_t end = globalTimer() + ns;
+  while (globalTimer() < end) {
+  }
+}
+} // namespace tle::gpu
+#endif
+
+#endif // TLE_INTEGRATION_TEST_GPUSUPPORT_H
