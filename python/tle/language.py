@@ -1,0 +1,254 @@
+"""TLE's device functions for ``@triton.jit`` kernels.
+
+Each function is a Triton builtin that checks its arguments while the kernel
+is being compiled and emits one non-pure ``extern_elementwise`` call into
+TLE's device bitcode (``tleTritonBarrier``, ``tleTritonIntraRank``, ...).
+Every launch of a kernel that uses them must link that bitcode::
+
+    import tle
+    import tle.language as tlx
+
+    @triton.jit
+    def kernel(comm, mem, ...):
+        peer = (tlx.intra_rank(comm) + 1) % tlx.intra_size(comm)
+        dst = tlx.intra_pointer(mem, 0, peer, dtype=tl.float32)
+        ...
+        tlx.distributed_barrier(comm, index=tl.program_id(0))
+
+    kernel[grid](comm.dev_comm, buf.handle, ..., extern_libs=tle.extern_libs())
+
+The communicator (``comm``) and buffer handles (``mem``) are ordinary kernel
+arguments holding device addresses (Python ints, typed ``i64`` by Triton),
+never ``tl.constexpr``: a new communicator reuses the compiled kernel.
+
+Scalar code in a Triton program runs on every thread of the program, so every
+call here is executed by all ``num_warps * 32`` threads of each program.
+That is what the ``block`` group (the default) expects; see
+``distributed_barrier`` for what it means for the other groups.
+
+Any bad argument raises at compile time; Triton reports it as a
+``triton.compiler.errors.CompilationError`` pointing at the call, with the
+message of the ``ValueError``/``TypeError`` raised here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from triton.language import core
+
+from . import EXTERN_LIB_NAME
+
+#: Barrier kinds, encoded as tleTritonBarrier's ``barrierKind``.
+BARRIER_KINDS = {"arrive": 0, "wait": 1, "sync": 2}
+#: Cooperative groups, encoded as tleTritonBarrier's ``groupKind`` (FlagCX's
+#: coop kinds, plus TLE's grid = 5).
+GROUP_KINDS = {"thread": 0, "warp": 1, "block": 2, "grid": 5}
+#: Memory orders, encoded as FlagCX's flagcxDeviceMemoryOrder_t.
+ORDERS = {"relaxed": 0, "acquire": 1, "release": 2, "acq_rel": 3, "seq_cst": 4}
+#: Barrier spaces. FlagTree also named "node", and silently ran it as
+#: "device"; TLE has only the intra-node (device) barrier and rejects it.
+SPACES = ("device",)
+
+_INT32_MAX = 2**31 - 1
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, core.tensor):
+        return f"a runtime value of type {value.type}"
+    return repr(value)
+
+
+def _choice(name: str, value: Any, table: dict[str, int] | tuple[str, ...]) -> str:
+    """A compile-time string argument that must be one of ``table``."""
+    value = core._unwrap_if_constexpr(value)
+    allowed = ", ".join(repr(k) for k in table)
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a compile-time string, one of {allowed}; got {_describe(value)}")
+    if value not in table:
+        raise ValueError(f"unknown {name} {value!r}: expected one of {allowed}")
+    return value
+
+
+def _scalar(name: str, value: Any) -> core.tensor:
+    """A runtime scalar (not a block) argument."""
+    if not isinstance(value, core.tensor):
+        raise TypeError(f"{name} must be a runtime scalar; got {_describe(value)}")
+    if value.type.is_block():
+        shape = [core._unwrap_if_constexpr(d) for d in value.shape]
+        raise TypeError(f"{name} must be a scalar, not a block of shape {shape}")
+    return value
+
+
+def _address(name: str, value: Any, _semantic) -> core.tensor:
+    """A device address passed as a kernel argument, as an int64 scalar."""
+    if not isinstance(core._unwrap_if_constexpr(value), core.tensor):
+        raise TypeError(f"{name} must be a kernel argument holding a device address (an int such as "
+                        f"Communicator.dev_comm or SymmetricBuffer.handle), not the compile-time constant "
+                        f"{_describe(core._unwrap_if_constexpr(value))}: a constant would bake the address "
+                        f"into the kernel; do not declare it tl.constexpr")
+    value = _scalar(name, value)
+    dtype = value.dtype
+    if dtype.is_ptr() or (dtype.is_int() and not dtype.is_bool() and dtype.int_bitwidth in (32, 64)):
+        return _semantic.cast(value, core.int64)
+    raise TypeError(f"{name} must be an integer address (int64) or a pointer; got {_describe(value)}")
+
+
+def _int32(name: str, value: Any, _semantic) -> core.tensor:
+    """A non-negative int32: a compile-time int or a runtime int32 scalar."""
+    value = core._unwrap_if_constexpr(value)
+    if isinstance(value, core.tensor):
+        value = _scalar(name, value)
+        if value.dtype != core.int32:
+            raise TypeError(f"{name} must be int32; got {_describe(value)} (convert it with .to(tl.int32))")
+        return value
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int or a runtime int32 scalar; got {_describe(value)}")
+    if not 0 <= value <= _INT32_MAX:
+        raise ValueError(f"{name} must be in [0, 2**31); got {value}")
+    return _semantic.scalar_constant(value, core.int32)
+
+
+def _offset(value: Any, _semantic) -> core.tensor:
+    """A byte offset: a non-negative compile-time int or a runtime integer scalar, as int64."""
+    value = core._unwrap_if_constexpr(value)
+    if isinstance(value, core.tensor):
+        value = _scalar("offset", value)
+        if not value.dtype.is_int() or value.dtype.is_bool():
+            raise TypeError(f"offset must be an integer (bytes); got {_describe(value)}")
+        return _semantic.cast(value, core.int64)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"offset must be an integer number of bytes; got {_describe(value)}")
+    if not 0 <= value < 2**63:
+        raise ValueError(f"offset must be a non-negative number of bytes; got {value}")
+    return _semantic.scalar_constant(value, core.int64)
+
+
+def _element_type(dtype: Any) -> core.dtype | None:
+    dtype = core._unwrap_if_constexpr(dtype)
+    if dtype is None:
+        return None
+    if not isinstance(dtype, core.dtype) or isinstance(dtype, core.pointer_type) or dtype.is_block():
+        raise TypeError(f"dtype must be a Triton element type such as tl.float32, or None; got {dtype!r}")
+    return dtype
+
+
+def _check_target(_semantic) -> None:
+    """The launch must be CUDA and link TLE's bitcode; say so now rather
+    than let ptxas report an unresolved function."""
+    options = getattr(_semantic.builder, "options", None)
+    if options is None:  # no compile options (e.g. a front end without them)
+        return
+    backend = getattr(options, "backend_name", "cuda")
+    if backend != "cuda":
+        raise ValueError(f"TLE supports Triton's CUDA backend only; this kernel is compiled for {backend!r}")
+    libs = dict(getattr(options, "extern_libs", None) or ())
+    if EXTERN_LIB_NAME not in libs:
+        raise ValueError("this kernel calls TLE's device library, which is not linked: launch it with "
+                         "extern_libs=tle.extern_libs() (or compile it with options={'extern_libs': "
+                         "tle.extern_libs()})")
+
+
+def _call(symbol: str, args: list[core.tensor], ret: core.dtype, _semantic) -> core.tensor:
+    """One non-pure call of a TLE entry point with already-typed scalars."""
+    _check_target(_semantic)
+    signature = tuple(a.dtype for a in args)
+    libs = dict(getattr(getattr(_semantic.builder, "options", None), "extern_libs", None) or ())
+    return core.extern_elementwise(EXTERN_LIB_NAME, libs.get(EXTERN_LIB_NAME, ""), args,
+                                   {signature: (symbol, ret)}, is_pure=False, _semantic=_semantic)
+
+
+def _pointer(address: core.tensor, dtype: core.dtype | None, _semantic) -> core.tensor:
+    if dtype is None:
+        return address
+    return _semantic.cast(address, core.pointer_type(dtype))
+
+
+@core.builtin
+def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_kind="block", order="acq_rel",
+                        index=0, _semantic=None) -> None:
+    """Barrier with the other GPUs of the node on barrier slot ``index``.
+
+    Args:
+        device_dptr: the device communicator (``Communicator.dev_comm``), a
+            kernel argument.
+        space: ``"device"``, the only barrier TLE has (intra-node, all GPUs
+            of the communicator).
+        barrier_kind: ``"arrive"`` (signal the peers), ``"wait"`` (wait for
+            their signals) or ``"sync"`` (both).
+        group_kind: who executes the call together. ``"block"``: the whole
+            program (the natural group in Triton, where every thread runs
+            the call). ``"grid"``: every program of the launch on every GPU;
+            the launch must be co-resident, so it must pass
+            ``launch_cooperative_grid=True``. ``"warp"``: one warp; only for
+            ``num_warps=1``, where the program is that warp. ``"thread"``:
+            one thread per barrier; Triton runs the call on every thread of
+            the program, so it is rejected.
+        order: memory order, ``"relaxed"``, ``"acquire"``, ``"release"``,
+            ``"acq_rel"`` or ``"seq_cst"``; arrive uses its release half and
+            wait its acquire half.
+        index: the barrier slot, an int or a runtime int32 scalar such as
+            ``tl.program_id(0)``; it must be below the communicator's
+            ``n_barriers`` (checked at run time, reported as an error).
+    """
+    _choice("space", space, SPACES)
+    kind = BARRIER_KINDS[_choice("barrier_kind", barrier_kind, BARRIER_KINDS)]
+    group = _choice("group_kind", group_kind, GROUP_KINDS)
+    memory_order = ORDERS[_choice("order", order, ORDERS)]
+    options = getattr(_semantic.builder, "options", None)
+    if group == "thread":
+        raise ValueError("group_kind 'thread' is not available in Triton: every thread of a program executes the "
+                         "call, so each would enter the barrier separately; use 'block'")
+    if group == "warp" and options is not None and getattr(options, "num_warps", 1) != 1:
+        raise ValueError(f"group_kind 'warp' needs num_warps=1 (every warp of the program executes the call, "
+                         f"and this kernel has num_warps={options.num_warps}); use 'block'")
+    if group == "grid" and options is not None and not getattr(options, "launch_cooperative_grid", False):
+        raise ValueError("group_kind 'grid' needs a co-resident launch: pass launch_cooperative_grid=True")
+    comm = _address("device_dptr", device_dptr, _semantic)
+    slot = _int32("index", index, _semantic)
+    args = [
+        comm,
+        _semantic.scalar_constant(kind, core.int32),
+        _semantic.scalar_constant(GROUP_KINDS[group], core.int32),
+        slot,
+        _semantic.scalar_constant(memory_order, core.int32),
+    ]
+    _call("tleTritonBarrier", args, core.int32, _semantic)
+
+
+@core.builtin
+def intra_rank(comm, _semantic=None) -> core.tensor:
+    """This GPU's rank in the node (int32), from the communicator ``comm``."""
+    return _call("tleTritonIntraRank", [_address("comm", comm, _semantic)], core.int32, _semantic)
+
+
+@core.builtin
+def intra_size(comm, _semantic=None) -> core.tensor:
+    """The number of GPUs of the communicator ``comm`` (int32)."""
+    return _call("tleTritonIntraSize", [_address("comm", comm, _semantic)], core.int32, _semantic)
+
+
+@core.builtin
+def local_pointer(mem, offset=0, dtype=None, _semantic=None) -> core.tensor:
+    """Address of byte ``offset`` of this GPU's copy of the symmetric buffer
+    ``mem`` (``SymmetricBuffer.handle``): an int64, or a scalar
+    ``tl.pointer_type(dtype)`` when ``dtype`` is given."""
+    element = _element_type(dtype)
+    address = _call("tleTritonLocalPointer", [_address("mem", mem, _semantic), _offset(offset, _semantic)],
+                    core.int64, _semantic)
+    return _pointer(address, element, _semantic)
+
+
+@core.builtin
+def intra_pointer(mem, offset, peer, dtype=None, _semantic=None) -> core.tensor:
+    """Address of byte ``offset`` of GPU ``peer``'s copy of the symmetric
+    buffer ``mem``, as mapped on this GPU: an int64, or a scalar
+    ``tl.pointer_type(dtype)`` when ``dtype`` is given. ``peer`` is an int or
+    a runtime int32 below ``intra_size``."""
+    element = _element_type(dtype)
+    args = [_address("mem", mem, _semantic), _offset(offset, _semantic), _int32("peer", peer, _semantic)]
+    address = _call("tleTritonIntraPointer", args, core.int64, _semantic)
+    return _pointer(address, element, _semantic)
+
+
+__all__ = ["distributed_barrier", "intra_rank", "intra_size", "local_pointer", "intra_pointer"]

@@ -1,0 +1,320 @@
+"""ctypes binding of TLE's host C API (``runtime/include/tle/tle.h``).
+
+A thin, torch-free layer: ``Comm`` and ``Mem`` own a ``tleComm_t`` and a
+``tleMem_t``, every failing call raises ``TLEError`` carrying the result code,
+``tleGetErrorString`` and ``tleGetLastErrorDetail``, and ``Comm.get_error``
+reads the device error record a failed launch left. ``tle.torch`` builds on
+it; tests use it directly with the CPU emulator backend.
+
+The library is ``$TLE_LIB``, ``$TLE_BUILD_DIR/lib/libtle.so``, or the
+checkout's ``build-gpu``/``build`` (see ``tle.host_library_path``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import enum
+import threading
+from dataclasses import dataclass
+from typing import Sequence
+
+from ._paths import host_library_path
+
+VERSION_MAJOR = 0
+VERSION_MINOR = 1
+UNIQUE_ID_BYTES = 128
+
+
+class Result(enum.IntEnum):
+    """tleResult_t."""
+    SUCCESS = 0
+    INVALID_ARGUMENT = 1
+    SYSTEM_ERROR = 2
+    CUDA_ERROR = 3
+    TIMEOUT = 4
+    DEADLOCK = 5
+    INDEX_OUT_OF_RANGE = 6
+    INVALID_COMM = 7
+    PEER_FAILURE = 8
+    NOT_SUPPORTED = 9
+    INTERNAL_ERROR = 10
+    LAUNCH_FAILURE = 11
+
+
+class Backend(enum.IntEnum):
+    """tleBackend_t."""
+    EMULATOR = 0
+    CUDA = 1
+
+
+class _Config(ctypes.Structure):
+    _fields_ = [
+        ("size", ctypes.c_size_t),
+        ("version", ctypes.c_uint),
+        ("backend", ctypes.c_int),
+        ("nBarriers", ctypes.c_uint32),
+        ("timeoutMs", ctypes.c_int64),
+        ("bootstrapTimeoutMs", ctypes.c_int64),
+    ]
+
+
+class _UniqueId(ctypes.Structure):
+    _fields_ = [("internal", ctypes.c_char * UNIQUE_ID_BYTES)]
+
+
+class _ErrorInfo(ctypes.Structure):
+    _fields_ = [
+        ("result", ctypes.c_int),
+        ("rank", ctypes.c_int),
+        ("slot", ctypes.c_uint32),
+        ("epoch", ctypes.c_uint32),
+        ("missingMask", ctypes.c_uint32),
+        ("block", ctypes.c_int),
+        ("thread", ctypes.c_int),
+        ("nBarriers", ctypes.c_uint32),
+        ("elapsedNs", ctypes.c_uint64),
+        ("message", ctypes.c_char * 256),
+    ]
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    """What the device library recorded when a launch failed (tleErrorInfo)."""
+    result: Result
+    rank: int
+    slot: int
+    epoch: int
+    missing_peers: tuple[int, ...]
+    block: int
+    thread: int
+    n_barriers: int
+    elapsed_ns: int
+    message: str
+
+
+class TLEError(RuntimeError):
+    """A TLE C API call failed, or a kernel recorded a device error.
+
+    ``code`` is the ``Result``; ``detail`` is TLE's detailed message;
+    ``info`` is the device error record when the error came from a kernel.
+    """
+
+    def __init__(self, code: int, what: str, detail: str = "", info: ErrorInfo | None = None):
+        self.code = Result(code) if code in Result._value2member_map_ else code
+        self.detail = detail
+        self.info = info
+        text = f"{what}: {_error_string(code)}"
+        if detail:
+            text += f": {detail}"
+        super().__init__(text)
+
+
+_lib: ctypes.CDLL | None = None
+_lib_lock = threading.Lock()
+
+_vp = ctypes.c_void_p
+_PROTOTYPES: dict[str, tuple[type | None, list]] = {
+    "tleGetErrorString": (ctypes.c_char_p, [ctypes.c_int]),
+    "tleGetLastErrorDetail": (ctypes.c_char_p, []),
+    "tleGetUniqueId": (ctypes.c_int, [ctypes.POINTER(_UniqueId)]),
+    "tleCommInitRank": (ctypes.c_int, [ctypes.POINTER(_vp), ctypes.c_int, ctypes.POINTER(_UniqueId), ctypes.c_int,
+                                       ctypes.c_int, ctypes.POINTER(_Config)]),
+    "tleCommInitAll": (ctypes.c_int, [ctypes.POINTER(_vp), ctypes.c_int, ctypes.POINTER(ctypes.c_int),
+                                      ctypes.POINTER(_Config)]),
+    "tleCommDestroy": (ctypes.c_int, [_vp]),
+    "tleCommRank": (ctypes.c_int, [_vp, ctypes.POINTER(ctypes.c_int)]),
+    "tleCommSize": (ctypes.c_int, [_vp, ctypes.POINTER(ctypes.c_int)]),
+    "tleCommBackend": (ctypes.c_int, [_vp, ctypes.POINTER(ctypes.c_int)]),
+    "tleCommGetDevComm": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
+    "tleMemAlloc": (ctypes.c_int, [_vp, ctypes.c_size_t, ctypes.POINTER(_vp)]),
+    "tleMemAllocAll": (ctypes.c_int, [ctypes.POINTER(_vp), ctypes.c_int, ctypes.c_size_t, ctypes.POINTER(_vp)]),
+    "tleMemFree": (ctypes.c_int, [_vp]),
+    "tleMemGetHandle": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
+    "tleMemGetLocalPtr": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
+    "tleCommGetError": (ctypes.c_int, [_vp, ctypes.POINTER(_ErrorInfo)]),
+}
+
+
+def library() -> ctypes.CDLL:
+    """libtle.so, loaded once, with every function's prototype declared."""
+    global _lib
+    with _lib_lock:
+        if _lib is None:
+            lib = ctypes.CDLL(host_library_path())
+            for name, (restype, argtypes) in _PROTOTYPES.items():
+                fn = getattr(lib, name)
+                fn.restype = restype
+                fn.argtypes = argtypes
+            _lib = lib
+        return _lib
+
+
+def _error_string(code: int) -> str:
+    text = library().tleGetErrorString(code)
+    return text.decode() if text else f"TLE error {code}"
+
+
+def _check(code: int, what: str) -> None:
+    if code != Result.SUCCESS:
+        detail = library().tleGetLastErrorDetail()
+        raise TLEError(code, what, detail.decode(errors="replace") if detail else "")
+
+
+def _config(backend: Backend, n_barriers: int, timeout_ms: int | None,
+            bootstrap_timeout_ms: int | None) -> _Config:
+    if n_barriers <= 0:
+        raise ValueError(f"n_barriers must be positive; got {n_barriers}")
+    return _Config(ctypes.sizeof(_Config), VERSION_MAJOR * 100 + VERSION_MINOR, int(backend), n_barriers,
+                   -1 if timeout_ms is None else timeout_ms,
+                   -1 if bootstrap_timeout_ms is None else bootstrap_timeout_ms)
+
+
+def get_unique_id() -> bytes:
+    """A fresh bootstrap id for ``Comm.init_rank`` (128 opaque bytes)."""
+    uid = _UniqueId()
+    _check(library().tleGetUniqueId(ctypes.byref(uid)), "tleGetUniqueId")
+    return ctypes.string_at(ctypes.addressof(uid), UNIQUE_ID_BYTES)
+
+
+class Comm:
+    """A host communicator (``tleComm_t``) of one rank."""
+
+    def __init__(self, handle: int):
+        self._handle: int | None = handle
+
+    @classmethod
+    def init_rank(cls, n_ranks: int, unique_id: bytes, rank: int, device: int, *, backend: Backend = Backend.CUDA,
+                  n_barriers: int = 64, timeout_ms: int | None = None,
+                  bootstrap_timeout_ms: int | None = None) -> Comm:
+        """One rank of a communicator of ``n_ranks`` processes
+        (``tleCommInitRank``; collective). ``timeout_ms`` is the device wait
+        deadline: None for ``$TLE_BARRIER_TIMEOUT_MS`` or its default, 0 to
+        wait forever."""
+        if len(unique_id) != UNIQUE_ID_BYTES:
+            raise ValueError(f"unique_id must be {UNIQUE_ID_BYTES} bytes; got {len(unique_id)}")
+        uid = _UniqueId.from_buffer_copy(unique_id)
+        config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms)
+        out = _vp()
+        _check(library().tleCommInitRank(ctypes.byref(out), n_ranks, ctypes.byref(uid), rank, device,
+                                         ctypes.byref(config)), f"tleCommInitRank(rank {rank} of {n_ranks})")
+        return cls(out.value)
+
+    @classmethod
+    def init_all(cls, n_ranks: int, *, devices: Sequence[int] | None = None, backend: Backend = Backend.EMULATOR,
+                 n_barriers: int = 64, timeout_ms: int | None = None) -> list[Comm]:
+        """All ``n_ranks`` ranks in this process (``tleCommInitAll``)."""
+        config = _config(backend, n_barriers, timeout_ms, None)
+        outs = (_vp * max(n_ranks, 1))()
+        devs = None if devices is None else (ctypes.c_int * len(devices))(*devices)
+        _check(library().tleCommInitAll(outs, n_ranks, devs, ctypes.byref(config)), f"tleCommInitAll({n_ranks})")
+        return [cls(outs[i]) for i in range(n_ranks)]
+
+    @property
+    def handle(self) -> int:
+        """The ``tleComm_t``; raises once destroyed."""
+        if self._handle is None:
+            raise ValueError("the communicator was destroyed")
+        return self._handle
+
+    def _query(self, name: str) -> int:
+        out = ctypes.c_int()
+        _check(getattr(library(), name)(self.handle, ctypes.byref(out)), name)
+        return out.value
+
+    @property
+    def rank(self) -> int:
+        return self._query("tleCommRank")
+
+    @property
+    def size(self) -> int:
+        return self._query("tleCommSize")
+
+    @property
+    def backend(self) -> Backend:
+        return Backend(self._query("tleCommBackend"))
+
+    @property
+    def dev_comm(self) -> int:
+        """Address of the device communicator: a kernel's ``comm`` argument."""
+        out = _vp()
+        _check(library().tleCommGetDevComm(self.handle, ctypes.byref(out)), "tleCommGetDevComm")
+        return out.value or 0
+
+    def alloc(self, nbytes: int) -> Mem:
+        """A symmetric buffer of ``nbytes`` (collective, zero-filled)."""
+        out = _vp()
+        _check(library().tleMemAlloc(self.handle, nbytes, ctypes.byref(out)), f"tleMemAlloc({nbytes})")
+        return Mem(out.value, nbytes)
+
+    @staticmethod
+    def alloc_all(comms: Sequence[Comm], nbytes: int) -> list[Mem]:
+        """One symmetric buffer per rank of an ``init_all`` set."""
+        handles = (_vp * len(comms))(*(c.handle for c in comms))
+        outs = (_vp * len(comms))()
+        _check(library().tleMemAllocAll(handles, len(comms), nbytes, outs), f"tleMemAllocAll({nbytes})")
+        return [Mem(outs[i], nbytes) for i in range(len(comms))]
+
+    def get_error(self) -> ErrorInfo | None:
+        """Read and clear the device error record: None when nothing was
+        recorded."""
+        info = _ErrorInfo()
+        code = library().tleCommGetError(self.handle, ctypes.byref(info))
+        if info.result == Result.SUCCESS:
+            _check(code, "tleCommGetError")
+            return None
+        return ErrorInfo(
+            result=Result(info.result) if info.result in Result._value2member_map_ else info.result,
+            rank=info.rank, slot=info.slot, epoch=info.epoch,
+            missing_peers=tuple(p for p in range(32) if info.missingMask >> p & 1),
+            block=info.block, thread=info.thread, n_barriers=info.nBarriers, elapsed_ns=info.elapsedNs,
+            message=info.message.decode(errors="replace"))
+
+    def check_error(self) -> None:
+        """Raise ``TLEError`` with the device error record, if there is one."""
+        info = self.get_error()
+        if info is not None:
+            raise TLEError(info.result, "device error", info.message, info)
+
+    def destroy(self) -> None:
+        """Release the communicator (not collective); idempotent."""
+        if self._handle is not None:
+            handle, self._handle = self._handle, None
+            _check(library().tleCommDestroy(handle), "tleCommDestroy")
+
+
+class Mem:
+    """A symmetric buffer (``tleMem_t``) of one rank."""
+
+    def __init__(self, handle: int, nbytes: int):
+        self._handle: int | None = handle
+        self.nbytes = nbytes
+
+    @property
+    def handle(self) -> int:
+        if self._handle is None:
+            raise ValueError("the symmetric buffer was freed")
+        return self._handle
+
+    @property
+    def dev_handle(self) -> int:
+        """Address of the buffer's device handle: a kernel's ``mem`` argument."""
+        out = _vp()
+        _check(library().tleMemGetHandle(self.handle, ctypes.byref(out)), "tleMemGetHandle")
+        return out.value or 0
+
+    @property
+    def local_ptr(self) -> int:
+        """Address of this rank's copy (device memory on GPUs)."""
+        out = _vp()
+        _check(library().tleMemGetLocalPtr(self.handle, ctypes.byref(out)), "tleMemGetLocalPtr")
+        return out.value or 0
+
+    @property
+    def freed(self) -> bool:
+        return self._handle is None
+
+    def free(self) -> None:
+        """Release this rank's handle (not collective); idempotent."""
+        if self._handle is not None:
+            handle, self._handle = self._handle, None
+            _check(library().tleMemFree(handle), "tleMemFree")

@@ -1,0 +1,191 @@
+"""TLE communicators and symmetric buffers for PyTorch programs.
+
+``Communicator.from_process_group`` turns a ``torch.distributed`` group whose
+processes are the GPUs of one node (torchrun, one process per GPU) into a TLE
+communicator with the CUDA backend: rank 0 creates the bootstrap id, the
+group broadcasts it, every rank joins with its current CUDA device. Kernels
+take ``comm.dev_comm`` and ``buf.handle`` (ints) as arguments; ``buf.tensor``
+is this rank's copy of a symmetric buffer as a torch tensor.
+
+    comm = Communicator.from_process_group()
+    buf = comm.alloc((1024,), torch.float32)
+    kernel[grid](comm.dev_comm, buf.handle, ..., extern_libs=tle.extern_libs())
+    comm.synchronize()      # raises TLEError with TLE's report if a wait timed out
+    comm.close()
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import torch
+import torch.distributed as dist
+
+from .runtime import Backend, Comm, ErrorInfo, Mem, TLEError, get_unique_id
+
+__all__ = ["Communicator", "SymmetricBuffer", "TLEError"]
+
+
+class _CudaArrayInterface:
+    """This rank's copy of a buffer as raw bytes for ``torch.as_tensor``; it
+    holds the ``SymmetricBuffer`` so the memory outlives every tensor view
+    that torch derives from it (torch keeps this object alive)."""
+
+    def __init__(self, owner: SymmetricBuffer, address: int, nbytes: int):
+        self._owner = owner
+        # No "stream" entry: the memory is ready (zero-filled at allocation),
+        # so torch need not synchronize with any stream when importing it.
+        self.__cuda_array_interface__ = {
+            "shape": (nbytes,),
+            "typestr": "|u1",
+            "data": (address, False),
+            "version": 2,
+        }
+
+
+class SymmetricBuffer:
+    """A symmetric buffer of one rank: the same shape and dtype on every rank,
+    each rank's copy mapped into every peer.
+
+    ``tensor`` is this rank's copy; ``handle`` is the kernel argument for
+    ``tle.language.local_pointer`` / ``intra_pointer``. The memory is freed
+    by ``close()`` (or ``Communicator.close()``); tensors still referring to
+    it must not be used afterwards.
+    """
+
+    def __init__(self, comm: Communicator, mem: Mem, shape: tuple[int, ...], dtype: torch.dtype):
+        self._comm = comm
+        self._mem = mem
+        self.shape = shape
+        self.dtype = dtype
+        raw = torch.as_tensor(_CudaArrayInterface(self, mem.local_ptr, mem.nbytes),
+                              device=torch.device("cuda", comm.device))
+        self.tensor: torch.Tensor = raw.view(dtype).view(shape)
+        #: Address of the device handle of the buffer (``tleMemGetHandle``).
+        self.handle: int = mem.dev_handle
+
+    @property
+    def nbytes(self) -> int:
+        return self._mem.nbytes
+
+    @property
+    def closed(self) -> bool:
+        return self._mem.freed
+
+    def close(self) -> None:
+        """Free this rank's handle (not collective); idempotent."""
+        self._mem.free()
+
+    def __enter__(self) -> SymmetricBuffer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Communicator:
+    """A TLE communicator over the GPUs of one node, one rank per process."""
+
+    def __init__(self, comm: Comm, device: int, group: dist.ProcessGroup | None = None):
+        self._comm = comm
+        self._buffers: list[SymmetricBuffer] = []
+        #: The CUDA device index this rank runs on.
+        self.device = device
+        #: The process group the communicator was created from, if any.
+        self.group = group
+        self.rank = comm.rank
+        self.size = comm.size
+        #: Address of the device communicator: the kernels' ``comm`` argument.
+        self.dev_comm: int = comm.dev_comm
+
+    @classmethod
+    def from_process_group(cls, group: dist.ProcessGroup | None = None, device: int | torch.device | None = None,
+                           *, n_barriers: int = 64, timeout_ms: int | None = None,
+                           bootstrap_timeout_ms: int | None = None) -> Communicator:
+        """Create a communicator over ``group`` (default: the world), whose
+        processes must all run on this node, one GPU each. Collective.
+
+        ``device`` defaults to ``torch.cuda.current_device()``. ``n_barriers``
+        is the number of barrier slots (``index`` must be below it).
+        ``timeout_ms`` is the device wait deadline: None for
+        ``$TLE_BARRIER_TIMEOUT_MS`` or its default, 0 to wait forever.
+        """
+        if not dist.is_initialized():
+            raise RuntimeError("torch.distributed is not initialized: call dist.init_process_group() first")
+        group = group if group is not None else dist.group.WORLD
+        if device is None:
+            device = torch.cuda.current_device()
+        device = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
+        if device.type != "cuda":
+            raise ValueError(f"a TLE communicator needs a CUDA device; got {device}")
+        index = device.index if device.index is not None else torch.cuda.current_device()
+        rank = dist.get_rank(group)
+        size = dist.get_world_size(group)
+        holder: list[bytes | None] = [get_unique_id() if rank == 0 else None]
+        with torch.cuda.device(index):
+            dist.broadcast_object_list(holder, src=dist.get_global_rank(group, 0), group=group)
+            unique_id = holder[0]
+            assert isinstance(unique_id, bytes)
+            comm = Comm.init_rank(size, unique_id, rank, index, backend=Backend.CUDA, n_barriers=n_barriers,
+                                  timeout_ms=timeout_ms, bootstrap_timeout_ms=bootstrap_timeout_ms)
+        return cls(comm, index, group)
+
+    def alloc(self, shape: int | Sequence[int], dtype: torch.dtype = torch.float32) -> SymmetricBuffer:
+        """A zero-filled symmetric buffer (collective: every rank calls it
+        with the same shape and dtype)."""
+        shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+        if any(s <= 0 for s in shape):
+            raise ValueError(f"a symmetric buffer needs a non-empty shape; got {shape}")
+        nbytes = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+        with torch.cuda.device(self.device):
+            buf = SymmetricBuffer(self, self._comm.alloc(nbytes), shape, dtype)
+        self._buffers.append(buf)
+        return buf
+
+    def get_error(self) -> ErrorInfo | None:
+        """Read and clear the device error record (None when there is none)."""
+        return self._comm.get_error()
+
+    def check_error(self) -> None:
+        """Raise ``TLEError`` with TLE's report if a kernel recorded an error
+        (a barrier wait that timed out, a slot index out of range, ...)."""
+        self._comm.check_error()
+
+    def synchronize(self) -> None:
+        """``torch.cuda.synchronize`` this rank's device, then check TLE's
+        error record. A kernel whose barrier wait timed out fails its launch;
+        the CUDA error is then reported as ``TLEError`` with TLE's record
+        (rank, slot, epoch, missing peers), chained to the CUDA error."""
+        try:
+            torch.cuda.synchronize(self.device)
+        except RuntimeError as cuda_error:
+            info = self._comm.get_error()
+            if info is None:
+                raise
+            raise TLEError(info.result, "device error", info.message, info) from cuda_error
+        self.check_error()
+
+    @property
+    def closed(self) -> bool:
+        return self._comm._handle is None
+
+    def close(self) -> None:
+        """Free every buffer still open and destroy the communicator (not
+        collective); idempotent."""
+        if self.closed:
+            return
+        for buf in self._buffers:
+            buf.close()
+        self._buffers.clear()
+        self._comm.destroy()
+
+    def __enter__(self) -> Communicator:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"dev_comm=0x{self.dev_comm:x}"
+        return f"Communicator(rank={self.rank}, size={self.size}, device={self.device}, {state})"
