@@ -225,18 +225,23 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
       result.error = error;
       return result;
     }
+    // The device library aborts without a record only when it cannot trust
+    // the pointer it was given: a null, corrupt or foreign communicator or
+    // symmetric-buffer handle.
+    std::string why = "a null, corrupt or foreign communicator or symmetric "
+                      "buffer pointer";
     if (rank && rank->devComm && !devCommValid(rank->devComm)) {
       const auto *dc = static_cast<const DevComm *>(rank->devComm);
-      char buf[160];
+      char buf[96];
       std::snprintf(buf, sizeof buf,
-                    "%s: the communicator is corrupt (magic 0x%08x, version "
-                    "%u); ",
-                    where.c_str(), dc->magic, dc->version);
-      return failed(result, tleInvalidComm, buf + replayHint(result.seed));
+                    "the rank's communicator is corrupt (magic 0x%08x, "
+                    "version %u)",
+                    dc->magic, dc->version);
+      why = buf;
     }
-    return failed(result, tleLaunchFailure,
-                  where + " aborted the launch without an error record; " +
-                      replayHint(result.seed));
+    return failed(result, tleInvalidComm,
+                  where + " aborted the launch without an error record: " +
+                      why + "; " + replayHint(result.seed));
   }
   case Outcome::KernelException:
     return failed(result, tleLaunchFailure,

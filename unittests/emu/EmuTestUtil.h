@@ -1,0 +1,102 @@
+//===- EmuTestUtil.h - Communicators and buffers for emulator tests -*- C++
+//-*-===//
+//
+// RAII owners for a tleCommInitAll set of emulated ranks and a symmetric
+// buffer over it, with direct access to each rank's DevComm (plain host
+// memory on the emulator, so tests can inspect epochs and inboxes and plant
+// faults), shared by the barrier, stress and fault tests.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_UNITTESTS_EMU_EMUTESTUTIL_H
+#define TLE_UNITTESTS_EMU_EMUTESTUTIL_H
+
+#include "tle/detail/DevComm.h"
+#include "tle/device.h"
+#include "tle/emu.h"
+#include "tle/tle.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace tle::emutest {
+
+/// All ranks of one node in this process.
+class Ranks {
+public:
+  explicit Ranks(int n, uint32_t nBarriers = 64, int64_t timeoutMs = -1) {
+    tleConfig_t config = TLE_CONFIG_INITIALIZER;
+    config.nBarriers = nBarriers;
+    config.timeoutMs = timeoutMs;
+    comms.resize(n);
+    status = tleCommInitAll(comms.data(), n, nullptr, &config);
+    if (status != tleSuccess) {
+      comms.clear();
+      return;
+    }
+    for (tleComm_t c : comms) {
+      void *dc = nullptr;
+      tleCommGetDevComm(c, &dc);
+      devComms.push_back(static_cast<DevComm *>(dc));
+    }
+  }
+  ~Ranks() {
+    for (tleComm_t c : comms)
+      tleCommDestroy(c);
+  }
+  Ranks(const Ranks &) = delete;
+  Ranks &operator=(const Ranks &) = delete;
+
+  int size() const { return static_cast<int>(comms.size()); }
+  DevComm *dev(int rank) const { return devComms[rank]; }
+
+  tleResult_t status;
+  std::vector<tleComm_t> comms;
+  std::vector<DevComm *> devComms;
+};
+
+/// A symmetric buffer on every rank of a Ranks set.
+class SymBuffer {
+public:
+  SymBuffer(const Ranks &ranks, size_t bytes) {
+    mems.resize(ranks.size());
+    status =
+        tleMemAllocAll(ranks.comms.data(), ranks.size(), bytes, mems.data());
+    if (status != tleSuccess) {
+      mems.clear();
+      return;
+    }
+    for (tleMem_t m : mems) {
+      void *h = nullptr;
+      tleMemGetHandle(m, &h);
+      handles.push_back(h);
+    }
+  }
+  ~SymBuffer() {
+    for (tleMem_t m : mems)
+      tleMemFree(m);
+  }
+  SymBuffer(const SymBuffer &) = delete;
+  SymBuffer &operator=(const SymBuffer &) = delete;
+
+  /// The kernel's `mem` argument for `rank`.
+  const void *handle(int rank) const { return handles[rank]; }
+
+  tleResult_t status;
+  std::vector<tleMem_t> mems;
+  std::vector<void *> handles;
+};
+
+/// Launch options with the given shape; the seed stays the default
+/// (TLE_EMU_SEED or the clock) unless given.
+inline emu::LaunchOptions shape(emu::Dim3 grid, emu::Dim3 block) {
+  emu::LaunchOptions o;
+  o.grid = grid;
+  o.block = block;
+  return o;
+}
+
+} // namespace tle::emutest
+
+#endif // TLE_UNITTESTS_EMU_EMUTESTUTIL_H
