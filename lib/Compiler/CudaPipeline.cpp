@@ -1,0 +1,113 @@
+//===- CudaPipeline.cpp - Kernel module to PTX
+//-----------------------------===//
+//
+// The `--target=cuda` lowering of tlec: the tle ops become device-ABI calls,
+// the rest follows MLIR's gpu-lower-to-nvvm-pipeline (device half only; the
+// kernels are already outlined in gpu.modules and there is no host code),
+// and MLIR's GPU serialization links the device library, optimizes and emits
+// PTX. The NVVM target is attached here rather than by the upstream pipeline
+// because only `nvvm-attach-target` takes the bitcode libraries to link.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tle/Compiler/Pipelines.h"
+
+#include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
+#include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+
+#include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+using namespace mlir;
+using namespace mlir::tle;
+
+/// Parses `pipeline` into `pm`, reporting a malformed pipeline (a bug here)
+/// at the module.
+static LogicalResult addPipeline(OpPassManager &pm, StringRef pipeline,
+                                 ModuleOp module) {
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (succeeded(parsePassPipeline(pipeline, pm, os)))
+    return success();
+  return module.emitError("internal pipeline '")
+         << pipeline << "' is invalid: " << error;
+}
+
+LogicalResult mlir::tle::lowerToNVVM(ModuleOp module,
+                                     const CompileOptions &options) {
+  PassManager pm(module.getContext());
+  std::string tle = options.abi == BarrierABI::Unified
+                        ? "convert-tle-to-llvm{abi=unified}"
+                        : "convert-tle-to-llvm{abi=scalar}";
+  // The device half of buildLowerToNVVMPassPipeline in
+  // mlir/lib/Dialect/GPU/Pipelines/GPUToNVVMPipeline.cpp (LLVM 22).
+  if (failed(addPipeline(pm,
+                         tle + ",convert-nvgpu-to-nvvm,convert-scf-to-cf,"
+                               "convert-nvvm-to-llvm,convert-func-to-llvm,"
+                               "expand-strided-metadata",
+                         module)))
+    return failure();
+  GpuNVVMAttachTargetOptions target;
+  target.chip = options.arch;
+  target.optLevel = options.optLevel;
+  if (!options.deviceLibrary.empty())
+    target.linkLibs.push_back(options.deviceLibrary);
+  pm.addPass(createGpuNVVMAttachTarget(target));
+  if (failed(addPipeline(pm,
+                         "lower-affine,convert-arith-to-llvm,"
+                         "convert-index-to-llvm,canonicalize,cse,"
+                         "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,"
+                         "reconcile-unrealized-casts)",
+                         module)))
+    return failure();
+  return pm.run(module);
+}
+
+FailureOr<CudaArtifacts>
+mlir::tle::serializeToPTX(ModuleOp module, const CompileOptions &options) {
+  CudaArtifacts out;
+  unsigned gpuModules = 0;
+  module.walk([&](gpu::GPUModuleOp) { ++gpuModules; });
+  if (gpuModules != 1)
+    return module.emitError("expected exactly one gpu.module, found ")
+           << gpuModules;
+  auto onOptimized = [&](llvm::Module &llvmModule) {
+    llvm::raw_string_ostream os(out.optimizedLLVM);
+    llvmModule.print(os, nullptr);
+  };
+  auto onISA = [&](StringRef isa) { out.ptx += isa.str(); };
+  // MLIR links the device library with LinkOnlyNeeded and internalizes it,
+  // but the library marks its exports `__attribute__((used))` (so that its
+  // bitcode keeps them), which keeps every ABI function alive through the
+  // linker and GlobalDCE. Once linked and internalized they are ours: drop
+  // them from the used lists so that only what the kernels call survives.
+  auto onLinked = [](llvm::Module &llvmModule) {
+    llvm::removeFromUsedLists(llvmModule, [](llvm::Constant *c) {
+      auto *gv = dyn_cast<llvm::GlobalValue>(c->stripPointerCasts());
+      return gv && gv->hasLocalLinkage();
+    });
+  };
+  gpu::TargetOptions targetOptions(
+      /*toolkitPath=*/{}, /*librariesToLink=*/{}, /*cmdOptions=*/{},
+      /*elfSection=*/{}, gpu::CompilationTarget::Assembly,
+      /*getSymbolTableCallback=*/{}, /*initialLlvmIRCallback=*/{}, onLinked,
+      onOptimized, onISA);
+  if (failed(
+          gpu::transformGpuModulesToBinaries(module, nullptr, targetOptions)))
+    return failure();
+  // The ISA callback is the documented way to see the PTX; read it back from
+  // the gpu.binary as well in case a serializer does not call it.
+  if (out.ptx.empty())
+    module.walk([&](gpu::BinaryOp binary) {
+      for (Attribute object : binary.getObjects())
+        if (auto obj = dyn_cast<gpu::ObjectAttr>(object))
+          out.ptx += obj.getObject().getValue().str();
+    });
+  if (out.ptx.empty())
+    return module.emitError("the NVVM serializer produced no PTX");
+  return out;
+}
