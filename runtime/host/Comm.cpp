@@ -135,10 +135,10 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
 
 tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
                     const tleConfig_t *config) {
-  if (!outComms)
-    return fail(tleInvalidArgument, "outComms is NULL");
   if (tleResult_t r = checkRanks(nRanks))
     return r;
+  if (!outComms)
+    return fail(tleInvalidArgument, "outComms is NULL");
   for (int r = 0; r < nRanks; ++r)
     outComms[r] = nullptr;
   ResolvedConfig resolved;

@@ -53,9 +53,12 @@ tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out) {
                   config->version, TLE_VERSION_MAJOR);
     c = *config;
   }
-  if (c.backend != tleBackendEmulator && c.backend != tleBackendCuda)
+  // Read as an int: from C, any int may arrive in the enum's place.
+  int backend;
+  memcpy(&backend, &c.backend, sizeof(backend));
+  if (backend != tleBackendEmulator && backend != tleBackendCuda)
     return fail(tleInvalidArgument, "config.backend %d is not a tleBackend_t",
-                static_cast<int>(c.backend));
+                backend);
   if (c.nBarriers < 1 || c.nBarriers > kMaxBarriers)
     return fail(tleInvalidArgument, "config.nBarriers %u is not in 1..%u",
                 c.nBarriers, kMaxBarriers);

@@ -53,7 +53,10 @@ void setLastErrorDetail(std::string d) { detail = std::move(d); }
 extern "C" {
 
 const char *tleGetErrorString(tleResult_t result) {
-  switch (result) {
+  // Switch on an int: from C, any int may arrive in the enum's place.
+  int code;
+  memcpy(&code, &result, sizeof(code));
+  switch (code) {
   case tleSuccess:
     return "success";
   case tleInvalidArgument:

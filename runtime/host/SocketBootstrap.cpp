@@ -518,8 +518,13 @@ tleResult_t SocketBootstrap::gatherAtPeer(const std::string &mine,
   FrameHeader h;
   std::string payload;
   Io io = sendFrame(fds[0], kContribution, seq, mine, deadline);
+  // Rank 0 may have given up and closed before our send; the reason it
+  // sent first is still queued for us, so read it either way.
   if (io == Io::Ok)
     io = recvFrame(fds[0], h, payload, deadline);
+  else if (io == Io::Closed &&
+           recvFrame(fds[0], h, payload, Deadline(deadline, 100)) == Io::Ok)
+    io = Io::Ok;
   if (io == Io::Closed)
     return breakWith(tlePeerFailure, "rank 0 disconnected");
   if (io == Io::Timeout)

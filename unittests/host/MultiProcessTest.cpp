@@ -1,0 +1,342 @@
+//===- MultiProcessTest.cpp - One process per rank ---------------*- C++
+//-*-===//
+//
+// Forked children join one communicator through tleCommInitRank, exchange
+// data through POSIX shared memory, and exercise the bootstrap's failure
+// modes: a wrong secret, a rank that never joins, a rank that dies. Every
+// test ends by checking that no /dev/shm/tle-<pid>-* segment of its
+// processes is left. Children report (status, detail) through a pipe and
+// leave with _exit, never returning into the test framework.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tle/detail/DevComm.h"
+#include "tle/tle.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <dirent.h>
+#include <functional>
+#include <poll.h>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// What a child reported.
+struct Outcome {
+  tleResult_t result = tleInternalError;
+  std::string detail;
+  bool finished = false; ///< reported before the deadline
+  double seconds = 0;    ///< from spawn to report
+};
+
+struct Child {
+  pid_t pid;
+  int fd;
+  Clock::time_point start;
+};
+
+/// Runs `body` in a child; its return value and the thread's last error
+/// detail are sent back. Pass `detail` to report something else.
+Child spawn(std::function<tleResult_t(std::string &detail)> body) {
+  int fds[2];
+  EXPECT_EQ(pipe(fds), 0);
+  Child child{fork(), fds[0], Clock::now()};
+  if (child.pid == 0) {
+    close(fds[0]);
+    std::string detail;
+    tleResult_t r = body(detail);
+    if (r != tleSuccess && detail.empty())
+      detail = tleGetLastErrorDetail();
+    std::string msg = std::to_string(static_cast<int>(r)) + "\n" + detail;
+    ssize_t ignored = write(fds[1], msg.data(), msg.size());
+    (void)ignored;
+    _exit(0);
+  }
+  close(fds[1]);
+  return child;
+}
+
+/// Collects a child's report, killing it if it has not reported within
+/// `timeoutMs` (a hang is a failure of the test).
+Outcome collect(Child &child, int timeoutMs = 10000) {
+  Outcome out;
+  std::string msg;
+  auto deadline = child.start + std::chrono::milliseconds(timeoutMs);
+  for (;;) {
+    int left =
+        static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                             deadline - Clock::now())
+                             .count());
+    pollfd p = {child.fd, POLLIN, 0};
+    if (left <= 0 || poll(&p, 1, left) <= 0)
+      break;
+    char buf[512];
+    ssize_t n = read(child.fd, buf, sizeof(buf));
+    if (n <= 0) {
+      out.finished = !msg.empty();
+      break;
+    }
+    msg.append(buf, n);
+  }
+  out.seconds =
+      std::chrono::duration<double>(Clock::now() - child.start).count();
+  close(child.fd);
+  if (!out.finished)
+    kill(child.pid, SIGKILL);
+  waitpid(child.pid, nullptr, 0);
+  size_t nl = msg.find('\n');
+  if (out.finished && nl != std::string::npos) {
+    out.result = static_cast<tleResult_t>(std::stoi(msg.substr(0, nl)));
+    out.detail = msg.substr(nl + 1);
+  }
+  return out;
+}
+
+/// Names of /dev/shm segments that `pid` created and that still exist.
+std::vector<std::string> segmentsOf(pid_t pid) {
+  std::vector<std::string> found;
+  std::string prefix = "tle-" + std::to_string(pid) + "-";
+  if (DIR *dir = opendir("/dev/shm")) {
+    while (dirent *e = readdir(dir))
+      if (strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0)
+        found.push_back(e->d_name);
+    closedir(dir);
+  }
+  return found;
+}
+
+class MultiProcessTest : public testing::Test {
+protected:
+  void TearDown() override {
+    for (pid_t pid : pids)
+      EXPECT_TRUE(segmentsOf(pid).empty())
+          << "leaked /dev/shm/" << segmentsOf(pid)[0];
+    EXPECT_TRUE(segmentsOf(getpid()).empty());
+  }
+  Child start(std::function<tleResult_t(std::string &)> body) {
+    Child c = spawn(std::move(body));
+    pids.push_back(c.pid);
+    return c;
+  }
+  std::vector<pid_t> pids;
+};
+
+tleConfig_t config(int64_t bootstrapMs, uint32_t nBarriers = 16) {
+  tleConfig_t c = TLE_CONFIG_INITIALIZER;
+  c.nBarriers = nBarriers;
+  c.bootstrapTimeoutMs = bootstrapMs;
+  return c;
+}
+
+/// A full life of one rank: join, write into every peer's buffer and inbox,
+/// meet (a second collective allocation), check what the peers wrote, and
+/// check that this process's segments were already unlinked.
+tleResult_t fullRank(int n, const tleUniqueId &id, int rank,
+                     std::string &detail) {
+  tleConfig_t cfg = config(5000);
+  tleComm_t comm;
+  if (tleResult_t r = tleCommInitRank(&comm, n, &id, rank, 0, &cfg))
+    return r;
+  tleMem_t mem, meet;
+  if (tleResult_t r = tleMemAlloc(comm, 4096, &mem))
+    return r;
+  void *h, *dc, *local;
+  tleMemGetHandle(mem, &h);
+  tleMemGetLocalPtr(mem, &local);
+  tleCommGetDevComm(comm, &dc);
+  auto *sym = static_cast<tle::SymMem *>(h);
+  auto *devComm = static_cast<tle::DevComm *>(dc);
+  if (sym->ptrs[rank] != local || devComm->rank != rank || devComm->size != n) {
+    detail = "handle or DevComm fields are wrong";
+    return tleInternalError;
+  }
+  for (int p = 0; p < n; ++p) {
+    static_cast<uint32_t *>(sym->ptrs[p])[rank] = 1000 * p + rank;
+    devComm->inbox[p][15 * devComm->inboxStride + rank] = rank + 1;
+  }
+  // The allocation's exchange doubles as a barrier: every rank's stores
+  // above happen before any rank returns from it.
+  if (tleResult_t r = tleMemAlloc(comm, 8, &meet))
+    return r;
+  for (int q = 0; q < n; ++q) {
+    uint32_t got = static_cast<uint32_t *>(local)[q];
+    uint32_t flag = devComm->inbox[rank][15 * devComm->inboxStride + q];
+    if (got != uint32_t(1000 * rank + q) || flag != uint32_t(q + 1)) {
+      detail = "rank " + std::to_string(rank) + " read " + std::to_string(got) +
+               "/" + std::to_string(flag) + " from rank " + std::to_string(q);
+      return tleInternalError;
+    }
+  }
+  if (!segmentsOf(getpid()).empty()) {
+    detail = "a segment is still linked after the collective returned";
+    return tleInternalError;
+  }
+  tleMemFree(meet);
+  tleMemFree(mem);
+  return tleCommDestroy(comm);
+}
+
+class SharedMemoryTest : public MultiProcessTest,
+                         public testing::WithParamInterface<int> {};
+
+TEST_P(SharedMemoryTest, RanksShareBuffersAndInboxes) {
+  const int n = GetParam();
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+  std::vector<Child> children;
+  for (int r = 0; r < n; ++r)
+    children.push_back(
+        start([&, r](std::string &d) { return fullRank(n, id, r, d); }));
+  for (int r = 0; r < n; ++r) {
+    Outcome o = collect(children[r]);
+    ASSERT_TRUE(o.finished) << "rank " << r << " hung";
+    EXPECT_EQ(o.result, tleSuccess) << "rank " << r << ": " << o.detail;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Ranks, SharedMemoryTest, testing::Values(1, 2, 4));
+
+/// Joins and returns the status of tleCommInitRank (destroying on success).
+tleResult_t joinOnly(int n, const tleUniqueId &id, int rank,
+                     const tleConfig_t &cfg) {
+  tleComm_t comm;
+  tleResult_t r = tleCommInitRank(&comm, n, &id, rank, 0, &cfg);
+  if (r == tleSuccess)
+    tleCommDestroy(comm);
+  return r;
+}
+
+TEST_F(MultiProcessTest, WrongSecretIsRefused) {
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+  tleUniqueId forged = id;
+  forged.internal[8] ^= 0x5a; // the secret follows the magic and version
+  tleConfig_t cfg = config(600);
+  Child root = start([&](std::string &) { return joinOnly(2, id, 0, cfg); });
+  Child intruder =
+      start([&](std::string &) { return joinOnly(2, forged, 1, cfg); });
+  Outcome o1 = collect(intruder);
+  ASSERT_TRUE(o1.finished);
+  EXPECT_EQ(o1.result, tlePeerFailure);
+  EXPECT_NE(o1.detail.find("rank 0 refused rank 1: rank 1 presented a wrong "
+                           "secret"),
+            std::string::npos)
+      << o1.detail;
+  Outcome o0 = collect(root);
+  ASSERT_TRUE(o0.finished);
+  EXPECT_EQ(o0.result, tleTimeout);
+  EXPECT_NE(o0.detail.find("rank(s) 1 did not join; refused a peer: rank 1 "
+                           "presented a wrong secret"),
+            std::string::npos)
+      << o0.detail;
+}
+
+TEST_F(MultiProcessTest, RankThatNeverJoins) {
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+  tleConfig_t cfg = config(500);
+  Child r0 = start([&](std::string &) { return joinOnly(3, id, 0, cfg); });
+  Child r1 = start([&](std::string &) { return joinOnly(3, id, 1, cfg); });
+  Outcome o0 = collect(r0), o1 = collect(r1);
+  ASSERT_TRUE(o0.finished && o1.finished);
+  EXPECT_EQ(o0.result, tleTimeout);
+  EXPECT_NE(o0.detail.find("bootstrap timed out after 500 ms: rank(s) 2 did "
+                           "not join"),
+            std::string::npos)
+      << o0.detail;
+  EXPECT_EQ(o1.result, tlePeerFailure);
+  EXPECT_NE(o1.detail.find("rank 0 reported: bootstrap timed out"),
+            std::string::npos)
+      << o1.detail;
+  EXPECT_LT(o0.seconds, 3.0);
+  EXPECT_LT(o1.seconds, 3.0);
+}
+
+TEST_F(MultiProcessTest, RootThatNeverJoins) {
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+  tleConfig_t cfg = config(300);
+  Child r1 = start([&](std::string &) { return joinOnly(2, id, 1, cfg); });
+  Outcome o1 = collect(r1);
+  ASSERT_TRUE(o1.finished);
+  EXPECT_EQ(o1.result, tleTimeout);
+  EXPECT_NE(o1.detail.find("rank 0 is not listening"), std::string::npos)
+      << o1.detail;
+}
+
+TEST_F(MultiProcessTest, MismatchedBarrierCountIsRefused) {
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+  tleConfig_t a = config(5000, 64), b = config(5000, 32);
+  Child r0 = start([&](std::string &) { return joinOnly(2, id, 0, a); });
+  Child r1 = start([&](std::string &) { return joinOnly(2, id, 1, b); });
+  for (Child *c : {&r0, &r1}) {
+    Outcome o = collect(*c);
+    ASSERT_TRUE(o.finished);
+    EXPECT_EQ(o.result, tleInvalidArgument);
+    EXPECT_NE(o.detail.find("barrier inboxes: rank 1 asked for 4096 bytes, "
+                            "rank 0 for 8192"),
+              std::string::npos)
+        << o.detail;
+  }
+}
+
+/// Joins, then either dies at once (`dies`) or tries a collective
+/// allocation and reports how it failed.
+tleResult_t joinThenAlloc(int n, const tleUniqueId &id, int rank, bool dies,
+                          std::string &detail) {
+  tleConfig_t cfg = config(5000);
+  tleComm_t comm;
+  if (tleResult_t r = tleCommInitRank(&comm, n, &id, rank, 0, &cfg))
+    return r;
+  if (dies)
+    _exit(0); // no destroy, no report: the socket closes with the process
+  tleMem_t mem;
+  tleResult_t r = tleMemAlloc(comm, 4096, &mem);
+  detail = tleGetLastErrorDetail();
+  if (r == tleSuccess)
+    tleMemFree(mem);
+  // Destroy must not hang on the dead peer.
+  if (tleCommDestroy(comm) != tleSuccess)
+    return tleInternalError;
+  return r;
+}
+
+class PeerDiesTest : public MultiProcessTest,
+                     public testing::WithParamInterface<int> {};
+
+TEST_P(PeerDiesTest, OthersNextCollectiveFails) {
+  const int n = 3, victim = GetParam();
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+  std::vector<Child> children;
+  for (int r = 0; r < n; ++r)
+    children.push_back(start([&, r](std::string &d) {
+      return joinThenAlloc(n, id, r, r == victim, d);
+    }));
+  std::string dead = "rank " + std::to_string(victim) + " disconnected";
+  for (int r = 0; r < n; ++r) {
+    if (r == victim) {
+      collect(children[r]);
+      continue;
+    }
+    Outcome o = collect(children[r]);
+    ASSERT_TRUE(o.finished) << "rank " << r << " hung";
+    EXPECT_EQ(o.result, tlePeerFailure) << o.detail;
+    EXPECT_NE(o.detail.find(dead), std::string::npos) << o.detail;
+    EXPECT_LT(o.seconds, 4.0); // not the 5 s bootstrap deadline
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Victim, PeerDiesTest, testing::Values(0, 2));
+
+} // namespace
