@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs every benchmark once, side by side on the same machine, and writes
+#   $out/bench.log  everything the programs printed
+#   $out/bench.csv  section,impl,x,us,note (one line per figure)
+#   $out/bench.md   the tables, ratios against the targets, machine, date
+#   $out/latency.png, $out/allreduce.png
+# Usage: bench/run.sh [BUILD_DIR [OUT_DIR]]  (defaults: build-gpu, $OUT or
+# /tmp/tle-out). Programs that are not built or cannot run (NCCL without its
+# headers, NVSHMEM without headers, PyTorch without two GPUs) are skipped
+# with a line saying so; the others still run.
+set -uo pipefail
+# Multicast stays off in every program: never remove these three.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+
+here=$(cd "$(dirname "$0")" && pwd)
+build=${1:-build-gpu}
+out=${2:-${OUT:-/tmp/tle-out}}
+mkdir -p "$out"
+log=$out/bench.log
+: >"$log"
+say() { echo "[bench +${SECONDS}s] $*" | tee -a "$log"; }
+
+python=${PYTHON:-python3}
+if ! "$python" -c "import torch" 2>/dev/null; then
+  for p in /opt/torch/.venv/bin/python python3; do
+    if "$p" -c "import torch" 2>/dev/null; then python=$p; break; fi
+  done
+fi
+
+run() { # run NAME TIMEOUT CMD...
+  local name=$1 limit=$2
+  shift 2
+  say "$name: $*"
+  timeout "$limit" "$@" 2>&1 | tee -a "$log" | grep -v '^RESULT,' | sed 's/^/    /'
+  local rc=${PIPESTATUS[0]}
+  [ "$rc" -eq 0 ] || say "$name: exit status $rc$([ "$rc" -eq 124 ] && echo ' (timed out)')"
+}
+
+# Machine and date for the report (kept out of $out: few files come back).
+info=$(mktemp)
+trap 'rm -f "$info"' EXIT
+echo "date,$(date -u +%Y-%m-%dT%H:%MZ)" >"$info"
+echo "host,$(hostname)" >>"$info"
+nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader 2>/dev/null |
+  sed 's/^/gpu,/' >>"$info"
+
+if [ -x "$build/bin/tle-bench-barrier" ]; then
+  run tle 300 "$build/bin/tle-bench-barrier" ${TLE_BENCH_ARGS:-}
+else
+  say "tle: $build/bin/tle-bench-barrier not built"
+fi
+if [ -x "$build/bin/tle-bench-nccl" ]; then
+  run nccl 180 "$build/bin/tle-bench-nccl"
+else
+  say "SKIPPED nccl: tle-bench-nccl not built (no NCCL headers/library given to cmake)"
+fi
+if [ -x "$build/bench/nvshmem/tle-bench-nvshmem" ]; then
+  run nvshmem 120 "$build/bench/nvshmem/tle-bench-nvshmem"
+else
+  say "SKIPPED nvshmem: see the nvshmem lines of the build log"
+fi
+if "$python" -c "import torch" 2>/dev/null; then
+  run torch 240 "$python" "$here/torch_bench.py" hostbar,allreduce
+else
+  say "SKIPPED torch: no python with torch found"
+fi
+
+{
+  echo "section,impl,x,us,note"
+  grep -h '^RESULT,' "$log" | cut -d, -f2-
+} >"$out/bench.csv"
+grep -h '^INFO,' "$log" | cut -d, -f2- >>"$info"
+say "$(($(wc -l <"$out/bench.csv") - 1)) figures in $out/bench.csv"
+"$python" "$here/report.py" "$out/bench.csv" "$out" "$info" 2>&1 | tee -a "$log" | tail -3

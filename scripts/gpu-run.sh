@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# The one script run on the GPU machine, from the repository root:
+#   scripts/gpu-run.sh [all|tests|bench|build]      (default all)
+# It builds the runtime with the CUDA backend (`cmake --preset gpu`, no LLVM
+# needed), prints the GPU topology, runs the GPU test suite (ctest label
+# `gpu`), then the benchmarks (bench/run.sh), and prints a short summary
+# LAST. Logs, tables and plots go to ${OUT:-/tmp/tle-out}:
+#   run.log gpu-tests.log bench.log bench.csv bench.md latency.png
+#   allreduce.png
+# Prepare on the CPU machine first: scripts/gpu-prepare.sh (NCCL device
+# headers into .gpu/, carried with the run). Every command has a timeout;
+# the whole run is sized to finish in about 9 minutes.
+set -uo pipefail
+# Multicast stays off in every program: never remove these three.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+
+cd "$(dirname "$0")/.."
+root=$(pwd)
+phase=${1:-all}
+case "$phase" in all | tests | bench | build) ;; *)
+  echo "usage: $0 [all|tests|bench|build]" >&2
+  exit 2
+  ;;
+esac
+out=${OUT:-/tmp/tle-out}
+mkdir -p "$out"
+exec > >(tee -a "$out/run.log") 2>&1
+build=build-gpu
+say() { echo "[gpu-run $(date +%T) +${SECONDS}s] $*"; }
+summary=()
+note() { summary+=("$*"); }
+
+say "phase $phase, output in $out, $(nproc) CPUs"
+
+#--- Build -----------------------------------------------------------------
+# NCCL 2.28.9: the library from PyTorch's wheel (the system one is 2.28.3),
+# the device headers carried in .gpu/nccl-include unless the wheel has them.
+nccl_lib=$(find /opt -name libnccl.so.2 -path '*nvidia/nccl/lib*' 2>/dev/null | head -1)
+[ -n "$nccl_lib" ] || nccl_lib=$(find /opt /usr -name libnccl.so.2 2>/dev/null | head -1)
+nccl_inc=
+for cand in "${NCCL_INC:-}" "$root/.gpu/nccl-include" \
+  "${nccl_lib:+$(dirname "$(dirname "$nccl_lib")")/include}"; do
+  if [ -n "$cand" ] && [ -f "$cand/nccl_device.h" ]; then
+    nccl_inc=$(cd "$cand" && pwd)
+    break
+  fi
+done
+say "NCCL library: ${nccl_lib:-none}; device headers: ${nccl_inc:-none}"
+# NVSHMEM (best effort): the wheel's headers and libraries, if it has them.
+nvshmem_home=$(find /opt -type d -path '*nvidia/nvshmem' 2>/dev/null | head -1)
+say "NVSHMEM: ${nvshmem_home:-none}$([ -n "$nvshmem_home" ] && [ -d "$nvshmem_home/include" ] && echo ' (with include/)')"
+
+build_ok=1
+blog=$(mktemp) # the build's own output; only errors are shown
+trap 'rm -f "$blog"' EXIT
+cmake_args=(--preset gpu)
+if [ -n "$nccl_lib" ] && [ -n "$nccl_inc" ]; then
+  cmake_args+=("-DTLE_NCCL_INCLUDE_DIR=$nccl_inc" "-DTLE_NCCL_LIBRARY=$nccl_lib")
+else
+  note "NCCL benchmark not built (library or device headers missing: run scripts/gpu-prepare.sh and carry .gpu)"
+fi
+if [ -n "$nvshmem_home" ]; then
+  cmake_args+=("-DTLE_NVSHMEM_HOME=$nvshmem_home")
+fi
+say "configure: cmake ${cmake_args[*]}"
+if ! timeout 120 cmake "${cmake_args[@]}" >"$blog" 2>&1; then
+  tail -30 "$blog"
+  grep -q "Boost" "$blog" &&
+    say "hint: the emulator needs Boost.Context (libboost-context-dev), absent here"
+  build_ok=0
+fi
+grep -iE "warning|nvshmem|nccl" "$blog" | head -20
+if [ $build_ok = 1 ]; then
+  say "build"
+  if ! timeout 400 cmake --build "$build" -j "$(nproc)" >>"$blog" 2>&1; then
+    grep -E "error|Error" "$blog" | head -30
+    tail -15 "$blog"
+    build_ok=0
+  fi
+fi
+if [ $build_ok = 1 ]; then
+  say "build done: $(ls $build/bin | tr '\n' ' ')"
+  note "build: ok"
+else
+  note "build: FAILED (see run.log)"
+fi
+
+#--- Topology --------------------------------------------------------------
+say "topology"
+timeout 20 nvidia-smi topo -m 2>&1 | head -8
+timeout 20 nvidia-smi --query-gpu=index,name,driver_version,memory.used --format=csv 2>&1
+
+#--- Tests -----------------------------------------------------------------
+if [ $build_ok = 1 ] && { [ "$phase" = all ] || [ "$phase" = tests ]; }; then
+  say "GPU test suite (ctest -L gpu); full output in gpu-tests.log"
+  timeout 450 ctest --test-dir "$build/integration_test" -L gpu -V \
+    --timeout 150 >"$out/gpu-tests.log" 2>&1
+  rc=$?
+  # Progress and verdicts only: every configuration line, failures in full.
+  grep -E "Test +#|tests passed|PASS|FAIL|SKIPPED|first:|FAULT-RECORD|CANARY|exit after" \
+    "$out/gpu-tests.log" | sed -E 's/^[0-9]+: //' | grep -v "^\s*$" | head -150
+  tests_line=$(grep -E "tests passed" "$out/gpu-tests.log" | tail -1)
+  note "GPU tests: ${tests_line:-no ctest summary} (ctest exit $rc)"
+
+  # Example kernels through tlerun, where bundles were carried.
+  if [ -x "$build/bin/tlerun" ] && ls .gpu/bundles/*.sh >/dev/null 2>&1; then
+    pass=0 fail=0
+    for s in .gpu/bundles/*.sh; do
+      if TLERUN="$root/$build/bin/tlerun" timeout 60 bash "$s" \
+        >>"$out/gpu-tests.log" 2>&1; then
+        pass=$((pass + 1)); say "example $(basename "$s" .sh): PASS"
+      else
+        fail=$((fail + 1)); say "example $(basename "$s" .sh): FAIL"
+      fi
+    done
+    note "examples via tlerun --target cuda: $pass passed, $fail failed"
+  else
+    note "examples via tlerun: not run (no $build/bin/tlerun or no .gpu/bundles/*.sh)"
+  fi
+fi
+
+#--- Benchmarks ------------------------------------------------------------
+if [ $build_ok = 1 ] && { [ "$phase" = all ] || [ "$phase" = bench ]; }; then
+  say "benchmarks (bench/run.sh)"
+  timeout 420 bash bench/run.sh "$build" "$out"
+  note "benchmarks: exit $? ($(($(wc -l <"$out/bench.csv" 2>/dev/null || echo 1) - 1)) figures)"
+fi
+
+#--- Summary (last) --------------------------------------------------------
+echo
+echo "=================== TLE GPU run summary ($(date -u +%FT%TZ), ${SECONDS}s) ==================="
+for line in "${summary[@]}"; do echo "- $line"; done
+if [ -f "$out/bench.md" ] && { [ "$phase" = all ] || [ "$phase" = bench ]; }; then
+  echo
+  # The latency table, host-launched barrier, all-reduce and targets.
+  awk '/^## (Barrier sync latency|Host-launched|One-shot|Targets)/{p=1}
+       /^## (Grid|Overlap|What each)/{p=0} p' "$out/bench.md"
+fi
+ls "$out"
