@@ -19,6 +19,7 @@
 
 #include <functional>
 #include <string>
+#include <thread>
 
 using namespace tle;
 using namespace tle::emu;
@@ -213,6 +214,49 @@ TEST(EmuBarrier, RankSizeAndPointers) {
              });
   ASSERT_EQ(r.result, tleSuccess) << r.message;
   EXPECT_EQ(bad, 0u) << "seed " << r.seed;
+}
+
+TEST(EmuBarrier, OneOsThreadPerRank) {
+  // Each rank launched from its own OS thread, as with one thread per
+  // device: every scheduler sees one rank, and waits poll across threads.
+  constexpr int kRanks = 3;
+  constexpr uint32_t kRounds = 30;
+  Ranks ranks(kRanks);
+  ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  SymBuffer buf(ranks, 2 * kRanks * sizeof(uint32_t));
+  ASSERT_EQ(buf.status, tleSuccess) << tleGetLastErrorDetail();
+  LaunchResult results[kRanks];
+  uint64_t bad[kRanks] = {};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kRanks; ++i)
+    threads.emplace_back([&, i] {
+      results[i] = launch(
+          &ranks.comms[i], 1, shape({1, 1, 1}, {8, 1, 1}),
+          [&](int rank, void *dc) {
+            const void *mem = buf.handle(rank);
+            for (uint32_t k = 0; k < kRounds; ++k) {
+              uint32_t word = (k % 2) * kRanks + rank;
+              if (linearThreadId() == 0)
+                for (int p = 0; p < kRanks; ++p)
+                  __atomic_store_n(
+                      static_cast<uint32_t *>(flagcxGetIntraPointerS(
+                          mem, word * sizeof(uint32_t), p)),
+                      k + 1, __ATOMIC_RELAXED);
+              flagcxIntraBarrierSyncS(dc, kCoopBlock, 0, false, kOrderAcqRel);
+              auto *mine =
+                  static_cast<uint32_t *>(flagcxGetLocalPointerS(mem, 0));
+              for (int q = 0; q < kRanks; ++q)
+                bad[rank] += __atomic_load_n(&mine[(k % 2) * kRanks + q],
+                                             __ATOMIC_RELAXED) != k + 1;
+            }
+          });
+    });
+  for (std::thread &t : threads)
+    t.join();
+  for (int i = 0; i < kRanks; ++i) {
+    EXPECT_EQ(results[i].result, tleSuccess) << results[i].message;
+    EXPECT_EQ(bad[i], 0u);
+  }
 }
 
 TEST(EmuBarrier, ManySlotsInParallel) {

@@ -137,6 +137,11 @@ TEST(EmuFault, SkippedBarrierIsADeadlockNamingTheMissingRank) {
   EXPECT_EQ(r.error.missingMask, 1u << 2);
   // The report is the thread's error detail too.
   EXPECT_EQ(std::string(tleGetLastErrorDetail()), r.message);
+  // And the waiter's rank has it in its device error record.
+  tleErrorInfo info{};
+  EXPECT_EQ(tleCommGetError(ranks.comms[0], &info), tleDeadlock);
+  EXPECT_EQ(info.slot, 4u);
+  EXPECT_EQ(info.missingMask, 1u << 2);
 }
 
 TEST(EmuFault, DeadlockReportOfAHugeLaunchIsShort) {

@@ -80,6 +80,28 @@ bool devCommValid(const void *devComm) {
   return dc && dc->magic == kDevCommMagic && dc->version == kDevCommVersion;
 }
 
+/// Writes a deadlock into the record of the rank whose waiter the report
+/// names, as the device library writes its failures, so that a caller that
+/// only reads tleCommGetError after the launch sees it too.
+void recordDeadlock(const DevComm *dc, const tleErrorInfo &e) {
+  ErrorRecord *rec = dc->error;
+  uint32_t expected = 0;
+  if (!rec || !__atomic_compare_exchange_n(&rec->state, &expected, 1, false,
+                                           __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+    return;
+  rec->code = kDevErrDeadlock;
+  rec->rank = e.rank;
+  rec->slot = e.slot;
+  rec->epoch = e.epoch;
+  rec->missingMask = e.missingMask;
+  rec->block = e.block;
+  rec->thread = e.thread;
+  rec->nBarriers = dc->nBarriers;
+  rec->aux = 0;
+  rec->elapsedNs = 0;
+  __atomic_store_n(&rec->state, 2, __ATOMIC_RELEASE);
+}
+
 /// Reads and clears every comm's error record; returns the first failure,
 /// preferring the rank that aborted.
 bool collectRecords(const tleComm_t *comms, int nRanks, int first,
@@ -211,8 +233,11 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
     e.missingMask = run.wait.missingMask;
     e.block = run.block;
     e.thread = run.thread;
-    if (rank && devCommValid(rank->devComm))
-      e.nBarriers = static_cast<const DevComm *>(rank->devComm)->nBarriers;
+    if (rank && devCommValid(rank->devComm)) {
+      const auto *dc = static_cast<const DevComm *>(rank->devComm);
+      e.nBarriers = dc->nBarriers;
+      recordDeadlock(dc, e);
+    }
     return failed(result, tleDeadlock,
                   run.message + "\n  " + replayHint(result.seed));
   }
