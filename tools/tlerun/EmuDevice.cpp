@@ -1,0 +1,109 @@
+//===- EmuDevice.cpp - tlerun on the CPU emulator -------------------------===//
+//
+// Runs a host-compiled kernel (`void NAME(void **args)`) on the TLE CPU
+// emulator. Buffers are plain memory here, and so is the device
+// communicator, whose slot epochs give the number of barrier rounds.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Device.h"
+
+#include "tle/detail/DevComm.h"
+#include "tle/emu.h"
+
+#include <chrono>
+#include <cstring>
+#include <vector>
+
+using namespace tle::run;
+
+namespace {
+class EmuDevice final : public Device {
+public:
+  tleBackend_t backend() const override { return tleBackendEmulator; }
+
+  bool load(const LoadedKernel &kernel, const tleComm_t *comms, int nRanks,
+            std::string &error) override {
+    if (!kernel.hostEntry) {
+      error = "kernel '" + kernel.meta.name +
+              "' has no host code (a cuda bundle cannot run on the emulator; "
+              "compile with tlec --target=host or pass the .mlir)";
+      return false;
+    }
+    entry = kernel.hostEntry;
+    this->comms.assign(comms, comms + nRanks);
+    return true;
+  }
+
+  bool write(int, void *dst, const void *src, size_t bytes,
+             std::string &) override {
+    std::memcpy(dst, src, bytes);
+    return true;
+  }
+  bool read(int, void *dst, const void *src, size_t bytes,
+            std::string &) override {
+    std::memcpy(dst, src, bytes);
+    return true;
+  }
+
+  LaunchOutcome launch(const LaunchShape &shape,
+                       void **const *argsPerRank) override {
+    tle::emu::LaunchOptions options;
+    options.grid = {shape.grid.x, shape.grid.y, shape.grid.z};
+    options.block = {shape.block.x, shape.block.y, shape.block.z};
+    options.seed = shape.seed;
+    options.cooperative = shape.cooperative;
+    options.trace = shape.trace;
+    // A cooperative launch needs the whole grid resident; the emulator's
+    // default residency (16 blocks) stands for the SM count otherwise.
+    if (shape.cooperative)
+      options.maxResidentBlocks =
+          static_cast<uint32_t>(std::max<uint64_t>(shape.grid.total(), 16));
+    std::vector<int> rankToIndex(comms.size(), 0);
+    for (size_t i = 0; i < comms.size(); ++i) {
+      int rank = 0;
+      tleCommRank(comms[i], &rank);
+      if (rank >= 0 && static_cast<size_t>(rank) < comms.size())
+        rankToIndex[rank] = static_cast<int>(i);
+    }
+    void (*kernel)(void **) = entry;
+    auto start = std::chrono::steady_clock::now();
+    tle::emu::LaunchResult result = tle::emu::launch(
+        comms.data(), static_cast<int>(comms.size()), options,
+        [&](int rank, void *) { kernel(argsPerRank[rankToIndex[rank]]); });
+    auto end = std::chrono::steady_clock::now();
+    LaunchOutcome outcome;
+    outcome.result = result.result;
+    outcome.message = result.message;
+    outcome.seed = result.seed;
+    outcome.seconds = std::chrono::duration<double>(end - start).count();
+    if (shape.trace)
+      trace = tle::emu::lastTraceJson();
+    return outcome;
+  }
+
+  std::optional<uint64_t> epochSum(tleComm_t comm) override {
+    void *devComm = nullptr;
+    if (tleCommGetDevComm(comm, &devComm) != tleSuccess || !devComm)
+      return std::nullopt;
+    const auto *dc = static_cast<const tle::DevComm *>(devComm);
+    if (dc->magic != tle::kDevCommMagic || !dc->epochs)
+      return std::nullopt;
+    uint64_t sum = 0;
+    for (uint32_t s = 0; s < dc->nBarriers; ++s)
+      sum += dc->epochs[s];
+    return sum;
+  }
+
+  std::string traceJson() override { return trace; }
+
+private:
+  void (*entry)(void **) = nullptr;
+  std::vector<tleComm_t> comms;
+  std::string trace;
+};
+} // namespace
+
+std::unique_ptr<Device> tle::run::createEmuDevice() {
+  return std::make_unique<EmuDevice>();
+}

@@ -1,0 +1,263 @@
+//===- Options.cpp - Parsing tlerun's command line ----------------------===//
+//
+// A small hand-written parser (`--name value` or `--name=value`) so that the
+// runtime half of tlerun needs nothing beyond the C++ standard library.
+// Every malformed value is an error that names the option.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Options.h"
+
+#include <charconv>
+#include <cstring>
+#include <string_view>
+
+using namespace tle::run;
+
+size_t tle::run::elemSize(ElemType type) {
+  return type == ElemType::I32 || type == ElemType::F32 ? 4 : 8;
+}
+
+const char *tle::run::elemName(ElemType type) {
+  switch (type) {
+  case ElemType::I32:
+    return "i32";
+  case ElemType::I64:
+    return "i64";
+  case ElemType::F32:
+    return "f32";
+  case ElemType::F64:
+    return "f64";
+  }
+  return "?";
+}
+
+const char *tle::run::usageText() {
+  return R"(USAGE: tlerun KERNEL.mlir|BUNDLE --kernel NAME --ranks N [options]
+
+Runs one kernel on N ranks of one node: on the CPU emulator (--target host,
+the default) or on the node's GPUs (--target cuda). KERNEL is an MLIR file
+(compiled in-process; needs a tlerun built with the compiler) or a bundle
+written by tlec.
+
+Kernel parameters: (%comm: !llvm.ptr, %mem0: !llvm.ptr, ...) - the device
+communicator, then one symmetric-buffer handle per --buffer, in order. Use
+tle.local_pointer / tle.intra_pointer on the handles inside the kernel.
+
+OPTIONS:
+  --kernel NAME            kernel to launch (required)
+  --ranks N                number of ranks, 1-8 (required)
+  --grid G                 blocks per rank: X, XxY or XxYxZ (default 1)
+  --block B                threads per block: X, XxY or XxYxZ (default 1)
+  --target host|cuda       emulator (default) or GPUs
+  --buffer NAME:TYPE:COUNT[:INIT]
+                           a symmetric buffer of COUNT elements per rank;
+                           TYPE i32|i64|f32|f64; INIT zero (default), iota
+                           (element i = i), rank (= the rank) or random
+                           (seeded by --seed; ints in [0,1000), floats [0,1))
+  --repeat K               K launches; prints a summary (per-launch time
+                           min/median/max, barrier rounds) on stderr
+  --dump NAME              after the run, print one JSON line per rank on
+                           stdout: {"rank": R, "buffer": "NAME", "values": [...]}
+  --timeout-ms T           barrier wait deadline (0 = forever; default: the
+                           environment's TLE_BARRIER_TIMEOUT_MS or 10000)
+  --seed S                 emulator schedule and random-init seed
+  --trace FILE.json        write a Chrome/Perfetto trace of barrier events
+                           (emulator)
+  --barriers N             barrier slots (default: what the kernel's constant
+                           indices need, else max(grid size, 64))
+  --device-lib FILE.bc     device library for compiling .mlir for cuda
+  --help, --version
+
+Exit status: 0 on success; 1 when a launch fails (deadlock, timeout, slot
+out of range, ...: the runtime's report is on stderr); 2 on a usage error.
+)";
+}
+
+static bool parseU64(std::string_view text, uint64_t &out) {
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return !text.empty() && ec == std::errc() && ptr == text.data() + text.size();
+}
+
+static bool parseExtent(std::string_view text, Extent &out) {
+  uint32_t dims[3] = {1, 1, 1};
+  int n = 0;
+  size_t pos = 0;
+  while (true) {
+    if (n == 3)
+      return false;
+    size_t end = text.find_first_of("x,", pos);
+    std::string_view part =
+        text.substr(pos, end == std::string_view::npos ? std::string_view::npos
+                                                       : end - pos);
+    uint64_t value = 0;
+    if (!parseU64(part, value) || value == 0 || value > UINT32_MAX)
+      return false;
+    dims[n++] = static_cast<uint32_t>(value);
+    if (end == std::string_view::npos)
+      break;
+    pos = end + 1;
+  }
+  out = {dims[0], dims[1], dims[2]};
+  return true;
+}
+
+static bool parseBuffer(std::string_view text, BufferSpec &out,
+                        std::string &error) {
+  std::vector<std::string_view> parts;
+  size_t pos = 0;
+  while (true) {
+    size_t end = text.find(':', pos);
+    parts.push_back(text.substr(pos, end == std::string_view::npos
+                                         ? std::string_view::npos
+                                         : end - pos));
+    if (end == std::string_view::npos)
+      break;
+    pos = end + 1;
+  }
+  if (parts.size() < 3 || parts.size() > 4 || parts[0].empty()) {
+    error = "expected NAME:TYPE:COUNT[:INIT]";
+    return false;
+  }
+  out.name = parts[0];
+  if (parts[1] == "i32")
+    out.type = ElemType::I32;
+  else if (parts[1] == "i64")
+    out.type = ElemType::I64;
+  else if (parts[1] == "f32")
+    out.type = ElemType::F32;
+  else if (parts[1] == "f64")
+    out.type = ElemType::F64;
+  else {
+    error = "unknown type '" + std::string(parts[1]) +
+            "' (expected i32, i64, f32 or f64)";
+    return false;
+  }
+  if (!parseU64(parts[2], out.count) || out.count == 0) {
+    error = "COUNT must be a positive integer";
+    return false;
+  }
+  std::string_view init = parts.size() == 4 ? parts[3] : "zero";
+  if (init == "zero")
+    out.init = InitKind::Zero;
+  else if (init == "iota")
+    out.init = InitKind::Iota;
+  else if (init == "rank")
+    out.init = InitKind::Rank;
+  else if (init == "random")
+    out.init = InitKind::Random;
+  else {
+    error = "unknown INIT '" + std::string(init) +
+            "' (expected zero, iota, rank or random)";
+    return false;
+  }
+  return true;
+}
+
+ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
+                                   std::string &error) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h" || arg == "-help")
+      return ParseResult::Help;
+    if (arg == "--version")
+      return ParseResult::Version;
+    if (arg.substr(0, 2) != "--" || arg == "--") {
+      if (!out.input.empty()) {
+        error = "more than one input file ('" + out.input + "', '" +
+                std::string(arg) + "')";
+        return ParseResult::Error;
+      }
+      out.input = arg;
+      continue;
+    }
+    std::string_view name = arg.substr(2), value;
+    size_t eq = name.find('=');
+    if (eq != std::string_view::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    } else {
+      if (i + 1 >= argc) {
+        error = "--" + std::string(name) + " needs a value";
+        return ParseResult::Error;
+      }
+      value = argv[++i];
+    }
+    auto bad = [&](const std::string &why) {
+      error = "--" + std::string(name) + "=" + std::string(value) + ": " + why;
+      return ParseResult::Error;
+    };
+    uint64_t number = 0;
+    if (name == "kernel") {
+      out.kernel = value;
+    } else if (name == "ranks") {
+      if (!parseU64(value, number) || number < 1 || number > 8)
+        return bad("expected 1 to 8 ranks");
+      out.ranks = static_cast<int>(number);
+    } else if (name == "grid") {
+      if (!parseExtent(value, out.grid))
+        return bad("expected X, XxY or XxYxZ of positive integers");
+    } else if (name == "block") {
+      if (!parseExtent(value, out.block))
+        return bad("expected X, XxY or XxYxZ of positive integers");
+    } else if (name == "target") {
+      if (value != "host" && value != "cuda")
+        return bad("expected host or cuda");
+      out.target = value;
+    } else if (name == "buffer") {
+      BufferSpec spec;
+      std::string why;
+      if (!parseBuffer(value, spec, why))
+        return bad(why);
+      for (const BufferSpec &other : out.buffers)
+        if (other.name == spec.name)
+          return bad("buffer '" + spec.name + "' is declared twice");
+      out.buffers.push_back(spec);
+    } else if (name == "repeat") {
+      if (!parseU64(value, number) || number < 1 || number > 100000000)
+        return bad("expected a positive count");
+      out.repeat = static_cast<unsigned>(number);
+      out.repeatGiven = true;
+    } else if (name == "dump") {
+      out.dumps.emplace_back(value);
+    } else if (name == "timeout-ms") {
+      if (!parseU64(value, number) || number > INT64_MAX)
+        return bad("expected milliseconds");
+      out.timeoutMs = static_cast<int64_t>(number);
+    } else if (name == "seed") {
+      if (!parseU64(value, number))
+        return bad("expected an unsigned integer");
+      out.seed = number;
+    } else if (name == "trace") {
+      out.traceFile = value;
+    } else if (name == "barriers") {
+      if (!parseU64(value, number) || number < 1 || number > UINT32_MAX)
+        return bad("expected a positive slot count");
+      out.barriers = static_cast<uint32_t>(number);
+    } else if (name == "device-lib") {
+      out.deviceLib = value;
+    } else {
+      error = "unknown option --" + std::string(name) + " (see --help)";
+      return ParseResult::Error;
+    }
+  }
+  if (out.input.empty())
+    error = "no kernel file given";
+  else if (out.kernel.empty())
+    error = "--kernel NAME is required";
+  else if (out.ranks == 0)
+    error = "--ranks N is required";
+  else {
+    for (const std::string &dump : out.dumps) {
+      bool found = false;
+      for (const BufferSpec &spec : out.buffers)
+        found |= spec.name == dump;
+      if (!found) {
+        error = "--dump " + dump + ": no --buffer of that name";
+        return ParseResult::Error;
+      }
+    }
+    return ParseResult::Run;
+  }
+  return ParseResult::Error;
+}

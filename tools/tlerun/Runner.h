@@ -1,0 +1,23 @@
+//===- Runner.h - tlerun's runtime core ---------------------------*- C++
+//-*-===//
+//
+// Creates the communicators and buffers, launches the kernel the requested
+// number of times, and prints the dumps, the summary and failures. Needs only
+// the TLE runtime (and CUDA for --target cuda), never LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_TOOLS_TLERUN_RUNNER_H
+#define TLE_TOOLS_TLERUN_RUNNER_H
+
+#include "Kernel.h"
+#include "Options.h"
+
+namespace tle::run {
+
+/// Runs `kernel` as `options` say; returns the process exit status.
+int runKernel(const Options &options, const LoadedKernel &kernel);
+
+} // namespace tle::run
+
+#endif // TLE_TOOLS_TLERUN_RUNNER_H
