@@ -107,9 +107,9 @@ static bool jit(ModuleOp module, const std::string *llvmIR,
 }
 
 bool ::tle::run::compileKernel(const Options &options, const std::string &path,
-                             const std::string &source,
-                             const Bundle *hostBundle, LoadedKernel &out,
-                             std::string &error) {
+                               const std::string &source,
+                               const Bundle *hostBundle, LoadedKernel &out,
+                               std::string &error) {
   initializeOnce();
   DialectRegistry registry;
   mlir::tle::registerCompilerDialects(registry);
