@@ -1,0 +1,98 @@
+"""tle.runtime, the ctypes binding of libtle.so, against the CPU emulator
+backend (the CI build of libtle.so has no CUDA backend)."""
+
+from __future__ import annotations
+
+import ctypes
+import threading
+
+import pytest
+
+import tle
+from tle import runtime
+from tle.runtime import Backend, Comm, Result, TLEError
+
+
+@pytest.fixture(scope="module", autouse=True)
+def host_library():
+    try:
+        return runtime.library()
+    except FileNotFoundError as e:
+        pytest.skip(f"libtle.so not built: {e}")
+
+
+def test_unique_ids_are_fresh_128_byte_blobs():
+    a, b = runtime.get_unique_id(), runtime.get_unique_id()
+    assert len(a) == len(b) == runtime.UNIQUE_ID_BYTES
+    assert a != b
+
+
+def test_init_all_queries_and_symmetric_memory():
+    comms = Comm.init_all(2, backend=Backend.EMULATOR, n_barriers=8)
+    try:
+        assert [c.rank for c in comms] == [0, 1]
+        assert [c.size for c in comms] == [2, 2]
+        assert all(c.backend is Backend.EMULATOR for c in comms)
+        assert all(c.dev_comm for c in comms) and comms[0].dev_comm != comms[1].dev_comm
+        mems = Comm.alloc_all(comms, 256)
+        assert all(m.dev_handle and m.local_ptr for m in mems)
+        assert mems[0].local_ptr != mems[1].local_ptr
+        # Emulator memory is host memory: zero-filled, as the API promises.
+        assert ctypes.string_at(mems[1].local_ptr, 256) == bytes(256)
+        assert all(c.get_error() is None for c in comms)
+        for c in comms:
+            c.check_error()
+        for m in mems:
+            m.free()
+            m.free()  # idempotent
+        with pytest.raises(ValueError, match="freed"):
+            mems[0].local_ptr
+    finally:
+        for c in comms:
+            c.destroy()
+    with pytest.raises(ValueError, match="destroyed"):
+        comms[0].rank
+
+
+def test_init_rank_bootstraps_one_comm_per_thread():
+    unique_id = runtime.get_unique_id()
+    comms: dict[int, Comm] = {}
+    errors: list[BaseException] = []
+
+    def join(rank: int) -> None:
+        try:
+            comms[rank] = Comm.init_rank(2, unique_id, rank, 0, backend=Backend.EMULATOR,
+                                         bootstrap_timeout_ms=20000)
+        except BaseException as e:  # reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=join, args=(r,)) for r in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    try:
+        assert not errors, errors
+        assert sorted((c.rank, c.size) for c in comms.values()) == [(0, 2), (1, 2)]
+    finally:
+        for c in comms.values():
+            c.destroy()
+
+
+def test_c_api_errors_raise_tle_error_with_string_and_detail():
+    with pytest.raises(TLEError) as info:
+        Comm.init_all(0, backend=Backend.EMULATOR)
+    assert info.value.code is Result.INVALID_ARGUMENT
+    assert str(info.value).startswith("tleCommInitAll(0): invalid argument")
+    assert info.value.detail  # tleGetLastErrorDetail says which argument
+
+
+def test_bad_python_arguments_are_rejected_before_the_c_api():
+    with pytest.raises(ValueError, match="n_barriers must be positive"):
+        Comm.init_all(2, n_barriers=0)
+    with pytest.raises(ValueError, match="unique_id must be 128 bytes"):
+        Comm.init_rank(2, b"short", 0, 0)
+
+
+def test_extern_libs_names_the_bitcode(bitcode):
+    assert tle.extern_libs() == {"tle": bitcode}

@@ -1,0 +1,65 @@
+"""The Triton kernels of the GPU tests, kept free of torch so that the CI
+tests (python/tests/test_gpu_kernels.py) compile them for sm_90 without a
+GPU before they ever reach the GPU machine."""
+
+from __future__ import annotations
+
+import triton
+import triton.language as tl
+
+import tle.language as tlx
+
+#: Elements per program in exchange_kernel.
+BLOCK = 1024
+
+#: The configurations exchange.py runs.
+EXCHANGE_CASES = [
+    # (name, programs, num_warps, group, shift, launch options)
+    ("block, 1 program", 1, 4, "block", 0, {}),
+    ("block, 8 programs", 8, 4, "block", 0, {}),
+    ("block, 32 programs, 8 warps", 32, 8, "block", 0, {}),
+    ("block, 100 programs, 1 warp", 100, 1, "block", 0, {}),
+    ("warp, 16 programs, num_warps=1", 16, 1, "warp", 0, {}),
+    ("grid, 8 programs, cooperative", 8, 4, "grid", 1, {"launch_cooperative_grid": True}),
+]
+
+
+@triton.jit
+def exchange_kernel(comm, mem, errors, n_iters, BLOCK: tl.constexpr, GROUP: tl.constexpr, SHIFT: tl.constexpr):
+    pid = tl.program_id(0)
+    n_programs = tl.num_programs(0)
+    rank = tlx.intra_rank(comm)
+    size = tlx.intra_size(comm)
+    right = (rank + 1) % size
+    left = (rank + size - 1) % size
+    n = n_programs * BLOCK
+    mine = pid * BLOCK + tl.arange(0, BLOCK)
+    # With the grid group every program of the node has arrived, so a
+    # program may read a block another program's neighbour wrote.
+    theirs = ((pid + SHIFT) % n_programs) * BLOCK + tl.arange(0, BLOCK)
+    dst = tlx.intra_pointer(mem, 0, right, dtype=tl.int32)
+    src = tlx.local_pointer(mem, 0, dtype=tl.int32)
+    slot = pid if GROUP != "grid" else 0
+    bad = 0
+    for it in range(n_iters):
+        tl.store(dst + mine, (it * size + rank) * n + mine)
+        tlx.distributed_barrier(comm, space="device", barrier_kind="sync", group_kind=GROUP, order="acq_rel",
+                                index=slot)
+        got = tl.load(src + theirs)
+        bad += tl.sum((got != (it * size + left) * n + theirs).to(tl.int32))
+        tlx.distributed_barrier(comm, barrier_kind="arrive", group_kind=GROUP, order="release", index=slot)
+        tlx.distributed_barrier(comm, barrier_kind="wait", group_kind=GROUP, order="acquire", index=slot)
+    tl.store(errors + pid, bad)
+
+
+@triton.jit
+def maybe_barrier_kernel(comm, skip):
+    if skip == 0:
+        tlx.distributed_barrier(comm, index=tl.program_id(0))
+
+
+@triton.jit
+def barrier_loop_kernel(comm, n_iters):
+    pid = tl.program_id(0)
+    for _ in range(n_iters):
+        tlx.distributed_barrier(comm, barrier_kind="sync", group_kind="block", order="acq_rel", index=pid)

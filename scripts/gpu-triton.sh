@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# The Triton front end's GPU tests, run on the GPU machine from the
+# repository root after scripts/gpu-run.sh has built build-gpu (libtle.so
+# with the CUDA backend):
+#   scripts/gpu-triton.sh [all|exchange|timeout|bench]     (default all)
+# The GPU machine has no LLVM, so the device bitcode is built on the CPU
+# machine (build/lib/libtle_device.bc) and carried as .gpu/libtle_device.bc.
+# Python: $PYTHON, else /opt/torch/.venv/bin/python, else python3 (needs
+# torch and triton 3.6). Output goes to ${OUT:-/tmp}/triton-gpu.log; a
+# summary is printed last; the exit status is non-zero if anything failed.
+set -uo pipefail
+# Multicast stays off in every program: never remove these three.
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+
+cd "$(dirname "$0")/.."
+root=$(pwd)
+phase=${1:-all}
+case "$phase" in all | exchange | timeout | bench) ;; *)
+  echo "usage: $0 [all|exchange|timeout|bench]" >&2
+  exit 2
+  ;;
+esac
+out=${OUT:-/tmp}
+mkdir -p "$out"
+exec > >(tee -a "$out/triton-gpu.log") 2>&1
+say() { echo "[gpu-triton $(date +%T) +${SECONDS}s] $*"; }
+
+py=${PYTHON:-}
+if [ -z "$py" ]; then
+  for cand in /opt/torch/.venv/bin/python python3; do
+    if command -v "$cand" >/dev/null && "$cand" -c "import torch, triton" 2>/dev/null; then
+      py=$cand
+      break
+    fi
+  done
+fi
+export TLE_DEVICE_BC=${TLE_DEVICE_BC:-$root/.gpu/libtle_device.bc}
+export TLE_LIB=${TLE_LIB:-$root/build-gpu/lib/libtle.so}
+export PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH}
+# A fresh Triton cache: kernels are compiled against this run's bitcode.
+export TRITON_CACHE_DIR=$(mktemp -d /tmp/tle-triton-cache.XXXXXX)
+trap 'rm -rf "$TRITON_CACHE_DIR"' EXIT
+ngpu=${NGPU:-2}
+
+missing=()
+[ -n "$py" ] || missing+=("a Python with torch and triton (set PYTHON)")
+[ -f "$TLE_DEVICE_BC" ] || missing+=("$TLE_DEVICE_BC (build tle_device_bc on the CPU machine, copy it to .gpu/)")
+[ -f "$TLE_LIB" ] || missing+=("$TLE_LIB (run scripts/gpu-run.sh build first)")
+if [ ${#missing[@]} -gt 0 ]; then
+  for m in "${missing[@]}"; do say "missing: $m"; done
+  exit 1
+fi
+say "phase $phase, $ngpu GPUs, python $py, output in $out"
+"$py" -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, 'GPUs', torch.cuda.device_count())"
+say "bitcode $TLE_DEVICE_BC ($(stat -c %s "$TLE_DEVICE_BC") bytes), libtle $TLE_LIB"
+
+summary=()
+status=0
+record() { # name, exit code
+  if [ "$2" -eq 0 ]; then summary+=("$1: PASS"); else summary+=("$1: FAIL (exit $2)"); status=1; fi
+}
+torchrun=("$py" -m torch.distributed.run --standalone "--nproc-per-node=$ngpu")
+
+if [ "$phase" = all ] || [ "$phase" = exchange ]; then
+  say "1. neighbour exchange with distributed_barrier (index = program_id)"
+  timeout -k 10 300 "${torchrun[@]}" python/tests_gpu/exchange.py
+  record "exchange" $?
+fi
+if [ "$phase" = all ] || [ "$phase" = timeout ]; then
+  say "2. a rank skips the barrier: TLE's timeout report, not a hang"
+  timeout -k 10 180 "$py" python/tests_gpu/check_timeout.py --nproc "$ngpu" --limit 150
+  record "timeout report" $?
+fi
+if [ "$phase" = all ] || [ "$phase" = bench ]; then
+  say "3. benchmark: barrier latency from Triton"
+  timeout -k 10 240 "${torchrun[@]}" python/tests_gpu/bench.py
+  record "benchmark" $?
+fi
+
+say "summary"
+for line in "${summary[@]}"; do echo "  $line"; done
+grep -h "| Triton:" "$out/triton-gpu.log" 2>/dev/null | tail -1 | sed 's/^/  /'
+exit $status
