@@ -29,6 +29,13 @@
 
 using namespace tle::gpu;
 
+/// Name of the TLE rows; a build of this file with the device library's
+/// TLE_EXPERIMENT_STORE_ARRIVE (arrive by store instead of atomic add) sets
+/// it to "tle-store", so both variants appear side by side.
+#ifndef TLE_BENCH_TAG
+#define TLE_BENCH_TAG "tle"
+#endif
+
 namespace {
 
 constexpr int kRanks = 2;
@@ -48,6 +55,7 @@ struct Options {
   int iters = 20000; ///< in-kernel rounds per measurement
   int reps = 3;      ///< measurements; the median is reported
   int hostIters = 2000;
+  bool reference = true; ///< also run the reference epoch barriers
 };
 
 void result(const char *section, const std::string &impl, const std::string &x,
@@ -262,11 +270,13 @@ double runTleLatency(World &w, int ctas, const Options &o) {
 
 void benchLatency(World &w, World &noTimeout, const Options &o) {
   for (int ctas : o.ctas) {
-    result("latency", "tle", std::to_string(ctas), runTleLatency(w, ctas, o),
-           "sync acq_rel block 128thr, timeouts on");
-    result("latency", "tle-notimeout", std::to_string(ctas),
+    result("latency", TLE_BENCH_TAG, std::to_string(ctas),
+           runTleLatency(w, ctas, o), "sync acq_rel block 128thr, timeouts on");
+    result("latency", TLE_BENCH_TAG "-notimeout", std::to_string(ctas),
            runTleLatency(noTimeout, ctas, o), "timeoutMs=0");
   }
+  if (!o.reference)
+    return;
   // Reference barriers on the second half of the scratch buffer. Each
   // variant gets fresh words (zero), and epochs restart at 0.
   struct Variant {
@@ -691,10 +701,12 @@ int main(int argc, char **argv) {
       o.reps = std::max(1, std::atoi(v)), ++i;
     else if (a == "--host-iters" && v)
       o.hostIters = std::atoi(v), ++i;
+    else if (a == "--no-reference")
+      o.reference = false;
     else {
       std::printf("usage: tle-bench-barrier [--sections flag,latency,overlap,"
                   "grid,hostbar,allreduce] [--ctas 1,8,32,132] [--iters N] "
-                  "[--reps N] [--host-iters N]\n");
+                  "[--reps N] [--host-iters N] [--no-reference]\n");
       return 2;
     }
   }

@@ -54,10 +54,18 @@ if [ -x "$build/bin/tle-bench-nccl" ]; then
 else
   say "SKIPPED nccl: tle-bench-nccl not built (no NCCL headers/library given to cmake)"
 fi
-if [ -x "$build/bench/nvshmem/tle-bench-nvshmem" ]; then
-  run nvshmem 120 "$build/bench/nvshmem/tle-bench-nvshmem"
+if [ -x "$build/bin/tle-bench-barrier-store" ]; then
+  run tle-store 120 "$build/bin/tle-bench-barrier-store" --sections latency --no-reference
+fi
+if [ -x "$build/bin/tle-bench-nvshmem" ]; then
+  # The unique-id bootstrap plugin is dlopen'ed from NVSHMEM's lib folder.
+  nvh=$(sed -n 's/^TLE_NVSHMEM_HOME:PATH=//p' "$build/CMakeCache.txt")
+  (
+    export LD_LIBRARY_PATH="$nvh/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    run nvshmem 120 "$build/bin/tle-bench-nvshmem"
+  )
 else
-  say "SKIPPED nvshmem: see the nvshmem lines of the build log"
+  say "SKIPPED nvshmem: not built (no NVSHMEM with headers and device library found)"
 fi
 if "$python" -c "import torch" 2>/dev/null; then
   run torch 240 "$python" "$here/torch_bench.py" hostbar,allreduce

@@ -1,0 +1,221 @@
+//===- NvshmemBench.cu - NVSHMEM's barrier for the side-by-side table -----===//
+//
+// NVSHMEM's device barrier in a kernel loop, timed like the others (slowest
+// CTA, %globaltimer after one untimed round). NVSHMEM has one barrier per
+// team, so one CTA runs nvshmemx_barrier_all_block() and N CTAs run
+// nvshmemx_barrier_block() on N teams that each span both PEs (a team per
+// CTA is NVSHMEM's nearest equivalent of a barrier slot per CTA).
+//
+// NVSHMEM needs one process per GPU and a bootstrap. mpirun/nvshmrun are
+// not available on the GPU machine, so this program forks one child per GPU
+// (before any CUDA call) and bootstraps them with NVSHMEM's unique-id
+// plugin, the id passed through a pipe. The children report through shared
+// memory; the parent prints RESULT lines like the other benchmarks.
+// Multicast stays off: NVSHMEM_DISABLE_NVLS=1 (set by bench/run.sh).
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuSupport.h"
+
+#include <nvshmem.h>
+#include <nvshmemx.h>
+
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+using namespace tle::gpu;
+
+namespace {
+
+constexpr int kRanks = 2;
+constexpr int kMaxConfigs = 8;
+constexpr int kMaxReps = 5;
+
+/// What the children write for the parent: per rank, configuration and
+/// repetition, the slowest CTA's nanoseconds (0: not measured).
+struct Shared {
+  double ns[kRanks][kMaxConfigs][kMaxReps];
+  int ok[kRanks];
+};
+
+__global__ void nvshmemBarrierLoop(const nvshmem_team_t *teams, int useAll,
+                                   int iters, unsigned long long *out) {
+  if (useAll)
+    nvshmemx_barrier_all_block();
+  else
+    nvshmemx_barrier_block(teams[blockIdx.x]);
+  const uint64_t t0 = globalTimer();
+  for (int i = 0; i < iters; ++i) {
+    if (useAll)
+      nvshmemx_barrier_all_block();
+    else
+      nvshmemx_barrier_block(teams[blockIdx.x]);
+  }
+  const uint64_t dt = globalTimer() - t0;
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = dt;
+}
+
+int child(int rank, int idPipe[2], Shared *sh, const std::vector<int> &ctas,
+          int iters, int reps) {
+  if (rank == 0)
+    close(idPipe[0]);
+  else
+    close(idPipe[1]);
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n < kRanks)
+    return kExitSkip;
+  CK(cudaSetDevice(rank));
+  nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
+  if (rank == 0) {
+    if (nvshmemx_get_uniqueid(&id) != 0) {
+      std::printf("nvshmemx_get_uniqueid failed\n");
+      return 1;
+    }
+    if (write(idPipe[1], &id, sizeof(id)) != ssize_t(sizeof(id)))
+      return 1;
+    close(idPipe[1]);
+  } else {
+    size_t got = 0;
+    while (got < sizeof(id)) {
+      ssize_t k = read(idPipe[0], reinterpret_cast<char *>(&id) + got,
+                       sizeof(id) - got);
+      if (k <= 0)
+        return 1;
+      got += size_t(k);
+    }
+  }
+  nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
+  nvshmemx_set_attr_uniqueid_args(rank, kRanks, &id, &attr);
+  nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
+  if (nvshmem_my_pe() != rank || nvshmem_n_pes() != kRanks) {
+    std::printf("nvshmem: pe %d of %d, expected %d of %d\n", nvshmem_my_pe(),
+                nvshmem_n_pes(), rank, kRanks);
+    return 1;
+  }
+  const int maxCtas = *std::max_element(ctas.begin(), ctas.end());
+  std::vector<nvshmem_team_t> teams(maxCtas);
+  for (int i = 0; i < maxCtas; ++i)
+    if (nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, 0, 1, kRanks, nullptr, 0,
+                                   &teams[i]) != 0) {
+      std::printf("nvshmem_team_split_strided failed at team %d (raise "
+                  "NVSHMEM_MAX_TEAMS?)\n",
+                  i);
+      return 1;
+    }
+  nvshmem_team_t *dteams;
+  unsigned long long *dout;
+  CK(cudaMalloc(&dteams, maxCtas * sizeof(nvshmem_team_t)));
+  CK(cudaMalloc(&dout, maxCtas * sizeof(unsigned long long)));
+  CK(cudaMemcpy(dteams, teams.data(), maxCtas * sizeof(nvshmem_team_t),
+                cudaMemcpyHostToDevice));
+  std::vector<unsigned long long> h(maxCtas);
+  for (size_t ci = 0; ci < ctas.size(); ++ci) {
+    int c = ctas[ci];
+    int useAll = c == 1;
+    for (int rep = 0; rep < reps; ++rep) {
+      const nvshmem_team_t *t = dteams;
+      int it = iters;
+      unsigned long long *o = dout;
+      void *args[] = {&t, &useAll, &it, &o};
+      // Collective launch: NVSHMEM's requirement for kernels that
+      // synchronize across PEs (co-residency of all CTAs).
+      int err = nvshmemx_collective_launch((const void *)nvshmemBarrierLoop,
+                                           dim3(c), dim3(128), args, 0, 0);
+      if (err != 0) {
+        std::printf("nvshmemx_collective_launch failed (%d)\n", err);
+        return 1;
+      }
+      CK(cudaDeviceSynchronize());
+      CK(cudaMemcpy(h.data(), dout, c * sizeof(h[0]), cudaMemcpyDeviceToHost));
+      sh->ns[rank][ci][rep] =
+          double(*std::max_element(h.begin(), h.begin() + c));
+    }
+  }
+  CK(cudaFree(dteams));
+  CK(cudaFree(dout));
+  nvshmem_finalize();
+  sh->ok[rank] = 1;
+  return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  std::vector<int> ctas = {1, 8, 32, 132};
+  int iters = 20000, reps = 3;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    if (a == "--ctas")
+      ctas = parseIntList(argv[i + 1]);
+    else if (a == "--iters")
+      iters = std::atoi(argv[i + 1]);
+    else if (a == "--reps")
+      reps = std::clamp(std::atoi(argv[i + 1]), 1, kMaxReps);
+  }
+  if (ctas.empty() || ctas.size() > size_t(kMaxConfigs))
+    return 2;
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  // One team per CTA; NVSHMEM's default limit is 32 teams.
+  setenv("NVSHMEM_MAX_TEAMS", "160", 0);
+  // Intra-node only: no network transport to load.
+  setenv("NVSHMEM_REMOTE_TRANSPORT", "none", 0);
+  setenv("NVSHMEM_BOOTSTRAP", "UID", 0);
+  setenv("NVSHMEM_DISABLE_NVLS", "1", 1);
+  void *mem = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) {
+    std::perror("mmap");
+    return 1;
+  }
+  Shared *sh = new (mem) Shared();
+  int idPipe[2];
+  if (pipe(idPipe) != 0)
+    return 1;
+  std::fflush(stdout);
+  pid_t pids[kRanks];
+  for (int r = 0; r < kRanks; ++r) {
+    pids[r] = fork();
+    if (pids[r] == 0) {
+      int rc = child(r, idPipe, sh, ctas, iters, reps);
+      std::fflush(stdout);
+      std::_Exit(rc);
+    }
+  }
+  close(idPipe[0]);
+  close(idPipe[1]);
+  int skipped = 0, failed = 0;
+  for (int r = 0; r < kRanks; ++r) {
+    int st = 0;
+    waitpid(pids[r], &st, 0);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == kExitSkip)
+      ++skipped;
+    else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0 || !sh->ok[r])
+      ++failed;
+  }
+  if (skipped) {
+    std::printf("SKIPPED: no CUDA device pair\n");
+    return 0;
+  }
+  if (failed) {
+    std::printf("nvshmem benchmark failed\n");
+    return 1;
+  }
+  for (size_t ci = 0; ci < ctas.size(); ++ci) {
+    std::vector<double> worst(reps);
+    for (int rep = 0; rep < reps; ++rep)
+      worst[rep] = std::max(sh->ns[0][ci][rep], sh->ns[1][ci][rep]);
+    std::sort(worst.begin(), worst.end());
+    std::printf("RESULT,latency,nvshmem,%d,%.4f,%s\n", ctas[ci],
+                worst[reps / 2] / 1e3 / iters,
+                ctas[ci] == 1 ? "nvshmemx_barrier_all_block"
+                              : "nvshmemx_barrier_block, one team per CTA");
+  }
+  return 0;
+}
