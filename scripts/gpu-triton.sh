@@ -2,7 +2,7 @@
 # The Triton front end's GPU tests, run on the GPU machine from the
 # repository root after scripts/gpu-run.sh has built build-gpu (libtle.so
 # with the CUDA backend):
-#   scripts/gpu-triton.sh [all|exchange|timeout|bench]     (default all)
+#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench]  (default all)
 # The GPU machine has no LLVM, so the device bitcode is built on the CPU
 # machine (build/lib/libtle_device.bc) and carried as .gpu/libtle_device.bc.
 # Python: $PYTHON, else /opt/torch/.venv/bin/python, else python3 (needs
@@ -15,8 +15,8 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 cd "$(dirname "$0")/.."
 root=$(pwd)
 phase=${1:-all}
-case "$phase" in all | exchange | timeout | bench) ;; *)
-  echo "usage: $0 [all|exchange|timeout|bench]" >&2
+case "$phase" in all | example | exchange | timeout | bench) ;; *)
+  echo "usage: $0 [all|example|exchange|timeout|bench]" >&2
   exit 2
   ;;
 esac
@@ -61,6 +61,11 @@ record() { # name, exit code
 }
 torchrun=("$py" -m torch.distributed.run --standalone "--nproc-per-node=$ngpu")
 
+if [ "$phase" = all ] || [ "$phase" = example ]; then
+  say "0. the example of docs/triton.md"
+  timeout -k 10 120 "${torchrun[@]}" python/examples/allgather.py
+  record "example (allgather)" $?
+fi
 if [ "$phase" = all ] || [ "$phase" = exchange ]; then
   say "1. neighbour exchange with distributed_barrier (index = program_id)"
   timeout -k 10 300 "${torchrun[@]}" python/tests_gpu/exchange.py

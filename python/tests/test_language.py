@@ -64,6 +64,19 @@ def default_barrier_kernel(comm):
     tlx.distributed_barrier(comm)
 
 
+def test_bitcode_links_into_this_triton(compile_kernel, bitcode):
+    """First of all: the bitcode must be linkable by the LLVM inside
+    Triton's wheel, which predates the clang that builds it."""
+    try:
+        compile_kernel(default_barrier_kernel, {"comm": "i64"})
+    except Exception as e:  # reported with the known causes
+        pytest.fail(f"Triton {triton.__version__} cannot link {bitcode}: {e}\n"
+                    "Known causes (docs/triton.md, 'The device bitcode'): the bitcode carries "
+                    "nvvm-reflect-ftz=0 while Triton sets 1 (build it with -fcuda-flush-denormals-to-zero), "
+                    "or optimized IR uses attributes newer than Triton's LLVM (build it with "
+                    "-Xclang -disable-llvm-passes)")
+
+
 def test_defaults_are_sync_block_acq_rel_slot_0(compile_kernel):
     out = compile_kernel(default_barrier_kernel, {"comm": "i64"})
     [call] = extern_calls(out.ttir)

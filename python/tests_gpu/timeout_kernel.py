@@ -31,7 +31,7 @@ def main() -> None:
         try:
             comm.synchronize()
         except TLEError as e:
-            log(f"TLE error report after {time.monotonic() - start:.1f} s: code={getattr(e.code, "name", e.code)} {e}")
+            log(f"TLE error report after {time.monotonic() - start:.1f} s: code={getattr(e.code, 'name', e.code)} {e}")
             if e.info is not None:
                 log(f"record: rank={e.info.rank} slot={e.info.slot} epoch={e.info.epoch} "
                     f"missing_peers={list(e.info.missing_peers)} elapsed_ms={e.info.elapsed_ns / 1e6:.0f}")

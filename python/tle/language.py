@@ -133,12 +133,13 @@ def _element_type(dtype: Any) -> core.dtype | None:
     return dtype
 
 
-def _check_target(_semantic) -> None:
-    """The launch must be CUDA and link TLE's bitcode; say so now rather
-    than let ptxas report an unresolved function."""
+def _library_path(_semantic) -> str:
+    """The bitcode path this compilation links. The launch must be CUDA and
+    link TLE's bitcode: say so now rather than let ptxas report an
+    unresolved function."""
     options = getattr(_semantic.builder, "options", None)
     if options is None:  # no compile options (e.g. a front end without them)
-        return
+        return ""
     backend = getattr(options, "backend_name", "cuda")
     if backend != "cuda":
         raise ValueError(f"TLE supports Triton's CUDA backend only; this kernel is compiled for {backend!r}")
@@ -147,15 +148,14 @@ def _check_target(_semantic) -> None:
         raise ValueError("this kernel calls TLE's device library, which is not linked: launch it with "
                          "extern_libs=tle.extern_libs() (or compile it with options={'extern_libs': "
                          "tle.extern_libs()})")
+    return libs[EXTERN_LIB_NAME]
 
 
 def _call(symbol: str, args: list[core.tensor], ret: core.dtype, _semantic) -> core.tensor:
     """One non-pure call of a TLE entry point with already-typed scalars."""
-    _check_target(_semantic)
     signature = tuple(a.dtype for a in args)
-    libs = dict(getattr(getattr(_semantic.builder, "options", None), "extern_libs", None) or ())
-    return core.extern_elementwise(EXTERN_LIB_NAME, libs.get(EXTERN_LIB_NAME, ""), args,
-                                   {signature: (symbol, ret)}, is_pure=False, _semantic=_semantic)
+    return core.extern_elementwise(EXTERN_LIB_NAME, _library_path(_semantic), args, {signature: (symbol, ret)},
+                                   is_pure=False, _semantic=_semantic)
 
 
 def _pointer(address: core.tensor, dtype: core.dtype | None, _semantic) -> core.tensor:
