@@ -1,0 +1,91 @@
+//===- NoFibers.cpp - The emulator in a build without Boost.Context -------===//
+//
+// A CUDA build on a machine without Boost.Context still links the host build
+// of the device library into libtle, which calls the emulator's hooks. This
+// file provides them as Hooks.cpp does off a fiber (a 1x1 launch: ids 0,
+// dims 1, syncs no-ops, spins yield the OS thread) and makes every emulator
+// launch fail with tleNotSupported.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Error.h"
+#include "tle/emu.h"
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+namespace tle::emu {
+
+namespace {
+constexpr const char *kNoFibers =
+    "this libtle was built without Boost.Context: the CPU emulator cannot "
+    "run launches (install libboost-context-dev and rebuild)";
+} // namespace
+
+LaunchResult launch(const tleComm_t *, int, const LaunchOptions &,
+                    const KernelFn &) {
+  LaunchResult result;
+  result.result = tleNotSupported;
+  result.error.result = tleNotSupported;
+  result.message = kNoFibers;
+  setLastErrorDetail(kNoFibers);
+  return result;
+}
+
+std::string lastTraceJson() { return "{\"traceEvents\":[]}"; }
+
+} // namespace tle::emu
+
+extern "C" {
+
+TLE_API tleResult_t tleEmuLaunch(const tleComm_t *, int, const uint32_t *,
+                                 const uint32_t *, uint64_t, int,
+                                 void (*)(void **), void **const *,
+                                 tleErrorInfo *outError) {
+  if (outError) {
+    *outError = {};
+    outError->result = tleNotSupported;
+    std::snprintf(outError->message, sizeof outError->message, "%s",
+                  tle::emu::kNoFibers);
+  }
+  return tle::fail(tleNotSupported, "%s", tle::emu::kNoFibers);
+}
+
+TLE_API uint32_t tleEmuThreadId(int32_t) { return 0; }
+TLE_API uint32_t tleEmuBlockId(int32_t) { return 0; }
+TLE_API uint32_t tleEmuBlockDim(int32_t) { return 1; }
+TLE_API uint32_t tleEmuGridDim(int32_t) { return 1; }
+TLE_API void tleEmuSyncBlock(void) {}
+TLE_API void tleEmuSyncWarp(void) {}
+TLE_API void tleEmuSpinWait(const tle::WaitInfo *) {
+  std::this_thread::yield();
+}
+
+TLE_API void tleEmuAbortLaunch(void) {
+  std::fprintf(stderr, "tle: tleEmuAbortLaunch called outside an emulator "
+                       "launch (a device-side error off the emulator)\n");
+  std::abort();
+}
+
+TLE_API uint64_t tleEmuNowNs(void) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::steady_clock::now().time_since_epoch())
+          .count());
+}
+
+TLE_API uint32_t *tleEmuBlockScratch(uint32_t id, uint32_t n) {
+  thread_local std::vector<std::vector<uint32_t>> scratch;
+  if (scratch.size() <= id)
+    scratch.resize(id + 1);
+  if (scratch[id].size() < n)
+    scratch[id].resize(n, 0);
+  return scratch[id].data();
+}
+
+TLE_API void tleEmuTraceEvent(const char *, uint32_t, int32_t) {}
+
+} // extern "C"
