@@ -201,6 +201,8 @@ int main(int argc, char **argv) {
   DialectRegistry registry;
   mlir::tle::registerCompilerDialects(registry);
   MLIRContext context(registry);
+  // A located one-line error is the interface; the op dump is noise.
+  context.printOpOnDiagnostic(false);
 
   std::string errorMessage;
   std::unique_ptr<llvm::MemoryBuffer> input =

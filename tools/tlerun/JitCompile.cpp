@@ -114,6 +114,8 @@ bool ::tle::run::compileKernel(const Options &options, const std::string &path,
   DialectRegistry registry;
   mlir::tle::registerCompilerDialects(registry);
   MLIRContext context(registry);
+  // A located one-line error is the interface; the op dump is noise.
+  context.printOpOnDiagnostic(false);
 
   if (hostBundle) {
     const BundleKernel *meta = hostBundle->findKernel(options.kernel);

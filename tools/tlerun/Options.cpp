@@ -8,8 +8,10 @@
 
 #include "Options.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstring>
+#include <iterator>
 #include <string_view>
 
 using namespace tle::run;
@@ -176,7 +178,17 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
     if (eq != std::string_view::npos) {
       value = name.substr(eq + 1);
       name = name.substr(0, eq);
-    } else {
+    }
+    static constexpr std::string_view known[] = {
+        "kernel",   "ranks",      "grid",      "block", "target",
+        "buffer",   "repeat",     "dump",      "seed",  "trace",
+        "barriers", "device-lib", "timeout-ms"};
+    if (std::find(std::begin(known), std::end(known), name) ==
+        std::end(known)) {
+      error = "unknown option --" + std::string(name) + " (see --help)";
+      return ParseResult::Error;
+    }
+    if (eq == std::string_view::npos) {
       if (i + 1 >= argc) {
         error = "--" + std::string(name) + " needs a value";
         return ParseResult::Error;
@@ -236,9 +248,6 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
       out.barriers = static_cast<uint32_t>(number);
     } else if (name == "device-lib") {
       out.deviceLib = value;
-    } else {
-      error = "unknown option --" + std::string(name) + " (see --help)";
-      return ParseResult::Error;
     }
   }
   if (out.input.empty())

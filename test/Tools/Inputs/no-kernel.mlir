@@ -1,0 +1,3 @@
+// A module without any gpu.func kernel.
+module {
+}
