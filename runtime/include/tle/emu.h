@@ -46,7 +46,7 @@ struct LaunchOptions {
   /// Blocks of one rank that run concurrently (a GPU's SM count); the rest
   /// start, in block order, as resident blocks finish. 0: 16.
   uint32_t maxResidentBlocks = 0;
-  /// Usable stack of each thread's fiber. 0: 64 KiB.
+  /// Usable stack of each thread's fiber (at least 16 KiB). 0: 64 KiB.
   size_t stackBytes = 0;
   /// Record tleEmuTraceEvent events for lastTraceJson().
   bool trace = false;
