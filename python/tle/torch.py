@@ -16,32 +16,76 @@ is this rank's copy of a symmetric buffer as a torch tensor.
 
 from __future__ import annotations
 
+import ctypes
 import math
 from typing import Sequence
 
 import torch
 import torch.distributed as dist
+import torch.utils.dlpack
 
 from .runtime import Backend, Comm, ErrorInfo, Mem, TLEError, get_unique_id
 
 __all__ = ["Communicator", "SymmetricBuffer", "TLEError"]
 
 
-class _CudaArrayInterface:
-    """This rank's copy of a buffer as raw bytes for ``torch.as_tensor``; it
-    holds the ``SymmetricBuffer`` so the memory outlives every tensor view
-    that torch derives from it (torch keeps this object alive)."""
+class _DLDevice(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
 
-    def __init__(self, owner: SymmetricBuffer, address: int, nbytes: int):
-        self._owner = owner
-        # No "stream" entry: the memory is ready (zero-filled at allocation),
-        # so torch need not synchronize with any stream when importing it.
-        self.__cuda_array_interface__ = {
-            "shape": (nbytes,),
-            "typestr": "|u1",
-            "data": (address, False),
-            "version": 2,
-        }
+
+class _DLDataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [
+        ("data", ctypes.c_void_p),
+        ("device", _DLDevice),
+        ("ndim", ctypes.c_int32),
+        ("dtype", _DLDataType),
+        ("shape", ctypes.POINTER(ctypes.c_int64)),
+        ("strides", ctypes.POINTER(ctypes.c_int64)),
+        ("byte_offset", ctypes.c_uint64),
+    ]
+
+
+class _DLManagedTensor(ctypes.Structure):
+    pass
+
+
+_DLDeleter = ctypes.CFUNCTYPE(None, ctypes.POINTER(_DLManagedTensor))
+_DLManagedTensor._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DLDeleter)]
+
+_DL_CPU, _DL_CUDA, _DL_UINT = 1, 2, 1
+#: What each exported DLPack tensor keeps alive (its structs and the owner),
+#: by address of its DLManagedTensor, until torch calls the deleter.
+_dlpack_exports: dict[int, tuple] = {}
+
+
+@_DLDeleter
+def _dlpack_deleter(managed) -> None:
+    _dlpack_exports.pop(ctypes.addressof(managed.contents), None)
+
+
+def _bytes_tensor(owner: object, address: int, nbytes: int, device: torch.device) -> torch.Tensor:
+    """A uint8 tensor over ``nbytes`` at ``address`` on ``device`` that keeps
+    ``owner`` alive as long as torch keeps the memory.
+
+    Built as a DLPack capsule rather than through __cuda_array_interface__,
+    which torch only imports when NumPy is installed."""
+    shape = (ctypes.c_int64 * 1)(nbytes)
+    managed = _DLManagedTensor()
+    managed.dl_tensor.data = address
+    managed.dl_tensor.device = _DLDevice(_DL_CUDA if device.type == "cuda" else _DL_CPU, device.index or 0)
+    managed.dl_tensor.ndim = 1
+    managed.dl_tensor.dtype = _DLDataType(_DL_UINT, 8, 1)
+    managed.dl_tensor.shape = shape
+    managed.deleter = _dlpack_deleter
+    _dlpack_exports[ctypes.addressof(managed)] = (managed, shape, owner)
+    new_capsule = ctypes.pythonapi.PyCapsule_New
+    new_capsule.restype = ctypes.py_object
+    new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    return torch.utils.dlpack.from_dlpack(new_capsule(ctypes.addressof(managed), b"dltensor", None))
 
 
 class SymmetricBuffer:
@@ -59,8 +103,7 @@ class SymmetricBuffer:
         self._mem = mem
         self.shape = shape
         self.dtype = dtype
-        raw = torch.as_tensor(_CudaArrayInterface(self, mem.local_ptr, mem.nbytes),
-                              device=torch.device("cuda", comm.device))
+        raw = _bytes_tensor(self, mem.local_ptr, mem.nbytes, torch.device("cuda", comm.device))
         self.tensor: torch.Tensor = raw.view(dtype).view(shape)
         #: Address of the device handle of the buffer (``tleMemGetHandle``).
         self.handle: int = mem.dev_handle
