@@ -28,9 +28,9 @@ bool tle::run::loadKernel(const Options &options, LoadedKernel &out,
     if (!haveCompiler()) {
       error = "'" + options.input +
               "' is not a bundle, and this tlerun was built without the "
-              "compiler (TLE_ENABLE_COMPILER=OFF): compile it with tlec "
-              "--target=" +
-              options.target + " first";
+              "compiler (TLE_ENABLE_COMPILER=OFF), so it runs cuda bundles "
+              "only: make one with `tlec --target=cuda` where LLVM is "
+              "installed";
       return false;
     }
     return compileKernel(options, options.input, text, nullptr, out, error);
