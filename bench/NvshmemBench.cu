@@ -167,6 +167,8 @@ int main(int argc, char **argv) {
   // Intra-node only: no network transport to load.
   setenv("NVSHMEM_REMOTE_TRANSPORT", "none", 0);
   setenv("NVSHMEM_BOOTSTRAP", "UID", 0);
+  // Both ranks are on this host; the machine may have no other interface.
+  setenv("NVSHMEM_BOOTSTRAP_UID_SOCK_IFNAME", "lo", 0);
   setenv("NVSHMEM_DISABLE_NVLS", "1", 1);
   void *mem = mmap(nullptr, sizeof(Shared), PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_ANONYMOUS, -1, 0);

@@ -20,10 +20,92 @@ cp -r "$src/nccl_device" "$dst/"
 version=$(sed -n 's/^#define NCCL_VERSION_CODE \([0-9]*\).*/\1/p' "$dst/nccl.h")
 echo "gpu-prepare: NCCL headers (version code $version) in $dst ($(du -sh "$dst" | cut -f1))"
 
-# Example bundles for `tlerun --target cuda` are compiled here too (the GPU
-# machine has no LLVM) by the examples' own script, into .gpu/bundles/, each
-# with a NAME.sh that runs it through $TLERUN and checks its output;
-# gpu-run.sh runs every .gpu/bundles/*.sh it finds.
-if [ -x scripts/gpu-bundles.sh ]; then
-  scripts/gpu-bundles.sh
+# Example bundles for `tlerun --target cuda`, compiled here (the GPU machine
+# has no LLVM) with tlec from build/ (or $TLEC), each with a NAME.sh beside
+# it that runs it on 2 GPUs through $TLERUN and checks the output like the
+# lit tests in test/Examples do on the emulator. gpu-run.sh runs every
+# .gpu/bundles/*.sh.
+tlec=${TLEC:-}
+for cand in build/bin/tlec build-tlec/bin/tlec; do
+  [ -n "$tlec" ] || { [ -x "$cand" ] && tlec=$cand; }
+done
+if [ -z "$tlec" ]; then
+  echo "gpu-prepare: no tlec (build the default preset first): no example bundles"
+  exit 0
 fi
+devlib=${TLE_DEVICE_BC:-$(dirname "$(dirname "$tlec")")/lib/libtle_device.bc}
+rm -rf .gpu/bundles
+mkdir -p .gpu/bundles
+for f in examples/*.mlir examples/broken/*.mlir; do
+  name=$(basename "$f" .mlir)
+  if ! "$tlec" --target=cuda --emit=bundle --device-lib="$devlib" "$f" \
+    -o ".gpu/bundles/$name.cuda"; then
+    echo "gpu-prepare: tlec failed on $f" >&2
+    exit 1
+  fi
+done
+
+# check NAME EXPECTED-LINE-COUNT REGEX -- TLERUN-ARGS: runs the bundle on
+# 2 GPUs and counts output lines matching REGEX.
+cat >.gpu/bundles/lib.inc <<'INC'
+# Sourced by the bundle checks: run "$TLERUN" on the bundle beside this file.
+b=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+expect_lines() { # expect_lines COUNT REGEX TLERUN-ARGS...
+  local count=$1 regex=$2
+  shift 2
+  local out
+  out=$("$TLERUN" "$@" --target cuda --ranks 2 2>&1)
+  local rc=$?
+  echo "$out"
+  local got
+  got=$(grep -cE "$regex" <<<"$out")
+  if [ "$rc" -ne 0 ] || [ "$got" -ne "$count" ]; then
+    echo "CHECK FAILED: exit $rc, $got of $count lines match: $regex"
+    return 1
+  fi
+}
+INC
+cat >.gpu/bundles/allreduce.sh <<'SH'
+# One-shot all-reduce: out[i] = 2 * i on both ranks; then 100 launches
+# reusing the slots (rank init: out = 0 + 1).
+source "$(dirname "$0")/lib.inc"
+expect_lines 2 '"buffer": "out", "values": \[0, 2, 4, 6, 8, 10, 12, 14\]' \
+  "$b/allreduce.cuda" --kernel allreduce --grid 2 --block 4 \
+  --buffer in:i32:8:iota --buffer out:i32:8 --dump out &&
+expect_lines 2 '"buffer": "out", "values": \[1, 1, 1, 1\]' \
+  "$b/allreduce.cuda" --kernel allreduce --grid 2 --block 2 \
+  --buffer in:i32:4:rank --buffer out:i32:4 --dump out --repeat 100
+SH
+cat >.gpu/bundles/ring.sh <<'SH'
+# Ring exchange: rank 0 receives rank 1's values and the reverse; every
+# thread's own check passed; then 4 blocks of 8 threads (one slot each).
+source "$(dirname "$0")/lib.inc"
+expect_lines 1 '"rank": 0, "buffer": "recv", "values": \[1000, 1001, 1002, 1003\]' \
+  "$b/ring.cuda" --kernel ring --block 4 \
+  --buffer recv:i32:4 --buffer ok:i32:4 --dump recv --dump ok &&
+expect_lines 2 '"buffer": "ok", "values": \[(1, ){31}1\]' \
+  "$b/ring.cuda" --kernel ring --grid 4 --block 8 \
+  --buffer recv:i32:32 --buffer ok:i32:32 --dump ok
+SH
+cat >.gpu/bundles/split-arrive-wait.sh <<'SH'
+# Split arrive/wait with local work in between.
+source "$(dirname "$0")/lib.inc"
+expect_lines 2 '"buffer": "out", "values": \[300, 302, 304, 306\]' \
+  "$b/split-arrive-wait.cuda" --kernel split --block 4 \
+  --buffer gather:i32:8 --buffer work:i32:4 --buffer out:i32:4 --dump out
+SH
+cat >.gpu/bundles/skip-barrier.sh <<'SH'
+# Rank 0 skips the barrier: rank 1's wait times out after 1 s, tlerun exits
+# with status 1 within 2 s and names slot 0 and missing peer 0.
+b=$(cd "$(dirname "$0")" && pwd)
+start=$(date +%s%N)
+out=$("$TLERUN" "$b/skip-barrier.cuda" --kernel skip_barrier --ranks 2 \
+  --target cuda --timeout-ms 1000 2>&1)
+rc=$?
+ms=$((($(date +%s%N) - start) / 1000000))
+echo "$out"
+echo "exit $rc after $ms ms"
+[ "$rc" -eq 1 ] && grep -q "slot 0" <<<"$out" && grep -q "missing peers: 0" <<<"$out" ||
+  { echo "CHECK FAILED: expected exit 1 and a record naming slot 0 and missing peer 0"; exit 1; }
+SH
+echo "gpu-prepare: example bundles and checks in .gpu/bundles: $(ls .gpu/bundles | tr '\n' ' ')"
