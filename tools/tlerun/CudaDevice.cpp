@@ -197,9 +197,11 @@ public:
     // The device library records barrier failures (timeout, slot out of
     // range, bad comm) before it traps; that record is the diagnosis.
     for (tleComm_t comm : comms) {
+      // tleCommGetError returns the recorded failure as its own status, so
+      // info.result, not the return value, says whether there was one.
       tleErrorInfo info{};
-      if (tleCommGetError(comm, &info) == tleSuccess &&
-          info.result != tleSuccess) {
+      tleCommGetError(comm, &info);
+      if (info.result != tleSuccess) {
         if (outcome.result == tleSuccess || outcome.result == tleLaunchFailure)
           outcome.result = info.result;
         outcome.message += std::string(info.message) + "\n";
