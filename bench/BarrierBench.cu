@@ -60,8 +60,10 @@ struct Options {
 
 void result(const char *section, const std::string &impl, const std::string &x,
             double us, const std::string &note = "") {
+  std::string n = note; // the note is the last CSV field: no commas in it
+  std::replace(n.begin(), n.end(), ',', ';');
   std::printf("RESULT,%s,%s,%s,%.4f,%s\n", section, impl.c_str(), x.c_str(), us,
-              note.c_str());
+              n.c_str());
   std::fflush(stdout);
 }
 
@@ -214,20 +216,35 @@ __global__ void tleSyncLoop(const void *comm, uint32_t slotBase, int iters,
     out[blockIdx.x] = dt;
 }
 
-/// How a reference epoch barrier polls its inbox.
-enum class Poll { Acquire, RelaxedThenFence };
+/// How a reference epoch barrier signals and polls.
+enum class Ref {
+  StoreAcquire,      ///< st.release.sys; ld.acquire.sys polls
+  StoreRelaxedFence, ///< st.release.sys; ld.relaxed.sys polls, then a fence
+  RedAcquire,        ///< red.release.sys.add (TLE's arrive); acquire polls
+  NoFence,           ///< st.relaxed.sys; relaxed polls: no ordering at all
+                     ///< (not a valid barrier: the cost of the signal alone)
+};
+
+__device__ __forceinline__ void redReleaseSysAdd(uint32_t *p, uint32_t v) {
+  asm volatile("red.release.sys.global.add.u32 [%0], %1;" ::"l"(p), "r"(v)
+               : "memory");
+}
+__device__ __forceinline__ void stRelaxedSys(uint32_t *p, uint32_t v) {
+  asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v)
+               : "memory");
+}
 
 /// A minimal two-rank epoch barrier written out here (no timeout, no
 /// bounds check) to separate the cost of the protocol from the cost of the
-/// slot layout: slot s of rank r lives at inbox[r][s * stride]; the peer
-/// stores its epoch there with a release store, thread 0 polls it.
-template <Poll kPoll>
+/// slot layout: slot s of rank r lives at inbox[r][s * stride]; thread 0
+/// signals the peer's word and polls its own.
+template <Ref kRef>
 __global__ void refBarrierLoop(uint32_t *myInbox, uint32_t *peerInbox,
-                               uint32_t stride, uint32_t epoch0, int iters,
+                               uint32_t stride, int iters,
                                unsigned long long *out) {
   uint32_t *mine = myInbox + blockIdx.x * stride;
   uint32_t *theirs = peerInbox + blockIdx.x * stride;
-  uint32_t epoch = epoch0;
+  uint32_t epoch = 0; // fresh words: both sides start at 0
   uint64_t t0 = 0;
   for (int i = -1; i < iters; ++i) {
     if (i == 0)
@@ -235,8 +252,13 @@ __global__ void refBarrierLoop(uint32_t *myInbox, uint32_t *peerInbox,
     __syncthreads();
     if (threadIdx.x == 0) {
       ++epoch;
-      stReleaseSys(theirs, epoch);
-      if (kPoll == Poll::Acquire) {
+      if (kRef == Ref::RedAcquire)
+        redReleaseSysAdd(theirs, 1);
+      else if (kRef == Ref::NoFence)
+        stRelaxedSys(theirs, epoch);
+      else
+        stReleaseSys(theirs, epoch);
+      if (kRef == Ref::StoreAcquire || kRef == Ref::RedAcquire) {
         while (int32_t(ldAcquireSys(mine) - epoch) < 0) {
         }
       } else {
@@ -244,7 +266,8 @@ __global__ void refBarrierLoop(uint32_t *myInbox, uint32_t *peerInbox,
         // the flag was seen gives the same acquire ordering.
         while (int32_t(ldRelaxedSys(mine) - epoch) < 0) {
         }
-        fenceAcqRelSys();
+        if (kRef == Ref::StoreRelaxedFence)
+          fenceAcqRelSys();
       }
     }
     __syncthreads();
@@ -252,6 +275,12 @@ __global__ void refBarrierLoop(uint32_t *myInbox, uint32_t *peerInbox,
   const uint64_t dt = globalTimer() - t0;
   if (threadIdx.x == 0)
     out[blockIdx.x] = dt;
+}
+
+template <Ref kRef>
+void launchRef(int ctas, uint32_t *mine, uint32_t *theirs, uint32_t stride,
+               int iters, unsigned long long *out) {
+  refBarrierLoop<kRef><<<ctas, kThreads>>>(mine, theirs, stride, iters, out);
 }
 
 double runTleLatency(World &w, int ctas, const Options &o) {
@@ -282,12 +311,21 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
   struct Variant {
     const char *name;
     uint32_t stride;
-    Poll poll;
+    void (*launch)(int, uint32_t *, uint32_t *, uint32_t, int,
+                   unsigned long long *);
+    const char *what;
   };
   const Variant variants[] = {
-      {"ref-packed", 2, Poll::Acquire},  // NCCL's index*nRanks+peer
-      {"ref-padded", 32, Poll::Acquire}, // one 128-byte line per slot
-      {"ref-padded-relaxed", 32, Poll::RelaxedThenFence},
+      {"ref-packed", 2, launchRef<Ref::StoreAcquire>,
+       "slots 2 words apart as NCCL's index*nRanks+peer; store/acquire"},
+      {"ref-padded", 32, launchRef<Ref::StoreAcquire>,
+       "one 128-byte line per slot; store/acquire"},
+      {"ref-padded-relaxedpoll", 32, launchRef<Ref::StoreRelaxedFence>,
+       "padded; relaxed polls + one fence"},
+      {"ref-padded-red", 32, launchRef<Ref::RedAcquire>,
+       "padded; red.release.sys.add arrive as TLE"},
+      {"ref-padded-nofence", 32, launchRef<Ref::NoFence>,
+       "padded; relaxed store and polls: signal cost only, not a barrier"},
   };
   size_t off = kMemBytes / 2;
   for (const Variant &v : variants) {
@@ -305,18 +343,12 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
         }
         for (int r = 0; r < kRanks; ++r) {
           CK(cudaSetDevice(r));
-          if (v.poll == Poll::Acquire)
-            refBarrierLoop<Poll::Acquire><<<ctas, kThreads>>>(
-                inbox[r], inbox[1 - r], v.stride, 0, o.iters, w.out[r]);
-          else
-            refBarrierLoop<Poll::RelaxedThenFence><<<ctas, kThreads>>>(
-                inbox[r], inbox[1 - r], v.stride, 0, o.iters, w.out[r]);
+          v.launch(ctas, inbox[r], inbox[1 - r], v.stride, o.iters, w.out[r]);
           CK_LAUNCH();
         }
         t.push_back(slowest(w, ctas) / 1e3 / o.iters);
       }
-      result("latency", v.name, std::to_string(ctas), median(t),
-             "reference epoch barrier, stride " + std::to_string(v.stride));
+      result("latency", v.name, std::to_string(ctas), median(t), v.what);
     }
   }
 }

@@ -40,8 +40,10 @@ constexpr int kRanks = 2;
 
 void result(const char *section, const std::string &impl, const std::string &x,
             double us, const std::string &note = "") {
+  std::string n = note; // the note is the last CSV field: no commas in it
+  std::replace(n.begin(), n.end(), ',', ';');
   std::printf("RESULT,%s,%s,%s,%.4f,%s\n", section, impl.c_str(), x.c_str(), us,
-              note.c_str());
+              n.c_str());
   std::fflush(stdout);
 }
 

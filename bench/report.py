@@ -20,6 +20,8 @@ def load(path):
     rows = []
     with open(path, newline="") as f:
         for r in csv.DictReader(f):
+            if r.get(None):  # a note with commas spilled into extra fields
+                r["note"] = ",".join([r.get("note") or ""] + r.pop(None))
             try:
                 r["us"] = float(r["us"])
             except (TypeError, ValueError):

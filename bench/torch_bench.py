@@ -20,6 +20,7 @@ import torch.multiprocessing as mp
 
 
 def result(section, impl, x, us, note=""):
+    note = note.replace(",", ";")  # the last CSV field: no commas in it
     print(f"RESULT,{section},{impl},{x},{us:.4f},{note}", flush=True)
 
 
