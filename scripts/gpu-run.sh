@@ -86,7 +86,7 @@ if [ $build_ok = 1 ]; then
   mine=(tle-gpu-barrier-stress tle-gpu-barrier-fault tle-bench-barrier
     tle-bench-barrier-store)
   for t in tle-bench-nccl tle-bench-nvshmem; do
-    grep -q "^build $t\b\|bin/$t:" "$build/build.ninja" 2>/dev/null && mine+=("$t")
+    grep -q "^build $t: phony" "$build/build.ninja" 2>/dev/null && mine+=("$t")
   done
   say "build: ${mine[*]}"
   if ! timeout "$(limit 300)" cmake --build "$build" -j "$(nproc)" --target "${mine[@]}" >>"$blog" 2>&1; then
@@ -119,9 +119,14 @@ if [ $build_ok = 1 ] && { [ "$phase" = all ] || [ "$phase" = tests ]; }; then
   timeout "$(limit 300)" ctest --test-dir "$build/integration_test" -L gpu -V \
     --timeout 150 >"$out/gpu-tests.log" 2>&1
   rc=$?
-  # Progress and verdicts only: every configuration line, failures in full.
-  grep -E "Test +#|tests passed|PASS|FAIL|SKIPPED|first:|FAULT-RECORD|CANARY|exit after" \
-    "$out/gpu-tests.log" | sed -E 's/^[0-9]+: //' | grep -v "^\s*$" | head -150
+  # Verdicts only (every configuration's line is in gpu-tests.log): tests,
+  # failing configurations, fault records, and the block-group timings.
+  sed -E 's/^[0-9]+: //' "$out/gpu-tests.log" |
+    grep -E "Test +#|tests passed|FAIL|SKIPPED|first:|FAULT-RECORD|CANARY|exit after|^PASS" |
+    grep -v "^\s*$" | head -80
+  say "stress timings, block groups, rank 0:"
+  sed -E 's/^[0-9]+: //' "$out/gpu-tests.log" | grep -E "rank 0\] .*kind=block" |
+    sed -E 's/ violations.*(PASS|FAIL)$/ \1/' | head -30
   tests_line=$(grep -E "tests passed" "$out/gpu-tests.log" | tail -1)
   note "GPU tests: ${tests_line:-no ctest summary} (ctest exit $rc)"
 
