@@ -34,7 +34,7 @@ if [ -z "$tlec" ]; then
   exit 0
 fi
 devlib=${TLE_DEVICE_BC:-$(dirname "$(dirname "$tlec")")/lib/libtle_device.bc}
-rm -rf .gpu/bundles
+# Files of scripts/make-gpu-bundles.sh (NAME.bundle) may share the folder.
 mkdir -p .gpu/bundles
 for f in examples/*.mlir examples/broken/*.mlir; do
   name=$(basename "$f" .mlir)
