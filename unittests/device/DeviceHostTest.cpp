@@ -230,16 +230,21 @@ TEST_F(DeviceHost, SyncAfterPeersArrived) {
 TEST_F(DeviceHost, GroupKindsSyncTheirGroup) {
   build(2);
   // A one-thread block: the groups degenerate to one thread, but each kind
-  // must still call its own group sync, once per half.
+  // must still call its own group sync: arrive syncs the group once; wait
+  // syncs the first warp (ordering the epoch reads before its advance),
+  // then the group.
   roundArriveThenWait(node, kCoopBlock, 0, kOrderAcqRel, 1);
   EXPECT_EQ(fake().syncBlocks, 4u);
-  EXPECT_EQ(fake().syncWarps, 0u);
+  EXPECT_EQ(fake().syncWarps, 2u);
   roundArriveThenWait(node, kCoopWarp, 0, kOrderAcqRel, 2);
-  EXPECT_EQ(fake().syncWarps, 4u);
+  EXPECT_EQ(fake().syncWarps, 2u + 6u);
   // TileSpan and Lanes run as a warp.
   roundArriveThenWait(node, kCoopTileSpan, 0, kOrderAcqRel, 3);
   roundArriveThenWait(node, kCoopLanes, 0, kOrderAcqRel, 4);
-  EXPECT_EQ(fake().syncWarps, 12u);
+  EXPECT_EQ(fake().syncWarps, 2u + 18u);
+  EXPECT_EQ(fake().syncBlocks, 4u);
+  roundArriveThenWait(node, kCoopThread, 0, kOrderAcqRel, 5);
+  EXPECT_EQ(fake().syncWarps, 2u + 18u);
   EXPECT_EQ(fake().syncBlocks, 4u);
   EXPECT_EQ(fake().spins, 0u);
 }
@@ -253,6 +258,7 @@ TEST_F(DeviceHost, NonWorkerThreadsTouchNothing) {
   flagcxIntraBarrierSyncS(reinterpret_cast<const void *>(0x10), kCoopBlock, 0,
                           false, kOrderAcqRel);
   EXPECT_EQ(fake().syncBlocks, 2u);
+  EXPECT_EQ(fake().syncWarps, 0u);
 }
 
 TEST_F(DeviceHost, EpochsWrapAround) {

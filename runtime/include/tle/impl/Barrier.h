@@ -32,6 +32,8 @@
 
 #include "tle/impl/Platform.h"
 
+#include <stddef.h>
+
 #define TLE_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 namespace tle::impl {
@@ -52,7 +54,11 @@ enum BadArgument : uint32_t {
 
 /// The first failure of a launch: claim the record (CAS 0 -> 1), fill it,
 /// publish it (release store of state 2), push it out of the GPU, end the
-/// launch. Later failures find the record taken and only abort.
+/// launch. Later failures find the record taken and only abort, but not
+/// before the record is complete: often every lane of a warp fails at once,
+/// and a losing lane's trap would end the launch while the winner writes.
+constexpr uint32_t kRecordWaitPolls = 1u << 20;
+
 [[noreturn]] TLE_DEV_COLD void
 failWithRecord(ErrorRecord *rec, int32_t rank, uint32_t nBarriers,
                uint32_t code, uint32_t slot, uint32_t epoch,
@@ -72,6 +78,10 @@ failWithRecord(ErrorRecord *rec, int32_t rank, uint32_t nBarriers,
     // A trap tears the context down; make the record reach host memory
     // first (the __threadfence_system() of CUDA C++).
     fenceSeqCstSys();
+  } else if (rec) {
+    for (uint32_t i = 0;
+         i < kRecordWaitPolls && loadAcquireSys(&rec->state) != 2; ++i) {
+    }
   }
   abortLaunch();
 }
@@ -83,33 +93,82 @@ failWithRecord(ErrorRecord *rec, int32_t rank, uint32_t nBarriers,
 
 [[noreturn]] TLE_DEV_COLD void failComm(const DevComm *dc, uint32_t code,
                                         uint32_t slot, uint32_t aux) {
-  failWithRecord(dc->error, dc->rank, dc->nBarriers, code, slot, 0, 0, aux, 0);
+  failWithRecord(loadConst(&dc->error), loadConst(&dc->rank),
+                 loadConst(&dc->nBarriers), code, slot, 0, 0, aux, 0);
 }
 
-TLE_DEV_INLINE const DevComm *checkComm(const void *comm) {
-  const DevComm *dc = static_cast<const DevComm *>(comm);
-  if (TLE_UNLIKELY(!dc || dc->magic != kDevCommMagic ||
-                   dc->version != kDevCommVersion))
+/// The fields of a checked communicator that every call needs.
+struct Comm {
+  const DevComm *dc;
+  uint32_t rank;
+  uint32_t size;
+  uint32_t nBarriers;
+  uint32_t stride;          ///< inboxStride
+  uint32_t *epochs;         ///< this rank's epochs[]
+  const uint32_t *ownInbox; ///< inbox[rank]
+};
+
+static_assert(offsetof(DevComm, version) == 4 &&
+                  offsetof(DevComm, size) == 12 &&
+                  offsetof(DevComm, rank) == 8 &&
+                  offsetof(DevComm, nBarriers) == 16 &&
+                  offsetof(DevComm, inboxStride) == 20 && alignof(DevComm) >= 8,
+              "checkComm loads DevComm's leading fields in pairs");
+
+/// Classifies and reports what loadComm's one combined check rejected.
+[[noreturn]] TLE_DEV_COLD void failCheck(const DevComm *dc, uint32_t index,
+                                         bool checkIndex) {
+  if (loadConst(&dc->magic) != kDevCommMagic ||
+      loadConst(&dc->version) != kDevCommVersion)
     failNoRecord();
-  if (TLE_UNLIKELY(static_cast<uint32_t>(dc->size) - 1 >= kMaxRanks ||
-                   static_cast<uint32_t>(dc->rank) >=
-                       static_cast<uint32_t>(dc->size)))
-    failComm(dc, kDevErrBadComm, 0, static_cast<uint32_t>(dc->size));
-  return dc;
+  uint32_t size = static_cast<uint32_t>(loadConst(&dc->size));
+  uint32_t rank = static_cast<uint32_t>(loadConst(&dc->rank));
+  if (size - 1 >= kMaxRanks || rank >= size)
+    failComm(dc, kDevErrBadComm, 0, size);
+  if (checkIndex)
+    failComm(dc, kDevErrIndexOutOfRange, index, 0);
+  failNoRecord();
+}
+
+/// Loads and checks what a call needs from the communicator. The loads are
+/// independent and the checks are one branch, so that they cost one load
+/// latency, not one per check: after an acquire poll (which invalidates L1)
+/// every level of dependent loads before the arrive's store shows in the
+/// barrier's latency.
+TLE_DEV_INLINE Comm loadComm(const void *comm, uint32_t index,
+                             bool checkIndex) {
+  const DevComm *dc = static_cast<const DevComm *>(comm);
+  if (TLE_UNLIKELY(!dc))
+    failNoRecord();
+  uint32_t magic, version;
+  Comm c;
+  c.dc = dc;
+  loadConstPair(&dc->magic, magic, version);
+  loadConstPair(&dc->rank, c.rank, c.size);
+  loadConstPair(&dc->nBarriers, c.nBarriers, c.stride);
+  bool bad = (magic != kDevCommMagic) | (version != kDevCommVersion) |
+             (c.size - 1 >= kMaxRanks) | (c.rank >= c.size) |
+             (checkIndex & (index >= c.nBarriers));
+  if (TLE_UNLIKELY(bad))
+    failCheck(dc, index, checkIndex);
+  c.epochs = loadConst(&dc->epochs);
+  c.ownInbox = loadConst(&dc->inbox[c.rank]);
+  return c;
+}
+
+TLE_DEV_INLINE Comm checkComm(const void *comm) {
+  return loadComm(comm, 0, false);
 }
 
 /// checkComm, and the slot must exist: an index out of range is reported
 /// before any inbox or epoch word is touched.
-TLE_DEV_INLINE const DevComm *checkSlot(const void *comm, uint32_t index) {
-  const DevComm *dc = checkComm(comm);
-  if (TLE_UNLIKELY(index >= dc->nBarriers))
-    failComm(dc, kDevErrIndexOutOfRange, index, 0);
-  return dc;
+TLE_DEV_INLINE Comm checkSlot(const void *comm, uint32_t index) {
+  return loadComm(comm, index, true);
 }
 
 [[noreturn]] TLE_DEV_COLD void failArgument(const void *comm, uint32_t index,
                                             uint32_t arg, int value) {
-  failComm(checkComm(comm), kDevErrBadArgument, index,
+  failComm(checkComm(comm).dc, kDevErrBadArgument, index,
            (arg << 24) | (static_cast<uint32_t>(value) & 0xffffffu));
 }
 
@@ -126,6 +185,25 @@ TLE_DEV_INLINE bool reached(uint32_t value, uint32_t target) {
   return static_cast<int32_t>(value - target) >= 0;
 }
 TLE_DEV_INLINE uint32_t minU(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+/// Entry j (0 <= j < n) of rank r's round: (r + 1 + j) mod n. Entries
+/// 0..n-2 are the peers; entry n-1 is r itself (the grid barrier counts it).
+TLE_DEV_INLINE uint32_t entryRank(const Comm &c, uint32_t j) {
+  uint32_t q = c.rank + 1 + j;
+  return q >= c.size ? q - c.size : q;
+}
+/// Our word in entry j's inbox for `slot`.
+TLE_DEV_INLINE uint32_t *outFlag(const Comm &c, uint32_t slot, uint32_t j) {
+  return loadConst(&c.dc->inbox[entryRank(c, j)]) + slot * c.stride + c.rank;
+}
+/// Entry j's word in our inbox for `slot`.
+TLE_DEV_INLINE const uint32_t *inFlag(const Comm &c, uint32_t slot,
+                                      uint32_t j) {
+  return c.ownInbox + slot * c.stride + entryRank(c, j);
+}
+TLE_DEV_INLINE uint32_t *epochWord(const Comm &c, uint32_t slot) {
+  return c.epochs + slot;
+}
 
 /// A cooperative group as the barrier sees it: the caller's rank in it and
 /// its size. TileSpan and Lanes run as a warp (docs/device-library.md).
@@ -159,69 +237,69 @@ TLE_DEV_INLINE void checkCoop(const void *comm, uint32_t index, int coop,
   checkOrder(comm, index, order);
 }
 
-/// Entry j (0 <= j < n) of rank r's round: (r + 1 + j) mod n. Entries
-/// 0..n-2 are the peers; entry n-1 is r itself (the grid barrier counts it).
-TLE_DEV_INLINE uint32_t entryRank(uint32_t rank, uint32_t n, uint32_t j) {
-  uint32_t q = rank + 1 + j;
-  return q >= n ? q - n : q;
-}
-
-/// Stores `value` into entries first, first+stride, ... < count of every
-/// such rank's inbox (our word in it).
-TLE_DEV_INLINE void signal(const DevComm *dc, uint32_t slot, uint32_t value,
-                           uint32_t first, uint32_t stride, uint32_t count,
-                           int order) {
-  uint32_t n = static_cast<uint32_t>(dc->size);
-  uint32_t r = static_cast<uint32_t>(dc->rank);
-  uint32_t word = slot * dc->inboxStride + r;
+/// Arrival of a thread-, warp- or block-group: adds 1 to our word in the
+/// inbox of peers first, first+stride, ... < size-1. Since each such word
+/// counts our arrivals on the slot, it equals our epoch after the arrive,
+/// as DESIGN.md specifies, without loading the epoch first: the epoch load
+/// moves to the wait, where it overlaps the flight of the signal.
+/// One peer per thread: a release (or relaxed) reduction. Several: one
+/// fence, then relaxed reductions, which pipeline instead of each release
+/// waiting for the previous one.
+TLE_DEV_INLINE void arriveAt(const Comm &c, uint32_t slot, uint32_t first,
+                             uint32_t stride, int order) {
+  uint32_t count = c.size - 1;
   if (order == kOrderSeqCst)
     fenceSeqCstSys();
   if (first + stride >= count) {
-    uint32_t *flag = dc->inbox[entryRank(r, n, first)] + word;
     if (releases(order))
-      storeReleaseSys(flag, value);
+      addReleaseSys(outFlag(c, slot, first), 1);
     else
-      storeRelaxedSys(flag, value);
+      addRelaxedSys(outFlag(c, slot, first), 1);
     return;
   }
   if (order != kOrderSeqCst && releases(order))
     fenceAcqRelSys();
   for (uint32_t j = first; j < count; j += stride)
-    storeRelaxedSys(dc->inbox[entryRank(r, n, j)] + word, value);
+    addRelaxedSys(outFlag(c, slot, j), 1);
 }
 
-/// What a wait waits for: entries 0..count-1 of this rank's inbox for
-/// `slot` reaching `target`.
+/// The grid barrier's publication: stores `value` into entries 0..size-1
+/// (every peer and ourselves) with one fence first.
+TLE_DEV_INLINE void publishAll(const Comm &c, uint32_t slot, uint32_t value,
+                               int order) {
+  if (order == kOrderSeqCst)
+    fenceSeqCstSys();
+  else
+    fenceAcqRelSys();
+  for (uint32_t j = 0; j < c.size; ++j)
+    storeRelaxedSys(outFlag(c, slot, j), value);
+}
+
+/// What a wait waits for: entries 0..count-1 of our inbox for `slot`
+/// reaching `target`.
 struct WaitCtx {
-  const DevComm *dc;
+  Comm c;
   uint32_t slot;
   uint32_t target;
   uint32_t count;
   const char *what;
 };
 
-TLE_DEV_INLINE const uint32_t *entryFlag(const WaitCtx &w, uint32_t j) {
-  const DevComm *dc = w.dc;
-  uint32_t r = static_cast<uint32_t>(dc->rank);
-  return dc->inbox[r] + w.slot * dc->inboxStride +
-         entryRank(r, static_cast<uint32_t>(dc->size), j);
-}
-
 /// Bit q: rank q's entry has not reached the target.
 TLE_DEV_INLINE uint32_t missingMask(const WaitCtx &w) {
-  uint32_t n = static_cast<uint32_t>(w.dc->size);
   uint32_t mask = 0;
   for (uint32_t j = 0; j < w.count; ++j)
-    if (!reached(loadRelaxedSys(entryFlag(w, j)), w.target))
-      mask |= 1u << entryRank(static_cast<uint32_t>(w.dc->rank), n, j);
+    if (!reached(loadRelaxedSys(inFlag(w.c, w.slot, j)), w.target))
+      mask |= 1u << entryRank(w.c, j);
   return mask;
 }
 
-[[noreturn]] TLE_DEV_COLD void failTimeout(const WaitCtx &w,
+[[noreturn]] TLE_DEV_COLD void failTimeout(const void *comm, uint32_t slot,
+                                           uint32_t target, uint32_t count,
                                            uint64_t elapsedNs) {
-  const DevComm *dc = w.dc;
-  failWithRecord(dc->error, dc->rank, dc->nBarriers, kDevErrTimeout, w.slot,
-                 w.target, missingMask(w), 0, elapsedNs);
+  WaitCtx w{checkComm(comm), slot, target, count, nullptr};
+  failWithRecord(loadConst(&w.c.dc->error), w.c.rank, w.c.nBarriers,
+                 kDevErrTimeout, slot, target, missingMask(w), 0, elapsedNs);
 }
 
 /// Bookkeeping of one waiting thread: failed polls, the clock every
@@ -232,28 +310,31 @@ struct PollClock {
   uint64_t start = 0;
 };
 
-TLE_DEV_INLINE void onMiss(PollClock &c, const WaitCtx &w) {
+TLE_DEV_INLINE void onMiss(PollClock &k, const WaitCtx &w) {
   if constexpr (kPlatformYields) {
-    WaitInfo info{w.dc, w.dc->rank, w.slot, w.target, missingMask(w), w.what};
+    WaitInfo info{w.c.dc,         static_cast<int32_t>(w.c.rank),
+                  w.slot,         w.target,
+                  missingMask(w), w.what};
     spinWait(info);
   }
-  if (++c.polls % kPollsPerClockRead != 0)
+  if (++k.polls % kPollsPerClockRead != 0)
     return;
   uint64_t now = nowNs();
-  if (c.polls == kPollsPerClockRead)
-    c.start = now;
-  else if (w.dc->timeoutNs != 0 && now - c.start > w.dc->timeoutNs)
-    failTimeout(w, now - c.start);
+  uint64_t timeout = loadConst(&w.c.dc->timeoutNs);
+  if (k.polls == kPollsPerClockRead)
+    k.start = now;
+  else if (timeout != 0 && now - k.start > timeout)
+    failTimeout(w.c.dc, w.slot, w.target, w.count, now - k.start);
 }
 
 /// The hot loop: one flag, acquire (or relaxed) loads, nothing else until
 /// a miss.
 template <bool Acquire>
 TLE_DEV_INLINE void pollOne(const WaitCtx &w, const uint32_t *flag) {
-  PollClock c;
+  PollClock k;
   while (
       !reached(Acquire ? loadAcquireSys(flag) : loadRelaxedSys(flag), w.target))
-    onMiss(c, w);
+    onMiss(k, w);
 }
 
 /// Waits for entries first, first+stride, ... < w.count. One entry per
@@ -263,32 +344,33 @@ TLE_DEV_INLINE void pollOne(const WaitCtx &w, const uint32_t *flag) {
 TLE_DEV_INLINE void await(const WaitCtx &w, uint32_t first, uint32_t stride,
                           bool acquire) {
   if (first + stride >= w.count) {
-    const uint32_t *flag = entryFlag(w, first);
+    const uint32_t *flag = inFlag(w.c, w.slot, first);
     if (acquire)
       pollOne<true>(w, flag);
     else
       pollOne<false>(w, flag);
     return;
   }
-  PollClock c;
+  PollClock k;
   for (;;) {
     bool all = true;
     for (uint32_t j = first; j < w.count; j += stride)
-      all &= reached(loadRelaxedSys(entryFlag(w, j)), w.target);
+      all &= reached(loadRelaxedSys(inFlag(w.c, w.slot, j)), w.target);
     if (all)
       break;
-    onMiss(c, w);
+    onMiss(k, w);
   }
   if (acquire)
     fenceAcqRelSys();
 }
 
 /// The threads of a group that do the work: one per peer up to the group
-/// size (at most kMaxRanks - 1 of them, all in the first warp). Only they,
-/// and the group's rank 0 (which advances the epoch), validate and touch
-/// memory; the others only take part in the group syncs.
-TLE_DEV_INLINE uint32_t workerCount(const DevComm *dc, const Group &g) {
-  return minU(static_cast<uint32_t>(dc->size) - 1, g.size);
+/// size (at most kMaxRanks - 1 of them, all in the first warp). Only the
+/// group's first warp reads the communicator; only the workers and the
+/// group's rank 0 (which advances the epoch) touch barrier memory; the
+/// other threads only take part in the group syncs.
+TLE_DEV_INLINE uint32_t workerCount(const Comm &c, const Group &g) {
+  return minU(c.size - 1, g.size);
 }
 
 TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
@@ -298,48 +380,55 @@ TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
   groupSync(g);
   if (g.rank >= kMaxRanks)
     return;
-  const DevComm *dc = checkSlot(comm, index);
-  uint32_t workers = workerCount(dc, g);
+  Comm c = checkSlot(comm, index);
+  uint32_t workers = workerCount(c, g);
   if (g.rank == 0)
     traceEvent("arrive", index, true);
-  if (g.rank < workers) {
-    uint32_t next = loadRelaxedGpu(dc->epochs + index) + 1;
-    signal(dc, index, next, g.rank, workers, dc->size - 1u, order);
-  }
+  if (g.rank < workers)
+    arriveAt(c, index, g.rank, workers, order);
 }
 
-/// wait, and with `arrive` first the fused sync (one validation, one epoch
-/// load, no group sync between the halves: the arrive half's sync already
-/// ordered the group's writes).
+/// wait, and with `arrive` first the fused sync (one validation, no group
+/// sync between the halves: the arrive half's sync already ordered the
+/// group's writes).
+///
+/// The epoch. Group rank 0 advances epochs[s] before it polls, not after
+/// the final group sync: a store still in flight when the next arrive's
+/// release fence executes would make that fence wait for it. That is safe
+/// once every worker has read the old epoch; with several workers (all in
+/// the group's first warp) a warp sync orders their reads before the store.
+/// The next reads are in the next call, after its group sync.
 TLE_DEV_INLINE void groupWait(const void *comm, int coop, uint32_t index,
                               int order, bool arrive) {
   checkCoop(comm, index, coop, order);
   Group g = makeGroup(coop);
   if (arrive)
     groupSync(g);
-  const DevComm *dc = nullptr;
-  uint32_t next = 0;
-  if (g.rank < kMaxRanks) {
-    dc = checkSlot(comm, index);
-    uint32_t workers = workerCount(dc, g);
+  if (g.rank < kWarpSize) {
+    // Every lane of the first warp checks, so that a failing check aborts
+    // all of them: a lane left waiting at the warp sync below for a lane
+    // that trapped would turn the trap into an illegal-instruction error
+    // that can beat the error record.
+    Comm c = checkSlot(comm, index);
+    uint32_t workers = workerCount(c, g);
+    uint32_t next = 0;
     if (g.rank == 0)
       traceEvent(arrive ? "sync" : "wait", index, true);
-    // Every reader of epochs[index] reads it before the group sync below;
-    // rank 0 writes it after, so no reader sees the advanced epoch early.
+    if (g.rank < workers && arrive)
+      arriveAt(c, index, g.rank, workers, order);
     if (g.rank < workers || g.rank == 0)
-      next = loadRelaxedGpu(dc->epochs + index) + 1;
-    if (g.rank < workers) {
-      if (arrive)
-        signal(dc, index, next, g.rank, workers, dc->size - 1u, order);
-      await(WaitCtx{dc, index, next, dc->size - 1u, "barrier wait"}, g.rank,
+      next = loadRelaxedGpu(epochWord(c, index)) + 1;
+    if (g.kind != kCoopThread)
+      syncWarp();
+    if (g.rank == 0)
+      storeRelaxedGpu(epochWord(c, index), next);
+    if (g.rank < workers)
+      await(WaitCtx{c, index, next, c.size - 1, "barrier wait"}, g.rank,
             workers, acquires(order));
-    }
+    if (g.rank == 0)
+      traceEvent(arrive ? "sync" : "wait", index, false);
   }
   groupSync(g);
-  if (g.rank == 0) {
-    storeRelaxedGpu(dc->epochs + index, next);
-    traceEvent(arrive ? "sync" : "wait", index, false);
-  }
 }
 
 // The grid barrier. Inside a rank, CTAs meet on gridCount[s]; the last CTA
@@ -355,41 +444,37 @@ TLE_DEV_INLINE void gridArrive(const void *comm, uint32_t index, int order) {
   syncBlock();
   if (threadRank() != 0)
     return;
-  const DevComm *dc = checkSlot(comm, index);
+  Comm c = checkSlot(comm, index);
   traceEvent("grid arrive", index, true);
   // Stable: epochs[s] changes only after every CTA of this rank arrived,
   // and this one has not yet.
-  uint32_t next = loadRelaxedGpu(dc->epochs + index) + 1;
+  uint32_t next = loadRelaxedGpu(epochWord(c, index)) + 1;
   *blockScratch() = next;
   // acq_rel at gpu scope: releases this CTA's writes (made visible to this
   // thread by the block sync) to the last CTA, and makes the last CTA
   // acquire every other CTA's. Inline PTX: LLVM 22 drops the ordering of
   // atomicrmw on NVPTX.
-  uint32_t arrived = fetchAddAcqRelGpu(dc->gridCount + index, 1);
-  if (arrived != gridBlocks() - 1)
+  uint32_t *count = loadConst(&c.dc->gridCount) + index;
+  if (fetchAddAcqRelGpu(count, 1) != gridBlocks() - 1)
     return;
-  storeRelaxedGpu(dc->gridCount + index, 0);
-  storeRelaxedGpu(dc->epochs + index, next);
-  uint32_t n = static_cast<uint32_t>(dc->size);
-  signal(dc, index, next, 0, 1, n,
-         order == kOrderSeqCst ? kOrderSeqCst : kOrderAcqRel);
+  storeRelaxedGpu(count, 0);
+  storeRelaxedGpu(epochWord(c, index), next);
+  publishAll(c, index, next, order);
 }
 
 TLE_DEV_INLINE void gridWait(const void *comm, uint32_t index, int order) {
   checkOrder(comm, index, order);
   uint32_t t = threadRank();
   if (t < kWarpSize) {
+    // The whole first warp checks before its warp sync (see groupWait).
+    Comm c = checkSlot(comm, index);
     // Orders thread 0's scratch store (in arrive) before the pollers read
     // it; the warp is the first one, where all pollers live.
     syncWarp();
-    if (t < kMaxRanks) {
-      const DevComm *dc = checkSlot(comm, index);
-      uint32_t n = static_cast<uint32_t>(dc->size);
-      uint32_t pollers = minU(n, minU(kWarpSize, blockThreads()));
-      if (t < pollers)
-        await(WaitCtx{dc, index, *blockScratch(), n, "grid barrier wait"}, t,
-              pollers, /*acquire=*/true);
-    }
+    uint32_t pollers = minU(c.size, minU(kWarpSize, blockThreads()));
+    if (t < pollers)
+      await(WaitCtx{c, index, *blockScratch(), c.size, "grid barrier wait"}, t,
+            pollers, /*acquire=*/true);
   }
   syncBlock();
 }
@@ -419,35 +504,30 @@ TLE_DEV_INLINE void devBarrier(const void *comm, int team, uint32_t index,
   barrier(comm, coop, index, order, kind);
 }
 
-TLE_DEV_INLINE const SymMem *checkMem(const void *mem) {
-  const SymMem *m = static_cast<const SymMem *>(mem);
-  if (TLE_UNLIKELY(!m || m->magic != kSymMemMagic ||
-                   static_cast<uint32_t>(m->size) - 1 >= kMaxRanks ||
-                   static_cast<uint32_t>(m->rank) >=
-                       static_cast<uint32_t>(m->size)))
-    failNoRecord();
-  return m;
-}
-
 [[noreturn]] TLE_DEV_COLD void failMem(const SymMem *m, uint32_t arg,
                                        uint64_t value) {
-  failWithRecord(m->error, m->rank, 0, kDevErrBadArgument, 0, 0, 0,
+  failWithRecord(loadConst(&m->error), loadConst(&m->rank), 0,
+                 kDevErrBadArgument, 0, 0, 0,
                  (arg << 24) | static_cast<uint32_t>(value & 0xffffffu), 0);
 }
 
-/// Byte `offset` of rank `peer`'s copy. offset == bytes (one past the end)
-/// is allowed, as in C++.
+/// Byte `offset` of rank `peer`'s copy (ours when `local`). offset == bytes
+/// (one past the end) is allowed, as in C++.
 TLE_DEV_INLINE void *memPointer(const void *mem, uint64_t offset, int peer,
                                 bool local) {
-  const SymMem *m = checkMem(mem);
-  if (local)
-    peer = m->rank;
-  else if (TLE_UNLIKELY(static_cast<uint32_t>(peer) >=
-                        static_cast<uint32_t>(m->size)))
-    failMem(m, kArgPeer, static_cast<uint32_t>(peer));
-  if (TLE_UNLIKELY(offset > m->bytes))
+  const SymMem *m = static_cast<const SymMem *>(mem);
+  if (TLE_UNLIKELY(!m || loadConst(&m->magic) != kSymMemMagic))
+    failNoRecord();
+  uint32_t rank = static_cast<uint32_t>(loadConst(&m->rank));
+  uint32_t size = static_cast<uint32_t>(loadConst(&m->size));
+  if (TLE_UNLIKELY(size - 1 >= kMaxRanks || rank >= size))
+    failNoRecord();
+  uint32_t q = local ? rank : static_cast<uint32_t>(peer);
+  if (TLE_UNLIKELY(q >= size))
+    failMem(m, kArgPeer, q);
+  if (TLE_UNLIKELY(offset > loadConst(&m->bytes)))
     failMem(m, kArgOffset, offset);
-  return static_cast<char *>(m->ptrs[peer]) + offset;
+  return static_cast<char *>(loadConst(&m->ptrs[q])) + offset;
 }
 
 } // namespace tle::impl
@@ -504,10 +584,10 @@ TLE_DEVICE_DEF void tleIntraGridBarrierSyncS(const void *comm, uint32_t index,
 }
 
 TLE_DEVICE_DEF int flagcxDevCommGetIntraRank(const void *comm) {
-  return tle::impl::checkComm(comm)->rank;
+  return static_cast<int>(tle::impl::checkComm(comm).rank);
 }
 TLE_DEVICE_DEF int flagcxDevCommGetIntraSize(const void *comm) {
-  return tle::impl::checkComm(comm)->size;
+  return static_cast<int>(tle::impl::checkComm(comm).size);
 }
 
 TLE_DEVICE_DEF void *flagcxGetLocalPointerS(const void *mem, uint64_t offset) {
@@ -532,10 +612,10 @@ TLE_DEVICE_DEF int32_t tleTritonBarrier(int64_t comm, int32_t barrierKind,
   return 0;
 }
 TLE_DEVICE_DEF int32_t tleTritonIntraRank(int64_t comm) {
-  return tle::impl::checkComm(reinterpret_cast<const void *>(comm))->rank;
+  return flagcxDevCommGetIntraRank(reinterpret_cast<const void *>(comm));
 }
 TLE_DEVICE_DEF int32_t tleTritonIntraSize(int64_t comm) {
-  return tle::impl::checkComm(reinterpret_cast<const void *>(comm))->size;
+  return flagcxDevCommGetIntraSize(reinterpret_cast<const void *>(comm));
 }
 TLE_DEVICE_DEF int64_t tleTritonLocalPointer(int64_t mem, int64_t offset) {
   return reinterpret_cast<int64_t>(

@@ -17,6 +17,9 @@
 //             storeRelaxedSys   32-bit flag accesses at system scope (peers
 //                               are other GPUs)
 //             fenceAcqRelSys / fenceSeqCstSys
+//             addReleaseSys / addRelaxedSys   the same, as an atomic add
+//   handles:  loadConst, loadConstPair   fields of the DevComm / SymMem,
+//                           which nothing writes during a launch
 //   counters: loadRelaxedGpu / storeRelaxedGpu   this GPU's own words
 //             fetchAddAcqRelGpu  the one ordered read-modify-write
 //             casRelaxedSys      claims the error record

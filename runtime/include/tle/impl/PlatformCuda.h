@@ -48,6 +48,14 @@ struct Ptx {
     asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v)
                  : "memory");
   }
+  static TLE_DEV_INLINE void redAddReleaseSys(uint32_t *p, uint32_t v) {
+    asm volatile("red.release.sys.global.add.u32 [%0], %1;" ::"l"(p), "r"(v)
+                 : "memory");
+  }
+  static TLE_DEV_INLINE void redAddRelaxedSys(uint32_t *p, uint32_t v) {
+    asm volatile("red.relaxed.sys.global.add.u32 [%0], %1;" ::"l"(p), "r"(v)
+                 : "memory");
+  }
   static TLE_DEV_INLINE uint32_t ldRelaxedGpu(const uint32_t *p) {
     uint32_t v;
     asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
@@ -117,6 +125,29 @@ TLE_DEV_INLINE void syncWarp() {
 }
 TLE_DEV_INLINE void syncBlock() { __syncthreads(); }
 
+/// Loads of the communicator and buffer handles, which the host writes
+/// before the launch and nothing changes during it: through the read-only
+/// path (ld.global.nc), which compilers also treat as invariant, so a
+/// kernel that calls the barrier in a loop loads the fields once instead of
+/// after every acquire (which invalidates L1).
+TLE_DEV_INLINE uint32_t loadConst(const uint32_t *p) {
+  return __ldg(reinterpret_cast<const unsigned int *>(p));
+}
+TLE_DEV_INLINE int32_t loadConst(const int32_t *p) { return __ldg(p); }
+TLE_DEV_INLINE uint64_t loadConst(const uint64_t *p) {
+  return __ldg(reinterpret_cast<const unsigned long long *>(p));
+}
+/// Two adjacent 32-bit fields (8-byte aligned) in one load.
+TLE_DEV_INLINE void loadConstPair(const void *p, uint32_t &lo, uint32_t &hi) {
+  uint64_t v = __ldg(static_cast<const unsigned long long *>(p));
+  lo = static_cast<uint32_t>(v);
+  hi = static_cast<uint32_t>(v >> 32);
+}
+template <typename T> TLE_DEV_INLINE T *loadConst(T *const *p) {
+  return reinterpret_cast<T *>(
+      __ldg(reinterpret_cast<const unsigned long long *>(p)));
+}
+
 TLE_DEV_INLINE uint32_t loadAcquireSys(const uint32_t *p) {
   return Ptx::ldAcquireSys(p);
 }
@@ -128,6 +159,12 @@ TLE_DEV_INLINE void storeReleaseSys(uint32_t *p, uint32_t v) {
 }
 TLE_DEV_INLINE void storeRelaxedSys(uint32_t *p, uint32_t v) {
   Ptx::stRelaxedSys(p, v);
+}
+TLE_DEV_INLINE void addReleaseSys(uint32_t *p, uint32_t v) {
+  Ptx::redAddReleaseSys(p, v);
+}
+TLE_DEV_INLINE void addRelaxedSys(uint32_t *p, uint32_t v) {
+  Ptx::redAddRelaxedSys(p, v);
 }
 TLE_DEV_INLINE void fenceAcqRelSys() { Ptx::fenceAcqRelSys(); }
 TLE_DEV_INLINE void fenceSeqCstSys() { Ptx::fenceSeqCstSys(); }

@@ -37,6 +37,15 @@ inline uint32_t gridBlocks() {
 inline void syncWarp() { tleEmuSyncWarp(); }
 inline void syncBlock() { tleEmuSyncBlock(); }
 
+inline uint32_t loadConst(const uint32_t *p) { return *p; }
+inline int32_t loadConst(const int32_t *p) { return *p; }
+inline uint64_t loadConst(const uint64_t *p) { return *p; }
+inline void loadConstPair(const void *p, uint32_t &lo, uint32_t &hi) {
+  lo = static_cast<const uint32_t *>(p)[0];
+  hi = static_cast<const uint32_t *>(p)[1];
+}
+template <typename T> inline T *loadConst(T *const *p) { return *p; }
+
 inline uint32_t loadAcquireSys(const uint32_t *p) {
   return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
@@ -48,6 +57,12 @@ inline void storeReleaseSys(uint32_t *p, uint32_t v) {
 }
 inline void storeRelaxedSys(uint32_t *p, uint32_t v) {
   __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+inline void addReleaseSys(uint32_t *p, uint32_t v) {
+  __atomic_fetch_add(p, v, __ATOMIC_RELEASE);
+}
+inline void addRelaxedSys(uint32_t *p, uint32_t v) {
+  __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 inline void fenceAcqRelSys() { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
 inline void fenceSeqCstSys() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
