@@ -236,6 +236,15 @@ private:
                            std::vector<std::string> &out,
                            const Deadline &deadline);
 
+  /// How long a peer waits for rank 0 in a collective. Rank 0 is the one
+  /// that knows which rank is missing and tells the others, so peers give
+  /// it a grace period past the common timeout to deliver that report
+  /// rather than racing it with a vaguer one of their own.
+  int64_t peerTimeoutMs() const {
+    return timeoutMs == 0 ? 0
+                          : timeoutMs + std::max<int64_t>(500, timeoutMs / 4);
+  }
+
   int myRank;
   int nRanks;
   int64_t timeoutMs;
@@ -430,10 +439,9 @@ tleResult_t SocketBootstrap::allGather(const std::string &mine,
                 "the communicator is unusable after an earlier failure: %s",
                 brokenReason.c_str());
   ++seq;
-  Deadline deadline(timeoutMs);
   if (myRank == 0)
-    return gatherAtRoot(mine, out, deadline);
-  return gatherAtPeer(mine, out, deadline);
+    return gatherAtRoot(mine, out, Deadline(timeoutMs));
+  return gatherAtPeer(mine, out, Deadline(peerTimeoutMs()));
 }
 
 tleResult_t SocketBootstrap::gatherAtRoot(const std::string &mine,
@@ -529,7 +537,7 @@ tleResult_t SocketBootstrap::gatherAtPeer(const std::string &mine,
     return breakWith(tlePeerFailure, "rank 0 disconnected");
   if (io == Io::Timeout)
     return breakWith(tleTimeout, "collective timed out after " +
-                                     std::to_string(timeoutMs) +
+                                     std::to_string(peerTimeoutMs()) +
                                      " ms waiting for rank 0");
   if (io != Io::Ok)
     return breakWith(tlePeerFailure, "rank 0 sent a malformed message");

@@ -533,13 +533,10 @@ TLE_DEV_INLINE void *memPointer(const void *mem, uint64_t offset, int peer,
 } // namespace tle::impl
 
 // The ABI. TLE_DEVICE_API (device.h) makes these inline in the nvcc header
-// build and external, kept definitions in the bitcode and host builds.
-
-#if defined(__CUDACC__) && defined(TLE_DEVICE_EXPORT)
-#define TLE_DEVICE_DEF TLE_DEVICE_API __attribute__((used))
-#else
+// build and external definitions in the bitcode and host builds. The bitcode
+// does not mark them `used`: a consumer that links the library (tlec,
+// Triton's extern_libs) must be free to drop what its kernel does not call.
 #define TLE_DEVICE_DEF TLE_DEVICE_API
-#endif
 
 TLE_DEVICE_DEF void flagcxIntraBarrierArriveS(const void *comm, int coopKind,
                                               uint32_t index, bool, int order) {
