@@ -86,6 +86,7 @@ tleResult_t publishDevComm(tleComm &c) {
   for (int p = 0; p < c.size; ++p)
     d.inbox[p] = static_cast<uint32_t *>(c.inbox->ptr(p));
   d.error = c.errorDev;
+  fillRoutes(d);
   return c.backend->copyToLocal(c.devComm, &d, sizeof(d));
 }
 

@@ -87,6 +87,8 @@ public:
         node->rank[r].comm.inbox[q] = node->rank[q].inbox;
         node->rank[r].mem.ptrs[q] = node->rank[q].buffer;
       }
+    for (int r = 0; r < n; ++r)
+      fillRoutes(node->rank[r].comm);
   }
 
   const void *comm(int r) const { return &node->rank[r].comm; }

@@ -101,6 +101,7 @@ void setup() {
       k.host.inbox[q] = ranks[q].inbox;
       m.ptrs[q] = ranks[q].buf;
     }
+    fillRoutes(k.host);
     CK(cudaSetDevice(r));
     CK(cudaMemcpy(k.comm, &k.host, sizeof(DevComm), cudaMemcpyHostToDevice));
     CK(cudaMemcpy(k.mem, &m, sizeof(SymMem), cudaMemcpyHostToDevice));

@@ -21,7 +21,7 @@ constexpr uint32_t kDevCommMagic = 0x544c4543u;
 /// "TLEM": the first word of every symmetric-buffer handle.
 constexpr uint32_t kSymMemMagic = 0x544c454du;
 /// Bumped whenever the layout below changes.
-constexpr uint32_t kDevCommVersion = 1;
+constexpr uint32_t kDevCommVersion = 2;
 /// Largest node the layout serves (NVLink domains of one node have <= 8).
 constexpr int kMaxRanks = 8;
 
@@ -64,18 +64,35 @@ struct ErrorRecord {
 /// Grid barrier state (group `grid`): gridCount[s] counts the CTAs of this
 /// rank that arrived in the current round of slot s.
 struct DevComm {
-  uint32_t magic;       ///< kDevCommMagic
-  uint32_t version;     ///< kDevCommVersion
-  int32_t rank;         ///< intra-node rank, 0..size-1
-  int32_t size;         ///< ranks in the node
-  uint32_t nBarriers;   ///< number of barrier slots
-  uint32_t inboxStride; ///< uint32 words between consecutive slots
-  uint64_t timeoutNs;   ///< wait deadline; 0 waits forever
-  uint32_t *epochs;     ///< [nBarriers], this rank's memory
-  uint32_t *gridCount;  ///< [nBarriers], this rank's memory
+  uint32_t magic;             ///< kDevCommMagic
+  uint32_t version;           ///< kDevCommVersion
+  int32_t rank;               ///< intra-node rank, 0..size-1
+  int32_t size;               ///< ranks in the node
+  uint32_t nBarriers;         ///< number of barrier slots
+  uint32_t inboxStride;       ///< uint32 words between consecutive slots
+  uint64_t timeoutNs;         ///< wait deadline; 0 waits forever
+  uint32_t *epochs;           ///< [nBarriers], this rank's memory
+  uint32_t *gridCount;        ///< [nBarriers], this rank's memory
   uint32_t *inbox[kMaxRanks]; ///< inbox[p]: rank p's inbox, mapped here
-  ErrorRecord *error;   ///< host-readable
+  ErrorRecord *error;         ///< host-readable
+  /// The same flags, pre-rotated (fillRoutes): entry j is peer
+  /// (rank + 1 + j) % size, entry size-1 is this rank. outFlags[j] is our
+  /// word for slot 0 in that rank's inbox, inFlags[j] that rank's word for
+  /// slot 0 in ours; slot s is `+ s * inboxStride`. The barrier's address
+  /// then depends only on loads it can issue at once, not on a load of
+  /// `rank` followed by a load of inbox[peer].
+  uint32_t *outFlags[kMaxRanks];
+  const uint32_t *inFlags[kMaxRanks];
 };
+
+/// Fills DevComm::outFlags and inFlags from rank, size and inbox[].
+inline void fillRoutes(DevComm &d) {
+  for (int j = 0; j < d.size; ++j) {
+    int q = (d.rank + 1 + j) % d.size;
+    d.outFlags[j] = d.inbox[q] + d.rank;
+    d.inFlags[j] = d.inbox[d.rank] + q;
+  }
+}
 
 /// A symmetric buffer: `bytes` on every rank, each rank's copy mapped here.
 struct SymMem {

@@ -103,9 +103,8 @@ struct Comm {
   uint32_t rank;
   uint32_t size;
   uint32_t nBarriers;
-  uint32_t stride;          ///< inboxStride
-  uint32_t *epochs;         ///< this rank's epochs[]
-  const uint32_t *ownInbox; ///< inbox[rank]
+  uint32_t stride;  ///< inboxStride
+  uint32_t *epochs; ///< this rank's epochs[]
 };
 
 static_assert(offsetof(DevComm, version) == 4 &&
@@ -152,7 +151,6 @@ TLE_DEV_INLINE Comm loadComm(const void *comm, uint32_t index,
   if (TLE_UNLIKELY(bad))
     failCheck(dc, index, checkIndex);
   c.epochs = loadConst(&dc->epochs);
-  c.ownInbox = loadConst(&dc->inbox[c.rank]);
   return c;
 }
 
@@ -192,14 +190,15 @@ TLE_DEV_INLINE uint32_t entryRank(const Comm &c, uint32_t j) {
   uint32_t q = c.rank + 1 + j;
   return q >= c.size ? q - c.size : q;
 }
-/// Our word in entry j's inbox for `slot`.
+/// Our word in entry j's inbox for `slot` (one load, independent of the
+/// loads of rank and size: see DevComm::outFlags).
 TLE_DEV_INLINE uint32_t *outFlag(const Comm &c, uint32_t slot, uint32_t j) {
-  return loadConst(&c.dc->inbox[entryRank(c, j)]) + slot * c.stride + c.rank;
+  return loadConst(&c.dc->outFlags[j]) + slot * c.stride;
 }
 /// Entry j's word in our inbox for `slot`.
 TLE_DEV_INLINE const uint32_t *inFlag(const Comm &c, uint32_t slot,
                                       uint32_t j) {
-  return c.ownInbox + slot * c.stride + entryRank(c, j);
+  return loadConst(&c.dc->inFlags[j]) + slot * c.stride;
 }
 TLE_DEV_INLINE uint32_t *epochWord(const Comm &c, uint32_t slot) {
   return c.epochs + slot;
