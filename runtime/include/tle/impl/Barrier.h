@@ -377,14 +377,22 @@ TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
   checkCoop(comm, index, coop, order);
   Group g = makeGroup(coop);
   groupSync(g);
-  if (g.rank >= kMaxRanks)
+  if (g.rank >= kWarpSize)
     return;
+  // The whole first warp checks, as in groupWait.
   Comm c = checkSlot(comm, index);
   uint32_t workers = workerCount(c, g);
   if (g.rank == 0)
     traceEvent("arrive", index, true);
   if (g.rank < workers)
     arriveAt(c, index, g.rank, workers, order);
+  // Reconverge the first warp before returning. Lanes that returned early
+  // would run the caller's next code (the work an arrive/wait split exists
+  // to overlap) while the signalling lanes wait to be scheduled: measured
+  // on H200, the signal then left only after the work, and the split gave
+  // no overlap at all.
+  if (g.kind != kCoopThread)
+    syncWarp();
 }
 
 /// wait, and with `arrive` first the fused sync (one validation, no group
@@ -417,7 +425,9 @@ TLE_DEV_INLINE void groupWait(const void *comm, int coop, uint32_t index,
       arriveAt(c, index, g.rank, workers, order);
     if (g.rank < workers || g.rank == 0)
       next = loadRelaxedGpu(epochWord(c, index)) + 1;
-    if (g.kind != kCoopThread)
+    // With one worker (two ranks) lane 0 is the only reader and the writer
+    // of the epoch: no other lane's read needs ordering before the store.
+    if (workers > 1 && g.kind != kCoopThread)
       syncWarp();
     if (g.rank == 0)
       storeRelaxedGpu(epochWord(c, index), next);
