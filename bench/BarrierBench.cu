@@ -20,6 +20,7 @@
 #include "GpuSupport.h"
 
 #include "tle/device.h"
+#include "tle/session.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -29,12 +30,8 @@
 
 using namespace tle::gpu;
 
-/// Name of the TLE rows; a build of this file with the device library's
-/// TLE_EXPERIMENT_STORE_ARRIVE (arrive by store instead of atomic add) sets
-/// it to "tle-store", so both variants appear side by side.
-#ifndef TLE_BENCH_TAG
+/// Name of the TLE rows.
 #define TLE_BENCH_TAG "tle"
-#endif
 
 namespace {
 
@@ -216,6 +213,20 @@ __global__ void tleSyncLoop(const void *comm, uint32_t slotBase, int iters,
     out[blockIdx.x] = dt;
 }
 
+/// The same loop through tle::BarrierSession (tle/session.h), which loads
+/// the communicator once instead of on every call.
+__global__ void tleSessionLoop(const void *comm, uint32_t slotBase, int iters,
+                               unsigned long long *out) {
+  tle::BarrierSession bar(comm, kCoopBlock, slotBase + blockIdx.x);
+  bar.sync(kRelaxed);
+  const uint64_t t0 = globalTimer();
+  for (int i = 0; i < iters; ++i)
+    bar.sync(kAcqRel);
+  const uint64_t dt = globalTimer() - t0;
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = dt;
+}
+
 /// How a reference epoch barrier signals and polls.
 enum class Ref {
   StoreAcquire,      ///< st.release.sys; ld.acquire.sys polls
@@ -283,13 +294,18 @@ void launchRef(int ctas, uint32_t *mine, uint32_t *theirs, uint32_t stride,
   refBarrierLoop<kRef><<<ctas, kThreads>>>(mine, theirs, stride, iters, out);
 }
 
-double runTleLatency(World &w, int ctas, const Options &o) {
+double runTleLatency(World &w, int ctas, const Options &o,
+                     bool session = false) {
   std::vector<double> v;
   for (int rep = 0; rep < o.reps; ++rep) {
     for (int r = 0; r < kRanks; ++r) {
       CK(cudaSetDevice(r));
-      tleSyncLoop<<<ctas, kThreads>>>(w.dcomm[r], kSlotLatency, o.iters,
-                                      w.out[r]);
+      if (session)
+        tleSessionLoop<<<ctas, kThreads>>>(w.dcomm[r], kSlotLatency, o.iters,
+                                           w.out[r]);
+      else
+        tleSyncLoop<<<ctas, kThreads>>>(w.dcomm[r], kSlotLatency, o.iters,
+                                        w.out[r]);
       CK_LAUNCH();
     }
     v.push_back(slowest(w, ctas) / 1e3 / o.iters);
@@ -303,6 +319,9 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
            runTleLatency(w, ctas, o), "sync acq_rel block 128thr, timeouts on");
     result("latency", TLE_BENCH_TAG "-notimeout", std::to_string(ctas),
            runTleLatency(noTimeout, ctas, o), "timeoutMs=0");
+    result("latency", TLE_BENCH_TAG "-session", std::to_string(ctas),
+           runTleLatency(w, ctas, o, /*session=*/true),
+           "tle::BarrierSession sync acq_rel block 128thr, timeouts on");
   }
   if (!o.reference)
     return;

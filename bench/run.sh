@@ -63,9 +63,6 @@ if [ -x "$build/bin/tle-bench-nccl" ]; then
 else
   say "SKIPPED nccl: tle-bench-nccl not built (no NCCL headers/library given to cmake)"
 fi
-if [ -x "$build/bin/tle-bench-barrier-store" ]; then
-  run tle-store 120 "$build/bin/tle-bench-barrier-store" --sections latency --no-reference
-fi
 if [ -x "$build/bin/tle-bench-nvshmem" ]; then
   # The unique-id bootstrap plugin is dlopen'ed from NVSHMEM's lib folder.
   nvh=$(sed -n 's/^TLE_NVSHMEM_HOME:PATH=//p' "$build/CMakeCache.txt")

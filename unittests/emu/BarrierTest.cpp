@@ -15,6 +15,8 @@
 
 #include "EmuTestUtil.h"
 
+#include "tle/session.h"
+
 #include <sys/resource.h>
 
 #include <functional>
@@ -379,3 +381,60 @@ TEST(EmuBarrier, LargeLaunchStaysWithinMemoryBound) {
 }
 
 } // namespace
+
+/// tle::BarrierSession (tle/session.h): the same barrier property as the
+/// stateless calls for every group kind and 2..5 ranks, the epoch written
+/// back so that stateless calls and later launches continue from it, and
+/// its checks (a slot out of range fails like the stateless call).
+TEST(EmuBarrier, SessionKeepsTheBarrierPropertyAndTheEpoch) {
+  constexpr uint32_t kRounds = 12;
+  for (int n : {2, 3, 5}) {
+    for (int coop : {kCoopThread, kCoopWarp, kCoopBlock}) {
+      Ranks ranks(n);
+      ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+      // One group per block: a thread group is thread 0 alone.
+      Dim3 block{coop == kCoopThread ? 1u : 40u, 1, 1};
+      if (coop == kCoopWarp)
+        block.x = 32;
+      std::vector<uint32_t> arrivals(n, 0);
+      uint64_t bad = 0;
+      LaunchResult r =
+          launch(ranks.comms.data(), n, shape({1, 1, 1}, block),
+                 [&](int rank, void *dc) {
+                   BarrierSession s(dc, coop, 7);
+                   for (uint32_t k = 0; k < kRounds; ++k) {
+                     if (linearThreadId() == 0)
+                       ++arrivals[rank];
+                     if (k % 2) {
+                       s.arrive(kOrderRelease);
+                       s.wait(kOrderAcquire);
+                     } else {
+                       s.sync(kOrderAcqRel);
+                     }
+                     for (int q = 0; q < n; ++q)
+                       bad += arrivals[q] < k + 1 || arrivals[q] > k + 2;
+                   }
+                   // A stateless call continues from the session's epoch.
+                   flagcxIntraBarrierSyncS(dc, coop, 7, false, kOrderAcqRel);
+                 });
+      ASSERT_EQ(r.result, tleSuccess) << r.message;
+      EXPECT_EQ(bad, 0u) << "n " << n << " coop " << coop << " seed " << r.seed;
+      for (int q = 0; q < n; ++q)
+        EXPECT_EQ(ranks.dev(q)->epochs[7], kRounds + 1);
+    }
+  }
+}
+
+TEST(EmuBarrier, SessionRejectsASlotOutOfRange) {
+  Ranks ranks(2, 8);
+  ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  LaunchResult r = launch(ranks.comms.data(), 2, shape({1, 1, 1}, {32, 1, 1}),
+                          [&](int, void *dc) {
+                            BarrierSession s(dc, kCoopBlock, 8);
+                            s.sync(kOrderAcqRel);
+                          });
+  EXPECT_EQ(r.result, tleIndexOutOfRange) << r.message;
+  EXPECT_NE(r.message.find("slot 8 out of range (nBarriers 8)"),
+            std::string::npos)
+      << r.message;
+}

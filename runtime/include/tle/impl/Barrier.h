@@ -539,9 +539,72 @@ TLE_DEV_INLINE void *memPointer(const void *mem, uint64_t offset, int peer,
   return static_cast<char *>(loadConst(&m->ptrs[q])) + offset;
 }
 
+/// A slot bound once (tle::BarrierSession, tle/session.h): the
+/// communicator is loaded and checked when the session opens and the epoch
+/// is kept in a register, so a barrier in a loop costs only the signal, the
+/// poll and the group syncs. The stateless ABI above reloads the
+/// communicator on every call, and after an acquire (which invalidates L1)
+/// that reload is an L2 round trip in front of the signal. The epoch word is
+/// still written on every wait, so stateless calls and later launches on the
+/// slot continue from where the session left it.
+struct Session {
+  const void *comm;
+  Comm c;
+  Group g;
+  uint32_t slot;
+  uint32_t workers;
+  uint32_t epoch;
+};
+
+TLE_DEV_INLINE Session sessionOpen(const void *comm, int coop, uint32_t index) {
+  checkCoop(comm, index, coop, kOrderRelaxed);
+  Session s{};
+  s.comm = comm;
+  s.g = makeGroup(coop);
+  s.slot = index;
+  if (s.g.rank < kWarpSize) {
+    s.c = checkSlot(comm, index);
+    s.workers = workerCount(s.c, s.g);
+    s.epoch = loadRelaxedGpu(epochWord(s.c, index));
+  }
+  return s;
+}
+
+/// `reconverge` is false only when the wait follows at once (sync).
+TLE_DEV_INLINE void sessionArrive(Session &s, int order, bool reconverge) {
+  checkOrder(s.comm, s.slot, order);
+  groupSync(s.g);
+  if (s.g.rank < kWarpSize) {
+    if (s.g.rank < s.workers)
+      arriveAt(s.c, s.slot, s.g.rank, s.workers, order);
+    // Reconverge before the caller's next code (see groupArrive).
+    if (reconverge && s.g.kind != kCoopThread)
+      syncWarp();
+  }
+}
+
+TLE_DEV_INLINE void sessionWait(Session &s, int order) {
+  checkOrder(s.comm, s.slot, order);
+  if (s.g.rank < kWarpSize) {
+    uint32_t next = s.epoch + 1;
+    if (s.g.rank == 0)
+      storeRelaxedGpu(epochWord(s.c, s.slot), next);
+    if (s.g.rank < s.workers)
+      await(WaitCtx{s.c, s.slot, next, s.c.size - 1, "barrier wait"}, s.g.rank,
+            s.workers, acquires(order));
+    s.epoch = next;
+  }
+  groupSync(s.g);
+}
+
 } // namespace tle::impl
 
-// The ABI. TLE_DEVICE_API (device.h) makes these inline in the nvcc header
+// The ABI, defined where device.h includes this file (CUDA builds and the
+// library's own host build); tle/session.h includes it elsewhere for the
+// inline implementation alone.
+#if defined(__CUDACC__) || defined(TLE_DEVICE_EXPORT)
+
+// TLE_DEVICE_API (device.h) makes these inline in the nvcc header
 // build and external definitions in the bitcode and host builds. The bitcode
 // does not mark them `used`: a consumer that links the library (tlec,
 // Triton's extern_libs) must be free to drop what its kernel does not call.
@@ -634,5 +697,7 @@ TLE_DEVICE_DEF int64_t tleTritonIntraPointer(int64_t mem, int64_t offset,
       tle::impl::memPointer(reinterpret_cast<const void *>(mem),
                             static_cast<uint64_t>(offset), peer, false));
 }
+
+#endif // __CUDACC__ || TLE_DEVICE_EXPORT
 
 #endif // TLE_IMPL_BARRIER_H
