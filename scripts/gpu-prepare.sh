@@ -25,25 +25,13 @@ echo "gpu-prepare: NCCL headers (version code $version) in $dst ($(du -sh "$dst"
 # it that runs it on 2 GPUs through $TLERUN and checks the output like the
 # lit tests in test/Examples do on the emulator. gpu-run.sh runs every
 # .gpu/bundles/*.sh.
-tlec=${TLEC:-}
-for cand in build/bin/tlec build-tlec/bin/tlec; do
-  [ -n "$tlec" ] || { [ -x "$cand" ] && tlec=$cand; }
-done
-if [ -z "$tlec" ]; then
-  echo "gpu-prepare: no tlec (build the default preset first): no example bundles"
+build_dir=${BUILD_DIR:-build}
+if [ ! -x "$build_dir/bin/tlec" ]; then
+  echo "gpu-prepare: no $build_dir/bin/tlec (build the default preset first): no example bundles"
   exit 0
 fi
-devlib=${TLE_DEVICE_BC:-$(dirname "$(dirname "$tlec")")/lib/libtle_device.bc}
-# Files of scripts/make-gpu-bundles.sh (NAME.bundle) may share the folder.
-mkdir -p .gpu/bundles
-for f in examples/*.mlir examples/broken/*.mlir; do
-  name=$(basename "$f" .mlir)
-  if ! "$tlec" --target=cuda --emit=bundle --device-lib="$devlib" "$f" \
-    -o ".gpu/bundles/$name.cuda"; then
-    echo "gpu-prepare: tlec failed on $f" >&2
-    exit 1
-  fi
-done
+rm -rf .gpu/bundles
+BUILD_DIR=$build_dir scripts/make-gpu-bundles.sh .gpu/bundles
 
 # check NAME EXPECTED-LINE-COUNT REGEX -- TLERUN-ARGS: runs the bundle on
 # 2 GPUs and counts output lines matching REGEX.
@@ -70,10 +58,10 @@ cat >.gpu/bundles/allreduce.sh <<'SH'
 # reusing the slots (rank init: out = 0 + 1).
 source "$(dirname "$0")/lib.inc"
 expect_lines 2 '"buffer": "out", "values": \[0, 2, 4, 6, 8, 10, 12, 14\]' \
-  "$b/allreduce.cuda" --kernel allreduce --grid 2 --block 4 \
+  "$b/allreduce.bundle" --kernel allreduce --grid 2 --block 4 \
   --buffer in:i32:8:iota --buffer out:i32:8 --dump out &&
 expect_lines 2 '"buffer": "out", "values": \[1, 1, 1, 1\]' \
-  "$b/allreduce.cuda" --kernel allreduce --grid 2 --block 2 \
+  "$b/allreduce.bundle" --kernel allreduce --grid 2 --block 2 \
   --buffer in:i32:4:rank --buffer out:i32:4 --dump out --repeat 100
 SH
 cat >.gpu/bundles/ring.sh <<'SH'
@@ -81,25 +69,33 @@ cat >.gpu/bundles/ring.sh <<'SH'
 # thread's own check passed; then 4 blocks of 8 threads (one slot each).
 source "$(dirname "$0")/lib.inc"
 expect_lines 1 '"rank": 0, "buffer": "recv", "values": \[1000, 1001, 1002, 1003\]' \
-  "$b/ring.cuda" --kernel ring --block 4 \
+  "$b/ring.bundle" --kernel ring --block 4 \
   --buffer recv:i32:4 --buffer ok:i32:4 --dump recv --dump ok &&
 expect_lines 2 '"buffer": "ok", "values": \[(1, ){31}1\]' \
-  "$b/ring.cuda" --kernel ring --grid 4 --block 8 \
+  "$b/ring.bundle" --kernel ring --grid 4 --block 8 \
   --buffer recv:i32:32 --buffer ok:i32:32 --dump ok
 SH
 cat >.gpu/bundles/split-arrive-wait.sh <<'SH'
 # Split arrive/wait with local work in between.
 source "$(dirname "$0")/lib.inc"
 expect_lines 2 '"buffer": "out", "values": \[300, 302, 304, 306\]' \
-  "$b/split-arrive-wait.cuda" --kernel split --block 4 \
+  "$b/split-arrive-wait.bundle" --kernel split --block 4 \
   --buffer gather:i32:8 --buffer work:i32:4 --buffer out:i32:4 --dump out
+SH
+cat >.gpu/bundles/grid-barrier.sh <<'SH'
+# Grid barrier (cooperative launch): every block of both ranks sees every
+# other block's flag after the barrier (8 blocks: sums of 1..8 = 36).
+source "$(dirname "$0")/lib.inc"
+expect_lines 2 '"buffer": "sums", "values": \[(36, ){7}36\]' \
+  "$b/grid-barrier.bundle" --kernel grid_sum --grid 8 --block 32 \
+  --buffer flags:i32:8 --buffer sums:i32:8 --dump sums
 SH
 cat >.gpu/bundles/skip-barrier.sh <<'SH'
 # Rank 0 skips the barrier: rank 1's wait times out after 1 s, tlerun exits
 # with status 1 within 2 s and names slot 0 and missing peer 0.
 b=$(cd "$(dirname "$0")" && pwd)
 start=$(date +%s%N)
-out=$("$TLERUN" "$b/skip-barrier.cuda" --kernel skip_barrier --ranks 2 \
+out=$("$TLERUN" "$b/skip-barrier.bundle" --kernel skip_barrier --ranks 2 \
   --target cuda --timeout-ms 1000 2>&1)
 rc=$?
 ms=$((($(date +%s%N) - start) / 1000000))
