@@ -12,11 +12,14 @@
 //                missing peer 1; the child prints it and exits non-zero
 //                within 2x the timeout of the launch.
 //  - timeout-mp: the same with one process per rank (config.timeoutMs).
-//  - oob:        rank 0 calls the barrier with a slot index past nBarriers,
-//                chosen so that an unchecked arrive would store into a
-//                canary buffer on rank 1. The record must say
-//                tleIndexOutOfRange, and the canary and rank 1's inbox must
-//                be unchanged (read back through device 1, which is alive).
+//  - oob:        one process per rank. Rank 0 calls the barrier with a slot
+//                index past nBarriers, chosen so that an unchecked arrive
+//                would store into a canary buffer on rank 1. The record must
+//                say tleIndexOutOfRange, and the canary and rank 1's inbox
+//                must be unchanged, as read back by rank 1's own process
+//                once rank 0's launch has failed: after a trap, CUDA calls
+//                of the faulting process fail on every device, so only
+//                another process can still judge the memory.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +28,7 @@
 #include "tle/detail/DevComm.h"
 #include "tle/device.h"
 
+#include <errno.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -91,47 +95,142 @@ int caseTimeoutSingle() {
   return report(comms[0], err, t0);
 }
 
-int caseTimeoutMulti() {
-  int idPipe[2], lifePipe[2];
-  if (pipe(idPipe) != 0 || pipe(lifePipe) != 0) {
+/// Waits up to `timeoutMs` for one byte from the other rank's process on
+/// `fd`. Returns the byte, -1 at end of file (that process closed the pipe
+/// or died) and -2 on timeout or error.
+int awaitPeer(int fd, int timeoutMs) {
+  uint64_t deadline = hostNowNs() + uint64_t(timeoutMs) * 1000000ull;
+  for (;;) {
+    int64_t leftNs = int64_t(deadline - hostNowNs());
+    if (leftNs <= 0)
+      return -2;
+    pollfd p{fd, POLLIN, 0};
+    int n = poll(&p, 1, int(leftNs / 1000000) + 1);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0)
+      return -2;
+    if (n == 0)
+      continue;
+    unsigned char c;
+    ssize_t k = read(fd, &c, 1);
+    if (k == 1)
+      return c;
+    if (k == 0)
+      return -1;
+    if (errno != EINTR)
+      return -2;
+  }
+}
+
+/// Sends one byte to the other rank's process.
+void tellPeer(int fd, char c) {
+  if (write(fd, &c, 1) != 1)
+    std::perror("write to the other rank's process");
+}
+
+/// Rank 1's process and rank 0's pipe to it, while rank 1 runs. Global so
+/// that the atexit hook also reaps it when rank 0 leaves through CK / TK.
+pid_t gRank1 = -1;
+int gToRank1 = -1;
+constexpr int kRank1GraceMs = 10000;
+
+/// Closes the pipe to rank 1 (its cue that rank 0 is done: rank 1's part
+/// returns at the latest then) and reaps it, killing it after
+/// kRank1GraceMs. Returns its wait status, or -1 when there was none.
+int finishRank1() {
+  if (gRank1 <= 0)
+    return -1;
+  pid_t pid = gRank1;
+  gRank1 = -1;
+  close(gToRank1);
+  gToRank1 = -1;
+  std::fflush(stdout);
+  int status = -1;
+  uint64_t deadline = hostNowNs() + uint64_t(kRank1GraceMs) * 1000000ull;
+  while (waitpid(pid, &status, WNOHANG) != pid) {
+    if (hostNowNs() > deadline) {
+      std::printf("rank 1's process hung: killing it\n");
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      break;
+    }
+    usleep(1000);
+  }
+  return status;
+}
+
+void reapRank1AtExit() { finishRank1(); }
+
+/// One rank's part of a two-process case, given its communicator and the
+/// pipes to and from the other rank's process; returns an exit status.
+using RankPart = int (*)(tleComm_t comm, int toPeer, int fromPeer);
+
+/// Runs a case with one process per rank on devices 0 and 1: rank 1 in a
+/// child forked here, before any CUDA call (a forked CUDA context is
+/// unusable), which gets the unique id through the pipe that then carries
+/// rank 0's messages; rank 0 in this process. Rank 0's exit status is the
+/// one the harness judges, so this process also waits for rank 1 (its
+/// output reaches the harness through the inherited stdout before we exit)
+/// and turns a failure of rank 1 into status 1.
+int runRankPair(const tleConfig_t &cfg, RankPart rank0, RankPart rank1) {
+  int down[2], up[2]; // rank 0 -> rank 1, rank 1 -> rank 0
+  if (pipe(down) != 0 || pipe(up) != 0) {
     std::perror("pipe");
     return 1;
   }
   std::fflush(stdout);
-  pid_t pid = fork(); // before any CUDA call in this process
+  pid_t pid = fork();
   if (pid < 0) {
     std::perror("fork");
     return 1;
   }
   if (pid == 0) {
-    // Rank 1: joins, never calls the barrier, and stays alive (its memory
-    // stays mapped) until rank 0 exits and closes the life pipe.
-    close(idPipe[1]);
-    close(lifePipe[1]);
+    close(down[1]);
+    close(up[0]);
     tleUniqueId id;
-    if (read(idPipe[0], &id, sizeof(id)) != ssize_t(sizeof(id)))
-      std::_Exit(kExitSkip);
-    tleConfig_t cfg = cudaConfig(kSlots, kTimeoutMs);
+    if (read(down[0], &id, sizeof(id)) != ssize_t(sizeof(id)))
+      std::_Exit(kExitSkip); // rank 0 found no GPU pair
     tleComm_t comm;
     TK(tleCommInitRank(&comm, 2, &id, 1, 1, &cfg));
-    char c;
-    while (read(lifePipe[0], &c, 1) > 0) {
-    }
-    std::_Exit(0);
+    int rc = rank1(comm, up[1], down[0]);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    std::_Exit(rc);
   }
-  close(idPipe[0]);
-  close(lifePipe[0]);
-  if (!gpusOrSkip(2))
-    return kExitSkip; // closing idPipe makes rank 1 exit too
+  close(down[0]);
+  close(up[1]);
+  gRank1 = pid;
+  gToRank1 = down[1];
+  signal(SIGPIPE, SIG_IGN); // a dead rank 1 must not kill rank 0's report
+  std::atexit(reapRank1AtExit);
+  if (!gpusOrSkip(2)) {
+    finishRank1(); // rank 1 sees the closed pipe and skips too
+    return kExitSkip;
+  }
   tleUniqueId id;
   TK(tleGetUniqueId(&id));
-  if (write(idPipe[1], &id, sizeof(id)) != ssize_t(sizeof(id))) {
+  if (write(down[1], &id, sizeof(id)) != ssize_t(sizeof(id))) {
     std::perror("write unique id");
+    finishRank1(); // the harness's _Exit runs no atexit hook
     return 1;
   }
-  tleConfig_t cfg = cudaConfig(kSlots, kTimeoutMs);
   tleComm_t comm;
   TK(tleCommInitRank(&comm, 2, &id, 0, 0, &cfg));
+  int rc = rank0(comm, down[1], up[0]);
+  int status = finishRank1();
+  close(up[0]);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return rc;
+  if (WIFEXITED(status))
+    std::printf("rank 1's process failed: exit status %d\n",
+                WEXITSTATUS(status));
+  else
+    std::printf("rank 1's process failed: wait status 0x%x\n", status);
+  return 1;
+}
+
+int timeoutRank0(tleComm_t comm, int, int) {
   void *dc;
   TK(tleCommGetDevComm(comm, &dc));
   CK(cudaSetDevice(0));
@@ -143,35 +242,54 @@ int caseTimeoutMulti() {
   return report(comm, err, t0);
 }
 
-int caseOutOfRange() {
-  if (!gpusOrSkip(2))
-    return kExitSkip;
-  tleConfig_t cfg = cudaConfig(kSlots, kTimeoutMs);
-  tleComm_t comms[2];
-  int devs[2] = {0, 1};
-  TK(tleCommInitAll(comms, 2, devs, &cfg));
-  // Canaries allocated right after the inboxes, so that they likely sit at
-  // higher addresses on device 1 than rank 1's inbox.
-  constexpr size_t kCanaryBytes = 1 << 20;
-  tleMem_t canary[2];
-  TK(tleMemAllocAll(comms, 2, kCanaryBytes, canary));
-  void *canaryPtr[2];
-  for (int r = 0; r < 2; ++r) {
-    TK(tleMemGetLocalPtr(canary[r], &canaryPtr[r]));
-    CK(cudaSetDevice(r));
-    CK(cudaMemset(canaryPtr[r], 0xA5, kCanaryBytes));
-    CK(cudaDeviceSynchronize());
+/// Rank 1 never calls the barrier and stays alive (its memory stays
+/// mapped) until rank 0 is done and closes the pipe.
+int timeoutRank1(tleComm_t, int, int fromPeer) {
+  char c;
+  while (read(fromPeer, &c, 1) > 0) {
   }
-  void *dc0;
-  TK(tleCommGetDevComm(comms[0], &dc0));
+  return 0;
+}
+
+int caseTimeoutMulti() {
+  return runRankPair(cudaConfig(kSlots, kTimeoutMs), timeoutRank0,
+                     timeoutRank1);
+}
+
+/// Canaries are allocated right after the inboxes, so that they likely sit
+/// at higher addresses than rank 1's inbox.
+constexpr size_t kCanaryBytes = 1 << 20;
+/// Messages between the two processes of `oob`.
+constexpr char kMsgCanaryReady = 'R', kMsgLaunchFailed = 'F';
+/// Generous next to context creation and a 1 MiB fill; the harness kills
+/// the case after 30 s anyway.
+constexpr int kPeerWaitMs = 20000;
+
+int oobRank0(tleComm_t comm, int toPeer, int fromPeer) {
+  tleMem_t canary;
+  TK(tleMemAlloc(comm, kCanaryBytes, &canary));
+  // Rank 1 must have filled its canary before the launch, or its fill
+  // would hide a stray store.
+  int msg = awaitPeer(fromPeer, kPeerWaitMs);
+  if (msg != kMsgCanaryReady) {
+    std::printf("rank 1 never reported its canary filled (%d)\n", msg);
+    return 1;
+  }
+  // Aim with the addresses as mapped in this process, where the arrive
+  // would store: rank 1's inbox and canary as rank 0 sees them.
+  void *dc, *mem;
+  TK(tleCommGetDevComm(comm, &dc));
+  TK(tleMemGetHandle(canary, &mem));
   tle::DevComm host;
+  tle::SymMem sym;
   CK(cudaSetDevice(0));
-  CK(cudaMemcpy(&host, dc0, sizeof(host), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(&host, dc, sizeof(host), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(&sym, mem, sizeof(sym), cudaMemcpyDeviceToHost));
   // Rank 0's arrive on slot s stores into rank 1's inbox at word
   // s * inboxStride + 0. Pick the smallest s >= nBarriers whose store would
   // land inside rank 1's canary, if the canary lies above the inbox.
   const uintptr_t inbox1 = reinterpret_cast<uintptr_t>(host.inbox[1]);
-  const uintptr_t can1 = reinterpret_cast<uintptr_t>(canaryPtr[1]);
+  const uintptr_t can1 = reinterpret_cast<uintptr_t>(sym.ptrs[1]);
   const uint64_t strideBytes = uint64_t(host.inboxStride) * 4;
   uint32_t index = host.nBarriers;
   bool aimed = false;
@@ -190,16 +308,40 @@ int caseOutOfRange() {
                       "inbox only)");
   uint64_t t0 = hostNowNs();
   std::printf("LAUNCH-NS=%llu\n", (unsigned long long)t0);
-  barrierOnce<<<1, 128>>>(dc0, index);
+  barrierOnce<<<1, 128>>>(dc, index);
   CK_LAUNCH();
   cudaError_t err = cudaDeviceSynchronize();
-  int rc = report(comms[0], err, t0);
+  int rc = report(comm, err, t0);
+  // No CUDA call after this: the trap poisoned this whole process.
+  tellPeer(toPeer, kMsgLaunchFailed);
+  return rc;
+}
 
-  // Judge the memory from device 1, whose context is untouched.
+/// Judges the memory in a process whose CUDA state no trap has touched: a
+/// trap makes later CUDA calls of the faulting process fail on every
+/// device, not only on the one that trapped.
+int oobRank1(tleComm_t comm, int toPeer, int fromPeer) {
+  tleMem_t canary;
+  TK(tleMemAlloc(comm, kCanaryBytes, &canary));
+  void *canaryPtr, *dc;
+  TK(tleMemGetLocalPtr(canary, &canaryPtr));
+  TK(tleCommGetDevComm(comm, &dc));
   CK(cudaSetDevice(1));
+  CK(cudaMemset(canaryPtr, 0xA5, kCanaryBytes));
+  CK(cudaDeviceSynchronize());
+  tellPeer(toPeer, kMsgCanaryReady);
+  int msg = awaitPeer(fromPeer, kPeerWaitMs);
+  if (msg == -2) {
+    std::printf("rank 0 never reported its launch\n");
+    return 1;
+  }
+  if (msg != kMsgLaunchFailed)
+    std::printf("rank 0 exited without reporting its launch; checking the "
+                "memory anyway\n");
+  tle::DevComm host;
+  CK(cudaMemcpy(&host, dc, sizeof(host), cudaMemcpyDeviceToHost));
   std::vector<unsigned char> bytes(kCanaryBytes);
-  CK(cudaMemcpy(bytes.data(), canaryPtr[1], kCanaryBytes,
-                cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(bytes.data(), canaryPtr, kCanaryBytes, cudaMemcpyDeviceToHost));
   size_t bad = 0;
   for (unsigned char b : bytes)
     bad += b != 0xA5;
@@ -213,9 +355,11 @@ int caseOutOfRange() {
               "(%zu nonzero words)\n",
               bad ? "CORRUPTED" : "intact", bad, kCanaryBytes,
               dirty ? "CHANGED" : "untouched", dirty);
-  if (bad || dirty)
-    return 1;
-  return rc;
+  return bad || dirty ? 1 : 0;
+}
+
+int caseOutOfRange() {
+  return runRankPair(cudaConfig(kSlots, kTimeoutMs), oobRank0, oobRank1);
 }
 
 /// What the harness expects of one case.
