@@ -103,8 +103,11 @@ struct Comm {
   uint32_t rank;
   uint32_t size;
   uint32_t nBarriers;
-  uint32_t stride;  ///< inboxStride
-  uint32_t *epochs; ///< this rank's epochs[]
+  uint32_t stride;         ///< inboxStride
+  uint32_t *epochs;        ///< this rank's epochs[]
+  uint32_t entry;          ///< the calling lane's entry (see entryRank)
+  uint32_t *outEntry;      ///< outFlags[entry]
+  const uint32_t *inEntry; ///< inFlags[entry]
 };
 
 static_assert(offsetof(DevComm, version) == 4 &&
@@ -124,44 +127,60 @@ static_assert(offsetof(DevComm, version) == 4 &&
   uint32_t rank = static_cast<uint32_t>(loadConst(&dc->rank));
   if (size - 1 >= kMaxRanks || rank >= size)
     failComm(dc, kDevErrBadComm, 0, size);
-  if (checkIndex)
+  if (checkIndex && index >= loadConst(&dc->nBarriers))
     failComm(dc, kDevErrIndexOutOfRange, index, 0);
-  failNoRecord();
+  // A misaligned epoch or flag pointer.
+  failComm(dc, kDevErrBadComm, 0, size);
 }
 
-/// Loads and checks what a call needs from the communicator. The loads are
-/// independent and the checks are one branch, so that they cost one load
-/// latency, not one per check: after an acquire poll (which invalidates L1)
-/// every level of dependent loads before the arrive's store shows in the
-/// barrier's latency.
-TLE_DEV_INLINE Comm loadComm(const void *comm, uint32_t index,
-                             bool checkIndex) {
+/// Loads and checks what a call needs from the communicator, including the
+/// calling lane's flag pointers for `entry`. Every load is issued before the
+/// one combined check, so together they cost one load latency: an acquire
+/// poll invalidates L1, so each level of dependent loads is an L2 round trip
+/// in front of the signal (measured on H200: the arrive's pointer loaded
+/// after the check made arrive alone take about 1 µs). The loads of a
+/// communicator that then fails the check read only its own struct.
+TLE_DEV_INLINE Comm loadComm(const void *comm, uint32_t index, bool checkIndex,
+                             uint32_t entry) {
   const DevComm *dc = static_cast<const DevComm *>(comm);
   if (TLE_UNLIKELY(!dc))
     failNoRecord();
   uint32_t magic, version;
   Comm c;
   c.dc = dc;
+  c.entry = entry < kMaxRanks ? entry : 0;
   loadConstPair(&dc->magic, magic, version);
   loadConstPair(&dc->rank, c.rank, c.size);
   loadConstPair(&dc->nBarriers, c.nBarriers, c.stride);
+  c.epochs = loadConst(&dc->epochs);
+  c.outEntry = loadConst(&dc->outFlags[c.entry]);
+  c.inEntry = loadConst(&dc->inFlags[c.entry]);
+  // The pointers' alignment is checked too (a misaligned flag or epoch
+  // pointer means a corrupt communicator), which also makes the branch
+  // depend on their loads: otherwise compilers sink the loads past it and
+  // they cost a second round trip.
+  uintptr_t misaligned = (reinterpret_cast<uintptr_t>(c.epochs) |
+                          reinterpret_cast<uintptr_t>(c.outEntry) |
+                          reinterpret_cast<uintptr_t>(c.inEntry)) &
+                         (sizeof(uint32_t) - 1);
   bool bad = (magic != kDevCommMagic) | (version != kDevCommVersion) |
              (c.size - 1 >= kMaxRanks) | (c.rank >= c.size) |
-             (checkIndex & (index >= c.nBarriers));
+             (checkIndex & (index >= c.nBarriers)) | (misaligned != 0);
   if (TLE_UNLIKELY(bad))
     failCheck(dc, index, checkIndex);
-  c.epochs = loadConst(&dc->epochs);
   return c;
 }
 
 TLE_DEV_INLINE Comm checkComm(const void *comm) {
-  return loadComm(comm, 0, false);
+  return loadComm(comm, 0, false, 0);
 }
 
 /// checkComm, and the slot must exist: an index out of range is reported
-/// before any inbox or epoch word is touched.
-TLE_DEV_INLINE Comm checkSlot(const void *comm, uint32_t index) {
-  return loadComm(comm, index, true);
+/// before any inbox or epoch word is touched. `entry`: the flags the
+/// calling lane will use first (its rank in the group).
+TLE_DEV_INLINE Comm checkSlot(const void *comm, uint32_t index,
+                              uint32_t entry = 0) {
+  return loadComm(comm, index, true, entry);
 }
 
 [[noreturn]] TLE_DEV_COLD void failArgument(const void *comm, uint32_t index,
@@ -190,15 +209,17 @@ TLE_DEV_INLINE uint32_t entryRank(const Comm &c, uint32_t j) {
   uint32_t q = c.rank + 1 + j;
   return q >= c.size ? q - c.size : q;
 }
-/// Our word in entry j's inbox for `slot` (one load, independent of the
-/// loads of rank and size: see DevComm::outFlags).
+/// Our word in entry j's inbox for `slot` (preloaded for the lane's own
+/// entry, else one load independent of rank and size: DevComm::outFlags).
 TLE_DEV_INLINE uint32_t *outFlag(const Comm &c, uint32_t slot, uint32_t j) {
-  return loadConst(&c.dc->outFlags[j]) + slot * c.stride;
+  return (j == c.entry ? c.outEntry : loadConst(&c.dc->outFlags[j])) +
+         slot * c.stride;
 }
 /// Entry j's word in our inbox for `slot`.
 TLE_DEV_INLINE const uint32_t *inFlag(const Comm &c, uint32_t slot,
                                       uint32_t j) {
-  return loadConst(&c.dc->inFlags[j]) + slot * c.stride;
+  return (j == c.entry ? c.inEntry : loadConst(&c.dc->inFlags[j])) +
+         slot * c.stride;
 }
 TLE_DEV_INLINE uint32_t *epochWord(const Comm &c, uint32_t slot) {
   return c.epochs + slot;
@@ -380,7 +401,7 @@ TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
   if (g.rank >= kWarpSize)
     return;
   // The whole first warp checks, as in groupWait.
-  Comm c = checkSlot(comm, index);
+  Comm c = checkSlot(comm, index, g.rank);
   uint32_t workers = workerCount(c, g);
   if (g.rank == 0)
     traceEvent("arrive", index, true);
@@ -399,12 +420,17 @@ TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
 /// sync between the halves: the arrive half's sync already ordered the
 /// group's writes).
 ///
-/// The epoch. Group rank 0 advances epochs[s] before it polls, not after
-/// the final group sync: a store still in flight when the next arrive's
-/// release fence executes would make that fence wait for it. That is safe
-/// once every worker has read the old epoch; with several workers (all in
-/// the group's first warp) a warp sync orders their reads before the store.
-/// The next reads are in the next call, after its group sync.
+/// The epoch. Group rank 0 advances epochs[s] before the final group sync:
+/// a store still in flight when the next arrive's release fence executes
+/// would make that fence wait for it. With several workers (all in the
+/// group's first warp) it does so before polling, after a warp sync that
+/// orders every worker's read of the old epoch before the store. With one
+/// worker (two ranks, or a small group) that worker is group rank 0 itself
+/// and stores after its poll instead, so that the poll's first load leaves
+/// together with the epoch's load rather than after it: when the peer
+/// already arrived (an arrive/wait split around enough work) the wait then
+/// costs one load latency, not two. The next reads are in the next call,
+/// after its group sync.
 TLE_DEV_INLINE void groupWait(const void *comm, int coop, uint32_t index,
                               int order, bool arrive) {
   checkCoop(comm, index, coop, order);
@@ -416,7 +442,7 @@ TLE_DEV_INLINE void groupWait(const void *comm, int coop, uint32_t index,
     // all of them: a lane left waiting at the warp sync below for a lane
     // that trapped would turn the trap into an illegal-instruction error
     // that can beat the error record.
-    Comm c = checkSlot(comm, index);
+    Comm c = checkSlot(comm, index, g.rank);
     uint32_t workers = workerCount(c, g);
     uint32_t next = 0;
     if (g.rank == 0)
@@ -425,15 +451,18 @@ TLE_DEV_INLINE void groupWait(const void *comm, int coop, uint32_t index,
       arriveAt(c, index, g.rank, workers, order);
     if (g.rank < workers || g.rank == 0)
       next = loadRelaxedGpu(epochWord(c, index)) + 1;
-    // With one worker (two ranks) lane 0 is the only reader and the writer
-    // of the epoch: no other lane's read needs ordering before the store.
-    if (workers > 1 && g.kind != kCoopThread)
+    WaitCtx w{c, index, next, c.size - 1, "barrier wait"};
+    if (workers > 1) {
       syncWarp();
-    if (g.rank == 0)
+      if (g.rank == 0)
+        storeRelaxedGpu(epochWord(c, index), next);
+      if (g.rank < workers)
+        await(w, g.rank, workers, acquires(order));
+    } else if (g.rank == 0) {
+      if (workers == 1)
+        await(w, 0, 1, acquires(order));
       storeRelaxedGpu(epochWord(c, index), next);
-    if (g.rank < workers)
-      await(WaitCtx{c, index, next, c.size - 1, "barrier wait"}, g.rank,
-            workers, acquires(order));
+    }
     if (g.rank == 0)
       traceEvent(arrive ? "sync" : "wait", index, false);
   }
@@ -476,7 +505,7 @@ TLE_DEV_INLINE void gridWait(const void *comm, uint32_t index, int order) {
   uint32_t t = threadRank();
   if (t < kWarpSize) {
     // The whole first warp checks before its warp sync (see groupWait).
-    Comm c = checkSlot(comm, index);
+    Comm c = checkSlot(comm, index, t);
     // Orders thread 0's scratch store (in arrive) before the pollers read
     // it; the warp is the first one, where all pollers live.
     syncWarp();
@@ -563,7 +592,7 @@ TLE_DEV_INLINE Session sessionOpen(const void *comm, int coop, uint32_t index) {
   s.g = makeGroup(coop);
   s.slot = index;
   if (s.g.rank < kWarpSize) {
-    s.c = checkSlot(comm, index);
+    s.c = checkSlot(comm, index, s.g.rank);
     s.workers = workerCount(s.c, s.g);
     s.epoch = loadRelaxedGpu(epochWord(s.c, index));
   }
@@ -586,12 +615,14 @@ TLE_DEV_INLINE void sessionArrive(Session &s, int order, bool reconverge) {
 TLE_DEV_INLINE void sessionWait(Session &s, int order) {
   checkOrder(s.comm, s.slot, order);
   if (s.g.rank < kWarpSize) {
+    // Every lane holds the epoch in a register, so rank 0 can store it after
+    // its poll (see groupWait) whatever the number of workers.
     uint32_t next = s.epoch + 1;
-    if (s.g.rank == 0)
-      storeRelaxedGpu(epochWord(s.c, s.slot), next);
     if (s.g.rank < s.workers)
       await(WaitCtx{s.c, s.slot, next, s.c.size - 1, "barrier wait"}, s.g.rank,
             s.workers, acquires(order));
+    if (s.g.rank == 0)
+      storeRelaxedGpu(epochWord(s.c, s.slot), next);
     s.epoch = next;
   }
   groupSync(s.g);
