@@ -28,17 +28,17 @@ extern "C" {
 
 typedef enum {
   tleSuccess = 0,
-  tleInvalidArgument = 1,  /**< a bad parameter; nothing was changed */
-  tleSystemError = 2,      /**< an OS call failed (shm, socket, mmap) */
-  tleCudaError = 3,        /**< a CUDA call failed */
-  tleTimeout = 4,          /**< a device wait or a bootstrap step timed out */
-  tleDeadlock = 5,         /**< the emulator found every thread blocked */
-  tleIndexOutOfRange = 6,  /**< a barrier slot index >= nBarriers */
-  tleInvalidComm = 7,      /**< a corrupt or foreign communicator */
-  tlePeerFailure = 8,      /**< a peer died, refused us or never joined */
-  tleNotSupported = 9,     /**< backend or feature not built in */
-  tleInternalError = 10,   /**< a bug in TLE */
-  tleLaunchFailure = 11,   /**< a launch failed for another reason */
+  tleInvalidArgument = 1, /**< a bad parameter; nothing was changed */
+  tleSystemError = 2,     /**< an OS call failed (shm, socket, mmap) */
+  tleCudaError = 3,       /**< a CUDA call failed */
+  tleTimeout = 4,         /**< a device wait or a bootstrap step timed out */
+  tleDeadlock = 5,        /**< the emulator found every thread blocked */
+  tleIndexOutOfRange = 6, /**< a barrier slot index >= nBarriers */
+  tleInvalidComm = 7,     /**< a corrupt or foreign communicator */
+  tlePeerFailure = 8,     /**< a peer died, refused us or never joined */
+  tleNotSupported = 9,    /**< backend or feature not built in */
+  tleInternalError = 10,  /**< a bug in TLE */
+  tleLaunchFailure = 11,  /**< a launch failed for another reason */
   tleNumResults
 } tleResult_t;
 
@@ -60,33 +60,35 @@ typedef struct {
 /** Communicator configuration. Initialise with TLE_CONFIG_INITIALIZER so
  *  that `size` and `version` let the struct grow compatibly. */
 typedef struct {
-  size_t size;             /**< sizeof(tleConfig_t) */
-  unsigned version;        /**< TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR */
-  tleBackend_t backend;    /**< default tleBackendEmulator */
-  uint32_t nBarriers;      /**< barrier slots; default 64 */
-  int64_t timeoutMs;       /**< device wait deadline; -1: the environment
-                                TLE_BARRIER_TIMEOUT_MS or its default;
-                                0: wait forever */
+  size_t size;          /**< sizeof(tleConfig_t) */
+  unsigned version;     /**< TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR */
+  tleBackend_t backend; /**< default tleBackendEmulator */
+  uint32_t nBarriers;   /**< barrier slots; default 64 */
+  int64_t timeoutMs;    /**< device wait deadline; -1: the environment
+                             TLE_BARRIER_TIMEOUT_MS or its default;
+                             0: wait forever */
   int64_t bootstrapTimeoutMs; /**< how long to wait for peers to join;
                                    -1: default (30 s) */
 } tleConfig_t;
 
 #define TLE_CONFIG_INITIALIZER                                                 \
-  {sizeof(tleConfig_t), TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR,           \
-   tleBackendEmulator, 64, -1, -1}
+  {                                                                            \
+    sizeof(tleConfig_t), TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR,          \
+        tleBackendEmulator, 64, -1, -1                                         \
+  }
 
 /** What the device library recorded when a launch failed. */
 typedef struct {
-  tleResult_t result;    /**< tleSuccess when nothing was recorded */
-  int rank;              /**< rank that detected it */
-  uint32_t slot;         /**< barrier slot */
-  uint32_t epoch;        /**< epoch being waited for */
-  uint32_t missingMask;  /**< bit p set: peer p had not arrived */
-  int block;             /**< linear block id */
-  int thread;            /**< linear thread id in the block */
-  uint32_t nBarriers;    /**< slots in the communicator */
-  uint64_t elapsedNs;    /**< time waited before a timeout */
-  char message[256];     /**< the same, as one line of text */
+  tleResult_t result;   /**< tleSuccess when nothing was recorded */
+  int rank;             /**< rank that detected it */
+  uint32_t slot;        /**< barrier slot */
+  uint32_t epoch;       /**< epoch being waited for */
+  uint32_t missingMask; /**< bit p set: peer p had not arrived */
+  int block;            /**< linear block id */
+  int thread;           /**< linear thread id in the block */
+  uint32_t nBarriers;   /**< slots in the communicator */
+  uint64_t elapsedNs;   /**< time waited before a timeout */
+  char message[256];    /**< the same, as one line of text */
 } tleErrorInfo;
 
 TLE_API const char *tleGetErrorString(tleResult_t result);
@@ -107,8 +109,8 @@ TLE_API tleResult_t tleGetUniqueId(tleUniqueId *outId);
  *  dies makes the others fail (tleTimeout / tlePeerFailure) within
  *  config->bootstrapTimeoutMs. */
 TLE_API tleResult_t tleCommInitRank(tleComm_t *outComm, int nRanks,
-                                    const tleUniqueId *id, int rank,
-                                    int device, const tleConfig_t *config);
+                                    const tleUniqueId *id, int rank, int device,
+                                    const tleConfig_t *config);
 
 /** All ranks in this process; devices[i] is rank i's GPU (ignored by the
  *  emulator; may be NULL for 0..nRanks-1). */
@@ -120,16 +122,14 @@ TLE_API tleResult_t tleCommInitAll(tleComm_t *outComms, int nRanks,
 TLE_API tleResult_t tleCommDestroy(tleComm_t comm);
 TLE_API tleResult_t tleCommRank(tleComm_t comm, int *outRank);
 TLE_API tleResult_t tleCommSize(tleComm_t comm, int *outSize);
-TLE_API tleResult_t tleCommBackend(tleComm_t comm,
-                                   tleBackend_t *outBackend);
+TLE_API tleResult_t tleCommBackend(tleComm_t comm, tleBackend_t *outBackend);
 
 /** The pointer a kernel takes as its communicator argument. */
 TLE_API tleResult_t tleCommGetDevComm(tleComm_t comm, void **outDevComm);
 
 /** Allocate a symmetric buffer: collective over the communicator (every
  *  rank calls it with the same size). The memory is zero-filled. */
-TLE_API tleResult_t tleMemAlloc(tleComm_t comm, size_t bytes,
-                                tleMem_t *outMem);
+TLE_API tleResult_t tleMemAlloc(tleComm_t comm, size_t bytes, tleMem_t *outMem);
 /** The same for every rank of a tleCommInitAll set, from one thread. */
 TLE_API tleResult_t tleMemAllocAll(const tleComm_t *comms, int nRanks,
                                    size_t bytes, tleMem_t *outMems);
