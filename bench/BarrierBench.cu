@@ -124,29 +124,9 @@ double slowest(World &w, int n) {
 // flag: ping-pong
 //===----------------------------------------------------------------------===//
 
-__device__ __forceinline__ void stReleaseSys(uint32_t *p, uint32_t v) {
-  asm volatile("st.release.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v)
-               : "memory");
-}
-__device__ __forceinline__ uint32_t ldAcquireSys(const uint32_t *p) {
-  uint32_t v;
-  asm volatile("ld.acquire.sys.global.u32 %0, [%1];"
-               : "=r"(v)
-               : "l"(p)
-               : "memory");
-  return v;
-}
-__device__ __forceinline__ uint32_t ldRelaxedSys(const uint32_t *p) {
-  uint32_t v;
-  asm volatile("ld.relaxed.sys.global.u32 %0, [%1];"
-               : "=r"(v)
-               : "l"(p)
-               : "memory");
-  return v;
-}
-__device__ __forceinline__ void fenceAcqRelSys() {
-  asm volatile("fence.acq_rel.sys;" ::: "memory");
-}
+// The reference barriers use the device library's one PTX helper, so that
+// they differ from TLE only in protocol, not in the instructions.
+using tle::impl::Ptx;
 
 /// Rank 0 serves, rank 1 returns; one round trip per iteration. Flags are
 /// fresh words, so values start at 1.
@@ -155,13 +135,13 @@ __global__ void pingPong(int rank, uint32_t *mine, uint32_t *peers, int iters,
   const uint64_t t0 = globalTimer();
   for (uint32_t i = 1; i <= uint32_t(iters); ++i) {
     if (rank == 0) {
-      stReleaseSys(peers, i);
-      while (int32_t(ldAcquireSys(mine) - i) < 0) {
+      Ptx::stReleaseSys(peers, i);
+      while (int32_t(Ptx::ldAcquireSys(mine) - i) < 0) {
       }
     } else {
-      while (int32_t(ldAcquireSys(mine) - i) < 0) {
+      while (int32_t(Ptx::ldAcquireSys(mine) - i) < 0) {
       }
-      stReleaseSys(peers, i);
+      Ptx::stReleaseSys(peers, i);
     }
   }
   out[0] = globalTimer() - t0;
@@ -236,15 +216,6 @@ enum class Ref {
                      ///< (not a valid barrier: the cost of the signal alone)
 };
 
-__device__ __forceinline__ void redReleaseSysAdd(uint32_t *p, uint32_t v) {
-  asm volatile("red.release.sys.global.add.u32 [%0], %1;" ::"l"(p), "r"(v)
-               : "memory");
-}
-__device__ __forceinline__ void stRelaxedSys(uint32_t *p, uint32_t v) {
-  asm volatile("st.relaxed.sys.global.u32 [%0], %1;" ::"l"(p), "r"(v)
-               : "memory");
-}
-
 /// A minimal two-rank epoch barrier written out here (no timeout, no
 /// bounds check) to separate the cost of the protocol from the cost of the
 /// slot layout: slot s of rank r lives at inbox[r][s * stride]; thread 0
@@ -264,21 +235,21 @@ __global__ void refBarrierLoop(uint32_t *myInbox, uint32_t *peerInbox,
     if (threadIdx.x == 0) {
       ++epoch;
       if (kRef == Ref::RedAcquire)
-        redReleaseSysAdd(theirs, 1);
+        Ptx::redAddReleaseSys(theirs, 1);
       else if (kRef == Ref::NoFence)
-        stRelaxedSys(theirs, epoch);
+        Ptx::stRelaxedSys(theirs, epoch);
       else
-        stReleaseSys(theirs, epoch);
+        Ptx::stReleaseSys(theirs, epoch);
       if (kRef == Ref::StoreAcquire || kRef == Ref::RedAcquire) {
-        while (int32_t(ldAcquireSys(mine) - epoch) < 0) {
+        while (int32_t(Ptx::ldAcquireSys(mine) - epoch) < 0) {
         }
       } else {
         // Relaxed polls are cheaper than acquire polls; one fence after
         // the flag was seen gives the same acquire ordering.
-        while (int32_t(ldRelaxedSys(mine) - epoch) < 0) {
+        while (int32_t(Ptx::ldRelaxedSys(mine) - epoch) < 0) {
         }
         if (kRef == Ref::StoreRelaxedFence)
-          fenceAcqRelSys();
+          Ptx::fenceAcqRelSys();
       }
     }
     __syncthreads();

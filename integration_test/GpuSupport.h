@@ -13,6 +13,7 @@
 #ifndef TLE_INTEGRATION_TEST_GPUSUPPORT_H
 #define TLE_INTEGRATION_TEST_GPUSUPPORT_H
 
+#include "tle/device.h"
 #include "tle/tle.h"
 
 #include <cuda_runtime.h>
@@ -56,22 +57,18 @@
 
 namespace tle::gpu {
 
-/// ABI encodings (DESIGN.md "The device ABI"): FlagCX's numbers.
-enum Coop : int {
-  kCoopThread = 0,
-  kCoopWarp = 1,
-  kCoopBlock = 2,
-  /// Not an ABI encoding: the tests' name for the grid barrier, which has
-  /// its own entry points (tleIntraGridBarrier*).
-  kCoopGrid = 100,
-};
-enum Order : int {
-  kRelaxed = 0,
-  kAcquire = 1,
-  kRelease = 2,
-  kAcqRel = 3,
-  kSeqCst = 4,
-};
+/// ABI encodings: device.h's, under the short names the tests use.
+using ::tle::kCoopBlock;
+using ::tle::kCoopThread;
+using ::tle::kCoopWarp;
+/// Not an ABI encoding: the tests' name for the grid barrier, which has
+/// its own entry points (tleIntraGridBarrier*).
+constexpr int kCoopGrid = 100;
+constexpr int kRelaxed = ::tle::kOrderRelaxed;
+constexpr int kAcquire = ::tle::kOrderAcquire;
+constexpr int kRelease = ::tle::kOrderRelease;
+constexpr int kAcqRel = ::tle::kOrderAcqRel;
+constexpr int kSeqCst = ::tle::kOrderSeqCst;
 
 /// Exit status of a test process that found no usable GPUs: the harness
 /// turns it into "SKIPPED" and success.
