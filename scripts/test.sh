@@ -8,15 +8,22 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh || exit 1
 scripts/build.sh || exit 1
 
-status=0
-echo "== lit: compiler, tools and examples"
-cmake --build --preset default --target check-tle || status=1
-echo "== ctest: runtime, emulator and device library"
-ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600 || status=1
+passed=0
+failed=0
+suite() { # suite NAME COMMAND...: runs one suite and counts its verdict
+  local name=$1
+  shift
+  echo "== $name"
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "== $name: FAILED"; fi
+}
+suite "lit: compiler, tools and examples" \
+  cmake --build --preset default --target check-tle
+suite "ctest: runtime, emulator and device library" \
+  ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
 if [ -f python/pyproject.toml ]; then
-  echo "== pytest: Triton front end"
-  TLE_BUILD_DIR="$PWD/build" .venv/bin/python -m pytest -q python/tests || status=1
+  suite "pytest: Triton front end" \
+    env TLE_BUILD_DIR="$PWD/build" .venv/bin/python -m pytest -q python/tests
 fi
 echo "== GPU suite: SKIPPED (no GPU on this machine; run scripts/gpu-run.sh on a GPU machine)"
-if [ $status -eq 0 ]; then echo "ALL TESTS PASSED"; else echo "SOME TESTS FAILED"; fi
-exit $status
+echo "suites: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
