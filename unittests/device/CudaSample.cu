@@ -2,13 +2,15 @@
 //-------------===//
 //
 // A compile-only check of the nvcc header build: a kernel that includes
-// tle/device.h and calls every ABI function inline, compiled for sm_90
+// tle/device.h (and tle/session.h) and calls every ABI function inline and
+// the session API, compiled for sm_90
 // without -rdc and without any library. Built when TLE_ENABLE_CUDA is on
 // (and by hand: nvcc -arch=sm_90 -std=c++20 -I runtime/include -c).
 //
 //===----------------------------------------------------------------------===//
 
 #include "tle/device.h"
+#include "tle/session.h"
 
 __global__ void tleSampleKernel(const void *comm, const void *mem, int *out,
                                 int rounds) {
@@ -34,4 +36,14 @@ __global__ void tleSampleKernel(const void *comm, const void *mem, int *out,
                          kScopeSystem);
   }
   tleIntraGridBarrierSyncS(comm, 0, false, kOrderAcqRel);
+}
+
+__global__ void tleSampleSessionKernel(const void *comm, int rounds) {
+  using namespace tle;
+  BarrierSession bar(comm, kCoopBlock, blockIdx.x);
+  for (int i = 0; i < rounds; ++i) {
+    bar.arrive(kOrderRelease);
+    bar.wait(kOrderAcquire);
+    bar.sync(kOrderAcqRel);
+  }
 }
