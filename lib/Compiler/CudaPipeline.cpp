@@ -80,12 +80,26 @@ mlir::tle::serializeToPTX(ModuleOp module, const CompileOptions &options) {
     llvmModule.print(os, nullptr);
   };
   auto onISA = [&](StringRef isa) { out.ptx += isa.str(); };
-  // MLIR links the device library with LinkOnlyNeeded and internalizes it,
-  // but the library marks its exports `__attribute__((used))` (so that its
-  // bitcode keeps them), which keeps every ABI function alive through the
-  // linker and GlobalDCE. Once linked and internalized they are ours: drop
-  // them from the used lists so that only what the kernels call survives.
+  // MLIR links the device library with LinkOnlyNeeded and internalizes it.
+  // Two things then stand between the kernels and the library's code:
+  // - clang stamps every library function with "target-cpu",
+  //   "target-features" and (the library is built flush-to-zero for
+  //   Triton's sake) "denormal-fp-math-f32", which the kernels MLIR emits do
+  //   not carry (the target machine supplies cpu and features for the whole
+  //   module), and LLVM 22's inliner refuses to inline across differing
+  //   attributes of these kinds: every barrier stayed an out-of-line call.
+  //   The library does no floating point, so its denormal mode is moot;
+  // - a library that marks its exports `used` (as an earlier TLE bitcode
+  //   did, and others may) keeps them all alive through GlobalDCE.
+  // Once linked and internalized the functions are ours: drop both.
   auto onLinked = [](llvm::Module &llvmModule) {
+    for (llvm::Function &fn : llvmModule)
+      if (fn.hasLocalLinkage()) {
+        for (llvm::StringRef attr :
+             {"target-cpu", "target-features", "denormal-fp-math",
+              "denormal-fp-math-f32"})
+          fn.removeFnAttr(attr);
+      }
     llvm::removeFromUsedLists(llvmModule, [](llvm::Constant *c) {
       auto *gv = dyn_cast<llvm::GlobalValue>(c->stripPointerCasts());
       return gv && gv->hasLocalLinkage();
