@@ -441,22 +441,6 @@ template <typename Body> double perRank(Body body) {
   return *std::max_element(secs, secs + kRanks);
 }
 
-/// Seconds between two events recorded around `body` on `s`.
-template <typename Body> double timed(cudaStream_t s, Body body) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  CK(cudaEventRecord(a, s));
-  body();
-  CK(cudaEventRecord(b, s));
-  CK(cudaEventSynchronize(b));
-  float ms = 0;
-  CK(cudaEventElapsedTime(&ms, a, b));
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return ms / 1e3;
-}
-
 void benchGrid(World &w, const Options &o) {
   int sms = 0;
   CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
@@ -555,22 +539,11 @@ void benchHostBarrier(World &w, const Options &o) {
   const int perGraph = 100, replays = std::max(1, n / perGraph);
   double graph = perRank([&](int r, cudaStream_t s) {
     cudaGraph_t g;
-    cudaGraphExec_t ge;
     CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
     for (int i = 0; i < perGraph; ++i)
       syncOnce<<<1, kThreads, 0, s>>>(w.dcomm[r], kSlotHost);
     CK(cudaStreamEndCapture(s, &g));
-    CK(cudaGraphInstantiate(&ge, g, 0));
-    CK(cudaGraphLaunch(ge, s)); // warm-up
-    CK(cudaStreamSynchronize(s));
-    meet.arriveAndWait();
-    double t = timed(s, [&] {
-      for (int i = 0; i < replays; ++i)
-        CK(cudaGraphLaunch(ge, s));
-    });
-    CK(cudaGraphExecDestroy(ge));
-    CK(cudaGraphDestroy(g));
-    return t;
+    return timeGraphReplays(s, g, replays, meet);
   });
   result("hostbar", "tle", "graph", graph / (perGraph * replays) * 1e6,
          "100 barrier kernels per graph");
@@ -675,23 +648,12 @@ void benchAllReduce(World &w, const Options &o) {
     const int perGraph = 50, replays = 10;
     double graph = perRank([&](int r, cudaStream_t s) {
       cudaGraph_t g;
-      cudaGraphExec_t ge;
       CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
       for (int i = 0; i < perGraph; ++i)
         oneShotAllReduce<<<ctas, kReduceThreads, 0, s>>>(
             w.dcomm[r], w.dmem[r], out[r], n4, kSlotReduce);
       CK(cudaStreamEndCapture(s, &g));
-      CK(cudaGraphInstantiate(&ge, g, 0));
-      CK(cudaGraphLaunch(ge, s));
-      CK(cudaStreamSynchronize(s));
-      meet.arriveAndWait();
-      double t = timed(s, [&] {
-        for (int i = 0; i < replays; ++i)
-          CK(cudaGraphLaunch(ge, s));
-      });
-      CK(cudaGraphExecDestroy(ge));
-      CK(cudaGraphDestroy(g));
-      return t;
+      return timeGraphReplays(s, g, replays, meet);
     });
     result("allreduce", "tle-oneshot-graph", x,
            graph / (perGraph * replays) * 1e6);

@@ -60,22 +60,6 @@ __global__ void lsaSyncLoop(ncclDevComm dc, int iters,
     out[blockIdx.x] = dt;
 }
 
-/// Seconds between two events recorded around `body` on `s`.
-template <typename Body> double timed(cudaStream_t s, Body body) {
-  cudaEvent_t a, b;
-  CK(cudaEventCreate(&a));
-  CK(cudaEventCreate(&b));
-  CK(cudaEventRecord(a, s));
-  body();
-  CK(cudaEventRecord(b, s));
-  CK(cudaEventSynchronize(b));
-  float ms = 0;
-  CK(cudaEventElapsedTime(&ms, a, b));
-  CK(cudaEventDestroy(a));
-  CK(cudaEventDestroy(b));
-  return ms / 1e3;
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -181,21 +165,11 @@ int main(int argc, char **argv) {
                                s));
           });
           cudaGraph_t g;
-          cudaGraphExec_t ge;
           CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
           for (int i = 0; i < perGraph; ++i)
             NK(ncclAllReduce(in, out, count, ncclFloat, ncclSum, comms[r], s));
           CK(cudaStreamEndCapture(s, &g));
-          CK(cudaGraphInstantiate(&ge, g, 0));
-          CK(cudaGraphLaunch(ge, s));
-          CK(cudaStreamSynchronize(s));
-          meet.arriveAndWait();
-          graph[r] = timed(s, [&] {
-            for (int i = 0; i < replays; ++i)
-              CK(cudaGraphLaunch(ge, s));
-          });
-          CK(cudaGraphExecDestroy(ge));
-          CK(cudaGraphDestroy(g));
+          graph[r] = timeGraphReplays(s, g, replays, meet);
           CK(cudaFree(in));
           CK(cudaFree(out));
           CK(cudaStreamDestroy(s));

@@ -153,6 +153,41 @@ private:
   unsigned phase_ = 0;
 };
 
+/// Seconds between two events recorded around `body` on `s`.
+template <typename Body> double timed(cudaStream_t s, Body body) {
+  cudaEvent_t a, b;
+  CK(cudaEventCreate(&a));
+  CK(cudaEventCreate(&b));
+  CK(cudaEventRecord(a, s));
+  body();
+  CK(cudaEventRecord(b, s));
+  CK(cudaEventSynchronize(b));
+  float ms = 0;
+  CK(cudaEventElapsedTime(&ms, a, b));
+  CK(cudaEventDestroy(a));
+  CK(cudaEventDestroy(b));
+  return ms / 1e3;
+}
+
+/// Instantiates the captured graph `g`, launches it once to warm up, meets
+/// the other ranks' threads at `meet`, and returns the seconds `replays`
+/// back-to-back launches take on `s`. Destroys the graph.
+inline double timeGraphReplays(cudaStream_t s, cudaGraph_t g, int replays,
+                               HostBarrier &meet) {
+  cudaGraphExec_t ge;
+  CK(cudaGraphInstantiate(&ge, g, 0));
+  CK(cudaGraphLaunch(ge, s));
+  CK(cudaStreamSynchronize(s));
+  meet.arriveAndWait();
+  double t = timed(s, [&] {
+    for (int i = 0; i < replays; ++i)
+      CK(cudaGraphLaunch(ge, s));
+  });
+  CK(cudaGraphExecDestroy(ge));
+  CK(cudaGraphDestroy(g));
+  return t;
+}
+
 /// A communicator configuration for the CUDA backend.
 inline tleConfig_t cudaConfig(uint32_t nBarriers, int64_t timeoutMs = -1) {
   tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
