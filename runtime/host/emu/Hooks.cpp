@@ -9,11 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "emu/OffFiber.h"
 #include "emu/Scheduler.h"
 
-#include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <thread>
 
 using tle::emu::detail::EmuThread;
@@ -79,28 +77,15 @@ TLE_API void tleEmuSpinWait(const tle::WaitInfo *info) {
 TLE_API void tleEmuAbortLaunch(void) {
   if (thread())
     Scheduler::current()->abortLaunch();
-  std::fprintf(stderr, "tle: tleEmuAbortLaunch called outside an emulator "
-                       "launch (a device-side error off the emulator)\n");
-  std::abort();
+  tle::emu::detail::offFiberAbort();
 }
 
-TLE_API uint64_t tleEmuNowNs(void) {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
+TLE_API uint64_t tleEmuNowNs(void) { return tle::emu::detail::steadyNowNs(); }
 
 TLE_API uint32_t *tleEmuBlockScratch(uint32_t id, uint32_t n) {
   if (thread())
     return Scheduler::current()->blockScratch(id, n);
-  // Off a fiber the caller is its own block: one scratch per OS thread.
-  thread_local std::vector<std::vector<uint32_t>> scratch;
-  if (scratch.size() <= id)
-    scratch.resize(id + 1);
-  if (scratch[id].size() < n)
-    scratch[id].resize(n, 0);
-  return scratch[id].data();
+  return tle::emu::detail::offFiberScratch(id, n);
 }
 
 TLE_API void tleEmuTraceEvent(const char *name, uint32_t slot, int32_t begin) {

@@ -9,13 +9,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Error.h"
+#include "emu/OffFiber.h"
 #include "tle/emu.h"
 
-#include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <thread>
-#include <vector>
 
 namespace tle::emu {
 
@@ -64,26 +62,12 @@ TLE_API void tleEmuSpinWait(const tle::WaitInfo *) {
   std::this_thread::yield();
 }
 
-TLE_API void tleEmuAbortLaunch(void) {
-  std::fprintf(stderr, "tle: tleEmuAbortLaunch called outside an emulator "
-                       "launch (a device-side error off the emulator)\n");
-  std::abort();
-}
+TLE_API void tleEmuAbortLaunch(void) { tle::emu::detail::offFiberAbort(); }
 
-TLE_API uint64_t tleEmuNowNs(void) {
-  return static_cast<uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(
-          std::chrono::steady_clock::now().time_since_epoch())
-          .count());
-}
+TLE_API uint64_t tleEmuNowNs(void) { return tle::emu::detail::steadyNowNs(); }
 
 TLE_API uint32_t *tleEmuBlockScratch(uint32_t id, uint32_t n) {
-  thread_local std::vector<std::vector<uint32_t>> scratch;
-  if (scratch.size() <= id)
-    scratch.resize(id + 1);
-  if (scratch[id].size() < n)
-    scratch[id].resize(n, 0);
-  return scratch[id].data();
+  return tle::emu::detail::offFiberScratch(id, n);
 }
 
 TLE_API void tleEmuTraceEvent(const char *, uint32_t, int32_t) {}
