@@ -55,8 +55,9 @@ struct ErrorRecord {
 /// The device communicator of one rank.
 ///
 /// Barrier state. For slot s, rank r's inbox holds one 32-bit flag per peer
-/// at inbox[r][s * inboxStride + q], written only by rank q (release store
-/// of the epoch q reached). epochs[s] is the epoch this rank completed on
+/// at inbox[r][s * inboxStride + q], written only by rank q: q adds 1 per
+/// arrive (a release reduction; the grid barrier's last CTA stores), so the
+/// word is the epoch q reached. epochs[s] is the epoch this rank completed on
 /// slot s; it lives in this rank's device memory, so barriers carry across
 /// launches and graph replays with no host involvement. Epoch comparisons
 /// are wrap-safe: (int32_t)(a - b) >= 0.

@@ -8,10 +8,11 @@
 // explains the layout and the choices.
 //
 // Memory model, in short. Rank r's inbox word for slot s and peer q,
-// inbox[r][s * inboxStride + q], is written only by q: a store of the epoch
-// q reached. arrive(release): the group synchronizes (bar.sync / bar.warp.sync
-// order every write of the group before the elected thread's next
-// operation), then the elected thread stores with release at system scope.
+// inbox[r][s * inboxStride + q], is written only by q and holds the epoch q
+// reached (q adds 1 per arrive). arrive(release): the group synchronizes
+// (bar.sync / bar.warp.sync order every write of the group before the
+// elected thread's next operation), then the elected thread adds 1 with a
+// release reduction at system scope.
 // PTX release is cumulative: it orders everything in the releasing thread's
 // causality past, which the group sync put the whole group's writes in, so
 // one thread's release publishes the whole group. wait(acquire): the pollers
