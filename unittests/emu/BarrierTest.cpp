@@ -389,7 +389,7 @@ TEST(EmuBarrier, LargeLaunchStaysWithinMemoryBound) {
 TEST(EmuBarrier, SessionKeepsTheBarrierPropertyAndTheEpoch) {
   constexpr uint32_t kRounds = 12;
   for (int n : {2, 3, 5}) {
-    for (int coop : {kCoopThread, kCoopWarp, kCoopBlock}) {
+    for (CoopKind coop : {kCoopThread, kCoopWarp, kCoopBlock}) {
       Ranks ranks(n);
       ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
       // One group per block: a thread group is thread 0 alone.

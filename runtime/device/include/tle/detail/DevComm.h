@@ -12,6 +12,8 @@
 #ifndef TLE_DETAIL_DEVCOMM_H
 #define TLE_DETAIL_DEVCOMM_H
 
+#include "tle/abi.h"
+
 #include <stdint.h>
 
 namespace tle {
@@ -21,19 +23,9 @@ constexpr uint32_t kDevCommMagic = 0x544c4543u;
 /// "TLEM": the first word of every symmetric-buffer handle.
 constexpr uint32_t kSymMemMagic = 0x544c454du;
 /// Bumped whenever the layout below changes.
-constexpr uint32_t kDevCommVersion = 2;
+constexpr uint32_t kDevCommVersion = 3;
 /// Largest node the layout serves (NVLink domains of one node have <= 8).
 constexpr int kMaxRanks = 8;
-
-/// Error codes written into ErrorRecord::code by the device library.
-enum DevErrorCode : uint32_t {
-  kDevErrNone = 0,
-  kDevErrTimeout = 1,         ///< a wait loop passed its deadline
-  kDevErrIndexOutOfRange = 2, ///< slot index >= nBarriers
-  kDevErrBadComm = 3,         ///< null comm or wrong magic/version
-  kDevErrBadArgument = 4,     ///< unknown coop kind, order, team, peer
-  kDevErrDeadlock = 5,        ///< emulator only: every fiber blocked
-};
 
 /// Where the first failure of a launch is recorded. It lives in memory the
 /// host can read after a failed launch (host-mapped pinned memory on GPUs),
@@ -48,8 +40,13 @@ struct ErrorRecord {
   int32_t block;        ///< linear block id of the reporting thread
   int32_t thread;       ///< linear thread id in its block
   uint32_t nBarriers;   ///< slots in the communicator (for range errors)
-  uint32_t aux;         ///< code-specific (e.g. the bad magic value)
+  uint32_t aux;         ///< kDevErrBadComm: the communicator's size field
   uint64_t elapsedNs;   ///< time spent waiting before the timeout fired
+  uint32_t function;    ///< the entry point that failed (an abi::Fn)
+  uint32_t argument;    ///< kDevErrBadArgument: which one (a BadArgument)
+  uint64_t value;       ///< kDevErrBadArgument: the value passed
+  uint64_t limit;       ///< kDevErrBadArgument: the bound it broke (ranks,
+                        ///< buffer bytes), 0 if none
 };
 
 /// The device communicator of one rank.

@@ -1,0 +1,217 @@
+//===- abi.h - The device ABI's enums and tables, from abi.def ---*- C++ -*-===//
+//
+// Expands tle/abi.def into what C++ code needs: the enumerations of the ABI
+// (tle::CoopKind, MemoryOrder, TeamKind, MemoryScope, BarrierKind, the
+// device error codes and bad-argument ids) and, for host code only,
+// descriptions of every entry point and emulator hook (name, result and
+// parameter types) that compilers use to declare and call them. Free of
+// LLVM and of CUDA, so that the device library, the host runtime, the MLIR
+// lowering and the tools all include the same definitions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_ABI_H
+#define TLE_ABI_H
+
+#include <stdint.h>
+
+/// TLE_ABI_MAP(F, (T, n), (T, n), ...) applies F to each parenthesized pair
+/// (`F (T, n)`), comma-separated; up to 8 pairs.
+#define TLE_ABI_CAT_(a, b) a##b
+#define TLE_ABI_CAT(a, b) TLE_ABI_CAT_(a, b)
+#define TLE_ABI_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, N, ...) N
+#define TLE_ABI_NARGS(...) TLE_ABI_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define TLE_ABI_MAP_1(F, a) F a
+#define TLE_ABI_MAP_2(F, a, ...) F a, TLE_ABI_MAP_1(F, __VA_ARGS__)
+#define TLE_ABI_MAP_3(F, a, ...) F a, TLE_ABI_MAP_2(F, __VA_ARGS__)
+#define TLE_ABI_MAP_4(F, a, ...) F a, TLE_ABI_MAP_3(F, __VA_ARGS__)
+#define TLE_ABI_MAP_5(F, a, ...) F a, TLE_ABI_MAP_4(F, __VA_ARGS__)
+#define TLE_ABI_MAP_6(F, a, ...) F a, TLE_ABI_MAP_5(F, __VA_ARGS__)
+#define TLE_ABI_MAP_7(F, a, ...) F a, TLE_ABI_MAP_6(F, __VA_ARGS__)
+#define TLE_ABI_MAP_8(F, a, ...) F a, TLE_ABI_MAP_7(F, __VA_ARGS__)
+#define TLE_ABI_MAP(F, ...)                                                    \
+  TLE_ABI_CAT(TLE_ABI_MAP_, TLE_ABI_NARGS(__VA_ARGS__))(F, __VA_ARGS__)
+
+/// The C type of each ABI type token, and `T name` for a parameter.
+#define TLE_ABI_CTYPE_Void void
+#define TLE_ABI_CTYPE_NoReturn [[noreturn]] void
+#define TLE_ABI_CTYPE_Bool bool
+#define TLE_ABI_CTYPE_I32 int32_t
+#define TLE_ABI_CTYPE_U32 uint32_t
+#define TLE_ABI_CTYPE_I64 int64_t
+#define TLE_ABI_CTYPE_U64 uint64_t
+#define TLE_ABI_CTYPE_Ptr const void *
+#define TLE_ABI_CTYPE_MutPtr void *
+#define TLE_ABI_CTYPE_CStr const char *
+#define TLE_ABI_CTYPE_WordPtr uint32_t *
+#define TLE_ABI_CTYPE_WaitInfoPtr const ::tle::WaitInfo *
+#define TLE_ABI_CPARAM(T, name) TLE_ABI_CTYPE_##T name
+
+namespace tle {
+
+/// Who executes a barrier call together (FlagCX's flagcxCoopKind_t; Grid is
+/// TLE's). abi.def explains each.
+enum CoopKind : int {
+#define TLE_COOP(Name, Value, Spelling) kCoop##Name = Value,
+#include "tle/abi.def"
+};
+/// Memory order of a barrier half (FlagCX's flagcxDevMemoryOrder_t).
+enum MemoryOrder : int {
+#define TLE_ORDER(Name, Value, Spelling) kOrder##Name = Value,
+#include "tle/abi.def"
+};
+/// Team of the unified barrier; TLE serves kTeamIntra only.
+enum TeamKind : int {
+#define TLE_TEAM(Name, Value, Spelling) kTeam##Name = Value,
+#include "tle/abi.def"
+};
+/// Scope of the unified barrier; accepted, the barrier is system-wide.
+enum MemoryScope : int {
+#define TLE_SCOPE(Name, Value, Spelling) kScope##Name = Value,
+#include "tle/abi.def"
+};
+/// Which half of the barrier a call performs.
+enum BarrierKind : int {
+#define TLE_BARRIER_KIND(Name, Value, Spelling) kBarrier##Name = Value,
+#include "tle/abi.def"
+};
+/// Codes the device library writes into ErrorRecord::code.
+enum DevErrorCode : uint32_t {
+#define TLE_DEV_ERROR(Name, Value, What) kDevErr##Name = Value,
+#include "tle/abi.def"
+};
+/// The argument a kDevErrBadArgument report is about (ErrorRecord::argument).
+enum BadArgument : uint32_t {
+#define TLE_BAD_ARGUMENT(Name, Value, What) kArg##Name = Value,
+#include "tle/abi.def"
+};
+
+/// The largest coopKind FlagCX's entry points accept.
+constexpr int kMaxFlagcxCoop = kCoopLanes;
+
+namespace abi {
+/// Every entry point of the device ABI, in abi.def's order.
+enum class Fn : unsigned {
+#define TLE_ABI_FUNCTION(Name, Result, What, ...) Name,
+#include "tle/abi.def"
+  NumFunctions
+};
+} // namespace abi
+
+} // namespace tle
+
+// Descriptions for host code (compilers, tools, the host runtime). Device
+// code needs only the enums above.
+#ifndef __CUDA_ARCH__
+namespace tle::abi {
+
+/// The types that appear in ABI signatures (abi.def's header lists them).
+enum class Type : uint8_t {
+  Void,
+  NoReturn,
+  Bool,
+  I32,
+  U32,
+  I64,
+  U64,
+  Ptr,
+  MutPtr,
+  CStr,
+  WordPtr,
+  WaitInfoPtr,
+};
+
+constexpr unsigned kMaxParams = 8;
+
+/// One entry point or emulator hook.
+struct Function {
+  const char *name;
+  Type result;
+  /// The dialect op or front-end call that a failure report names.
+  const char *what;
+  unsigned numParams;
+  Type params[kMaxParams];
+};
+
+#define TLE_ABI_TYPE(T, name) Type::T
+
+inline constexpr Function kFunctions[] = {
+#define TLE_ABI_FUNCTION(Name, Result, What, ...)                              \
+  {#Name, Type::Result, What, TLE_ABI_NARGS(__VA_ARGS__),                      \
+   {TLE_ABI_MAP(TLE_ABI_TYPE, __VA_ARGS__)}},
+#include "tle/abi.def"
+};
+constexpr const Function &function(Fn fn) {
+  return kFunctions[static_cast<unsigned>(fn)];
+}
+
+/// Every emulator hook, in abi.def's order.
+enum class Hook : unsigned {
+#define TLE_EMU_HOOK(Name, Result, ...) Name,
+#define TLE_EMU_HOOK0(Name, Result) Name,
+#include "tle/abi.def"
+  NumHooks
+};
+inline constexpr Function kHooks[] = {
+#define TLE_EMU_HOOK(Name, Result, ...)                                        \
+  {#Name, Type::Result, "", TLE_ABI_NARGS(__VA_ARGS__),                        \
+   {TLE_ABI_MAP(TLE_ABI_TYPE, __VA_ARGS__)}},
+#define TLE_EMU_HOOK0(Name, Result) {#Name, Type::Result, "", 0, {}},
+#include "tle/abi.def"
+};
+constexpr const Function &hook(Hook h) {
+  return kHooks[static_cast<unsigned>(h)];
+}
+
+#undef TLE_ABI_TYPE
+
+/// A case of an enumeration as the dialect and front ends spell it.
+struct EnumCase {
+  const char *spelling;
+  int value;
+};
+inline constexpr EnumCase kCoopKinds[] = {
+#define TLE_COOP(Name, Value, Spelling) {#Spelling, Value},
+#include "tle/abi.def"
+};
+inline constexpr EnumCase kMemoryOrders[] = {
+#define TLE_ORDER(Name, Value, Spelling) {#Spelling, Value},
+#include "tle/abi.def"
+};
+inline constexpr EnumCase kTeamKinds[] = {
+#define TLE_TEAM(Name, Value, Spelling) {#Spelling, Value},
+#include "tle/abi.def"
+};
+inline constexpr EnumCase kMemoryScopes[] = {
+#define TLE_SCOPE(Name, Value, Spelling) {#Spelling, Value},
+#include "tle/abi.def"
+};
+inline constexpr EnumCase kBarrierKinds[] = {
+#define TLE_BARRIER_KIND(Name, Value, Spelling) {#Spelling, Value},
+#include "tle/abi.def"
+};
+
+/// What an error code or a bad argument is, in words ("" if unknown).
+inline const char *describe(DevErrorCode code) {
+  switch (code) {
+#define TLE_DEV_ERROR(Name, Value, What)                                       \
+  case kDevErr##Name:                                                          \
+    return What;
+#include "tle/abi.def"
+  }
+  return "";
+}
+inline const char *describe(BadArgument arg) {
+  switch (arg) {
+#define TLE_BAD_ARGUMENT(Name, Value, What)                                    \
+  case kArg##Name:                                                             \
+    return What;
+#include "tle/abi.def"
+  }
+  return "";
+}
+
+} // namespace tle::abi
+#endif // __CUDA_ARCH__
+
+#endif // TLE_ABI_H

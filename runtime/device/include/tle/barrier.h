@@ -1,0 +1,66 @@
+//===- barrier.h - The typed C++ device API ------------------------*- C++ -*-===//
+//
+// The barrier, rank queries and buffer pointers for C++ kernels, with the
+// enumerations of tle/abi.h instead of plain ints. The extern "C" FlagCX
+// ABI of tle/device.h is a thin wrapper over these. `group` may be any
+// CoopKind, kCoopGrid included (every CTA of a co-resident launch on every
+// rank). Out-of-range values are reported like the ABI reports them. For a
+// barrier in a loop, tle/session.h loads the communicator once.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_BARRIER_H
+#define TLE_BARRIER_H
+
+#include "tle/abi.h"
+#include "tle/detail/DevComm.h"
+#include "tle/impl/Barrier.h"
+#include "tle/impl/GridBarrier.h"
+#include "tle/impl/Pointer.h"
+
+namespace tle {
+
+/// Barrier half `kind` on slot `index` of `comm` for `group`.
+TLE_DEV_INLINE void barrier(const void *comm, BarrierKind kind, CoopKind group,
+                            uint32_t index, MemoryOrder order) {
+  constexpr abi::Fn fn = abi::Fn::flagcxIntraBarrierSyncS;
+  if (group == kCoopGrid)
+    impl::gridBarrier(comm, index, order, kind, fn);
+  else
+    impl::barrier(comm, group, index, order, kind, fn);
+}
+TLE_DEV_INLINE void barrierArrive(const void *comm, CoopKind group,
+                                  uint32_t index, MemoryOrder order) {
+  barrier(comm, kBarrierArrive, group, index, order);
+}
+TLE_DEV_INLINE void barrierWait(const void *comm, CoopKind group,
+                                uint32_t index, MemoryOrder order) {
+  barrier(comm, kBarrierWait, group, index, order);
+}
+TLE_DEV_INLINE void barrierSync(const void *comm, CoopKind group,
+                                uint32_t index, MemoryOrder order) {
+  barrier(comm, kBarrierSync, group, index, order);
+}
+
+/// This rank and the number of ranks of `comm`.
+TLE_DEV_INLINE int intraRank(const void *comm) {
+  return impl::intraRank(comm, abi::Fn::flagcxDevCommGetIntraRank);
+}
+TLE_DEV_INLINE int intraSize(const void *comm) {
+  return impl::intraSize(comm, abi::Fn::flagcxDevCommGetIntraSize);
+}
+
+/// Byte `offset` of symmetric buffer `mem` in this rank's copy, or in rank
+/// `peer`'s copy as mapped here.
+TLE_DEV_INLINE void *localPointer(const void *mem, uint64_t offset) {
+  return impl::memPointer(mem, offset, 0, /*local=*/true,
+                          abi::Fn::flagcxGetLocalPointerS);
+}
+TLE_DEV_INLINE void *intraPointer(const void *mem, uint64_t offset, int peer) {
+  return impl::memPointer(mem, offset, peer, /*local=*/false,
+                          abi::Fn::flagcxGetIntraPointerS);
+}
+
+} // namespace tle
+
+#endif // TLE_BARRIER_H

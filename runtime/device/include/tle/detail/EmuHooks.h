@@ -1,0 +1,56 @@
+//===- EmuHooks.h - What the CPU emulator offers running code ----*- C++ -*-===//
+//
+// The C entry points through which code running inside the CPU emulator
+// reaches it: the host build of the device library (its platform layer) and
+// kernels compiled by `tlec --target=host` (thread/block ids and
+// `gpu.barrier` become these calls). They are valid only on an emulator
+// fiber; called elsewhere they report an internal error and abort the launch.
+// Their names and signatures come from tle/abi.def (TLE_EMU_HOOK):
+//
+//   tleEmuThreadId/BlockId/BlockDim/GridDim(dim)  CUDA's ids, dim 0..2 = x..z
+//   tleEmuSyncBlock()     __syncthreads() / gpu.barrier: all threads of the
+//                         block
+//   tleEmuSyncWarp()      __syncwarp() over the full warp (32 lanes, or the
+//                         block's tail)
+//   tleEmuSpinWait(info)  a poll that did not make progress: yield to the
+//                         scheduler; `info` (a tle::WaitInfo) describes the
+//                         wait for the deadlock report and stays valid until
+//                         the call returns
+//   tleEmuAbortLaunch()   end the launch after an error was recorded in the
+//                         comm's ErrorRecord (the emulator's trap)
+//   tleEmuNowNs()         monotonic nanoseconds
+//   tleEmuBlockScratch(id, words)  `words` zero-initialised uint32 words
+//                         private to the calling block, kept for the launch
+//                         (`id` distinguishes users; the library uses 0)
+//   tleEmuTraceEvent(name, slot, begin)  an arrive/wait event of the barrier
+//                         (name a C string; begin = 1, end = 0)
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_DETAIL_EMUHOOKS_H
+#define TLE_DETAIL_EMUHOOKS_H
+
+#include "tle/abi.h"
+
+#include <stdint.h>
+
+namespace tle {
+/// What a spinning wait is waiting for, for the deadlock report.
+struct WaitInfo {
+  const void *comm;     ///< the DevComm being waited on (may be null)
+  int32_t rank;         ///< the waiting rank
+  uint32_t slot;        ///< barrier slot
+  uint32_t epoch;       ///< epoch it waits for
+  uint32_t missingMask; ///< peers that have not arrived yet
+  const char *what;     ///< "barrier wait", "grid arrive", ...
+};
+} // namespace tle
+
+extern "C" {
+#define TLE_EMU_HOOK(Name, Result, ...)                                        \
+  TLE_ABI_CTYPE_##Result Name(TLE_ABI_MAP(TLE_ABI_CPARAM, __VA_ARGS__));
+#define TLE_EMU_HOOK0(Name, Result) TLE_ABI_CTYPE_##Result Name(void);
+#include "tle/abi.def"
+}
+
+#endif // TLE_DETAIL_EMUHOOKS_H

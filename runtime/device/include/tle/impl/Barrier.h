@@ -1,0 +1,116 @@
+//===- Barrier.h - The barrier of a thread, warp or block group ---*- C++ -*-===//
+//
+// arrive, wait and sync on one slot for the thread, warp and block groups
+// (Group.h), built from Signal.h's halves. docs/design.md ("The barrier")
+// is the specification; docs/device-library.md explains the choices.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_IMPL_BARRIER_H
+#define TLE_IMPL_BARRIER_H
+
+#include "tle/impl/Group.h"
+#include "tle/impl/Signal.h"
+
+namespace tle::impl {
+
+TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
+                                int order, abi::Fn fn) {
+  checkCoop(comm, index, coop, order, fn);
+  Group g = makeGroup(coop);
+  groupSync(g);
+  if (g.rank >= kWarpSize)
+    return;
+  // The whole first warp checks, as in groupWait.
+  Comm c = checkSlot(comm, index, g.rank, fn);
+  uint32_t workers = workerCount(c, g);
+  if (g.rank == 0)
+    traceEvent("arrive", index, true);
+  if (g.rank < workers)
+    arriveAt(c, index, g.rank, workers, order);
+  // Reconverge the first warp before returning. Lanes that returned early
+  // would run the caller's next code (the work an arrive/wait split exists
+  // to overlap) while the signalling lanes wait to be scheduled: measured
+  // on H200, the signal then left only after the work, and the split gave
+  // no overlap at all.
+  if (g.kind != kCoopThread)
+    syncWarp();
+}
+
+/// wait, and with `arrive` first the fused sync (one validation, no group
+/// sync between the halves: the arrive half's sync already ordered the
+/// group's writes).
+///
+/// The epoch. Group rank 0 advances epochs[s] before the final group sync:
+/// a store still in flight when the next arrive's release fence executes
+/// would make that fence wait for it. With several workers (all in the
+/// group's first warp) it does so before polling, after a warp sync that
+/// orders every worker's read of the old epoch before the store. With one
+/// worker (two ranks, or a small group) that worker is group rank 0 itself
+/// and stores after its poll instead, so that the poll's first load leaves
+/// together with the epoch's load rather than after it: when the peer
+/// already arrived (an arrive/wait split around enough work) the wait then
+/// costs one load latency, not two. The next reads are in the next call,
+/// after its group sync.
+TLE_DEV_INLINE void groupWait(const void *comm, int coop, uint32_t index,
+                              int order, bool arrive, abi::Fn fn) {
+  checkCoop(comm, index, coop, order, fn);
+  Group g = makeGroup(coop);
+  if (arrive)
+    groupSync(g);
+  if (g.rank < kWarpSize) {
+    // Every lane of the first warp checks, so that a failing check aborts
+    // all of them: a lane left waiting at the warp sync below for a lane
+    // that trapped would turn the trap into an illegal-instruction error
+    // that can beat the error record.
+    Comm c = checkSlot(comm, index, g.rank, fn);
+    uint32_t workers = workerCount(c, g);
+    uint32_t next = 0;
+    if (g.rank == 0)
+      traceEvent(arrive ? "sync" : "wait", index, true);
+    if (g.rank < workers && arrive)
+      arriveAt(c, index, g.rank, workers, order);
+    if (g.rank < workers || g.rank == 0)
+      next = loadRelaxedGpu(epochWord(c, index)) + 1;
+    WaitCtx w{c, index, next, c.size - 1, "barrier wait", fn};
+    if (workers > 1) {
+      syncWarp();
+      if (g.rank == 0)
+        storeRelaxedGpu(epochWord(c, index), next);
+      if (g.rank < workers)
+        await(w, g.rank, workers, acquires(order));
+    } else if (g.rank == 0) {
+      if (workers == 1)
+        await(w, 0, 1, acquires(order));
+      storeRelaxedGpu(epochWord(c, index), next);
+    }
+    if (g.rank == 0)
+      traceEvent(arrive ? "sync" : "wait", index, false);
+  }
+  groupSync(g);
+}
+
+/// The barrier half `kind` (a BarrierKind) for a FlagCX coop kind.
+TLE_DEV_INLINE void barrier(const void *comm, int coop, uint32_t index,
+                            int order, int kind, abi::Fn fn) {
+  if (kind == kBarrierArrive)
+    groupArrive(comm, coop, index, order, fn);
+  else
+    groupWait(comm, coop, index, order, /*arrive=*/kind == kBarrierSync, fn);
+}
+
+/// FlagCX's unified form: the team must be INTRA and the scope one of the
+/// four (the barrier is always system-wide: peers are other GPUs).
+TLE_DEV_INLINE void devBarrier(const void *comm, int team, uint32_t index,
+                               int coop, int order, int scope, int kind,
+                               abi::Fn fn) {
+  if (TLE_UNLIKELY(team != kTeamIntra))
+    failArgument(comm, index, fn, kArgTeamKind, team);
+  if (TLE_UNLIKELY(static_cast<uint32_t>(scope) > kScopeThread))
+    failArgument(comm, index, fn, kArgScope, scope, kScopeThread);
+  barrier(comm, coop, index, order, kind, fn);
+}
+
+} // namespace tle::impl
+
+#endif // TLE_IMPL_BARRIER_H

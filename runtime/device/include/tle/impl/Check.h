@@ -1,0 +1,213 @@
+//===- Check.h - Communicator checks and the error record ---------*- C++ -*-===//
+//
+// How the device library validates what a call is given and reports what it
+// rejects. Every call loads what it needs of the communicator and checks it
+// in one combined test before it touches any barrier word; a failure claims
+// the launch's error record (tle/detail/DevComm.h), fills it, and ends the
+// launch (a trap on GPUs). docs/device-library.md, "Errors and deadlines",
+// is the long form.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_IMPL_CHECK_H
+#define TLE_IMPL_CHECK_H
+
+#include "tle/impl/Platform.h"
+
+#include <stddef.h>
+
+#define TLE_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+namespace tle::impl {
+
+constexpr uint32_t kWarpSize = 32;
+
+/// What a report says besides where it happened.
+struct Failure {
+  uint32_t code;
+  abi::Fn fn;
+  uint32_t slot = 0;
+  uint32_t epoch = 0;
+  uint32_t missingMask = 0;
+  uint32_t aux = 0;
+  uint64_t elapsedNs = 0;
+  uint32_t argument = 0;
+  uint64_t value = 0;
+  uint64_t limit = 0;
+};
+
+/// The first failure of a launch: claim the record (CAS 0 -> 1), fill it,
+/// publish it (release store of state 2), push it out of the GPU, end the
+/// launch. Later failures find the record taken and only abort, but not
+/// before the record is complete: often every lane of a warp fails at once,
+/// and a losing lane's trap would end the launch while the winner writes.
+constexpr uint32_t kRecordWaitPolls = 1u << 20;
+
+[[noreturn]] TLE_DEV_COLD void failWithRecord(ErrorRecord *rec, int32_t rank,
+                                              uint32_t nBarriers,
+                                              const Failure &f) {
+  if (rec && casRelaxedSys(&rec->state, 0, 1)) {
+    rec->code = f.code;
+    rec->rank = rank;
+    rec->slot = f.slot;
+    rec->epoch = f.epoch;
+    rec->missingMask = f.missingMask;
+    rec->block = static_cast<int32_t>(blockRank());
+    rec->thread = static_cast<int32_t>(threadRank());
+    rec->nBarriers = nBarriers;
+    rec->aux = f.aux;
+    rec->elapsedNs = f.elapsedNs;
+    rec->function = static_cast<uint32_t>(f.fn);
+    rec->argument = f.argument;
+    rec->value = f.value;
+    rec->limit = f.limit;
+    storeReleaseSys(&rec->state, 2);
+    // A trap tears the context down; make the record reach host memory
+    // first (the __threadfence_system() of CUDA C++).
+    fenceSeqCstSys();
+  } else if (rec) {
+    for (uint32_t i = 0;
+         i < kRecordWaitPolls && loadAcquireSys(&rec->state) != 2; ++i) {
+    }
+  }
+  abortLaunch();
+}
+
+/// The pointer is not a communicator (null, foreign or of another layout
+/// version): nothing in it can be trusted, not even its error record. The
+/// launch fails with no record; the host reports it as a bad communicator.
+[[noreturn]] TLE_DEV_COLD void failNoRecord() { abortLaunch(); }
+
+[[noreturn]] TLE_DEV_COLD void failComm(const DevComm *dc, const Failure &f) {
+  failWithRecord(loadConst(&dc->error), loadConst(&dc->rank),
+                 loadConst(&dc->nBarriers), f);
+}
+
+/// The fields of a checked communicator that every call needs.
+struct Comm {
+  const DevComm *dc;
+  uint32_t rank;
+  uint32_t size;
+  uint32_t nBarriers;
+  uint32_t stride;         ///< inboxStride
+  uint32_t *epochs;        ///< this rank's epochs[]
+  uint32_t entry;          ///< the calling lane's entry (see entryRank)
+  uint32_t *outEntry;      ///< outFlags[entry]
+  const uint32_t *inEntry; ///< inFlags[entry]
+};
+
+static_assert(offsetof(DevComm, version) == 4 &&
+                  offsetof(DevComm, size) == 12 &&
+                  offsetof(DevComm, rank) == 8 &&
+                  offsetof(DevComm, nBarriers) == 16 &&
+                  offsetof(DevComm, inboxStride) == 20 && alignof(DevComm) >= 8,
+              "loadComm loads DevComm's leading fields in pairs");
+
+/// Classifies and reports what loadComm's one combined check rejected.
+[[noreturn]] TLE_DEV_COLD void failCheck(const DevComm *dc, uint32_t index,
+                                         bool checkIndex, abi::Fn fn) {
+  if (loadConst(&dc->magic) != kDevCommMagic ||
+      loadConst(&dc->version) != kDevCommVersion)
+    failNoRecord();
+  uint32_t size = static_cast<uint32_t>(loadConst(&dc->size));
+  uint32_t rank = static_cast<uint32_t>(loadConst(&dc->rank));
+  Failure f{kDevErrBadComm, fn};
+  f.aux = size;
+  if (size - 1 >= kMaxRanks || rank >= size)
+    failComm(dc, f);
+  if (checkIndex && index >= loadConst(&dc->nBarriers)) {
+    f.code = kDevErrIndexOutOfRange;
+    f.slot = index;
+    f.aux = 0;
+    failComm(dc, f);
+  }
+  // A misaligned epoch or flag pointer.
+  failComm(dc, f);
+}
+
+/// Loads and checks what a call needs from the communicator, including the
+/// calling lane's flag pointers for `entry`. Every load is issued before the
+/// one combined check, so together they cost one load latency: an acquire
+/// poll invalidates L1, so each level of dependent loads is an L2 round trip
+/// in front of the signal (measured on H200: the arrive's pointer loaded
+/// after the check made arrive alone take about 1 µs). The loads of a
+/// communicator that then fails the check read only its own struct.
+TLE_DEV_INLINE Comm loadComm(const void *comm, uint32_t index, bool checkIndex,
+                             uint32_t entry, abi::Fn fn) {
+  const DevComm *dc = static_cast<const DevComm *>(comm);
+  if (TLE_UNLIKELY(!dc))
+    failNoRecord();
+  uint32_t magic, version;
+  Comm c;
+  c.dc = dc;
+  c.entry = entry < kMaxRanks ? entry : 0;
+  loadConstPair(&dc->magic, magic, version);
+  loadConstPair(&dc->rank, c.rank, c.size);
+  loadConstPair(&dc->nBarriers, c.nBarriers, c.stride);
+  c.epochs = loadConst(&dc->epochs);
+  c.outEntry = loadConst(&dc->outFlags[c.entry]);
+  c.inEntry = loadConst(&dc->inFlags[c.entry]);
+  // The pointers' alignment is checked too (a misaligned flag or epoch
+  // pointer means a corrupt communicator), which also makes the branch
+  // depend on their loads: otherwise compilers sink the loads past it and
+  // they cost a second round trip.
+  uintptr_t misaligned = (reinterpret_cast<uintptr_t>(c.epochs) |
+                          reinterpret_cast<uintptr_t>(c.outEntry) |
+                          reinterpret_cast<uintptr_t>(c.inEntry)) &
+                         (sizeof(uint32_t) - 1);
+  bool bad = (magic != kDevCommMagic) | (version != kDevCommVersion) |
+             (c.size - 1 >= kMaxRanks) | (c.rank >= c.size) |
+             (checkIndex & (index >= c.nBarriers)) | (misaligned != 0);
+  if (TLE_UNLIKELY(bad))
+    failCheck(dc, index, checkIndex, fn);
+  return c;
+}
+
+/// A checked communicator, for calls that touch no slot.
+TLE_DEV_INLINE Comm checkComm(const void *comm, abi::Fn fn) {
+  return loadComm(comm, 0, false, 0, fn);
+}
+
+/// checkComm, and the slot must exist: an index out of range is reported
+/// before any inbox or epoch word is touched. `entry`: the flags the
+/// calling lane will use first (its rank in the group).
+TLE_DEV_INLINE Comm checkSlot(const void *comm, uint32_t index, uint32_t entry,
+                              abi::Fn fn) {
+  return loadComm(comm, index, true, entry, fn);
+}
+
+/// Reports an argument out of its range (`value`; `limit` the bound it
+/// broke, 0 if none) on a call that names slot `index`.
+[[noreturn]] TLE_DEV_COLD void failArgument(const void *comm, uint32_t index,
+                                            abi::Fn fn, BadArgument arg,
+                                            int64_t value, uint64_t limit = 0) {
+  Failure f{kDevErrBadArgument, fn};
+  f.slot = index;
+  f.argument = arg;
+  f.value = static_cast<uint64_t>(value);
+  f.limit = limit;
+  failComm(checkComm(comm, fn).dc, f);
+}
+
+TLE_DEV_INLINE void checkOrder(const void *comm, uint32_t index, int order,
+                               abi::Fn fn) {
+  if (TLE_UNLIKELY(static_cast<uint32_t>(order) > kOrderSeqCst))
+    failArgument(comm, index, fn, kArgOrder, order);
+}
+
+/// The memory-order table of docs/abi.md: which halves of a barrier order
+/// memory. relaxed: neither; acquire: the wait; release: the arrive;
+/// acq_rel and seq_cst: both (seq_cst adds a fence.sc before the signal).
+TLE_DEV_INLINE bool releases(int order) { return order >= kOrderRelease; }
+TLE_DEV_INLINE bool acquires(int order) {
+  return order == kOrderAcquire || order >= kOrderAcqRel;
+}
+/// Wrap-safe epoch comparison: `value` is at or past `target`.
+TLE_DEV_INLINE bool reached(uint32_t value, uint32_t target) {
+  return static_cast<int32_t>(value - target) >= 0;
+}
+TLE_DEV_INLINE uint32_t minU(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+} // namespace tle::impl
+
+#endif // TLE_IMPL_CHECK_H

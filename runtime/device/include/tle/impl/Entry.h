@@ -1,0 +1,119 @@
+//===- Entry.h - The extern "C" entry points of the device ABI ----*- C++ -*-===//
+//
+// The definitions of every function tle/abi.def lists, as thin wrappers over
+// the library (tle/barrier.h's typed API and impl/). Included by
+// tle/device.h where the ABI is defined: in the nvcc header build (inline
+// functions), the clang bitcode build and the library's host build
+// (external definitions). Each definition must match its declaration from
+// abi.def, which tle/device.h makes first: a mismatch is a compile error.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_IMPL_ENTRY_H
+#define TLE_IMPL_ENTRY_H
+
+#ifndef TLE_DEVICE_H
+#error "include tle/device.h, not this file"
+#endif
+
+#include "tle/barrier.h"
+
+// TLE_DEVICE_API (device.h) makes these inline in the nvcc header build and
+// external definitions in the bitcode and host builds. The bitcode does not
+// mark them `used`: a consumer that links the library (tlec, Triton's
+// extern_libs) must be free to drop what its kernel does not call.
+
+namespace tle::impl {
+using abi::Fn;
+
+TLE_DEV_INLINE const void *addressOf(int64_t handle) {
+  return reinterpret_cast<const void *>(handle);
+}
+} // namespace tle::impl
+
+#define TLE_INTRA_BARRIER(Name, Kind)                                          \
+  TLE_DEVICE_API void Name(const void *comm, int32_t coopKind, uint32_t index, \
+                           bool, int32_t order) {                              \
+    tle::impl::barrier(comm, coopKind, index, order, Kind,                     \
+                       tle::impl::Fn::Name);                                   \
+  }
+TLE_INTRA_BARRIER(flagcxIntraBarrierArriveS, tle::kBarrierArrive)
+TLE_INTRA_BARRIER(flagcxIntraBarrierWaitS, tle::kBarrierWait)
+TLE_INTRA_BARRIER(flagcxIntraBarrierSyncS, tle::kBarrierSync)
+#undef TLE_INTRA_BARRIER
+
+#define TLE_DEV_BARRIER(Name, Kind)                                            \
+  TLE_DEVICE_API void Name(const void *comm, int32_t teamKind, uint32_t index, \
+                           int32_t, int32_t coopKind, int32_t order,           \
+                           int32_t scope) {                                    \
+    tle::impl::devBarrier(comm, teamKind, index, coopKind, order, scope, Kind, \
+                          tle::impl::Fn::Name);                                \
+  }
+TLE_DEV_BARRIER(flagcxDevBarrierArrive, tle::kBarrierArrive)
+TLE_DEV_BARRIER(flagcxDevBarrierWait, tle::kBarrierWait)
+TLE_DEV_BARRIER(flagcxDevBarrierSync, tle::kBarrierSync)
+#undef TLE_DEV_BARRIER
+
+#define TLE_GRID_BARRIER(Name, Kind)                                           \
+  TLE_DEVICE_API void Name(const void *comm, uint32_t index, bool,             \
+                           int32_t order) {                                    \
+    tle::impl::gridBarrier(comm, index, order, Kind, tle::impl::Fn::Name);     \
+  }
+TLE_GRID_BARRIER(tleIntraGridBarrierArriveS, tle::kBarrierArrive)
+TLE_GRID_BARRIER(tleIntraGridBarrierWaitS, tle::kBarrierWait)
+TLE_GRID_BARRIER(tleIntraGridBarrierSyncS, tle::kBarrierSync)
+#undef TLE_GRID_BARRIER
+
+TLE_DEVICE_API int32_t flagcxDevCommGetIntraRank(const void *comm) {
+  return tle::impl::intraRank(comm, tle::impl::Fn::flagcxDevCommGetIntraRank);
+}
+TLE_DEVICE_API int32_t flagcxDevCommGetIntraSize(const void *comm) {
+  return tle::impl::intraSize(comm, tle::impl::Fn::flagcxDevCommGetIntraSize);
+}
+
+TLE_DEVICE_API void *flagcxGetLocalPointerS(const void *mem, uint64_t offset) {
+  return tle::impl::memPointer(mem, offset, 0, /*local=*/true,
+                               tle::impl::Fn::flagcxGetLocalPointerS);
+}
+TLE_DEVICE_API void *flagcxGetIntraPointerS(const void *mem, uint64_t offset,
+                                            int32_t peer) {
+  return tle::impl::memPointer(mem, offset, peer, /*local=*/false,
+                               tle::impl::Fn::flagcxGetIntraPointerS);
+}
+
+TLE_DEVICE_API int32_t tleTritonBarrier(int64_t comm, int32_t barrierKind,
+                                        int32_t groupKind, int32_t index,
+                                        int32_t order) {
+  using namespace tle::impl;
+  const void *c = addressOf(comm);
+  uint32_t slot = static_cast<uint32_t>(index);
+  if (TLE_UNLIKELY(static_cast<uint32_t>(barrierKind) > tle::kBarrierSync))
+    failArgument(c, slot, Fn::tleTritonBarrier, tle::kArgBarrierKind,
+                 barrierKind, tle::kBarrierSync);
+  if (groupKind == tle::kCoopGrid)
+    gridBarrier(c, slot, order, barrierKind, Fn::tleTritonBarrier);
+  else
+    barrier(c, groupKind, slot, order, barrierKind, Fn::tleTritonBarrier);
+  return 0;
+}
+TLE_DEVICE_API int32_t tleTritonIntraRank(int64_t comm) {
+  return tle::impl::intraRank(tle::impl::addressOf(comm),
+                              tle::impl::Fn::tleTritonIntraRank);
+}
+TLE_DEVICE_API int32_t tleTritonIntraSize(int64_t comm) {
+  return tle::impl::intraSize(tle::impl::addressOf(comm),
+                              tle::impl::Fn::tleTritonIntraSize);
+}
+TLE_DEVICE_API int64_t tleTritonLocalPointer(int64_t mem, int64_t offset) {
+  return reinterpret_cast<int64_t>(tle::impl::memPointer(
+      tle::impl::addressOf(mem), static_cast<uint64_t>(offset), 0,
+      /*local=*/true, tle::impl::Fn::tleTritonLocalPointer));
+}
+TLE_DEVICE_API int64_t tleTritonIntraPointer(int64_t mem, int64_t offset,
+                                             int32_t peer) {
+  return reinterpret_cast<int64_t>(tle::impl::memPointer(
+      tle::impl::addressOf(mem), static_cast<uint64_t>(offset), peer,
+      /*local=*/false, tle::impl::Fn::tleTritonIntraPointer));
+}
+
+#endif // TLE_IMPL_ENTRY_H

@@ -1,0 +1,74 @@
+//===- GridBarrier.h - Every CTA of the launch on every rank ------*- C++ -*-===//
+//
+// The grid barrier (TLE's group `grid`): inside a rank, CTAs meet on
+// gridCount[s]; the last CTA to arrive publishes the rank's arrival to
+// every rank, itself included, so that every CTA waits on the same n inbox
+// entries. The counter reset and the epoch advance are published to the
+// rank's own CTAs by the same release (their wait acquires it), which is
+// why every order is at least acq_rel inside the rank: a relaxed grid
+// barrier would let a CTA start the next round on a stale epoch or counter.
+// The launch must be co-resident (cooperative).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_IMPL_GRIDBARRIER_H
+#define TLE_IMPL_GRIDBARRIER_H
+
+#include "tle/impl/Signal.h"
+
+namespace tle::impl {
+
+TLE_DEV_INLINE void gridArrive(const void *comm, uint32_t index, int order,
+                               abi::Fn fn) {
+  checkOrder(comm, index, order, fn);
+  syncBlock();
+  if (threadRank() != 0)
+    return;
+  Comm c = checkSlot(comm, index, 0, fn);
+  traceEvent("grid arrive", index, true);
+  // Stable: epochs[s] changes only after every CTA of this rank arrived,
+  // and this one has not yet.
+  uint32_t next = loadRelaxedGpu(epochWord(c, index)) + 1;
+  *blockScratch() = next;
+  // acq_rel at gpu scope: releases this CTA's writes (made visible to this
+  // thread by the block sync) to the last CTA, and makes the last CTA
+  // acquire every other CTA's. Inline PTX: LLVM 22 drops the ordering of
+  // atomicrmw on NVPTX.
+  uint32_t *count = loadConst(&c.dc->gridCount) + index;
+  if (fetchAddAcqRelGpu(count, 1) != gridBlocks() - 1)
+    return;
+  storeRelaxedGpu(count, 0);
+  storeRelaxedGpu(epochWord(c, index), next);
+  publishAll(c, index, next, order);
+}
+
+TLE_DEV_INLINE void gridWait(const void *comm, uint32_t index, int order,
+                             abi::Fn fn) {
+  checkOrder(comm, index, order, fn);
+  uint32_t t = threadRank();
+  if (t < kWarpSize) {
+    // The whole first warp checks before its warp sync (see groupWait).
+    Comm c = checkSlot(comm, index, t, fn);
+    // Orders thread 0's scratch store (in arrive) before the pollers read
+    // it; the warp is the first one, where all pollers live.
+    syncWarp();
+    uint32_t pollers = minU(c.size, minU(kWarpSize, blockThreads()));
+    if (t < pollers)
+      await(WaitCtx{c, index, *blockScratch(), c.size, "grid barrier wait", fn},
+            t, pollers, /*acquire=*/true);
+  }
+  syncBlock();
+}
+
+/// The grid barrier half `kind` (a BarrierKind).
+TLE_DEV_INLINE void gridBarrier(const void *comm, uint32_t index, int order,
+                                int kind, abi::Fn fn) {
+  if (kind != kBarrierWait)
+    gridArrive(comm, index, order, fn);
+  if (kind != kBarrierArrive)
+    gridWait(comm, index, order, fn);
+}
+
+} // namespace tle::impl
+
+#endif // TLE_IMPL_GRIDBARRIER_H

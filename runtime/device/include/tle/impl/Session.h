@@ -1,0 +1,78 @@
+//===- Session.h - A barrier slot bound once -----------------------*- C++ -*-===//
+//
+// The implementation of tle::BarrierSession (tle/session.h): the
+// communicator is loaded and checked when the session opens and the epoch
+// is kept in a register, so a barrier in a loop costs only the signal, the
+// poll and the group syncs. The epoch word is still written on every wait,
+// so stateless calls and later launches on the slot continue from where the
+// session left it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_IMPL_SESSION_H
+#define TLE_IMPL_SESSION_H
+
+#include "tle/impl/Group.h"
+#include "tle/impl/Signal.h"
+
+namespace tle::impl {
+
+struct Session {
+  const void *comm;
+  Comm c;
+  Group g;
+  uint32_t slot;
+  uint32_t workers;
+  uint32_t epoch;
+};
+
+/// Reports name the stateless function a session stands for.
+constexpr abi::Fn kSessionFn = abi::Fn::flagcxIntraBarrierSyncS;
+
+TLE_DEV_INLINE Session sessionOpen(const void *comm, int coop, uint32_t index) {
+  checkCoop(comm, index, coop, kOrderRelaxed, kSessionFn);
+  Session s{};
+  s.comm = comm;
+  s.g = makeGroup(coop);
+  s.slot = index;
+  if (s.g.rank < kWarpSize) {
+    s.c = checkSlot(comm, index, s.g.rank, kSessionFn);
+    s.workers = workerCount(s.c, s.g);
+    s.epoch = loadRelaxedGpu(epochWord(s.c, index));
+  }
+  return s;
+}
+
+/// `reconverge` is false only when the wait follows at once (sync).
+TLE_DEV_INLINE void sessionArrive(Session &s, int order, bool reconverge) {
+  checkOrder(s.comm, s.slot, order, kSessionFn);
+  groupSync(s.g);
+  if (s.g.rank < kWarpSize) {
+    if (s.g.rank < s.workers)
+      arriveAt(s.c, s.slot, s.g.rank, s.workers, order);
+    // Reconverge before the caller's next code (see groupArrive).
+    if (reconverge && s.g.kind != kCoopThread)
+      syncWarp();
+  }
+}
+
+TLE_DEV_INLINE void sessionWait(Session &s, int order) {
+  checkOrder(s.comm, s.slot, order, kSessionFn);
+  if (s.g.rank < kWarpSize) {
+    // Every lane holds the epoch in a register, so rank 0 can store it after
+    // its poll (see groupWait) whatever the number of workers.
+    uint32_t next = s.epoch + 1;
+    if (s.g.rank < s.workers)
+      await(WaitCtx{s.c, s.slot, next, s.c.size - 1, "barrier wait",
+                    kSessionFn},
+            s.g.rank, s.workers, acquires(order));
+    if (s.g.rank == 0)
+      storeRelaxedGpu(epochWord(s.c, s.slot), next);
+    s.epoch = next;
+  }
+  groupSync(s.g);
+}
+
+} // namespace tle::impl
+
+#endif // TLE_IMPL_SESSION_H

@@ -1,0 +1,182 @@
+//===- Signal.h - Signalling peers and polling for them -----------*- C++ -*-===//
+//
+// The two halves every barrier is built from. Rank r's inbox word for slot
+// s and peer q, inbox[r][s * inboxStride + q], is written only by q and
+// counts q's arrivals on the slot (the epoch q reached). Signalling adds 1
+// to our word in each peer's inbox with a release at system scope; polling
+// loads our own inbox with acquire until every peer's word reached the
+// target epoch, under a deadline.
+//
+// Memory model, in short: the group's sync puts every member's writes in
+// the signalling thread's causality past, and a PTX release is cumulative,
+// so one worker's release publishes the whole group; on the other side the
+// pollers' acquire observes it and the final group sync extends it to every
+// member. Several accesses by one thread use one fence.acq_rel plus relaxed
+// accesses, the same release (acquire) pattern in PTX, which pipelines.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_IMPL_SIGNAL_H
+#define TLE_IMPL_SIGNAL_H
+
+#include "tle/impl/Check.h"
+
+namespace tle::impl {
+
+/// Entry j (0 <= j < n) of rank r's round: (r + 1 + j) mod n. Entries
+/// 0..n-2 are the peers; entry n-1 is r itself (the grid barrier counts it).
+TLE_DEV_INLINE uint32_t entryRank(const Comm &c, uint32_t j) {
+  uint32_t q = c.rank + 1 + j;
+  return q >= c.size ? q - c.size : q;
+}
+/// Our word in entry j's inbox for `slot` (preloaded for the lane's own
+/// entry, else one load independent of rank and size: DevComm::outFlags).
+TLE_DEV_INLINE uint32_t *outFlag(const Comm &c, uint32_t slot, uint32_t j) {
+  return (j == c.entry ? c.outEntry : loadConst(&c.dc->outFlags[j])) +
+         slot * c.stride;
+}
+/// Entry j's word in our inbox for `slot`.
+TLE_DEV_INLINE const uint32_t *inFlag(const Comm &c, uint32_t slot,
+                                      uint32_t j) {
+  return (j == c.entry ? c.inEntry : loadConst(&c.dc->inFlags[j])) +
+         slot * c.stride;
+}
+TLE_DEV_INLINE uint32_t *epochWord(const Comm &c, uint32_t slot) {
+  return c.epochs + slot;
+}
+
+/// Arrival: adds 1 to our word in the inbox of peers first, first+stride,
+/// ... < size-1. Since each such word counts our arrivals on the slot, it
+/// equals our epoch after the arrive, as docs/design.md specifies, without
+/// loading the epoch first: the epoch load moves to the wait, where it
+/// overlaps the flight of the signal. One peer per thread: a release (or
+/// relaxed) reduction. Several: one fence, then relaxed reductions, which
+/// pipeline instead of each release waiting for the previous one.
+TLE_DEV_INLINE void arriveAt(const Comm &c, uint32_t slot, uint32_t first,
+                             uint32_t stride, int order) {
+  uint32_t count = c.size - 1;
+  if (order == kOrderSeqCst)
+    fenceSeqCstSys();
+  if (first + stride >= count) {
+    if (releases(order))
+      addReleaseSys(outFlag(c, slot, first), 1);
+    else
+      addRelaxedSys(outFlag(c, slot, first), 1);
+    return;
+  }
+  if (order != kOrderSeqCst && releases(order))
+    fenceAcqRelSys();
+  for (uint32_t j = first; j < count; j += stride)
+    addRelaxedSys(outFlag(c, slot, j), 1);
+}
+
+/// The grid barrier's publication: stores `value` into entries 0..size-1
+/// (every peer and ourselves) with one fence first.
+TLE_DEV_INLINE void publishAll(const Comm &c, uint32_t slot, uint32_t value,
+                               int order) {
+  if (order == kOrderSeqCst)
+    fenceSeqCstSys();
+  else
+    fenceAcqRelSys();
+  for (uint32_t j = 0; j < c.size; ++j)
+    storeRelaxedSys(outFlag(c, slot, j), value);
+}
+
+/// What a wait waits for: entries 0..count-1 of our inbox for `slot`
+/// reaching `target`.
+struct WaitCtx {
+  Comm c;
+  uint32_t slot;
+  uint32_t target;
+  uint32_t count;
+  const char *what;
+  abi::Fn fn;
+};
+
+/// Bit q: rank q's entry has not reached the target.
+TLE_DEV_INLINE uint32_t missingMask(const WaitCtx &w) {
+  uint32_t mask = 0;
+  for (uint32_t j = 0; j < w.count; ++j)
+    if (!reached(loadRelaxedSys(inFlag(w.c, w.slot, j)), w.target))
+      mask |= 1u << entryRank(w.c, j);
+  return mask;
+}
+
+[[noreturn]] TLE_DEV_COLD void failTimeout(const void *comm, uint32_t slot,
+                                           uint32_t target, uint32_t count,
+                                           uint64_t elapsedNs, abi::Fn fn) {
+  WaitCtx w{checkComm(comm, fn), slot, target, count, nullptr, fn};
+  Failure f{kDevErrTimeout, fn};
+  f.slot = slot;
+  f.epoch = target;
+  f.missingMask = missingMask(w);
+  f.elapsedNs = elapsedNs;
+  failWithRecord(loadConst(&w.c.dc->error), static_cast<int32_t>(w.c.rank),
+                 w.c.nBarriers, f);
+}
+
+/// Bookkeeping of one waiting thread: failed polls, the clock every
+/// kPollsPerClockRead of them (its first read starts the deadline), and on
+/// the emulator a yield per failed poll.
+struct PollClock {
+  uint32_t polls = 0;
+  uint64_t start = 0;
+};
+
+TLE_DEV_INLINE void onMiss(PollClock &k, const WaitCtx &w) {
+  if constexpr (kPlatformYields) {
+    WaitInfo info{w.c.dc,         static_cast<int32_t>(w.c.rank),
+                  w.slot,         w.target,
+                  missingMask(w), w.what};
+    spinWait(info);
+  }
+  if (++k.polls % kPollsPerClockRead != 0)
+    return;
+  uint64_t now = nowNs();
+  uint64_t timeout = loadConst(&w.c.dc->timeoutNs);
+  if (k.polls == kPollsPerClockRead)
+    k.start = now;
+  else if (timeout != 0 && now - k.start > timeout)
+    failTimeout(w.c.dc, w.slot, w.target, w.count, now - k.start, w.fn);
+}
+
+/// The hot loop: one flag, acquire (or relaxed) loads, nothing else until
+/// a miss.
+template <bool Acquire>
+TLE_DEV_INLINE void pollOne(const WaitCtx &w, const uint32_t *flag) {
+  PollClock k;
+  while (
+      !reached(Acquire ? loadAcquireSys(flag) : loadRelaxedSys(flag), w.target))
+    onMiss(k, w);
+}
+
+/// Waits for entries first, first+stride, ... < w.count. One entry per
+/// thread is the fast path (warp and block groups, grid pollers); a thread
+/// that owns several polls them with relaxed loads, which pipeline, and
+/// acquires once after with a fence.
+TLE_DEV_INLINE void await(const WaitCtx &w, uint32_t first, uint32_t stride,
+                          bool acquire) {
+  if (first + stride >= w.count) {
+    const uint32_t *flag = inFlag(w.c, w.slot, first);
+    if (acquire)
+      pollOne<true>(w, flag);
+    else
+      pollOne<false>(w, flag);
+    return;
+  }
+  PollClock k;
+  for (;;) {
+    bool all = true;
+    for (uint32_t j = first; j < w.count; j += stride)
+      all &= reached(loadRelaxedSys(inFlag(w.c, w.slot, j)), w.target);
+    if (all)
+      break;
+    onMiss(k, w);
+  }
+  if (acquire)
+    fenceAcqRelSys();
+}
+
+} // namespace tle::impl
+
+#endif // TLE_IMPL_SIGNAL_H
