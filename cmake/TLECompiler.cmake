@@ -21,6 +21,8 @@ set(LLVM_EXTERNAL_LIT ${TLE_LLVM_ROOT}/bin/lit CACHE FILEPATH "lit" FORCE)
 
 include_directories(${LLVM_INCLUDE_DIRS} ${MLIR_INCLUDE_DIRS})
 include_directories(${PROJECT_SOURCE_DIR}/include ${PROJECT_BINARY_DIR}/include)
+# tle/abi.def and tle/abi.h: the device ABI the lowering calls.
+include_directories(${TLE_DEVICE_INCLUDE_DIR})
 link_directories(${LLVM_BUILD_LIBRARY_DIR})
 # LLVM_DEFINITIONS is one space-separated string; passed as is it becomes a
 # single mangled -D (e.g. _GLIBCXX_USE_CXX11_ABI="1 -D__STDC_...").

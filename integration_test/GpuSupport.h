@@ -57,18 +57,16 @@
 
 namespace tle::gpu {
 
-/// ABI encodings: device.h's, under the short names the tests use.
+/// ABI encodings (tle/abi.def), under the short names the tests use.
 using ::tle::kCoopBlock;
+using ::tle::kCoopGrid;
 using ::tle::kCoopThread;
 using ::tle::kCoopWarp;
-/// Not an ABI encoding: the tests' name for the grid barrier, which has
-/// its own entry points (tleIntraGridBarrier*).
-constexpr int kCoopGrid = 100;
-constexpr int kRelaxed = ::tle::kOrderRelaxed;
-constexpr int kAcquire = ::tle::kOrderAcquire;
-constexpr int kRelease = ::tle::kOrderRelease;
-constexpr int kAcqRel = ::tle::kOrderAcqRel;
-constexpr int kSeqCst = ::tle::kOrderSeqCst;
+constexpr ::tle::MemoryOrder kRelaxed = ::tle::kOrderRelaxed;
+constexpr ::tle::MemoryOrder kAcquire = ::tle::kOrderAcquire;
+constexpr ::tle::MemoryOrder kRelease = ::tle::kOrderRelease;
+constexpr ::tle::MemoryOrder kAcqRel = ::tle::kOrderAcqRel;
+constexpr ::tle::MemoryOrder kSeqCst = ::tle::kOrderSeqCst;
 
 /// Exit status of a test process that found no usable GPUs: the harness
 /// turns it into "SKIPPED" and success.

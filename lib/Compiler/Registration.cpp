@@ -11,6 +11,7 @@
 #include "tle/Compiler/Pipelines.h"
 
 #include "tle/Conversion/Passes.h"
+#include "tle/Conversion/TLEToLLVM/TLEToLLVM.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -32,6 +33,7 @@ void mlir::tle::registerCompilerDialects(DialectRegistry &registry) {
   NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerAllToLLVMIRTranslations(registry);
   registry.insert<TLEDialect>();
+  registerConvertTLEToLLVMInterface(registry);
 }
 
 void mlir::tle::registerCompilerPasses() {

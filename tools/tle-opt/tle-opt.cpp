@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tle/Conversion/Passes.h"
+#include "tle/Conversion/TLEToLLVM/TLEToLLVM.h"
 #include "tle/Dialect/TLE/IR/TLEDialect.h"
 
 #include "mlir/IR/DialectRegistry.h"
@@ -29,6 +30,7 @@ int main(int argc, char **argv) {
   mlir::NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   mlir::registerAllToLLVMIRTranslations(registry);
   registry.insert<mlir::tle::TLEDialect>();
+  mlir::tle::registerConvertTLEToLLVMInterface(registry);
 
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "TLE optimizer driver\n", registry));

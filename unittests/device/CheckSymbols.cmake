@@ -1,11 +1,23 @@
-# Fails unless every symbol in SYMBOLS (comma-separated) is a defined,
-# external function of the bitcode BC, as listed by llvm-nm NM.
+# Fails unless every entry point of the ABI definition DEF (tle/abi.def, its
+# TLE_ABI_FUNCTION lines) is a defined, external function of the bitcode BC,
+# as listed by llvm-nm NM, and the bitcode exports no other tle*/flagcx*
+# function.
 execute_process(COMMAND ${NM} --defined-only --extern-only ${BC}
   OUTPUT_VARIABLE out RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "llvm-nm failed on ${BC}")
 endif()
-string(REPLACE "," ";" symbols "${SYMBOLS}")
+file(STRINGS ${DEF} lines REGEX "^TLE_ABI_FUNCTION\\(")
+set(symbols "")
+foreach(line IN LISTS lines)
+  string(REGEX REPLACE "^TLE_ABI_FUNCTION\\(([A-Za-z0-9_]+),.*" "\\1" sym
+    "${line}")
+  list(APPEND symbols ${sym})
+endforeach()
+list(LENGTH symbols n)
+if(n EQUAL 0)
+  message(FATAL_ERROR "no TLE_ABI_FUNCTION entries found in ${DEF}")
+endif()
 set(missing "")
 foreach(sym IN LISTS symbols)
   if(NOT out MATCHES "[ \t]T ${sym}\n")
@@ -15,5 +27,16 @@ endforeach()
 if(missing)
   message(FATAL_ERROR "not exported by ${BC}: ${missing}")
 endif()
-list(LENGTH symbols n)
-message(STATUS "all ${n} ABI symbols exported")
+string(REGEX MATCHALL "[ \t]T (tle|flagcx)[A-Za-z0-9_]*" exported "${out}")
+set(extra "")
+foreach(e IN LISTS exported)
+  string(REGEX REPLACE "^[ \t]T " "" e "${e}")
+  list(FIND symbols ${e} i)
+  if(i EQUAL -1)
+    list(APPEND extra ${e})
+  endif()
+endforeach()
+if(extra)
+  message(FATAL_ERROR "exported by ${BC} but not in ${DEF}: ${extra}")
+endif()
+message(STATUS "all ${n} ABI symbols of ${DEF} exported, no others")

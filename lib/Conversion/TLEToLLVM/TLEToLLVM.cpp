@@ -1,9 +1,13 @@
 //===- TLEToLLVM.cpp - Lower tle ops to device ABI calls ------------------===//
 //
 // Lowers every `tle` op to one `llvm.call` of an extern "C" device function
-// (docs/abi.md). All patterns share one helper that declares the callee in the
-// nearest symbol table and emits the call, in the manner of IREE's "call this
-// runtime function" lowerings; the per-op patterns only marshal arguments.
+// of the ABI defined in tle/abi.def (docs/abi.md). The callee's name and
+// signature come from that definition (tle/abi.h's tables), never from a
+// copy here; one helper declares a callee from its ABI entry and emits the
+// call, in the manner of IREE's "call this runtime function" lowerings. The
+// barrier has its own pattern (it picks the entry point and encodes its
+// attributes); the queries and pointers share one generic runtime-call
+// pattern.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +15,9 @@
 #include "tle/Conversion/Passes.h"
 #include "tle/Dialect/TLE/IR/TLEOps.h"
 
+#include "tle/abi.h"
+
+#include "mlir/Conversion/ConvertToLLVM/ToLLVMInterface.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -26,96 +33,92 @@ namespace mlir::tle {
 
 using namespace mlir;
 using namespace mlir::tle;
+using ::tle::abi::Fn;
 
 //===----------------------------------------------------------------------===//
-// ABI encodings (docs/abi.md; FlagCX's values, so IR links against either)
+// ABI encodings. The dialect's enum attributes store the ABI values of
+// tle/abi.def (TLEEnums.td); these asserts make a disagreement a build
+// error, and unittests/compiler checks every case both ways.
 //===----------------------------------------------------------------------===//
 
-namespace {
-namespace abi {
-constexpr int32_t kCoopThread = 0;
-constexpr int32_t kCoopWarp = 1;
-constexpr int32_t kCoopBlock = 2;
-// 3 is FlagCX's TILE_SPAN and 4 its LANES; neither is a dialect group, and
-// the grid group never travels as a coopKind.
+static_assert(static_cast<int>(BarrierGroup::thread) == ::tle::kCoopThread &&
+                  static_cast<int>(BarrierGroup::warp) == ::tle::kCoopWarp &&
+                  static_cast<int>(BarrierGroup::block) == ::tle::kCoopBlock &&
+                  static_cast<int>(BarrierGroup::grid) == ::tle::kCoopGrid,
+              "TLEEnums.td's BarrierGroup must store abi.def's coop kinds");
+static_assert(static_cast<int>(MemoryOrder::relaxed) == ::tle::kOrderRelaxed &&
+                  static_cast<int>(MemoryOrder::acquire) ==
+                      ::tle::kOrderAcquire &&
+                  static_cast<int>(MemoryOrder::release) ==
+                      ::tle::kOrderRelease &&
+                  static_cast<int>(MemoryOrder::acq_rel) ==
+                      ::tle::kOrderAcqRel &&
+                  static_cast<int>(MemoryOrder::seq_cst) == ::tle::kOrderSeqCst,
+              "TLEEnums.td's MemoryOrder must store abi.def's orders");
+static_assert(static_cast<int>(BarrierKind::arrive) == ::tle::kBarrierArrive &&
+                  static_cast<int>(BarrierKind::wait) == ::tle::kBarrierWait &&
+                  static_cast<int>(BarrierKind::sync) == ::tle::kBarrierSync,
+              "TLEEnums.td's BarrierKind must store abi.def's barrier kinds");
 
-constexpr int32_t kOrderRelaxed = 0;
-constexpr int32_t kOrderAcquire = 1;
-constexpr int32_t kOrderRelease = 2;
-constexpr int32_t kOrderAcqRel = 3;
-constexpr int32_t kOrderSeqCst = 4;
-
-constexpr int32_t kTeamIntra = 0;
-constexpr int32_t kScopeSystem = 0;
-constexpr int32_t kDefaultContext = 0;
-} // namespace abi
-} // namespace
-
-/// The coopKind of a non-grid group.
-static int32_t encodeCoopKind(BarrierGroup group) {
-  switch (group) {
-  case BarrierGroup::thread:
-    return abi::kCoopThread;
-  case BarrierGroup::warp:
-    return abi::kCoopWarp;
-  case BarrierGroup::block:
-    return abi::kCoopBlock;
-  case BarrierGroup::grid:
-    break;
-  }
-  llvm_unreachable("group grid has its own entry points, no coopKind");
+/// The barrier entry point for `kind` in one of three families, each listed
+/// in abi.def in arrive, wait, sync order.
+static Fn barrierFunction(Fn arrive, BarrierKind kind) {
+  return static_cast<Fn>(static_cast<unsigned>(arrive) +
+                         static_cast<unsigned>(kind));
 }
-
-static int32_t encodeOrder(MemoryOrder order) {
-  switch (order) {
-  case MemoryOrder::relaxed:
-    return abi::kOrderRelaxed;
-  case MemoryOrder::acquire:
-    return abi::kOrderAcquire;
-  case MemoryOrder::release:
-    return abi::kOrderRelease;
-  case MemoryOrder::acq_rel:
-    return abi::kOrderAcqRel;
-  case MemoryOrder::seq_cst:
-    return abi::kOrderSeqCst;
-  }
-  llvm_unreachable("unknown memory order");
-}
-
-/// The part of a barrier function's name that names the kind.
-static StringRef kindName(BarrierKind kind) {
-  switch (kind) {
-  case BarrierKind::arrive:
-    return "Arrive";
-  case BarrierKind::wait:
-    return "Wait";
-  case BarrierKind::sync:
-    return "Sync";
-  }
-  llvm_unreachable("unknown barrier kind");
-}
+#define TLE_ASSERT_BARRIER_FAMILY(Arrive, Wait, Sync)                          \
+  static_assert(static_cast<unsigned>(Fn::Wait) ==                             \
+                        static_cast<unsigned>(Fn::Arrive) + 1 &&               \
+                    static_cast<unsigned>(Fn::Sync) ==                         \
+                        static_cast<unsigned>(Fn::Arrive) + 2,                 \
+                "abi.def lists " #Arrive "'s family as arrive, wait, sync");
+TLE_ASSERT_BARRIER_FAMILY(flagcxIntraBarrierArriveS, flagcxIntraBarrierWaitS,
+                          flagcxIntraBarrierSyncS)
+TLE_ASSERT_BARRIER_FAMILY(flagcxDevBarrierArrive, flagcxDevBarrierWait,
+                          flagcxDevBarrierSync)
+TLE_ASSERT_BARRIER_FAMILY(tleIntraGridBarrierArriveS, tleIntraGridBarrierWaitS,
+                          tleIntraGridBarrierSyncS)
+#undef TLE_ASSERT_BARRIER_FAMILY
 
 //===----------------------------------------------------------------------===//
 // Shared helpers
 //===----------------------------------------------------------------------===//
 
-/// Replaces `op` by a call of the device function `callee` on `args`,
-/// declaring `callee` (returning `resultType`) in the nearest symbol table
-/// (`gpu.module` or `builtin.module`) unless it is declared already.
-static LogicalResult replaceWithRuntimeCall(ConversionPatternRewriter &rewriter,
-                                            Operation *op, StringRef callee,
-                                            Type resultType, ValueRange args) {
-  Operation *symbolTable = op->getParentWithTrait<OpTrait::SymbolTable>();
-  if (!symbolTable)
-    return rewriter.notifyMatchFailure(op, "no enclosing symbol table");
-  SmallVector<Type> argTypes(args.getTypes());
-  FailureOr<LLVM::LLVMFuncOp> func = LLVM::lookupOrCreateFn(
-      rewriter, symbolTable, callee, argTypes, resultType);
-  if (failed(func))
-    return failure();
-  auto call = LLVM::CallOp::create(rewriter, op->getLoc(), *func, args);
-  rewriter.replaceOp(op, call->getResults());
-  return success();
+/// The LLVM type of an ABI type: every pointer is a generic `!llvm.ptr`.
+static Type llvmType(MLIRContext *ctx, ::tle::abi::Type type) {
+  using ::tle::abi::Type;
+  switch (type) {
+  case Type::Void:
+  case Type::NoReturn:
+    return LLVM::LLVMVoidType::get(ctx);
+  case Type::Bool:
+    return IntegerType::get(ctx, 1);
+  case Type::I32:
+  case Type::U32:
+    return IntegerType::get(ctx, 32);
+  case Type::I64:
+  case Type::U64:
+    return IntegerType::get(ctx, 64);
+  case Type::Ptr:
+  case Type::MutPtr:
+  case Type::CStr:
+  case Type::WordPtr:
+  case Type::WaitInfoPtr:
+    return LLVM::LLVMPointerType::get(ctx);
+  }
+  llvm_unreachable("unknown ABI type");
+}
+
+FailureOr<LLVM::LLVMFuncOp>
+mlir::tle::lookupOrDeclareAbiFunction(OpBuilder &builder,
+                                      Operation *symbolTable,
+                                      const ::tle::abi::Function &fn) {
+  MLIRContext *ctx = builder.getContext();
+  SmallVector<Type> params;
+  for (unsigned i = 0; i < fn.numParams; ++i)
+    params.push_back(llvmType(ctx, fn.params[i]));
+  return LLVM::lookupOrCreateFn(builder, symbolTable, fn.name, params,
+                                llvmType(ctx, fn.result));
 }
 
 /// Returns `handle` as a generic (address space 0) pointer, which is what
@@ -128,6 +131,33 @@ static Value toGenericPointer(OpBuilder &builder, Location loc, Value handle) {
   if (cast<LLVM::LLVMPointerType>(handle.getType()).getAddressSpace() != 0)
     return LLVM::AddrSpaceCastOp::create(builder, loc, ptrType, handle);
   return handle;
+}
+
+/// Replaces `op` by a call of the ABI function `fn` on `args`, declaring the
+/// callee in the nearest symbol table (`gpu.module` or `builtin.module`).
+/// Arguments the ABI takes as pointers are converted to generic pointers.
+static LogicalResult replaceWithAbiCall(ConversionPatternRewriter &rewriter,
+                                        Operation *op, Fn fn,
+                                        ValueRange args) {
+  const ::tle::abi::Function &entry = ::tle::abi::function(fn);
+  Operation *symbolTable = op->getParentWithTrait<OpTrait::SymbolTable>();
+  if (!symbolTable)
+    return rewriter.notifyMatchFailure(op, "no enclosing symbol table");
+  assert(args.size() == entry.numParams && "wrong number of ABI arguments");
+  FailureOr<LLVM::LLVMFuncOp> func =
+      lookupOrDeclareAbiFunction(rewriter, symbolTable, entry);
+  if (failed(func))
+    return failure();
+  SmallVector<Value> operands;
+  for (auto [value, type] : llvm::zip(args, entry.params)) {
+    bool isPointer = type == ::tle::abi::Type::Ptr;
+    operands.push_back(isPointer
+                           ? toGenericPointer(rewriter, op->getLoc(), value)
+                           : value);
+  }
+  auto call = LLVM::CallOp::create(rewriter, op->getLoc(), *func, operands);
+  rewriter.replaceOp(op, call->getResults());
+  return success();
 }
 
 static Value createI32(OpBuilder &builder, Location loc, int32_t value) {
@@ -157,83 +187,51 @@ struct DeviceIntraBarrierOpLowering
           "multimem is not expressible in the unified ABI; use abi=scalar");
 
     Location loc = op.getLoc();
-    Type voidType = LLVM::LLVMVoidType::get(getContext());
-    Value comm = toGenericPointer(rewriter, loc, adaptor.getComm());
+    Value comm = adaptor.getComm();
     Value index = adaptor.getIndex();
-    Value order = createI32(rewriter, loc, encodeOrder(op.getOrder()));
+    Value order = createI32(rewriter, loc, static_cast<int>(op.getOrder()));
     Value multimem = LLVM::ConstantOp::create(
         rewriter, loc, rewriter.getI1Type(), op.getMultimem() ? 1 : 0);
-    StringRef kind = kindName(op.getKind());
+    BarrierKind kind = op.getKind();
 
+    // FlagCX has no grid group (its coopKind 3 is TILE_SPAN): the grid
+    // barrier has TLE's own entry points under either ABI.
     if (isGrid)
-      return replaceWithRuntimeCall(rewriter, op,
-                                    ("tleIntraGridBarrier" + kind + "S").str(),
-                                    voidType, {comm, index, multimem, order});
+      return replaceWithAbiCall(
+          rewriter, op, barrierFunction(Fn::tleIntraGridBarrierArriveS, kind),
+          {comm, index, multimem, order});
 
-    Value coop = createI32(rewriter, loc, encodeCoopKind(op.getGroup()));
+    Value coop = createI32(rewriter, loc, static_cast<int>(op.getGroup()));
     if (abi == BarrierABI::Scalar)
-      return replaceWithRuntimeCall(
-          rewriter, op, ("flagcxIntraBarrier" + kind + "S").str(), voidType,
+      return replaceWithAbiCall(
+          rewriter, op, barrierFunction(Fn::flagcxIntraBarrierArriveS, kind),
           {comm, coop, index, multimem, order});
 
-    Value team = createI32(rewriter, loc, abi::kTeamIntra);
-    Value context = createI32(rewriter, loc, abi::kDefaultContext);
-    Value scope = createI32(rewriter, loc, abi::kScopeSystem);
-    return replaceWithRuntimeCall(
-        rewriter, op, ("flagcxDevBarrier" + kind).str(), voidType,
+    Value team = createI32(rewriter, loc, ::tle::kTeamIntra);
+    Value context = createI32(rewriter, loc, 0);
+    Value scope = createI32(rewriter, loc, ::tle::kScopeSystem);
+    return replaceWithAbiCall(
+        rewriter, op, barrierFunction(Fn::flagcxDevBarrierArrive, kind),
         {comm, team, index, context, coop, order, scope});
   }
 
   BarrierABI abi;
 };
 
-struct IntraRankOpLowering : ConvertOpToLLVMPattern<IntraRankOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+/// An op whose operands are, in order, the arguments of one ABI function and
+/// whose result is its result: the rank and size queries and the pointers.
+template <typename OpT>
+struct RuntimeCallLowering : ConvertOpToLLVMPattern<OpT> {
+  RuntimeCallLowering(const LLVMTypeConverter &converter, Fn fn)
+      : ConvertOpToLLVMPattern<OpT>(converter), fn(fn) {}
 
   LogicalResult
-  matchAndRewrite(IntraRankOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Value comm = toGenericPointer(rewriter, op.getLoc(), adaptor.getComm());
-    return replaceWithRuntimeCall(rewriter, op, "flagcxDevCommGetIntraRank",
-                                  rewriter.getI32Type(), {comm});
+    return replaceWithAbiCall(rewriter, op, fn, adaptor.getOperands());
   }
-};
 
-struct IntraSizeOpLowering : ConvertOpToLLVMPattern<IntraSizeOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(IntraSizeOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value comm = toGenericPointer(rewriter, op.getLoc(), adaptor.getComm());
-    return replaceWithRuntimeCall(rewriter, op, "flagcxDevCommGetIntraSize",
-                                  rewriter.getI32Type(), {comm});
-  }
-};
-
-struct LocalPointerOpLowering : ConvertOpToLLVMPattern<LocalPointerOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(LocalPointerOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value mem = toGenericPointer(rewriter, op.getLoc(), adaptor.getMem());
-    return replaceWithRuntimeCall(rewriter, op, "flagcxGetLocalPointerS",
-                                  op.getType(), {mem, adaptor.getOffset()});
-  }
-};
-
-struct IntraPointerOpLowering : ConvertOpToLLVMPattern<IntraPointerOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(IntraPointerOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Value mem = toGenericPointer(rewriter, op.getLoc(), adaptor.getMem());
-    return replaceWithRuntimeCall(
-        rewriter, op, "flagcxGetIntraPointerS", op.getType(),
-        {mem, adaptor.getOffset(), adaptor.getPeer()});
-  }
+  Fn fn;
 };
 
 } // namespace
@@ -242,8 +240,40 @@ void mlir::tle::populateTLEToLLVMConversionPatterns(
     const LLVMTypeConverter &converter, RewritePatternSet &patterns,
     BarrierABI abi) {
   patterns.add<DeviceIntraBarrierOpLowering>(converter, abi);
-  patterns.add<IntraRankOpLowering, IntraSizeOpLowering, LocalPointerOpLowering,
-               IntraPointerOpLowering>(converter);
+  patterns.add<RuntimeCallLowering<IntraRankOp>>(
+      converter, Fn::flagcxDevCommGetIntraRank);
+  patterns.add<RuntimeCallLowering<IntraSizeOp>>(
+      converter, Fn::flagcxDevCommGetIntraSize);
+  patterns.add<RuntimeCallLowering<LocalPointerOp>>(
+      converter, Fn::flagcxGetLocalPointerS);
+  patterns.add<RuntimeCallLowering<IntraPointerOp>>(
+      converter, Fn::flagcxGetIntraPointerS);
+}
+
+//===----------------------------------------------------------------------===//
+// convert-to-llvm
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Lets MLIR's generic `--convert-to-llvm` lower `tle` ops (with the scalar
+/// ABI, the default of convert-tle-to-llvm).
+struct TLEToLLVMInterface : ConvertToLLVMPatternInterface {
+  using ConvertToLLVMPatternInterface::ConvertToLLVMPatternInterface;
+
+  void populateConvertToLLVMConversionPatterns(
+      ConversionTarget &target, LLVMTypeConverter &typeConverter,
+      RewritePatternSet &patterns) const final {
+    target.addIllegalDialect<TLEDialect>();
+    populateTLEToLLVMConversionPatterns(typeConverter, patterns,
+                                        BarrierABI::Scalar);
+  }
+};
+} // namespace
+
+void mlir::tle::registerConvertTLEToLLVMInterface(DialectRegistry &registry) {
+  registry.addExtension(+[](MLIRContext *ctx, TLEDialect *dialect) {
+    dialect->addInterfaces<TLEToLLVMInterface>();
+  });
 }
 
 //===----------------------------------------------------------------------===//

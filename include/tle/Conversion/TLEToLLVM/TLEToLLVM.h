@@ -9,8 +9,17 @@
 #ifndef TLE_CONVERSION_TLETOLLVM_TLETOLLVM_H
 #define TLE_CONVERSION_TLETOLLVM_TLETOLLVM_H
 
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Support/LLVM.h"
+
+namespace tle::abi {
+struct Function;
+} // namespace tle::abi
+
 namespace mlir {
+class DialectRegistry;
 class LLVMTypeConverter;
+class OpBuilder;
 class RewritePatternSet;
 
 namespace tle {
@@ -28,6 +37,17 @@ enum class BarrierABI {
 void populateTLEToLLVMConversionPatterns(const LLVMTypeConverter &converter,
                                          RewritePatternSet &patterns,
                                          BarrierABI abi = BarrierABI::Scalar);
+
+/// Declares the ABI function `fn` (an entry of tle/abi.h's tables) as an
+/// `llvm.func` in `symbolTable` unless it is declared already, with the
+/// LLVM types of its signature (every pointer generic).
+FailureOr<LLVM::LLVMFuncOp>
+lookupOrDeclareAbiFunction(OpBuilder &builder, Operation *symbolTable,
+                           const ::tle::abi::Function &fn);
+
+/// Makes the tle dialect take part in MLIR's `--convert-to-llvm` (the scalar
+/// ABI, as convert-tle-to-llvm's default).
+void registerConvertTLEToLLVMInterface(DialectRegistry &registry);
 
 } // namespace tle
 } // namespace mlir

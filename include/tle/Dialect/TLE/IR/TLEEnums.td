@@ -1,11 +1,13 @@
 //===- TLEEnums.td - Enumerations of the tle dialect -------*- tablegen -*-===//
 //
 // The barrier kind, cooperative group and memory order that parameterize
-// `tle.device_intra_barrier`. The integer values here are only the storage of
-// the attributes; the lowering maps each case to the ABI encoding explicitly
-// (docs/abi.md), so these numbers never reach a call by accident. They are
-// plain I32EnumAttrs rather than dialect EnumAttrs because only those print
-// as a bare keyword with single spacing in the op syntax (`sync`, `group warp`).
+// `tle.device_intra_barrier`. Each case stores its ABI value from
+// runtime/device/include/tle/abi.def (TableGen cannot include that file): the
+// lowering passes the stored value, static_asserts in TLEToLLVM.cpp tie every
+// case to abi.h at build time, and unittests/compiler checks both lists
+// against each other. They are plain I32EnumAttrs rather than dialect
+// EnumAttrs because only those print as a bare keyword with single spacing
+// in the op syntax (`sync`, `group warp`).
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,9 +31,9 @@ def TLE_BarrierGroup : I32EnumAttr<"BarrierGroup",
       I32EnumAttrCase<"thread", 0>,
       I32EnumAttrCase<"warp", 1>,
       I32EnumAttrCase<"block", 2>,
-      // Deliberately not 3: FlagCX reads coopKind 3 as TILE_SPAN. The grid
-      // barrier has its own entry points and no coopKind at all.
-      I32EnumAttrCase<"grid", 16>
+      // TLE's grid coop kind (abi.def). FlagCX reads 3 as TILE_SPAN and has
+      // no grid; the lowering calls the tleIntraGridBarrier* entry points.
+      I32EnumAttrCase<"grid", 5>
     ]> {
   let cppNamespace = "::mlir::tle";
 }
