@@ -1,7 +1,6 @@
-//===- CudaPipeline.cpp - Kernel module to PTX
-//-----------------------------===//
+//===- CudaPipeline.cpp - Kernel module to PTX ----------------------------===//
 //
-// The `--target=cuda` lowering of tlec: the tle ops become device-ABI calls,
+// The `--target=cuda` lowering (tle-cuda-pipeline): the tle ops become device-ABI calls,
 // the rest follows MLIR's gpu-lower-to-nvvm-pipeline (device half only; the
 // kernels are already outlined in gpu.modules and there is no host code),
 // and MLIR's GPU serialization links the device library, optimizes and emits
@@ -10,13 +9,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tle/Compiler/Pipelines.h"
+#include "HostPipeline.h"
 
+#include "tle/Conversion/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
 
 #include "llvm/IR/Module.h"
 #include "llvm/Support/raw_ostream.h"
@@ -25,46 +28,35 @@
 using namespace mlir;
 using namespace mlir::tle;
 
-/// Parses `pipeline` into `pm`, reporting a malformed pipeline (a bug here)
-/// at the module.
-static LogicalResult addPipeline(OpPassManager &pm, StringRef pipeline,
-                                 ModuleOp module) {
-  std::string error;
-  llvm::raw_string_ostream os(error);
-  if (succeeded(parsePassPipeline(pipeline, pm, os)))
-    return success();
-  return module.emitError("internal pipeline '")
-         << pipeline << "' is invalid: " << error;
-}
-
-LogicalResult mlir::tle::lowerToNVVM(ModuleOp module,
-                                     const CompileOptions &options) {
-  PassManager pm(module.getContext());
-  std::string tle = options.abi == BarrierABI::Unified
-                        ? "convert-tle-to-llvm{abi=unified}"
-                        : "convert-tle-to-llvm{abi=scalar}";
+void mlir::tle::buildCudaPipeline(OpPassManager &pm,
+                                  const CompileOptions &options) {
+  ConvertTLEToLLVMOptions tle;
+  tle.abi = options.abi;
+  pm.addPass(createConvertTLEToLLVM(tle));
   // The device half of buildLowerToNVVMPassPipeline in
-  // mlir/lib/Dialect/GPU/Pipelines/GPUToNVVMPipeline.cpp (LLVM 22).
-  if (failed(addPipeline(pm,
-                         tle + ",convert-nvgpu-to-nvvm,convert-scf-to-cf,"
-                               "convert-nvvm-to-llvm,convert-func-to-llvm,"
-                               "expand-strided-metadata",
-                         module)))
-    return failure();
+  // mlir/lib/Dialect/GPU/Pipelines/GPUToNVVMPipeline.cpp (LLVM 22); the
+  // kernels are already outlined in gpu.modules and there is no host code.
+  pm.addPass(createConvertNVGPUToNVVMPass());
+  pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createConvertNVVMToLLVMPass());
+  pm.addPass(createConvertFuncToLLVMPass());
+  pm.addPass(memref::createExpandStridedMetadataPass());
   GpuNVVMAttachTargetOptions target;
   target.chip = options.arch;
   target.optLevel = options.optLevel;
   if (!options.deviceLibrary.empty())
     target.linkLibs.push_back(options.deviceLibrary);
   pm.addPass(createGpuNVVMAttachTarget(target));
-  if (failed(addPipeline(pm,
-                         "lower-affine,convert-arith-to-llvm,"
-                         "convert-index-to-llvm,canonicalize,cse,"
-                         "gpu.module(convert-gpu-to-nvvm,canonicalize,cse,"
-                         "reconcile-unrealized-casts)",
-                         module)))
-    return failure();
-  return pm.run(module);
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  OpPassManager &gpu = pm.nest<gpu::GPUModuleOp>();
+  gpu.addPass(createConvertGpuOpsToNVVMOps());
+  gpu.addPass(createCanonicalizerPass());
+  gpu.addPass(createCSEPass());
+  gpu.addPass(createReconcileUnrealizedCastsPass());
 }
 
 FailureOr<CudaArtifacts>

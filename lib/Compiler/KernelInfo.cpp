@@ -2,73 +2,89 @@
 //
 // Reads, from a kernel module before lowering, what a launcher needs and
 // cannot see in PTX: which parameters to pass, whether the launch must be
-// cooperative and how many barrier slots to create.
+// cooperative and how many barrier slots to create. A kernel's barriers are
+// those of every function it reaches through direct calls.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tle/Compiler/KernelInfo.h"
 
+#include "tle/Conversion/GPUToEmu/GPUToEmu.h"
 #include "tle/Dialect/TLE/IR/TLEOps.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
-#include "mlir/Dialect/LLVMIR/LLVMTypes.h"
 #include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/CallInterfaces.h"
 
+#include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace mlir::tle;
+using ::tle::run::BundleKernel;
 
-/// The bundle's spelling of a parameter type, or "" if it has none.
-static std::string spellParamType(Type type) {
-  if (isa<LLVM::LLVMPointerType>(type))
-    return "ptr";
-  if (type.isIndex())
-    return "index";
-  if (auto intType = dyn_cast<IntegerType>(type)) {
-    unsigned width = intType.getWidth();
-    if (width == 1 || width == 8 || width == 16 || width == 32 || width == 64)
-      return "i" + std::to_string(width);
-    return "";
-  }
-  if (type.isF16())
-    return "f16";
-  if (type.isF32())
-    return "f32";
-  if (type.isF64())
-    return "f64";
-  return "";
-}
-
-/// Fills the barrier fields of `info` from the barriers inside `func`.
-static void collectBarriers(gpu::GPUFuncOp func, KernelInfo &info) {
-  bool runtimeIndex = false;
+namespace {
+/// The barriers reachable from one kernel.
+struct BarrierSummary {
+  unsigned ops = 0;
   unsigned slots = 0;
-  func.walk([&](DeviceIntraBarrierOp barrier) {
-    ++info.barrierOps;
-    if (barrier.getGroup() == BarrierGroup::grid)
-      info.cooperative = true;
-    APInt index;
-    if (matchPattern(barrier.getIndex(), m_ConstantInt(&index)) &&
-        !index.isNegative())
-      slots = std::max<unsigned>(slots, index.getZExtValue() + 1);
-    else
-      runtimeIndex = true;
-  });
-  if (!runtimeIndex)
-    info.barrierSlots = slots;
+  bool runtimeIndex = false;
+  bool grid = false;
+};
+} // namespace
+
+/// Adds the barriers of `root`'s ops, and of every function they call
+/// that `visited` has not seen yet, to `sum`.
+static void collectBarriers(Operation *root, BarrierSummary &sum,
+                            SmallPtrSetImpl<Operation *> &visited) {
+  SmallVector<Operation *> work{root};
+  while (!work.empty()) {
+    Operation *fn = work.pop_back_val();
+    if (!visited.insert(fn).second)
+      continue;
+    fn->walk([&](Operation *op) {
+      if (auto barrier = dyn_cast<DeviceIntraBarrierOp>(op)) {
+        ++sum.ops;
+        sum.grid |= barrier.getGroup() == BarrierGroup::grid;
+        APInt index;
+        if (matchPattern(barrier.getIndex(), m_ConstantInt(&index)) &&
+            !index.isNegative())
+          sum.slots = std::max<unsigned>(sum.slots, index.getZExtValue() + 1);
+        else
+          sum.runtimeIndex = true;
+        return;
+      }
+      auto call = dyn_cast<CallOpInterface>(op);
+      if (!call)
+        return;
+      auto callee =
+          llvm::dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
+      if (!callee)
+        return;
+      // Declarations (the ABI's, externals) have no body to walk.
+      if (Operation *target = SymbolTable::lookupNearestSymbolFrom(op, callee))
+        work.push_back(target);
+    });
+  }
 }
 
-FailureOr<std::vector<KernelInfo>>
+FailureOr<std::vector<BundleKernel>>
 mlir::tle::collectKernelInfo(ModuleOp module) {
-  std::vector<KernelInfo> kernels;
+  std::vector<BundleKernel> kernels;
   llvm::StringSet<> names;
   bool failed = false;
   module.walk([&](gpu::GPUFuncOp func) {
     if (!func.isKernel())
       return;
-    KernelInfo info;
+    BundleKernel info;
     info.name = func.getName().str();
+    if (!::tle::run::isValidKernelName(info.name)) {
+      func.emitError("kernel name '")
+          << info.name << "' is not a C identifier";
+      failed = true;
+      return;
+    }
     if (!names.insert(info.name).second) {
       func.emitError("kernel name '")
           << info.name << "' is used by two gpu.modules";
@@ -76,7 +92,7 @@ mlir::tle::collectKernelInfo(ModuleOp module) {
       return;
     }
     for (auto [i, type] : llvm::enumerate(func.getArgumentTypes())) {
-      std::string spelled = spellParamType(type);
+      std::string spelled = spellKernelParamType(type);
       if (spelled.empty()) {
         func.emitError("kernel parameter ")
             << i << " has type " << type
@@ -84,9 +100,15 @@ mlir::tle::collectKernelInfo(ModuleOp module) {
         failed = true;
         return;
       }
-      info.paramTypes.push_back(std::move(spelled));
+      info.params.push_back(std::move(spelled));
     }
-    collectBarriers(func, info);
+    BarrierSummary sum;
+    SmallPtrSet<Operation *, 8> visited;
+    collectBarriers(func, sum, visited);
+    info.barrierOps = sum.ops;
+    info.cooperative = sum.grid;
+    if (!sum.runtimeIndex)
+      info.barrierSlots = sum.slots;
     kernels.push_back(std::move(info));
   });
   if (failed)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from ._paths import device_bitcode_path, host_library_path
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: The name under which the device bitcode is passed in ``extern_libs``.
 EXTERN_LIB_NAME = "tle"

@@ -1,32 +1,28 @@
-//===- tlec.cpp - The TLE kernel compiler
-//----------------------------------===//
+//===- tlec.cpp - The TLE kernel compiler ---------------------------------===//
 //
 // Compiles an MLIR module of `gpu.func` kernels that use the `tle` dialect
 // to PTX for NVIDIA GPUs (the device library linked in) or to host code for
-// the CPU emulator, and writes either the code alone (--emit=mlir|llvm|ptx)
-// or a bundle, the code plus the launch metadata tlerun needs.
+// the CPU emulator, and writes either an intermediate form
+// (--emit=mlir|llvm|ptx) or a bundle, the code plus the launch metadata
+// tlerun needs. The work is mlir::tle::compileModule's; this file is the
+// command line.
 //
 //===----------------------------------------------------------------------===//
 
-#include "../tlerun/Bundle.h"
-#include "tle/Compiler/KernelInfo.h"
 #include "tle/Compiler/Pipelines.h"
-#include "tle/tle.h"
+#include "tle/version.h"
 
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
 
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
+#include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
-#include "llvm/TargetParser/Host.h"
 
 using namespace mlir;
 namespace cl = llvm::cl;
@@ -49,7 +45,8 @@ static cl::opt<mlir::tle::CompileTarget>
                       clEnumValN(mlir::tle::CompileTarget::Host, "host",
                                  "the CPU emulator (host LLVM IR)")),
            cl::init(mlir::tle::CompileTarget::Cuda), cl::cat(category));
-static cl::opt<std::string> arch("arch", cl::desc("GPU architecture"),
+static cl::opt<std::string> arch("arch",
+                                 cl::desc("GPU architecture, sm_70 or newer"),
                                  cl::init("sm_90"), cl::cat(category));
 static cl::opt<Emit>
     emit("emit", cl::desc("What to write"),
@@ -77,94 +74,15 @@ static cl::opt<mlir::tle::BarrierABI>
                               "flagcxDevBarrier*")),
         cl::init(mlir::tle::BarrierABI::Scalar), cl::cat(category));
 
-/// The device library tlec links by default, next to the build's lib/.
-static std::string defaultDeviceLib(const char *argv0) {
-  if (const char *env = std::getenv("TLE_DEVICE_BC"))
-    return env;
-  std::string exe = llvm::sys::fs::getMainExecutable(
-      argv0, reinterpret_cast<void *>(&defaultDeviceLib));
-  llvm::SmallString<256> path(llvm::sys::path::parent_path(exe));
-  llvm::sys::path::append(path, "..", "lib", "libtle_device.bc");
-  return std::string(path);
-}
-
 static void printVersion(llvm::raw_ostream &os) {
-  os << "tlec (TLE) " << TLE_VERSION_MAJOR << "." << TLE_VERSION_MINOR
-     << "\n  LLVM/MLIR " << LLVM_VERSION_STRING << ", bundle format "
-     << ::tle::run::kBundleVersion << "\n";
+  os << "tlec (TLE) " << TLE_VERSION_STRING << "\n  LLVM/MLIR "
+     << LLVM_VERSION_STRING << ", bundle format " << ::tle::run::kBundleVersion
+     << "\n";
 }
 
-/// Compiles the module; writes what --emit asks into `out`.
-static LogicalResult compile(ModuleOp module,
-                             const mlir::tle::CompileOptions &options,
-                             std::string &out) {
-  FailureOr<std::vector<mlir::tle::KernelInfo>> kernels =
-      mlir::tle::collectKernelInfo(module);
-  if (failed(kernels))
-    return failure();
-
-  ::tle::run::Bundle bundle;
-  bundle.source = inputFile;
-  for (const mlir::tle::KernelInfo &info : *kernels)
-    bundle.kernels.push_back({info.name, info.paramTypes, info.cooperative,
-                              info.barrierSlots, info.barrierOps});
-
-  if (options.target == mlir::tle::CompileTarget::Cuda) {
-    if (failed(mlir::tle::lowerToNVVM(module, options)))
-      return failure();
-    if (emit == Emit::MLIR) {
-      llvm::raw_string_ostream os(out);
-      module.print(os);
-      return success();
-    }
-    FailureOr<mlir::tle::CudaArtifacts> artifacts =
-        mlir::tle::serializeToPTX(module, options);
-    if (failed(artifacts))
-      return failure();
-    if (emit == Emit::LLVM)
-      out = artifacts->optimizedLLVM;
-    else if (emit == Emit::PTX)
-      out = artifacts->ptx;
-    else {
-      bundle.target = "cuda";
-      bundle.arch = options.arch;
-      bundle.format = "ptx";
-      bundle.code = artifacts->ptx;
-      out = ::tle::run::writeBundle(bundle);
-    }
-    return success();
-  }
-
-  if (emit == Emit::PTX)
-    return module.emitError("--emit=ptx needs --target=cuda");
-  if (failed(mlir::tle::lowerToHost(module, options)))
-    return failure();
-  if (emit == Emit::MLIR) {
-    llvm::raw_string_ostream os(out);
-    module.print(os);
-    return success();
-  }
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule =
-      mlir::tle::translateHostModule(module, llvmContext);
-  if (!llvmModule)
-    return module.emitError("translation to LLVM IR failed");
-  llvmModule->setTargetTriple(llvm::Triple(llvm::sys::getProcessTriple()));
-  mlir::tle::optimizeHostModule(*llvmModule, options.optLevel);
-  std::string ir;
-  llvm::raw_string_ostream os(ir);
-  llvmModule->print(os, nullptr);
-  if (emit == Emit::LLVM) {
-    out = std::move(ir);
-    return success();
-  }
-  bundle.target = "host";
-  bundle.arch = llvm::sys::getProcessTriple();
-  bundle.format = "llvm";
-  bundle.code = std::move(ir);
-  out = ::tle::run::writeBundle(bundle);
-  return success();
-}
+/// Exit statuses: 2 for a usage error, 1 for everything else that fails.
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
@@ -178,23 +96,31 @@ int main(int argc, char **argv) {
       "Kernels take (%comm: !llvm.ptr, %mem0: !llvm.ptr, ...): the device "
       "communicator, then one symmetric-buffer handle per tlerun --buffer.\n");
 
-  if (optLevel > 3) {
-    llvm::errs() << "tlec: -O" << optLevel << " is out of range (0-3)\n";
-    return 1;
-  }
   mlir::tle::CompileOptions options;
   options.target = target;
   options.arch = arch;
   options.optLevel = optLevel;
   options.abi = abi;
+  std::string invalid = mlir::tle::validateOptions(options);
+  if (!invalid.empty()) {
+    llvm::errs() << "tlec: " << invalid << "\n";
+    return kExitUsage;
+  }
+  if (emit == Emit::PTX && target != mlir::tle::CompileTarget::Cuda) {
+    llvm::errs() << "tlec: --emit=ptx needs --target=cuda\n";
+    return kExitUsage;
+  }
   if (target == mlir::tle::CompileTarget::Cuda && emit != Emit::MLIR) {
     options.deviceLibrary =
-        deviceLib.empty() ? defaultDeviceLib(argv[0]) : std::string(deviceLib);
+        deviceLib.empty()
+            ? mlir::tle::defaultDeviceLibrary(
+                  argv[0], reinterpret_cast<void *>(&printVersion))
+            : std::string(deviceLib);
     if (!llvm::sys::fs::exists(options.deviceLibrary)) {
       llvm::errs() << "tlec: device library '" << options.deviceLibrary
                    << "' not found (build target tle_device_bc, or pass "
                       "--device-lib)\n";
-      return 1;
+      return kExitFailure;
     }
   }
 
@@ -209,23 +135,40 @@ int main(int argc, char **argv) {
       openInputFile(inputFile, &errorMessage);
   if (!input) {
     llvm::errs() << "tlec: " << errorMessage << "\n";
-    return 1;
+    return kExitFailure;
   }
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);
   OwningOpRef<ModuleOp> module = parseSourceFile<ModuleOp>(sourceMgr, &context);
   if (!module)
-    return 1;
+    return kExitFailure;
 
+  mlir::tle::CompileStage stage =
+      emit == Emit::MLIR   ? mlir::tle::CompileStage::LoweredMLIR
+      : emit == Emit::LLVM ? mlir::tle::CompileStage::LLVMIR
+                           : mlir::tle::CompileStage::Bundle;
+  FailureOr<mlir::tle::CompileResult> result =
+      mlir::tle::compileModule(*module, options, stage, inputFile);
+  if (failed(result))
+    return kExitFailure;
   std::string out;
-  if (failed(compile(*module, options, out)))
-    return 1;
+  if (emit == Emit::PTX)
+    out = std::move(result->bundle.code);
+  else if (emit == Emit::Bundle) {
+    std::string error;
+    if (!::tle::run::writeBundle(result->bundle, out, error)) {
+      llvm::errs() << "tlec: cannot write the bundle: " << error << "\n";
+      return kExitFailure;
+    }
+  } else
+    out = std::move(result->text);
+
   std::unique_ptr<llvm::ToolOutputFile> output =
       openOutputFile(outputFile, &errorMessage);
   if (!output) {
     llvm::errs() << "tlec: " << errorMessage << "\n";
-    return 1;
+    return kExitFailure;
   }
   output->os() << out;
   output->keep();

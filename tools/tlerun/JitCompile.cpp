@@ -1,18 +1,20 @@
 //===- JitCompile.cpp - tlerun's in-process compiler ----------------------===//
 //
-// With the compiler built, tlerun takes MLIR directly: for the emulator it
-// lowers the module with tlec's host pipeline and JIT-compiles it with MLIR's
-// ExecutionEngine (ORC); for cuda it produces the PTX tlec would bundle. Host
-// bundles (LLVM IR) are JIT-compiled the same way. The JIT resolves the
-// emulator hooks and the host build of the device library from libtle.so,
-// which tlerun links.
+// With the compiler built, tlerun takes MLIR directly: it compiles the
+// module with mlir::tle::compileModule, exactly as tlec would bundle it,
+// and then runs the bundle's code. Host code (LLVM IR, from MLIR or from a
+// host bundle) is JIT-compiled with MLIR's ExecutionEngine (ORC); the JIT
+// resolves the emulator hooks and the host build of the device library from
+// libtle.so, which tlerun links. A kernel's entry is looked up only among
+// the code's own definitions, under the reserved name tle/abi.h gives it,
+// and its parameter list in the code must match the bundle's metadata.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Kernel.h"
 
-#include "tle/Compiler/KernelInfo.h"
 #include "tle/Compiler/Pipelines.h"
+#include "tle/abi.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -21,17 +23,17 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IRReader/IRReader.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <cstdlib>
 #include <mutex>
 
 using namespace mlir;
@@ -42,17 +44,6 @@ using ::tle::run::Options;
 
 bool ::tle::run::haveCompiler() { return true; }
 
-/// The device library next to tlerun in the build (bin/../lib).
-static std::string defaultDeviceLib() {
-  if (const char *env = std::getenv("TLE_DEVICE_BC"))
-    return env;
-  std::string exe = llvm::sys::fs::getMainExecutable(
-      "tlerun", reinterpret_cast<void *>(&defaultDeviceLib));
-  llvm::SmallString<256> path(llvm::sys::path::parent_path(exe));
-  llvm::sys::path::append(path, "..", "lib", "libtle_device.bc");
-  return std::string(path);
-}
-
 static void initializeOnce() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -62,23 +53,59 @@ static void initializeOnce() {
   });
 }
 
-/// JIT-compiles a host module (MLIR in the LLVM dialect, or LLVM IR text when
-/// `llvmIR` is set) and looks up the kernel's packed entry.
-static bool jit(ModuleOp module, const std::string *llvmIR,
-                const std::string &path, LoadedKernel &out,
-                std::string &error) {
+/// Checks that `module` defines the packed entry of `meta` and a parameter
+/// list equal to the metadata's, so that a bundle whose metadata lies about
+/// its code is refused instead of launched with the wrong arguments.
+static bool checkHostCode(const llvm::Module &module, const BundleKernel &meta,
+                          std::string &error) {
+  std::string entryName = ::tle::abi::kEmuEntryPrefix + meta.name;
+  const llvm::Function *entry = module.getFunction(entryName);
+  if (!entry || entry->isDeclaration()) {
+    error = "the code does not define kernel '" + meta.name + "' (no " +
+            entryName + ")";
+    return false;
+  }
+  std::string paramsName = ::tle::abi::kEmuParamsPrefix + meta.name;
+  const llvm::GlobalVariable *params = module.getNamedGlobal(paramsName);
+  auto *init = params && params->hasInitializer()
+                   ? dyn_cast<llvm::ConstantDataArray>(params->getInitializer())
+                   : nullptr;
+  if (!init || !init->isCString()) {
+    error = "the code lacks the parameter list of kernel '" + meta.name + "'";
+    return false;
+  }
+  std::string inCode = init->getAsCString().str();
+  std::string inMeta = ::tle::run::joinParams(meta.params);
+  if (inCode != inMeta) {
+    error = "kernel '" + meta.name + "' takes (" + inCode +
+            ") in its code but the bundle's metadata says (" + inMeta + ")";
+    return false;
+  }
+  return true;
+}
+
+/// JIT-compiles host LLVM IR `ir` and looks up the kernel's packed entry.
+static bool jit(const std::string &ir, const std::string &path,
+                LoadedKernel &out, std::string &error) {
+  MLIRContext context;
+  context.loadDialect<LLVM::LLVMDialect>();
+  OwningOpRef<ModuleOp> empty = ModuleOp::create(UnknownLoc::get(&context));
   std::string parseError;
+  bool codeOk = true;
   auto builder =
-      [&](Operation *op,
-          llvm::LLVMContext &context) -> std::unique_ptr<llvm::Module> {
-    if (!llvmIR)
-      return mlir::tle::translateHostModule(cast<ModuleOp>(op), context);
+      [&](Operation *,
+          llvm::LLVMContext &llvmContext) -> std::unique_ptr<llvm::Module> {
     llvm::SMDiagnostic diag;
     std::unique_ptr<llvm::Module> parsed =
-        llvm::parseIR(llvm::MemoryBufferRef(*llvmIR, path), diag, context);
+        llvm::parseIR(llvm::MemoryBufferRef(ir, path), diag, llvmContext);
     if (!parsed) {
       llvm::raw_string_ostream os(parseError);
       diag.print("tlerun", os);
+      return nullptr;
+    }
+    if (!checkHostCode(*parsed, out.meta, parseError)) {
+      codeOk = false;
+      return nullptr;
     }
     return parsed;
   };
@@ -89,13 +116,14 @@ static bool jit(ModuleOp module, const std::string *llvmIR,
   engineOptions.enableGDBNotificationListener = false;
   engineOptions.enablePerfNotificationListener = false;
   llvm::Expected<std::unique_ptr<ExecutionEngine>> engine =
-      ExecutionEngine::create(module, engineOptions);
+      ExecutionEngine::create(*empty, engineOptions);
   if (!engine) {
-    error = "JIT compilation failed: " + llvm::toString(engine.takeError()) +
-            parseError;
+    llvm::consumeError(engine.takeError());
+    error = codeOk ? "JIT compilation failed: " + parseError : parseError;
     return false;
   }
-  llvm::Expected<void *> entry = (*engine)->lookup(out.meta.name);
+  llvm::Expected<void *> entry =
+      (*engine)->lookup(::tle::abi::kEmuEntryPrefix + out.meta.name);
   if (!entry) {
     error = "JIT: kernel entry '" + out.meta.name +
             "' not found: " + llvm::toString(entry.takeError());
@@ -111,20 +139,16 @@ bool ::tle::run::compileKernel(const Options &options, const std::string &path,
                                const Bundle *hostBundle, LoadedKernel &out,
                                std::string &error) {
   initializeOnce();
+  if (hostBundle) {
+    out.meta = *hostBundle->findKernel(options.kernel);
+    return jit(source, path, out, error);
+  }
+
   DialectRegistry registry;
   mlir::tle::registerCompilerDialects(registry);
   MLIRContext context(registry);
   // A located one-line error is the interface; the op dump is noise.
   context.printOpOnDiagnostic(false);
-
-  if (hostBundle) {
-    const BundleKernel *meta = hostBundle->findKernel(options.kernel);
-    out.meta = *meta;
-    context.loadDialect<LLVM::LLVMDialect>();
-    OwningOpRef<ModuleOp> empty = ModuleOp::create(UnknownLoc::get(&context));
-    return jit(*empty, &source, path, out, error);
-  }
-
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBufferCopy(source, path), llvm::SMLoc());
@@ -134,54 +158,41 @@ bool ::tle::run::compileKernel(const Options &options, const std::string &path,
     error = "cannot parse '" + path + "'";
     return false;
   }
-  FailureOr<std::vector<mlir::tle::KernelInfo>> kernels =
-      mlir::tle::collectKernelInfo(*module);
-  if (failed(kernels)) {
-    error = "cannot compile '" + path + "'";
-    return false;
-  }
-  const mlir::tle::KernelInfo *info = nullptr;
-  std::string names;
-  for (const mlir::tle::KernelInfo &kernel : *kernels) {
-    names += " " + kernel.name;
-    if (kernel.name == options.kernel)
-      info = &kernel;
-  }
-  if (!info) {
-    error = "no kernel '" + options.kernel + "' in '" + path +
-            "' (it has:" + names + ")";
-    return false;
-  }
-  out.meta = {info->name, info->paramTypes, info->cooperative,
-              info->barrierSlots, info->barrierOps};
 
   mlir::tle::CompileOptions compileOptions;
-  if (options.target == "cuda") {
-    compileOptions.target = mlir::tle::CompileTarget::Cuda;
+  compileOptions.target = options.target == "cuda"
+                              ? mlir::tle::CompileTarget::Cuda
+                              : mlir::tle::CompileTarget::Host;
+  if (compileOptions.target == mlir::tle::CompileTarget::Cuda) {
     compileOptions.deviceLibrary =
-        options.deviceLib.empty() ? defaultDeviceLib() : options.deviceLib;
+        options.deviceLib.empty()
+            ? mlir::tle::defaultDeviceLibrary(
+                  "tlerun", reinterpret_cast<void *>(&initializeOnce))
+            : options.deviceLib;
     if (!llvm::sys::fs::exists(compileOptions.deviceLibrary)) {
       error = "device library '" + compileOptions.deviceLibrary +
               "' not found (pass --device-lib)";
       return false;
     }
-    if (failed(mlir::tle::lowerToNVVM(*module, compileOptions))) {
-      error = "cannot compile '" + path + "' for cuda";
-      return false;
-    }
-    FailureOr<mlir::tle::CudaArtifacts> artifacts =
-        mlir::tle::serializeToPTX(*module, compileOptions);
-    if (failed(artifacts)) {
-      error = "cannot compile '" + path + "' for cuda";
-      return false;
-    }
-    out.ptx = artifacts->ptx;
-    return true;
   }
-  compileOptions.target = mlir::tle::CompileTarget::Host;
-  if (failed(mlir::tle::lowerToHost(*module, compileOptions))) {
-    error = "cannot compile '" + path + "' for the emulator";
+  FailureOr<mlir::tle::CompileResult> result = mlir::tle::compileModule(
+      *module, compileOptions, mlir::tle::CompileStage::Bundle, path);
+  if (failed(result)) {
+    error = "cannot compile '" + path + "' for " + options.target;
     return false;
   }
-  return jit(*module, nullptr, path, out, error);
+  const BundleKernel *meta = result->bundle.findKernel(options.kernel);
+  if (!meta) {
+    error = "no kernel '" + options.kernel + "' in '" + path + "' (it has:";
+    for (const BundleKernel &kernel : result->bundle.kernels)
+      error += " " + kernel.name;
+    error += ")";
+    return false;
+  }
+  out.meta = *meta;
+  if (compileOptions.target == mlir::tle::CompileTarget::Cuda) {
+    out.ptx = std::move(result->bundle.code);
+    return true;
+  }
+  return jit(result->bundle.code, path, out, error);
 }

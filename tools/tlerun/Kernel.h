@@ -11,7 +11,7 @@
 #ifndef TLE_TOOLS_TLERUN_KERNEL_H
 #define TLE_TOOLS_TLERUN_KERNEL_H
 
-#include "Bundle.h"
+#include "bundle/Bundle.h"
 #include "Options.h"
 
 #include <memory>

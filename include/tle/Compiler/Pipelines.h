@@ -1,10 +1,12 @@
-//===- Pipelines.h - tlec's lowerings of a kernel module --------*- C++ -*-===//
+//===- Pipelines.h - Compiling a kernel module to a bundle ------*- C++ -*-===//
 //
-// The two ways tlec (and tlerun's in-process compiler) lower a module of
-// `gpu.func` kernels that use the `tle` dialect: to PTX for NVIDIA GPUs, with
-// the device bitcode library linked and internalized by MLIR's GPU
-// serialization machinery, and to host LLVM IR for the CPU emulator, where
-// thread ids and block barriers become calls of the emulator's hooks.
+// The one compile entry point of tlec and tlerun's in-process compiler: a
+// module of `gpu.func` kernels that use the `tle` dialect, and options, in;
+// a bundle (code plus launch metadata) or an intermediate form out. Two
+// lowerings: to PTX for NVIDIA GPUs, with the device bitcode library linked
+// and internalized by MLIR's GPU serialization, and to host LLVM IR for the
+// CPU emulator. Both are also registered as pass pipelines
+// (`tle-cuda-pipeline`, `tle-host-pipeline`) for tle-opt.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,19 +15,16 @@
 
 #include "tle/Conversion/TLEToLLVM/TLEToLLVM.h"
 
+#include "bundle/Bundle.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
 
-#include <memory>
 #include <string>
-
-namespace llvm {
-class LLVMContext;
-class Module;
-} // namespace llvm
 
 namespace mlir {
 class DialectRegistry;
+class OpPassManager;
 
 namespace tle {
 
@@ -40,7 +39,8 @@ enum class CompileTarget {
 /// How to lower a kernel module.
 struct CompileOptions {
   CompileTarget target = CompileTarget::Cuda;
-  /// GPU architecture for `Cuda`.
+  /// GPU architecture for `Cuda`: sm_70 or newer (the device library uses
+  /// the PTX memory model of sm_70).
   std::string arch = "sm_90";
   /// The device library bitcode linked into `Cuda` kernels; empty: none.
   std::string deviceLibrary;
@@ -50,49 +50,51 @@ struct CompileOptions {
   BarrierABI abi = BarrierABI::Scalar;
 };
 
+/// How far compileModule goes.
+enum class CompileStage {
+  /// The module after the MLIR pipeline (LLVM and NVVM dialects).
+  LoweredMLIR,
+  /// LLVM IR: for cuda, linked with the device library and optimized.
+  LLVMIR,
+  /// The bundle: PTX (cuda) or host LLVM IR, with the kernels' metadata.
+  Bundle,
+};
+
+/// What compileModule produced.
+struct CompileResult {
+  /// Always carries the kernels' metadata; target, arch, format and code
+  /// are set at CompileStage::Bundle.
+  ::tle::run::Bundle bundle;
+  /// The text of LoweredMLIR or LLVMIR.
+  std::string text;
+};
+
+/// Compiles `module` (modified in place) up to `stage`. Every failure is
+/// reported as a located diagnostic; `source` names the input in the bundle.
+FailureOr<CompileResult> compileModule(ModuleOp module,
+                                       const CompileOptions &options,
+                                       CompileStage stage,
+                                       StringRef source = "");
+
+/// Checks options before any work: `arch` is sm_70 or newer, `optLevel` is
+/// 0..3. Returns a message, or "" when they are valid.
+std::string validateOptions(const CompileOptions &options);
+
+/// The device library a tool links by default: $TLE_DEVICE_BC, else
+/// lib/libtle_device.bc next to the tool's bin/ folder (`argv0` and an
+/// address inside the tool locate it).
+std::string defaultDeviceLibrary(const char *argv0, void *addressInTool);
+
+/// The MLIR half of each lowering, as pass pipelines.
+void buildCudaPipeline(OpPassManager &pm, const CompileOptions &options);
+void buildHostPipeline(OpPassManager &pm, BarrierABI abi);
+
 /// Registers every dialect, interface and translation the pipelines need.
 void registerCompilerDialects(DialectRegistry &registry);
 
-/// Registers the passes the pipelines name in their textual form.
+/// Registers TLE's passes, the upstream ones, and the pipelines
+/// `tle-cuda-pipeline` and `tle-host-pipeline`.
 void registerCompilerPasses();
-
-/// Lowers every `gpu.module` of `module` to the LLVM and NVVM dialects and
-/// attaches an NVVM target that links `options.deviceLibrary`. The result is
-/// what `serializeToPTX` consumes.
-LogicalResult lowerToNVVM(ModuleOp module, const CompileOptions &options);
-
-/// The output of serializing lowered `gpu.module`s.
-struct CudaArtifacts {
-  /// PTX of every gpu.module, concatenated (tlec accepts one).
-  std::string ptx;
-  /// The LLVM IR after linking the device library and optimizing.
-  std::string optimizedLLVM;
-};
-
-/// Runs MLIR's GPU serialization (the machinery of `gpu-module-to-binary
-/// format=isa`) on a module produced by `lowerToNVVM`: translation to LLVM
-/// IR, bitcode linking (only the needed functions, then internalized),
-/// optimization and PTX emission.
-FailureOr<CudaArtifacts> serializeToPTX(ModuleOp module,
-                                        const CompileOptions &options);
-
-/// Lowers the kernels of `module` for the CPU emulator, in the LLVM dialect:
-/// the gpu.modules are flattened into `module`, gpu ids and `gpu.barrier`
-/// become emulator hooks (tle/detail/EmuHooks.h), and each kernel `NAME`
-/// becomes `void NAME(void **args)` calling `__tle_kernel_NAME` with
-/// `*args[i]` as its i-th parameter, the convention of `tleEmuLaunch`. Ops
-/// without a host meaning (inline assembly, NVVM ops) are reported at their
-/// location and the lowering fails.
-LogicalResult lowerToHost(ModuleOp module, const CompileOptions &options);
-
-/// Translates a module produced by `lowerToHost` to LLVM IR for the host,
-/// adding the host C calling convention's `zeroext` on `i1` parameters of
-/// external calls (the device ABI's `bool multimem`).
-std::unique_ptr<llvm::Module> translateHostModule(ModuleOp module,
-                                                  llvm::LLVMContext &context);
-
-/// Runs LLVM's default optimization pipeline at `optLevel` on a host module.
-void optimizeHostModule(llvm::Module &module, unsigned optLevel);
 
 } // namespace tle
 } // namespace mlir

@@ -1,7 +1,9 @@
 //===- Passes.td - TLE conversion passes -------------------*- tablegen -*-===//
 //
-// Declares every conversion pass of TLE. One file for all of them, as in
-// MLIR and CIRCT, so that a reader finds the whole lowering story here.
+// Declares every conversion pass of TLE: the lowering of the tle dialect to
+// the device ABI, and the passes that lower a kernel module for the CPU
+// emulator. One file for all of them, as in MLIR and CIRCT, so that a reader
+// finds the whole lowering story here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -76,6 +78,132 @@ def ConvertTLEToLLVM : Pass<"convert-tle-to-llvm"> {
              clEnumValN(::mlir::tle::BarrierABI::Unified, "unified",
                         "flagcxDevBarrier* (FlagCX unified form)"))}]>
   ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
+//===----------------------------------------------------------------------===//
+// The host lowering: kernel modules for the CPU emulator (tlec --target=host).
+// The emulator runs every GPU thread as a fiber that calls the kernel as a
+// plain C function; ids and block barriers are emulator hooks (tle/abi.def,
+// TLE_EMU_HOOK), the tle ops call the host build of the device library.
+// `tle-host-pipeline` (lib/Compiler) chains these passes.
+//===----------------------------------------------------------------------===//
+
+def VerifyHostKernels : Pass<"tle-verify-host-kernels", "::mlir::ModuleOp"> {
+  let summary = "Reject what the CPU emulator cannot run, and reserved names";
+  let description = [{
+    Reports, each at its location, every op that has no meaning on the host
+    (NVVM/ROCDL/NVGPU/AMDGPU ops, inline assembly, NVVM/AMDGCN intrinsics,
+    workgroup or private memory attributions, gpu ops other than ids, dims,
+    `gpu.barrier` and `gpu.return`), and every symbol the host lowering
+    reserves: names starting with `__tle_`, and the names of the device
+    ABI's entry points and emulator hooks, which a kernel module must not
+    define. Kernel names must be C identifiers. The pass changes nothing; it
+    fails if it reported anything, so one run shows the whole list.
+
+    Example (rejected):
+
+    ```mlir
+    gpu.func @tleEmuSyncBlock(%comm: !llvm.ptr) kernel { gpu.return }
+    // error: symbol 'tleEmuSyncBlock' is reserved (an emulator hook)
+    ```
+  }];
+}
+
+def FlattenGpuModules : Pass<"tle-flatten-gpu-modules", "::mlir::ModuleOp"> {
+  let summary = "Move gpu.module contents into the host module";
+  let description = [{
+    Moves every op of every `gpu.module` into the enclosing module and erases
+    the gpu.modules. `gpu.func`s become `func.func`s; a kernel `NAME` becomes
+    `__tle_kernel.NAME` with the attribute `tle.emu_kernel = "NAME"`, which
+    `tle-emu-entry-points` later gives a packed entry. Declarations that
+    several gpu.modules share (the ABI's) are kept once; two definitions of
+    one symbol are an error.
+
+    Before:
+
+    ```mlir
+    module attributes {gpu.container_module} {
+      gpu.module @m {
+        gpu.func @k(%comm: !llvm.ptr) kernel { gpu.return }
+      }
+    }
+    ```
+
+    After:
+
+    ```mlir
+    module {
+      func.func @__tle_kernel.k(%comm: !llvm.ptr) attributes {tle.emu_kernel = "k"} {
+        return
+      }
+    }
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
+}
+
+def ConvertGpuToEmuHooks : Pass<"convert-gpu-to-tle-emu", "::mlir::ModuleOp"> {
+  let summary = "Lower gpu ids, dims and gpu.barrier to emulator hooks";
+  let description = [{
+    Replaces `gpu.thread_id`, `gpu.block_id`, `gpu.block_dim`,
+    `gpu.grid_dim` by calls of `tleEmuThreadId` / `BlockId` / `BlockDim` /
+    `GridDim` (dimension x, y, z as 0, 1, 2) and `gpu.barrier` by
+    `tleEmuSyncBlock`, declaring the hooks from tle/abi.def.
+
+    Before:
+
+    ```mlir
+    %t = gpu.thread_id x
+    gpu.barrier
+    ```
+
+    After:
+
+    ```mlir
+    %c0 = llvm.mlir.constant(0 : i32) : i32
+    %0 = llvm.call @tleEmuThreadId(%c0) : (i32) -> i32
+    %t = arith.index_castui %0 : i32 to index
+    llvm.call @tleEmuSyncBlock() : () -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def EmuEntryPoints : Pass<"tle-emu-entry-points", "::mlir::ModuleOp"> {
+  let summary = "Give each emulator kernel the packed entry tleEmuLaunch calls";
+  let description = [{
+    Runs after the lowering to the LLVM dialect. For every `llvm.func`
+    carrying `tle.emu_kernel = "NAME"`, adds the packed entry
+    `void __tle_entry.NAME(void **args)`, which loads `*args[i]` as the i-th
+    parameter and calls the kernel body (made internal), and a constant
+    `__tle_params.NAME` holding the parameter types as the bundle spells them
+    (`ptr,i32`), so that a loader can check a bundle's metadata against the
+    code. Every generated name is in the reserved `__tle_` namespace, so a
+    kernel may be called anything (`abort` included) without meeting a
+    symbol of the process that loads it.
+
+    Before:
+
+    ```mlir
+    llvm.func @__tle_kernel.k(%comm: !llvm.ptr) attributes {tle.emu_kernel = "k"}
+    ```
+
+    After:
+
+    ```mlir
+    llvm.func internal @__tle_kernel.k(%comm: !llvm.ptr)
+    llvm.func @__tle_entry.k(%args: !llvm.ptr) {
+      %slot = llvm.getelementptr %args[0] : (!llvm.ptr) -> !llvm.ptr, !llvm.ptr
+      %p = llvm.load %slot : !llvm.ptr -> !llvm.ptr
+      %comm = llvm.load %p : !llvm.ptr -> !llvm.ptr
+      llvm.call @__tle_kernel.k(%comm) : (!llvm.ptr) -> ()
+      llvm.return
+    }
+    llvm.mlir.global constant @__tle_params.k("ptr\00")
+    ```
+  }];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 

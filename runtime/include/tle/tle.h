@@ -18,13 +18,11 @@
 #include <stdint.h>
 
 #include "tle/detail/Export.h"
+#include "tle/version.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define TLE_VERSION_MAJOR 0
-#define TLE_VERSION_MINOR 1
 
 typedef enum {
   tleSuccess = 0,

@@ -165,6 +165,15 @@ constexpr const Function &hook(Hook h) {
 
 #undef TLE_ABI_TYPE
 
+/// Host-compiled kernels (tlec --target=host): every symbol the lowering
+/// generates starts with kReservedPrefix; kernel NAME's packed entry,
+/// `void (void **args)` with args[i] pointing at the i-th argument, is
+/// kEmuEntryPrefix + NAME, and kEmuParamsPrefix + NAME is a C string of its
+/// parameter types as bundles spell them ("ptr,i32").
+inline constexpr const char kReservedPrefix[] = "__tle_";
+inline constexpr const char kEmuEntryPrefix[] = "__tle_entry.";
+inline constexpr const char kEmuParamsPrefix[] = "__tle_params.";
+
 /// A case of an enumeration as the dialect and front ends spell it.
 struct EnumCase {
   const char *spelling;

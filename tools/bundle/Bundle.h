@@ -3,13 +3,16 @@
 // A bundle is what tlec produces and tlerun runs: compiled code plus the
 // launch metadata PTX does not carry. The format is a few lines of text
 // followed by the code, so that tlerun reads it on machines without LLVM
-// (docs/tools.md specifies it). This header and its implementation use only
-// the C++ standard library for that reason.
+// (docs/tools.md specifies it). This library uses only the C++ standard
+// library for that reason; tlec (through lib/Compiler) writes bundles with
+// it and tlerun reads them. The reader trusts nothing: every line, name,
+// type and count is validated, and a bundle that is not exactly what the
+// writer produces is refused with the line that is wrong.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_TOOLS_TLERUN_BUNDLE_H
-#define TLE_TOOLS_TLERUN_BUNDLE_H
+#ifndef TLE_TOOLS_BUNDLE_BUNDLE_H
+#define TLE_TOOLS_BUNDLE_BUNDLE_H
 
 #include <cstdint>
 #include <optional>
@@ -21,19 +24,26 @@ namespace tle::run {
 
 /// The first word of every bundle.
 inline constexpr std::string_view kBundleMagic = "tle-bundle";
-/// The format version this build writes and reads.
-inline constexpr int kBundleVersion = 1;
+/// The format version this build writes and reads. 2: host code names its
+/// packed entries `__tle_entry.NAME` (tle/abi.h).
+inline constexpr int kBundleVersion = 2;
+/// Upper bounds a reader enforces, so that a hostile bundle cannot make it
+/// allocate without limit before the code is even looked at.
+inline constexpr size_t kMaxBundleKernels = 1024;
+inline constexpr size_t kMaxKernelParams = 256;
 
 /// Launch metadata of one kernel.
 struct BundleKernel {
+  /// A C identifier (isValidKernelName).
   std::string name;
   /// ptr, i1, i8, i16, i32, i64, f16, f32, f64 or index, in order.
   std::vector<std::string> params;
-  /// Needs a co-resident launch (a `group grid` barrier).
+  /// Needs a co-resident launch (a `group grid` barrier, in the kernel or
+  /// in a function it calls).
   bool cooperative = false;
   /// Barrier slots the kernel needs; unset: decided at run time.
   std::optional<uint32_t> barrierSlots;
-  /// Barrier ops in the kernel's code (static count).
+  /// Barrier ops the kernel reaches (static count over its call graph).
   uint32_t barrierOps = 0;
 };
 
@@ -54,13 +64,21 @@ struct Bundle {
   const BundleKernel *findKernel(std::string_view name) const;
 };
 
+/// True when `name` is a C identifier.
+bool isValidKernelName(std::string_view name);
+/// True when `type` is a parameter type bundles can carry.
+bool isValidParamType(std::string_view type);
+/// "ptr,i32" for {"ptr", "i32"}.
+std::string joinParams(const std::vector<std::string> &params);
+
 /// True when `text` starts like a bundle.
 bool looksLikeBundle(std::string_view text);
-/// Serializes `bundle`.
-std::string writeBundle(const Bundle &bundle);
+/// Serializes `bundle`; returns false with `error` set if a field cannot be
+/// written faithfully (an invalid name or type, a newline in a value).
+bool writeBundle(const Bundle &bundle, std::string &out, std::string &error);
 /// Parses `text`; on failure returns false with a message in `error`.
 bool parseBundle(std::string_view text, Bundle &out, std::string &error);
 
 } // namespace tle::run
 
-#endif // TLE_TOOLS_TLERUN_BUNDLE_H
+#endif // TLE_TOOLS_BUNDLE_BUNDLE_H

@@ -1,0 +1,311 @@
+//===- Bundle.cpp - Reading and writing kernel bundles --------------------===//
+//
+// The bundle is line-oriented text up to a `code BYTES` line, then exactly
+// BYTES bytes of code. Keys are words, values never contain control
+// characters; a reader skips empty and `#` comment lines and rejects unknown
+// or repeated keys, so that a newer or corrupted bundle fails loudly rather
+// than running with half its metadata.
+//
+//===----------------------------------------------------------------------===//
+
+#include "bundle/Bundle.h"
+
+#include <charconv>
+#include <limits>
+#include <set>
+#include <sstream>
+
+using namespace tle::run;
+
+const BundleKernel *Bundle::findKernel(std::string_view name) const {
+  for (const BundleKernel &kernel : kernels)
+    if (kernel.name == name)
+      return &kernel;
+  return nullptr;
+}
+
+static bool isAlpha(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+static bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+bool tle::run::isValidKernelName(std::string_view name) {
+  if (name.empty() || !(isAlpha(name[0]) || name[0] == '_'))
+    return false;
+  for (char c : name)
+    if (!(isAlpha(c) || isDigit(c) || c == '_'))
+      return false;
+  return true;
+}
+
+bool tle::run::isValidParamType(std::string_view type) {
+  static const std::set<std::string_view> types = {
+      "ptr", "i1", "i8", "i16", "i32", "i64", "f16", "f32", "f64", "index"};
+  return types.count(type) != 0;
+}
+
+std::string tle::run::joinParams(const std::vector<std::string> &params) {
+  std::string out;
+  for (size_t i = 0; i < params.size(); ++i)
+    out += (i ? "," : "") + params[i];
+  return out;
+}
+
+/// A value may hold printable characters only (a newline would start a new
+/// key, which is how a hostile source name could inject metadata).
+static bool isPrintable(std::string_view value) {
+  for (char c : value)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+      return false;
+  return true;
+}
+
+bool tle::run::looksLikeBundle(std::string_view text) {
+  return text.substr(0, kBundleMagic.size()) == kBundleMagic;
+}
+
+bool tle::run::writeBundle(const Bundle &bundle, std::string &out,
+                           std::string &error) {
+  for (std::string_view value :
+       {std::string_view(bundle.target), std::string_view(bundle.arch),
+        std::string_view(bundle.format), std::string_view(bundle.source)})
+    if (!isPrintable(value) || value.find(' ') == 0) {
+      error = "bundle field '" + std::string(value) +
+              "' holds a control character or starts with a space";
+      return false;
+    }
+  std::ostringstream os;
+  os << kBundleMagic << ' ' << kBundleVersion << '\n';
+  os << "target " << bundle.target << '\n';
+  os << "arch " << bundle.arch << '\n';
+  os << "format " << bundle.format << '\n';
+  if (!bundle.source.empty())
+    os << "source " << bundle.source << '\n';
+  for (const BundleKernel &kernel : bundle.kernels) {
+    if (!isValidKernelName(kernel.name)) {
+      error = "kernel name '" + kernel.name + "' is not a C identifier";
+      return false;
+    }
+    for (const std::string &type : kernel.params)
+      if (!isValidParamType(type)) {
+        error = "kernel '" + kernel.name + "' has parameter type '" + type +
+                "', which a bundle cannot carry";
+        return false;
+      }
+    os << "kernel " << kernel.name << " params=" << joinParams(kernel.params)
+       << " cooperative=" << (kernel.cooperative ? 1 : 0) << " barrier-slots=";
+    if (kernel.barrierSlots)
+      os << *kernel.barrierSlots;
+    else
+      os << "runtime";
+    os << " barrier-ops=" << kernel.barrierOps << '\n';
+  }
+  os << "code " << bundle.code.size() << '\n';
+  os << bundle.code;
+  out = os.str();
+  return true;
+}
+
+/// Splits `line` at spaces (runs of spaces count as one).
+static std::vector<std::string_view> splitWords(std::string_view line) {
+  std::vector<std::string_view> words;
+  size_t pos = 0;
+  while (pos < line.size()) {
+    size_t end = line.find(' ', pos);
+    if (end == std::string_view::npos)
+      end = line.size();
+    if (end > pos)
+      words.push_back(line.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  return words;
+}
+
+static bool parseUnsigned(std::string_view text, uint64_t &out) {
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && ptr == text.data() + text.size() && !text.empty();
+}
+
+static bool parseU32(std::string_view text, uint32_t &out) {
+  uint64_t v = 0;
+  if (!parseUnsigned(text, v) || v > std::numeric_limits<uint32_t>::max())
+    return false;
+  out = static_cast<uint32_t>(v);
+  return true;
+}
+
+/// Parses the attributes of a `kernel` line; each must appear exactly once.
+static bool parseKernel(const std::vector<std::string_view> &words,
+                        BundleKernel &kernel, std::string &error) {
+  if (words.size() < 2) {
+    error = "kernel line without a name";
+    return false;
+  }
+  if (!isValidKernelName(words[1])) {
+    error = "kernel name '" + std::string(words[1]) +
+            "' is not a C identifier";
+    return false;
+  }
+  kernel.name = words[1];
+  std::set<std::string_view> seen;
+  for (size_t i = 2; i < words.size(); ++i) {
+    std::string_view word = words[i];
+    size_t eq = word.find('=');
+    if (eq == std::string_view::npos) {
+      error = "malformed kernel attribute '" + std::string(word) + "'";
+      return false;
+    }
+    std::string_view key = word.substr(0, eq), value = word.substr(eq + 1);
+    if (!seen.insert(key).second) {
+      error = "kernel attribute '" + std::string(key) + "' given twice";
+      return false;
+    }
+    if (key == "params") {
+      size_t pos = 0;
+      while (pos < value.size()) {
+        size_t comma = value.find(',', pos);
+        if (comma == std::string_view::npos)
+          comma = value.size();
+        std::string_view type = value.substr(pos, comma - pos);
+        if (!isValidParamType(type)) {
+          error = "unknown parameter type '" + std::string(type) + "'";
+          return false;
+        }
+        if (kernel.params.size() == kMaxKernelParams) {
+          error = "more than " + std::to_string(kMaxKernelParams) +
+                  " parameters";
+          return false;
+        }
+        kernel.params.emplace_back(type);
+        pos = comma + 1;
+      }
+      if (!value.empty() && value.back() == ',') {
+        error = "empty parameter type in '" + std::string(value) + "'";
+        return false;
+      }
+    } else if (key == "cooperative" && (value == "0" || value == "1")) {
+      kernel.cooperative = value == "1";
+    } else if (key == "barrier-slots" && value == "runtime") {
+      kernel.barrierSlots.reset();
+    } else if (uint32_t n = 0;
+               key == "barrier-slots" && parseU32(value, n)) {
+      kernel.barrierSlots = n;
+    } else if (key == "barrier-ops" && parseU32(value, n)) {
+      kernel.barrierOps = n;
+    } else {
+      error =
+          "unknown or malformed kernel attribute '" + std::string(word) + "'";
+      return false;
+    }
+  }
+  for (std::string_view key :
+       {"params", "cooperative", "barrier-slots", "barrier-ops"})
+    if (!seen.count(key)) {
+      error = "kernel '" + kernel.name + "' lacks its '" + std::string(key) +
+              "' attribute";
+      return false;
+    }
+  return true;
+}
+
+/// Checks the header fields once the `code` line is reached.
+static bool checkHeader(const Bundle &b, std::string &error) {
+  if (b.target != "cuda" && b.target != "host") {
+    error = "unknown target '" + b.target + "'";
+    return false;
+  }
+  const char *format = b.target == "cuda" ? "ptx" : "llvm";
+  if (b.format != format) {
+    error = "format '" + b.format + "' does not match target '" + b.target +
+            "' (expected '" + format + "')";
+    return false;
+  }
+  if (b.arch.empty()) {
+    error = "no arch line";
+    return false;
+  }
+  if (b.kernels.empty()) {
+    error = "no kernel line";
+    return false;
+  }
+  return true;
+}
+
+bool tle::run::parseBundle(std::string_view text, Bundle &out,
+                           std::string &error) {
+  out = Bundle();
+  size_t pos = 0;
+  int lineNo = 0;
+  bool sawHeader = false;
+  std::set<std::string_view> seenKeys;
+  while (pos < text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) {
+      error = "bundle ends before its `code` line";
+      return false;
+    }
+    std::string_view line = text.substr(pos, end - pos);
+    pos = end + 1;
+    ++lineNo;
+    auto fail = [&](const std::string &why) {
+      error = "bundle line " + std::to_string(lineNo) + ": " + why;
+      return false;
+    };
+    std::vector<std::string_view> words = splitWords(line);
+    if (words.empty() || line[0] == '#')
+      continue;
+    if (!isPrintable(line))
+      return fail("control character in a metadata line");
+    std::string_view key = words[0];
+    if (!sawHeader) {
+      if (key != kBundleMagic || words.size() != 2)
+        return fail("not a tle bundle");
+      if (words[1] != std::to_string(kBundleVersion))
+        return fail("bundle version " + std::string(words[1]) +
+                    " is not supported (this tlerun reads version " +
+                    std::to_string(kBundleVersion) +
+                    "; recompile the kernel with this tlec)");
+      sawHeader = true;
+      continue;
+    }
+    if (key != "kernel" && !seenKeys.insert(key).second)
+      return fail("key '" + std::string(key) + "' given twice");
+    std::string rest(line.substr(line.find(key) + key.size()));
+    rest.erase(0, rest.find_first_not_of(' '));
+    if (key == "target")
+      out.target = rest;
+    else if (key == "arch")
+      out.arch = rest;
+    else if (key == "format")
+      out.format = rest;
+    else if (key == "source")
+      out.source = rest;
+    else if (key == "kernel") {
+      if (out.kernels.size() == kMaxBundleKernels)
+        return fail("more than " + std::to_string(kMaxBundleKernels) +
+                    " kernels");
+      BundleKernel kernel;
+      if (!parseKernel(words, kernel, error))
+        return fail(error);
+      if (out.findKernel(kernel.name))
+        return fail("kernel '" + kernel.name + "' listed twice");
+      out.kernels.push_back(std::move(kernel));
+    } else if (key == "code") {
+      uint64_t bytes = 0;
+      if (words.size() != 2 || !parseUnsigned(words[1], bytes))
+        return fail("malformed code line");
+      if (text.size() - pos != bytes)
+        return fail("code size mismatch: the code line says " +
+                    std::to_string(bytes) + " bytes, the bundle holds " +
+                    std::to_string(text.size() - pos));
+      if (!checkHeader(out, error))
+        return fail(error);
+      out.code = std::string(text.substr(pos, bytes));
+      return true;
+    } else {
+      return fail("unknown key '" + std::string(key) + "'");
+    }
+  }
+  error = "bundle ends before its `code` line";
+  return false;
+}
