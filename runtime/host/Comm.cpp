@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Comm.h"
+#include "DevError.h"
 #include "CommInternal.h"
 #include "Error.h"
 
@@ -174,83 +175,7 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
   return tleSuccess;
 }
 
-std::string peerList(uint32_t mask) {
-  std::string s;
-  for (int p = 0; p < 32; ++p)
-    if (mask & (1u << p))
-      s += (s.empty() ? "" : ",") + std::to_string(p);
-  return s.empty() ? "none" : s;
-}
-
-tleResult_t resultOf(uint32_t code) {
-  switch (code) {
-  case kDevErrTimeout:
-    return tleTimeout;
-  case kDevErrIndexOutOfRange:
-    return tleIndexOutOfRange;
-  case kDevErrBadComm:
-    return tleInvalidComm;
-  case kDevErrBadArgument:
-    return tleInvalidArgument;
-  case kDevErrDeadlock:
-    return tleDeadlock;
-  default:
-    return tleInternalError;
-  }
-}
-
 } // namespace
-
-void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out) {
-  out = {};
-  out.result = resultOf(e.code);
-  out.rank = e.rank;
-  out.slot = e.slot;
-  out.epoch = e.epoch;
-  out.missingMask = e.missingMask;
-  out.block = e.block;
-  out.thread = e.thread;
-  out.nBarriers = e.nBarriers;
-  out.elapsedNs = e.elapsedNs;
-  char where[64];
-  snprintf(where, sizeof(where), "rank %d block %d thread %d", e.rank, e.block,
-           e.thread);
-  std::string missing = peerList(e.missingMask);
-  char *m = out.message;
-  size_t n = sizeof(out.message);
-  switch (e.code) {
-  case kDevErrTimeout:
-    snprintf(m, n,
-             "%s: barrier wait timed out after %llu ms on slot %u epoch %u; "
-             "missing peers: %s",
-             where, static_cast<unsigned long long>(e.elapsedNs / 1000000),
-             e.slot, e.epoch, missing.c_str());
-    break;
-  case kDevErrIndexOutOfRange:
-    snprintf(m, n, "%s: barrier slot %u out of range (nBarriers %u)", where,
-             e.slot, e.nBarriers);
-    break;
-  case kDevErrBadComm:
-    snprintf(m, n,
-             "%s: invalid communicator (magic/version word 0x%08x; a NULL, "
-             "freed or foreign comm pointer)",
-             where, e.aux);
-    break;
-  case kDevErrBadArgument:
-    snprintf(m, n, "%s: invalid argument %u to a barrier call on slot %u",
-             where, e.aux, e.slot);
-    break;
-  case kDevErrDeadlock:
-    snprintf(m, n,
-             "%s: deadlock in a barrier wait on slot %u epoch %u; missing "
-             "peers: %s",
-             where, e.slot, e.epoch, missing.c_str());
-    break;
-  default:
-    snprintf(m, n, "%s: unknown device error code %u", where, e.code);
-    break;
-  }
-}
 
 tleResult_t getCommInfo(tleComm_t comm, CommInfo &out) {
   return guard("getCommInfo", [&] {

@@ -108,9 +108,6 @@ tleResult_t allocSymmetricAll(const std::vector<SymmetricView *> &views,
 SymMem makeSymMem(const SymmetricView &view, int rank, int size, size_t bytes,
                   ErrorRecord *error);
 
-/// Converts a completed ErrorRecord into the public form.
-void describeErrorRecord(const ErrorRecord &record, tleErrorInfo &out);
-
 } // namespace tle
 
 /// One rank's communicator.

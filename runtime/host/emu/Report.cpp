@@ -8,6 +8,8 @@
 
 #include "emu/Scheduler.h"
 
+#include "DevError.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -32,14 +34,6 @@ std::string ranges(const std::vector<uint32_t> &ids) {
     i = j + 1;
   }
   return out;
-}
-
-std::string peers(uint32_t mask) {
-  std::string out;
-  for (int p = 0; p < 32; ++p)
-    if (mask & (1u << p))
-      out += (out.empty() ? "" : ",") + std::to_string(p);
-  return out.empty() ? "none" : out;
 }
 
 /// Threads of one block that wait on the same thing.
@@ -130,7 +124,7 @@ std::string Scheduler::deadlockReport(RunResult &result) const {
                  (g.wait.what ? g.wait.what : "a spin wait") + " on slot " +
                  std::to_string(g.wait.slot) + " for epoch " +
                  std::to_string(g.wait.epoch) +
-                 "; missing peers: " + peers(g.wait.missingMask);
+                 "; missing peers: " + peerList(g.wait.missingMask);
         } else if (g.kind == Yield::BlockSync) {
           line = who + " wait in block sync (" +
                  std::to_string(b->syncArrived) + " of " +

@@ -192,7 +192,7 @@ TLE_DEV_INLINE Comm checkSlot(const void *comm, uint32_t index, uint32_t entry,
 TLE_DEV_INLINE void checkOrder(const void *comm, uint32_t index, int order,
                                abi::Fn fn) {
   if (TLE_UNLIKELY(static_cast<uint32_t>(order) > kOrderSeqCst))
-    failArgument(comm, index, fn, kArgOrder, order);
+    failArgument(comm, index, fn, kArgOrder, order, kOrderSeqCst);
 }
 
 /// The memory-order table of docs/abi.md: which halves of a barrier order

@@ -90,6 +90,10 @@ TLE_DEVICE_API int32_t tleTritonBarrier(int64_t comm, int32_t barrierKind,
   if (TLE_UNLIKELY(static_cast<uint32_t>(barrierKind) > tle::kBarrierSync))
     failArgument(c, slot, Fn::tleTritonBarrier, tle::kArgBarrierKind,
                  barrierKind, tle::kBarrierSync);
+  // Triton's group space is FlagCX's plus grid; report it as such.
+  if (TLE_UNLIKELY(static_cast<uint32_t>(groupKind) > tle::kCoopGrid))
+    failArgument(c, slot, Fn::tleTritonBarrier, tle::kArgCoopKind, groupKind,
+                 tle::kCoopGrid);
   if (groupKind == tle::kCoopGrid)
     gridBarrier(c, slot, order, barrierKind, Fn::tleTritonBarrier);
   else

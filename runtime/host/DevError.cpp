@@ -1,0 +1,147 @@
+//===- DevError.cpp - Device error records in words -----------------------===//
+//
+// The wording of every device failure. A record names the entry point that
+// failed (an abi::Fn); the message names it with the op or call the user
+// wrote ("tle.local_pointer (flagcxGetLocalPointerS)"), so a report reads
+// the same whether the kernel came from MLIR, Triton or CUDA C++.
+//
+//===----------------------------------------------------------------------===//
+
+#include "DevError.h"
+
+#include "tle/abi.h"
+
+#include <cinttypes>
+#include <cstdio>
+
+namespace tle {
+
+std::string peerList(uint32_t mask) {
+  std::string s;
+  for (int p = 0; p < 32; ++p)
+    if (mask & (1u << p))
+      s += (s.empty() ? "" : ",") + std::to_string(p);
+  return s.empty() ? "none" : s;
+}
+
+tleResult_t resultOfDevError(uint32_t code) {
+  switch (code) {
+  case kDevErrTimeout:
+    return tleTimeout;
+  case kDevErrIndexOutOfRange:
+    return tleIndexOutOfRange;
+  case kDevErrBadComm:
+    return tleInvalidComm;
+  case kDevErrBadArgument:
+    return tleInvalidArgument;
+  case kDevErrDeadlock:
+    return tleDeadlock;
+  default:
+    return tleInternalError;
+  }
+}
+
+namespace {
+
+/// "tle.local_pointer (flagcxGetLocalPointerS)", or "" for an unknown id.
+std::string callName(uint32_t fn) {
+  if (fn >= static_cast<uint32_t>(abi::Fn::NumFunctions))
+    return "";
+  const abi::Function &f = abi::kFunctions[fn];
+  return std::string(f.what) + " (" + f.name + ")";
+}
+
+/// The sentence of a kDevErrBadArgument record, after "<call>: ".
+std::string badArgument(const ErrorRecord &e) {
+  auto value = static_cast<long long>(static_cast<int64_t>(e.value));
+  auto limit = static_cast<unsigned long long>(e.limit);
+  char buf[192];
+  switch (e.argument) {
+  case kArgOffset:
+    snprintf(buf, sizeof(buf),
+             "offset %llu is past the end of a %llu-byte buffer",
+             static_cast<unsigned long long>(e.value), limit);
+    break;
+  case kArgPeer:
+    snprintf(buf, sizeof(buf),
+             "peer %lld is out of range (the communicator has %llu ranks)",
+             value, limit);
+    break;
+  case kArgTeamKind:
+    snprintf(buf, sizeof(buf),
+             "team kind %lld is not supported (TLE serves INTRA = %d only)",
+             value, kTeamIntra);
+    break;
+  case kArgCoopKind:
+  case kArgOrder:
+  case kArgScope:
+  case kArgBarrierKind:
+    snprintf(buf, sizeof(buf), "unknown %s %lld (valid: 0..%llu)",
+             abi::describe(static_cast<BadArgument>(e.argument)), value,
+             limit);
+    break;
+  default:
+    snprintf(buf, sizeof(buf), "bad argument %u with value %lld", e.argument,
+             value);
+    break;
+  }
+  return buf;
+}
+
+} // namespace
+
+void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out) {
+  out = {};
+  out.result = resultOfDevError(e.code);
+  out.rank = e.rank;
+  out.slot = e.slot;
+  out.epoch = e.epoch;
+  out.missingMask = e.missingMask;
+  out.block = e.block;
+  out.thread = e.thread;
+  out.nBarriers = e.nBarriers;
+  out.elapsedNs = e.elapsedNs;
+  char where[64];
+  snprintf(where, sizeof(where), "rank %d block %d thread %d", e.rank, e.block,
+           e.thread);
+  std::string call = callName(e.function);
+  // "<where>: <call>: <what happened>"; the call is left out when the
+  // record names none (the emulator's deadlock reports).
+  std::string at = std::string(where) + ": " + (call.empty() ? "" : call + ": ");
+  std::string missing = peerList(e.missingMask);
+  char *m = out.message;
+  size_t n = sizeof(out.message);
+  switch (e.code) {
+  case kDevErrTimeout:
+    snprintf(m, n,
+             "%sbarrier wait timed out after %llu ms on slot %u epoch %u; "
+             "missing peers: %s",
+             at.c_str(), static_cast<unsigned long long>(e.elapsedNs / 1000000),
+             e.slot, e.epoch, missing.c_str());
+    break;
+  case kDevErrIndexOutOfRange:
+    snprintf(m, n, "%sbarrier slot %u out of range (nBarriers %u)", at.c_str(),
+             e.slot, e.nBarriers);
+    break;
+  case kDevErrBadComm:
+    snprintf(m, n,
+             "%sinvalid communicator (size field %u; a freed, overwritten or "
+             "foreign comm pointer)",
+             at.c_str(), e.aux);
+    break;
+  case kDevErrBadArgument:
+    snprintf(m, n, "%s%s", at.c_str(), badArgument(e).c_str());
+    break;
+  case kDevErrDeadlock:
+    snprintf(m, n,
+             "%s: deadlock in a barrier wait on slot %u epoch %u; missing "
+             "peers: %s",
+             where, e.slot, e.epoch, missing.c_str());
+    break;
+  default:
+    snprintf(m, n, "%s: unknown device error code %u", where, e.code);
+    break;
+  }
+}
+
+} // namespace tle

@@ -1,0 +1,33 @@
+//===- DevError.h - Device error records in words ---------------*- C++ -*-===//
+//
+// Turns the ErrorRecord the device library writes (tle/detail/DevComm.h)
+// into the public tleErrorInfo: the status it maps to and one line that
+// says what happened in the user's terms (which rank, block and thread,
+// which call, which argument and bound). Every code and bad-argument id of
+// tle/abi.def has its wording here.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_RUNTIME_HOST_DEVERROR_H
+#define TLE_RUNTIME_HOST_DEVERROR_H
+
+#include "tle/detail/DevComm.h"
+#include "tle/tle.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tle {
+
+/// "0,2" for a mask with bits 0 and 2, "none" for 0.
+std::string peerList(uint32_t mask);
+
+/// The status a device error code stands for.
+tleResult_t resultOfDevError(uint32_t code);
+
+/// Converts a completed ErrorRecord into the public form.
+void describeErrorRecord(const ErrorRecord &record, tleErrorInfo &out);
+
+} // namespace tle
+
+#endif // TLE_RUNTIME_HOST_DEVERROR_H

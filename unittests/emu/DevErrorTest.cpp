@@ -1,0 +1,167 @@
+//===- DevErrorTest.cpp - Every device failure, from call to message ------===//
+//
+// Drives each failure the device library reports through a real call of an
+// ABI entry point on the emulator, and checks the whole path: the record it
+// writes, the status of the launch, and the one-line message the host makes
+// of it. The expected sentences are written out by hand (docs/abi.md and
+// docs/device-library.md), not derived from the code under test.
+//
+//===----------------------------------------------------------------------===//
+
+#include "EmuTestUtil.h"
+
+#include <functional>
+#include <string>
+
+using namespace tle;
+using namespace tle::emu;
+using namespace tle::emutest;
+
+namespace {
+
+/// Runs `body` on rank 1 of a 2-rank communicator (rank 0 does nothing) in
+/// one block of 32 threads; returns the launch's result.
+LaunchResult failOnRank1(const Ranks &ranks,
+                         const std::function<void(void *dc)> &body) {
+  return launch(ranks.comms.data(), 2, shape({1, 1, 1}, {32, 1, 1}),
+                [&](int rank, void *dc) {
+                  if (rank == 1)
+                    body(dc);
+                });
+}
+
+struct Case {
+  const char *name;
+  std::function<void(void *dc, const void *mem)> call;
+  tleResult_t result;
+  /// The message after "rank 1 block 0 thread T: ".
+  const char *message;
+};
+
+TEST(DevError, EveryFailureIsWordedFromCallToMessage) {
+  const Case cases[] = {
+      {"slot out of range",
+       [](void *dc, const void *) {
+         flagcxIntraBarrierSyncS(dc, kCoopBlock, 8, false, kOrderAcqRel);
+       },
+       tleIndexOutOfRange,
+       "tle.device_intra_barrier (flagcxIntraBarrierSyncS): barrier slot 8 "
+       "out of range (nBarriers 8)"},
+      {"coop kind",
+       [](void *dc, const void *) {
+         flagcxIntraBarrierArriveS(dc, 7, 0, false, kOrderRelease);
+       },
+       tleInvalidArgument,
+       "tle.device_intra_barrier (flagcxIntraBarrierArriveS): unknown "
+       "cooperative group kind 7 (valid: 0..4)"},
+      {"grid is not a FlagCX coop kind",
+       [](void *dc, const void *) {
+         flagcxIntraBarrierSyncS(dc, 5, 0, false, kOrderAcqRel);
+       },
+       tleInvalidArgument,
+       "tle.device_intra_barrier (flagcxIntraBarrierSyncS): unknown "
+       "cooperative group kind 5 (valid: 0..4)"},
+      {"order",
+       [](void *dc, const void *) {
+         flagcxIntraBarrierWaitS(dc, kCoopBlock, 0, false, 9);
+       },
+       tleInvalidArgument,
+       "tle.device_intra_barrier (flagcxIntraBarrierWaitS): unknown memory "
+       "order 9 (valid: 0..4)"},
+      {"team",
+       [](void *dc, const void *) {
+         flagcxDevBarrierSync(dc, kTeamWorld, 0, 0, kCoopBlock, kOrderAcqRel,
+                              kScopeSystem);
+       },
+       tleInvalidArgument,
+       "tle.device_intra_barrier (flagcxDevBarrierSync): team kind 2 is not "
+       "supported (TLE serves INTRA = 0 only)"},
+      {"scope",
+       [](void *dc, const void *) {
+         flagcxDevBarrierArrive(dc, kTeamIntra, 0, 0, kCoopBlock, kOrderAcqRel,
+                                4);
+       },
+       tleInvalidArgument,
+       "tle.device_intra_barrier (flagcxDevBarrierArrive): unknown memory "
+       "scope 4 (valid: 0..3)"},
+      {"barrier kind",
+       [](void *dc, const void *) {
+         tleTritonBarrier(reinterpret_cast<int64_t>(dc), 3, kCoopBlock, 0,
+                          kOrderAcqRel);
+       },
+       tleInvalidArgument,
+       "tle.distributed_barrier (tleTritonBarrier): unknown barrier kind 3 "
+       "(valid: 0..2)"},
+      {"triton group",
+       [](void *dc, const void *) {
+         tleTritonBarrier(reinterpret_cast<int64_t>(dc), 2, 6, 0,
+                          kOrderAcqRel);
+       },
+       tleInvalidArgument,
+       "tle.distributed_barrier (tleTritonBarrier): unknown cooperative group "
+       "kind 6 (valid: 0..5)"},
+      {"peer",
+       [](void *, const void *mem) { flagcxGetIntraPointerS(mem, 0, 3); },
+       tleInvalidArgument,
+       "tle.intra_pointer (flagcxGetIntraPointerS): peer 3 is out of range "
+       "(the communicator has 2 ranks)"},
+      {"negative peer",
+       [](void *, const void *mem) {
+         tleTritonIntraPointer(reinterpret_cast<int64_t>(mem), 0, -1);
+       },
+       tleInvalidArgument,
+       "tle.intra_pointer (tleTritonIntraPointer): peer -1 is out of range "
+       "(the communicator has 2 ranks)"},
+      {"offset",
+       [](void *, const void *mem) { flagcxGetLocalPointerS(mem, 44); },
+       tleInvalidArgument,
+       "tle.local_pointer (flagcxGetLocalPointerS): offset 44 is past the end "
+       "of a 32-byte buffer"},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    Ranks ranks(2, 8);
+    ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+    SymBuffer buf(ranks, 32);
+    ASSERT_EQ(buf.status, tleSuccess) << tleGetLastErrorDetail();
+    const void *mem = buf.handle(1);
+    LaunchResult r =
+        failOnRank1(ranks, [&](void *dc) { c.call(dc, mem); });
+    EXPECT_EQ(r.result, c.result) << r.message;
+    EXPECT_EQ(r.error.rank, 1);
+    std::string want = std::string("rank 1 block 0 thread ") +
+                       std::to_string(r.error.thread) + ": " + c.message;
+    EXPECT_EQ(std::string(r.error.message), want);
+    EXPECT_NE(r.message.find(want), std::string::npos) << r.message;
+  }
+}
+
+TEST(DevError, CorruptCommunicatorIsWorded) {
+  Ranks ranks(2, 8);
+  ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  ranks.dev(1)->size = 9;
+  LaunchResult r = failOnRank1(ranks, [](void *dc) {
+    flagcxIntraBarrierSyncS(dc, kCoopThread, 0, false, kOrderAcqRel);
+  });
+  ranks.dev(1)->size = 2;
+  EXPECT_EQ(r.result, tleInvalidComm) << r.message;
+  EXPECT_NE(std::string(r.error.message)
+                .find("tle.device_intra_barrier (flagcxIntraBarrierSyncS): "
+                      "invalid communicator (size field 9;"),
+            std::string::npos)
+      << r.error.message;
+}
+
+TEST(DevError, DeadlockIsWorded) {
+  Ranks ranks(2, 8);
+  ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  LaunchResult r = failOnRank1(ranks, [](void *dc) {
+    flagcxIntraBarrierSyncS(dc, kCoopThread, 2, false, kOrderAcqRel);
+  });
+  EXPECT_EQ(r.result, tleDeadlock) << r.message;
+  EXPECT_NE(r.message.find("wait on slot 2 for epoch 1; missing peers: 0"),
+            std::string::npos)
+      << r.message;
+}
+
+} // namespace
