@@ -61,6 +61,10 @@ public:
                                        void **dev) = 0;
   virtual tleResult_t freeHostVisible(void *host) = 0;
   virtual tleResult_t copyToLocal(void *dst, const void *src, size_t bytes) = 0;
+  /// Copies `bytes` of this rank's local memory `src` to host memory `dst`
+  /// (synchronous).
+  virtual tleResult_t copyFromLocal(void *dst, const void *src,
+                                    size_t bytes) = 0;
 };
 
 /// The CPU backend: plain memory in one process, POSIX shared memory across

@@ -296,4 +296,23 @@ tleResult_t tleCommGetError(tleComm_t comm, tleErrorInfo *info) {
   });
 }
 
+tleResult_t tleCommGetBarrierEpochs(tleComm_t comm, uint32_t first,
+                                    uint32_t count, uint32_t *outEpochs) {
+  return guard("tleCommGetBarrierEpochs", [&] {
+    if (tleResult_t r = checkComm(comm))
+      return r;
+    if (!outEpochs && count)
+      return fail(tleInvalidArgument, "outEpochs is NULL");
+    uint32_t slots = comm->config.nBarriers;
+    if (first > slots || count > slots - first)
+      return fail(tleInvalidArgument,
+                  "slots %u..%u are out of range (the communicator has %u)",
+                  first, first + count, slots);
+    if (!count)
+      return tleSuccess;
+    return comm->backend->copyFromLocal(outEpochs, comm->epochs + first,
+                                        size_t(count) * sizeof(uint32_t));
+  });
+}
+
 } // extern "C"

@@ -15,7 +15,6 @@
 
 #ifdef TLE_TLERUN_CUDA
 
-#include "tle/detail/DevComm.h"
 
 #include <cuda.h>
 
@@ -208,29 +207,6 @@ public:
       }
     }
     return outcome;
-  }
-
-  std::optional<uint64_t> epochSum(tleComm_t comm) override {
-    void *devComm = nullptr;
-    if (tleCommGetDevComm(comm, &devComm) != tleSuccess || !devComm ||
-        ranks.empty())
-      return std::nullopt;
-    int rankIndex = 0;
-    tleCommRank(comm, &rankIndex);
-    cuCtxSetCurrent(ranks[rankIndex].context);
-    tle::DevComm dc;
-    if (cuMemcpyDtoH(&dc, reinterpret_cast<CUdeviceptr>(devComm), sizeof(dc)) !=
-            CUDA_SUCCESS ||
-        dc.magic != tle::kDevCommMagic || !dc.epochs)
-      return std::nullopt;
-    std::vector<uint32_t> epochs(dc.nBarriers);
-    if (cuMemcpyDtoH(epochs.data(), reinterpret_cast<CUdeviceptr>(dc.epochs),
-                     epochs.size() * sizeof(uint32_t)) != CUDA_SUCCESS)
-      return std::nullopt;
-    uint64_t sum = 0;
-    for (uint32_t e : epochs)
-      sum += e;
-    return sum;
   }
 
   std::string traceJson() override { return ""; }

@@ -59,8 +59,6 @@ public:
   /// rank i (comms[i]).
   virtual LaunchOutcome launch(const LaunchShape &shape,
                                void **const *argsPerRank) = 0;
-  /// Sum of the barrier epochs of `comm`'s slots (barrier rounds completed).
-  virtual std::optional<uint64_t> epochSum(tleComm_t comm) = 0;
   /// Chrome trace JSON of the last traced launch ("" when unsupported).
   virtual std::string traceJson() = 0;
 };

@@ -1,14 +1,12 @@
 //===- EmuDevice.cpp - tlerun on the CPU emulator -------------------------===//
 //
 // Runs a host-compiled kernel (`void NAME(void **args)`) on the TLE CPU
-// emulator. Buffers are plain memory here, and so is the device
-// communicator, whose slot epochs give the number of barrier rounds.
+// emulator. Buffers are plain memory here.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Device.h"
 
-#include "tle/detail/DevComm.h"
 #include "tle/emu.h"
 
 #include <chrono>
@@ -80,19 +78,6 @@ public:
     if (shape.trace)
       trace = tle::emu::lastTraceJson();
     return outcome;
-  }
-
-  std::optional<uint64_t> epochSum(tleComm_t comm) override {
-    void *devComm = nullptr;
-    if (tleCommGetDevComm(comm, &devComm) != tleSuccess || !devComm)
-      return std::nullopt;
-    const auto *dc = static_cast<const tle::DevComm *>(devComm);
-    if (dc->magic != tle::kDevCommMagic || !dc->epochs)
-      return std::nullopt;
-    uint64_t sum = 0;
-    for (uint32_t s = 0; s < dc->nBarriers; ++s)
-      sum += dc->epochs[s];
-    return sum;
   }
 
   std::string traceJson() override { return trace; }

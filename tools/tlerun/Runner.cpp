@@ -151,6 +151,18 @@ static void appendValue(std::string &out, ElemType type,
 }
 
 /// Checks that the kernel's parameters are what tlerun passes.
+/// Sum of the barrier epochs of `comm`'s `slots` slots: the barrier rounds
+/// completed on this rank since the communicator was created.
+static std::optional<uint64_t> epochSum(tleComm_t comm, uint32_t slots) {
+  std::vector<uint32_t> epochs(slots);
+  if (tleCommGetBarrierEpochs(comm, 0, slots, epochs.data()) != tleSuccess)
+    return std::nullopt;
+  uint64_t sum = 0;
+  for (uint32_t e : epochs)
+    sum += e;
+  return sum;
+}
+
 static bool checkParams(const Options &options, const BundleKernel &meta) {
   size_t passed = 1 + options.buffers.size();
   bool allPtr = std::all_of(meta.params.begin(), meta.params.end(),
@@ -291,7 +303,8 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
     argsPerRank[r] = args[r].data();
   }
 
-  std::optional<uint64_t> epochsBefore = device->epochSum(res.comms[0]);
+  std::optional<uint64_t> epochsBefore =
+      epochSum(res.comms[0], config.nBarriers);
   LaunchShape shape;
   shape.grid = options.grid;
   shape.block = options.block;
@@ -386,7 +399,8 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
 
   if (options.repeatGiven) {
     std::optional<uint64_t> rounds;
-    if (std::optional<uint64_t> after = device->epochSum(res.comms[0]);
+    if (std::optional<uint64_t> after =
+            epochSum(res.comms[0], config.nBarriers);
         after && epochsBefore)
       rounds = *after - *epochsBefore;
     printSummary(options, kernel, *device, times, rounds, seed);

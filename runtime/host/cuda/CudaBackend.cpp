@@ -221,6 +221,13 @@ public:
     TLE_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
     return tleSuccess;
   }
+  tleResult_t copyFromLocal(void *dst, const void *src,
+                            size_t bytes) override {
+    DeviceScope scope(device_);
+    TLE_CUDA_TRY(scope.status());
+    TLE_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+    return tleSuccess;
+  }
 
 private:
   /// Zero `bytes` at `ptr` and wait for it. Peers on other GPUs write into

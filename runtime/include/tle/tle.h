@@ -139,6 +139,14 @@ TLE_API tleResult_t tleMemGetHandle(tleMem_t mem, void **outHandle);
 /** This rank's copy of the buffer (device memory on GPUs). */
 TLE_API tleResult_t tleMemGetLocalPtr(tleMem_t mem, void **outPtr);
 
+/** Copy the epochs of barrier slots first..first+count-1 of this rank into
+ *  outEpochs: the number of rounds each slot completed here (modulo 2^32),
+ *  what tools print as barrier rounds. Call it between launches (it reads
+ *  device memory synchronously). */
+TLE_API tleResult_t tleCommGetBarrierEpochs(tleComm_t comm, uint32_t first,
+                                            uint32_t count,
+                                            uint32_t *outEpochs);
+
 /** Read and clear the device error record of `comm`. Returns tleSuccess and
  *  info->result == tleSuccess when nothing was recorded; otherwise fills
  *  `info` (message: "rank 1 block 0 thread 0: barrier wait timed out after
