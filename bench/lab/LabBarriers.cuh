@@ -22,7 +22,8 @@
 //          (PollTwoPhase<K>).
 //   labSync<SrcLib, PollLib> is groupWait(arrive = true) for a block group,
 //   statement for statement: the control row `lab-stateless`, which must
-//   time like `tle-stateless`. Block groups of a 1-D block only.
+//   time like `tle-stateless`. Block groups of a 1-D block of at least 32
+//   threads only.
 //
 //===----------------------------------------------------------------------===//
 
