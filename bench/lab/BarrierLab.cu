@@ -39,6 +39,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <string>
@@ -1097,6 +1098,10 @@ int main(int argc, char **argv) {
       return 2;
     }
   setvbuf(stdout, nullptr, _IOLBF, 0);
+  // Multicast stays off whoever starts the program (scripts/gpu-lab.sh
+  // exports the same): NCCL would otherwise create multicast objects for
+  // ncclAllReduce on NVLink SHARP-capable systems.
+  setenv("NCCL_NVLS_ENABLE", "0", 1);
   gStartNs = hostNowNs();
   gHangNs = uint64_t(o.hangS * 1e9);
 

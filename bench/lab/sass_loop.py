@@ -7,8 +7,10 @@ Every lab kernel reads %clock64 right before and right after its timed loop
 widest span there; this prints, per kernel, how many instructions of each
 kind of interest the outer loop body holds (communicator loads through the
 read-only path are LDG.E.64.CONSTANT; the flag accesses are the STRONG.SYS
-ones) and how many of them come before the first signal (the hot path);
-with --head the instructions up to the signal, with --list the whole body.
+ones) and how many of them come before the first signal (the hot path;
+in layout order, so it includes code the hot path branches around, such as
+the cache-miss path of stateless-smemcache); with --head the instructions up
+to the signal, with --list the whole body.
 
   cuobjdump --dump-sass BarrierLab.cubin > lab.sass
   sass_loop.py lab.sass [KERNEL-SUBSTRING] [--head] [--list]
