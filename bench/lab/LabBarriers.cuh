@@ -38,6 +38,9 @@ namespace tle::lab {
 
 using namespace tle::impl;
 
+/// Failure reports of the lab's variants name the function they stand for.
+constexpr abi::Fn kLabFn = abi::Fn::flagcxIntraBarrierSyncS;
+
 /// The lab's own inline PTX (the library's lives in tle::impl::Ptx).
 struct LabPtx {
   static __device__ __forceinline__ uint32_t
@@ -102,7 +105,7 @@ __device__ __forceinline__ void refRound(const uint32_t *mine, uint32_t *theirs,
 struct SrcLib {
   static __device__ __forceinline__ Comm load(const void *comm, uint32_t index,
                                               uint32_t lane) {
-    return checkSlot(comm, index, lane);
+    return checkSlot(comm, index, lane, kLabFn);
   }
 };
 
@@ -139,7 +142,7 @@ struct SrcHoistable {
                      (c.size - 1 >= kMaxRanks) | (c.rank >= c.size) |
                      (index >= c.nBarriers) | (misaligned != 0);
     if (TLE_UNLIKELY(bad))
-      failCheck(dc, index, true);
+      failCheck(dc, index, true, kLabFn);
     return c;
   }
 };
@@ -171,7 +174,7 @@ struct SrcSmemCache {
     if (TLE_UNLIKELY(k.gridId != gid || k.comm != comm)) {
       // First call of the launch (the condition is the same for every
       // lane): the library's checked load, then publish it to the warp.
-      Comm c = checkSlot(comm, index, lane);
+      Comm c = checkSlot(comm, index, lane, kLabFn);
       if (lane < kMaxRanks) {
         k.out[lane] = c.outEntry;
         k.in[lane] = c.inEntry;
@@ -210,7 +213,7 @@ struct SrcSmemCache {
                                   reinterpret_cast<uintptr_t>(c.inEntry)) &
                                  (sizeof(uint32_t) - 1);
     if (TLE_UNLIKELY((index >= c.nBarriers) | (misaligned != 0)))
-      failCheck(c.dc, index, true);
+      failCheck(c.dc, index, true, kLabFn);
     return c;
   }
 };
@@ -278,7 +281,7 @@ __device__ __forceinline__ void labSync(const void *comm, uint32_t index) {
     uint32_t next = 0;
     if (t < workers || t == 0)
       next = loadRelaxedGpu(epochWord(c, index)) + 1;
-    WaitCtx w{c, index, next, c.size - 1, "barrier wait"};
+    WaitCtx w{c, index, next, c.size - 1, "barrier wait", kLabFn};
     if (workers > 1) {
       syncWarp();
       if (t == 0)
