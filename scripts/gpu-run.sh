@@ -45,16 +45,7 @@ say "phase $phase, output in $out, $(nproc) CPUs"
 #--- Build -----------------------------------------------------------------
 # NCCL 2.28.9: the library from PyTorch's wheel (the system one is 2.28.3),
 # the device headers carried in .gpu/nccl-include unless the wheel has them.
-nccl_lib=$(find /opt -name libnccl.so.2 -path '*nvidia/nccl/lib*' 2>/dev/null | head -1)
-[ -n "$nccl_lib" ] || nccl_lib=$(find /opt /usr -name libnccl.so.2 2>/dev/null | head -1)
-nccl_inc=
-for cand in "${NCCL_INC:-}" "$root/.gpu/nccl-include" \
-  "${nccl_lib:+$(dirname "$(dirname "$nccl_lib")")/include}"; do
-  if [ -n "$cand" ] && [ -f "$cand/nccl_device.h" ]; then
-    nccl_inc=$(cd "$cand" && pwd)
-    break
-  fi
-done
+source "$root/scripts/find-nccl.sh"
 say "NCCL library: ${nccl_lib:-none}; device headers: ${nccl_inc:-none}"
 # NVSHMEM (best effort): the wheel's headers and libraries, if it has them.
 nvshmem_home=$(find /opt -type d -path '*nvidia/nvshmem' 2>/dev/null | head -1)
