@@ -111,6 +111,10 @@ SymMem makeSymMem(const SymmetricView &view, int rank, int size, size_t bytes,
 /// Converts a completed ErrorRecord into the public form.
 void describeErrorRecord(const ErrorRecord &record, tleErrorInfo &out);
 
+/// Reads a completed record into `info` and clears it (tleCommGetError's
+/// read); false, with `info.result == tleSuccess`, when none is complete.
+bool takeErrorRecord(ErrorRecord &record, tleErrorInfo &info);
+
 } // namespace tle
 
 /// One rank's communicator.

@@ -1,0 +1,66 @@
+/*===- Interp.h - Device library entry points for Triton's interpreter -===*
+ *
+ * Under TRITON_INTERPRET=1 a Triton program runs on the CPU as one thread
+ * of Python, one program after another. tle.language then calls these entry
+ * points (through ctypes) instead of emitting calls into the device bitcode.
+ * Each runs one function of the host build of the device library on the
+ * calling OS thread as program `blockIdx` of a grid `gridDim` of one-thread
+ * blocks (OffFiber.h): block syncs are no-ops, a wait sleeps between polls
+ * against the real-time clock and the communicator's deadline, and where a
+ * GPU would trap, the call returns the error record instead.
+ *
+ * Every entry point returns tleSuccess, or the device library's failure:
+ * `*outError` then holds the record, read and cleared as tleCommGetError
+ * reads it (the same fields and message as after a failed GPU launch), and
+ * the last error detail is the message prefixed with the entry point's name.
+ * A failure without a record (a NULL, corrupt or foreign communicator or
+ * buffer handle, which the library cannot trust) is tleInvalidComm. Results
+ * are written only on success. Not for use inside an emulator launch.
+ *
+ *===----------------------------------------------------------------------===*/
+
+#ifndef TLE_HOST_EMU_INTERP_H
+#define TLE_HOST_EMU_INTERP_H
+
+#include "tle/tle.h"
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Who calls: program `blockIdx` (tl.program_id) of `gridDim` programs. */
+typedef struct tleInterpProgram {
+  uint32_t blockIdx[3];
+  uint32_t gridDim[3];
+} tleInterpProgram;
+
+/** tleTritonBarrier (encodings of tle/device.h and docs/triton.md). */
+TLE_API tleResult_t tleInterpTritonBarrier(const tleInterpProgram *program,
+                                           int64_t comm, int32_t barrierKind,
+                                           int32_t groupKind, int32_t index,
+                                           int32_t order,
+                                           tleErrorInfo *outError);
+/** tleTritonIntraRank / tleTritonIntraSize into `*out`. */
+TLE_API tleResult_t tleInterpTritonIntraRank(const tleInterpProgram *program,
+                                             int64_t comm, int32_t *out,
+                                             tleErrorInfo *outError);
+TLE_API tleResult_t tleInterpTritonIntraSize(const tleInterpProgram *program,
+                                             int64_t comm, int32_t *out,
+                                             tleErrorInfo *outError);
+/** tleTritonLocalPointer / tleTritonIntraPointer into `*out`. */
+TLE_API tleResult_t tleInterpTritonLocalPointer(const tleInterpProgram *program,
+                                                int64_t mem, int64_t offset,
+                                                int64_t *out,
+                                                tleErrorInfo *outError);
+TLE_API tleResult_t tleInterpTritonIntraPointer(const tleInterpProgram *program,
+                                                int64_t mem, int64_t offset,
+                                                int32_t peer, int64_t *out,
+                                                tleErrorInfo *outError);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* TLE_HOST_EMU_INTERP_H */
