@@ -33,8 +33,11 @@ tleResult_t barrier(const tleInterpProgram &p, const void *comm, int kind,
                     int group, int index, int order,
                     tleErrorInfo *error = nullptr) {
   tleErrorInfo local;
-  return tleInterpTritonBarrier(&p, addr(comm), kind, group, index, order,
-                                error ? error : &local);
+  int32_t out = -1;
+  tleResult_t r = tleInterpTritonBarrier(&p, addr(comm), kind, group, index,
+                                         order, &out, error ? error : &local);
+  EXPECT_EQ(out, r == tleSuccess ? 0 : -1);
+  return r;
 }
 
 /// Runs `body(rank)` on one OS thread per rank.

@@ -73,24 +73,30 @@ tleResult_t checkProgram(const tleInterpProgram *program) {
   return tleSuccess;
 }
 
-/// One entry point: checks, runs `body` as the program, and reports an
+/// One entry point: checks, runs `fn` (returning the device function's
+/// result) as the program, and stores the result in `*out`, or reports an
 /// abort with the record `record()` names (read after the abort: a bad
 /// pointer is recognised as the library recognised it).
-template <typename Body, typename Record>
-tleResult_t call(const char *api, const tleInterpProgram *program,
-                 tleErrorInfo *outError, Body body, Record record) {
+template <typename R, typename Fn, typename Record>
+tleResult_t call(const char *api, const tleInterpProgram *program, R *out,
+                 tleErrorInfo *outError, Fn fn, Record record) {
   return tle::guard(api, [&] {
     if (tleResult_t r = checkProgram(program))
       return r;
-    if (!outError)
-      return tle::fail(tleInvalidArgument, "outError is NULL");
+    if (!out || !outError)
+      return tle::fail(tleInvalidArgument, "%s is NULL",
+                       out ? "outError" : "out");
     *outError = {};
     outError->result = tleSuccess;
     if (currentProgram)
       return tle::fail(tleInvalidArgument,
                        "a program is already running on this thread");
-    if (runAsProgram(*program, body))
+    R value{};
+    auto body = [&] { value = fn(); };
+    if (runAsProgram(*program, body)) {
+      *out = value;
       return tleSuccess;
+    }
     tle::ErrorRecord *rec = record();
     if (rec && tle::takeErrorRecord(*rec, *outError))
       return tle::fail(outError->result, "%s", outError->message);
@@ -114,78 +120,52 @@ extern "C" {
 TLE_API tleResult_t tleInterpTritonBarrier(const tleInterpProgram *program,
                                            int64_t comm, int32_t barrierKind,
                                            int32_t groupKind, int32_t index,
-                                           int32_t order,
+                                           int32_t order, int32_t *out,
                                            tleErrorInfo *outError) {
   return call(
-      "tleInterpTritonBarrier", program, outError,
-      [&] { tleTritonBarrier(comm, barrierKind, groupKind, index, order); },
+      "tleInterpTritonBarrier", program, out, outError,
+      [&] {
+        return tleTritonBarrier(comm, barrierKind, groupKind, index, order);
+      },
       [&] { return commRecord(comm); });
 }
 
 TLE_API tleResult_t tleInterpTritonIntraRank(const tleInterpProgram *program,
                                              int64_t comm, int32_t *out,
                                              tleErrorInfo *outError) {
-  if (!out)
-    return tle::fail(tleInvalidArgument,
-                     "tleInterpTritonIntraRank: out is NULL");
-  int32_t value = 0;
-  tleResult_t r = call(
-      "tleInterpTritonIntraRank", program, outError,
-      [&] { value = tleTritonIntraRank(comm); },
+  return call(
+      "tleInterpTritonIntraRank", program, out, outError,
+      [&] { return tleTritonIntraRank(comm); },
       [&] { return commRecord(comm); });
-  if (r == tleSuccess)
-    *out = value;
-  return r;
 }
 
 TLE_API tleResult_t tleInterpTritonIntraSize(const tleInterpProgram *program,
                                              int64_t comm, int32_t *out,
                                              tleErrorInfo *outError) {
-  if (!out)
-    return tle::fail(tleInvalidArgument,
-                     "tleInterpTritonIntraSize: out is NULL");
-  int32_t value = 0;
-  tleResult_t r = call(
-      "tleInterpTritonIntraSize", program, outError,
-      [&] { value = tleTritonIntraSize(comm); },
+  return call(
+      "tleInterpTritonIntraSize", program, out, outError,
+      [&] { return tleTritonIntraSize(comm); },
       [&] { return commRecord(comm); });
-  if (r == tleSuccess)
-    *out = value;
-  return r;
 }
 
 TLE_API tleResult_t tleInterpTritonLocalPointer(const tleInterpProgram *program,
                                                 int64_t mem, int64_t offset,
                                                 int64_t *out,
                                                 tleErrorInfo *outError) {
-  if (!out)
-    return tle::fail(tleInvalidArgument,
-                     "tleInterpTritonLocalPointer: out is NULL");
-  int64_t value = 0;
-  tleResult_t r = call(
-      "tleInterpTritonLocalPointer", program, outError,
-      [&] { value = tleTritonLocalPointer(mem, offset); },
+  return call(
+      "tleInterpTritonLocalPointer", program, out, outError,
+      [&] { return tleTritonLocalPointer(mem, offset); },
       [&] { return memRecord(mem); });
-  if (r == tleSuccess)
-    *out = value;
-  return r;
 }
 
 TLE_API tleResult_t tleInterpTritonIntraPointer(const tleInterpProgram *program,
                                                 int64_t mem, int64_t offset,
                                                 int32_t peer, int64_t *out,
                                                 tleErrorInfo *outError) {
-  if (!out)
-    return tle::fail(tleInvalidArgument,
-                     "tleInterpTritonIntraPointer: out is NULL");
-  int64_t value = 0;
-  tleResult_t r = call(
-      "tleInterpTritonIntraPointer", program, outError,
-      [&] { value = tleTritonIntraPointer(mem, offset, peer); },
+  return call(
+      "tleInterpTritonIntraPointer", program, out, outError,
+      [&] { return tleTritonIntraPointer(mem, offset, peer); },
       [&] { return memRecord(mem); });
-  if (r == tleSuccess)
-    *out = value;
-  return r;
 }
 
 } // extern "C"

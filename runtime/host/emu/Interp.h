@@ -9,7 +9,10 @@
  * against the real-time clock and the communicator's deadline, and where a
  * GPU would trap, the call returns the error record instead.
  *
- * Every entry point returns tleSuccess, or the device library's failure:
+ * Each entry point is tleInterpX(program, <the arguments of X>, out,
+ * outError) for a Triton entry point X of tle/device.h, so that the Python
+ * side derives the binding from X's signature. It returns tleSuccess and
+ * X's result in `*out`, or the device library's failure:
  * `*outError` then holds the record, read and cleared as tleCommGetError
  * reads it (the same fields and message as after a failed GPU launch), and
  * the last error detail is the message prefixed with the entry point's name.
@@ -36,11 +39,12 @@ typedef struct tleInterpProgram {
   uint32_t gridDim[3];
 } tleInterpProgram;
 
-/** tleTritonBarrier (encodings of tle/device.h and docs/triton.md). */
+/** tleTritonBarrier (encodings of tle/device.h and docs/triton.md); its
+ * result (0) goes to `*out`, as every entry point's does. */
 TLE_API tleResult_t tleInterpTritonBarrier(const tleInterpProgram *program,
                                            int64_t comm, int32_t barrierKind,
                                            int32_t groupKind, int32_t index,
-                                           int32_t order,
+                                           int32_t order, int32_t *out,
                                            tleErrorInfo *outError);
 /** tleTritonIntraRank / tleTritonIntraSize into `*out`. */
 TLE_API tleResult_t tleInterpTritonIntraRank(const tleInterpProgram *program,
