@@ -29,6 +29,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ._interp import interpreting
 from .launch import ENV_RANK, ENV_SIZE, ENV_UNIQUE_ID
 from .runtime import Backend, Comm, ErrorInfo, Mem, TLEError
 
@@ -188,6 +189,9 @@ class Communicator:
         """This process's rank of a ``python -m tle.launch`` run (collective
         over its ranks). ``timeout_ms``: the barrier deadline; None takes
         ``TLE_BARRIER_TIMEOUT_MS`` or 10 s, 0 waits forever."""
+        if not interpreting():
+            raise RuntimeError("CPU ranks run Triton kernels under Triton's interpreter only: TRITON_INTERPRET=1 "
+                               "(python -m tle.launch sets it unless it is set already)")
         try:
             rank, size = int(os.environ[ENV_RANK]), int(os.environ[ENV_SIZE])
             unique_id = bytes.fromhex(os.environ[ENV_UNIQUE_ID])

@@ -111,7 +111,7 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
         start = time.monotonic()
         first_failure: int | None = None
         failed_at = 0.0
-        while any(p.poll() is None for p in procs):
+        while [p.poll() for p in procs].count(None):  # polls every rank, unlike any()
             now = time.monotonic()
             if first_failure is None:
                 for rank, p in enumerate(procs):
