@@ -13,7 +13,8 @@ Cases:
   deadlock  each rank waits on its own slot, so no barrier can complete:
             every rank must report within the deadline, naming the others.
   bench     the per-barrier time of a loop of barriers in one kernel (sync,
-            block group, one program), the slowest rank's.
+            block group, one program), printed by every rank
+            (docs/triton.md, "Per-barrier time").
 
 Every line is prefixed with "[rank r]".
 """

@@ -38,7 +38,7 @@ RANKS = PYTHON_DIR / "tests" / "interp_ranks.py"
 EXAMPLE = PYTHON_DIR / "examples" / "allgather.py"
 #: The barrier deadline of the failure tests, and how much later than it a
 #: report may come (process start-up on a loaded 2-core machine included).
-TIMEOUT_MS = 1500
+TIMEOUT_MS = 2000
 SLACK_S = 20.0
 
 
