@@ -32,7 +32,7 @@ def _parse_abi() -> tuple[dict[str, dict[str, int]], dict[str, list[str]]]:
         enums.setdefault(macro, {})[spelling] = int(value)
     functions: dict[str, list[str]] = {}
     for name, result, params in re.findall(
-            r"TLE_ABI_FUNCTION\((\w+),\s*(\w+),\s*\"[^\"]*\"((?:\s*,\s*\(\w+,\s*\w+\))*)\)", body):
+            r"TLE_ABI_(?:TRITON_)?FUNCTION\((\w+),\s*(\w+),\s*\"[^\"]*\"((?:\s*,\s*\(\w+,\s*\w+\))*)\)", body):
         functions[name] = [result] + re.findall(r"\((\w+),\s*\w+\)", params)
     return enums, functions
 

@@ -2,9 +2,13 @@
 
 ``tle.language`` holds the functions called inside ``@triton.jit`` kernels;
 they compile to calls into TLE's device bitcode, which every launch must link
-with ``extern_libs=tle.extern_libs()``. ``tle.runtime`` binds the host C API
-(libtle.so) with ctypes, and ``tle.torch`` builds a communicator and
-symmetric buffers from a ``torch.distributed`` process group.
+with ``extern_libs=tle.extern_libs()``, and under Triton's interpreter
+(``TRITON_INTERPRET=1``) they call the host build of the same library.
+``tle.runtime`` binds the host C API (libtle.so) with ctypes; ``tle.torch``
+builds a communicator and symmetric buffers from a ``torch.distributed``
+process group (GPUs, or CPU ranks under the interpreter); ``tle.cpu`` does
+the same without PyTorch, with NumPy buffers, for ranks started by TLE's
+launcher ``python -m tle.launch``.
 """
 
 from __future__ import annotations
@@ -19,8 +23,18 @@ EXTERN_LIB_NAME = "tle"
 
 def extern_libs() -> dict[str, str]:
     """The ``extern_libs`` compile option that links TLE's device bitcode:
-    ``kernel[grid](..., extern_libs=tle.extern_libs())``."""
-    return {EXTERN_LIB_NAME: device_bitcode_path()}
+    ``kernel[grid](..., extern_libs=tle.extern_libs())``.
+
+    Under Triton's interpreter (``TRITON_INTERPRET=1``) nothing is linked
+    (the interpreter ignores the option and TLE calls libtle.so instead),
+    so a missing bitcode is not an error there: the result is then empty."""
+    try:
+        return {EXTERN_LIB_NAME: device_bitcode_path()}
+    except FileNotFoundError:
+        from ._interp import interpreting
+        if interpreting():
+            return {}
+        raise
 
 
 __all__ = ["EXTERN_LIB_NAME", "device_bitcode_path", "extern_libs", "host_library_path"]

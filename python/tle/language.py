@@ -29,15 +29,20 @@ That is what the ``block`` group (the default) expects; see
 Any bad argument raises at compile time; Triton reports it as a
 ``triton.compiler.errors.CompilationError`` pointing at the call, with the
 message of the ``ValueError``/``TypeError`` raised here.
+
+Under Triton's interpreter (``TRITON_INTERPRET=1``) the same functions check
+the same arguments and then call the host build of the device library
+instead (``tle._interp``): the kernel runs unchanged on CPU ranks.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+from typing import Any, Callable
 
 from triton.language import core
 
-from . import EXTERN_LIB_NAME
+from . import EXTERN_LIB_NAME, _interp
 
 #: Barrier kinds, encoded as tleTritonBarrier's ``barrierKind``.
 BARRIER_KINDS = {"arrive": 0, "wait": 1, "sync": 2}
@@ -152,7 +157,10 @@ def _library_path(_semantic) -> str:
 
 
 def _call(symbol: str, args: list[core.tensor], ret: core.dtype, _semantic) -> core.tensor:
-    """One non-pure call of a TLE entry point with already-typed scalars."""
+    """One non-pure call of a TLE entry point with already-typed scalars
+    (under the interpreter: the call itself, on the CPU)."""
+    if _interp.is_interpreter(_semantic):
+        return _interp.call(symbol, args, ret, _semantic)
     signature = tuple(a.dtype for a in args)
     return core.extern_elementwise(EXTERN_LIB_NAME, _library_path(_semantic), args, {signature: (symbol, ret)},
                                    is_pure=False, _semantic=_semantic)
@@ -164,7 +172,24 @@ def _pointer(address: core.tensor, dtype: core.dtype | None, _semantic) -> core.
     return _semantic.cast(address, core.pointer_type(dtype))
 
 
-@core.builtin
+def _builtin(fn: Callable) -> Callable:
+    """``core.builtin``, and under Triton's interpreter, which calls
+    builtins outside ``triton.language`` without a ``_semantic``, the
+    interpreter's semantic. Compilation passes ``_semantic`` and reaches
+    ``fn`` exactly as through ``core.builtin``."""
+    compiled = core.builtin(fn)
+
+    @functools.wraps(fn)
+    def wrapper(*args, _semantic=None, **kwargs):
+        if _semantic is None and _interp.interpreting():
+            _semantic = _interp.semantic()
+        return compiled(*args, _semantic=_semantic, **kwargs)
+
+    setattr(wrapper, core.TRITON_BUILTIN, True)
+    return wrapper
+
+
+@_builtin
 def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_kind="block", order="acq_rel",
                         index=0, _semantic=None) -> None:
     """Barrier with the other GPUs of the node on barrier slot ``index``.
@@ -199,10 +224,15 @@ def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_
     if group == "thread":
         raise ValueError("group_kind 'thread' is not available in Triton: every thread of a program executes the "
                          "call, so each would enter the barrier separately; use 'block'")
-    if group == "warp" and options is not None and getattr(options, "num_warps", 1) != 1:
+    if _interp.is_interpreter(_semantic):
+        # The interpreter drops num_warps and launch_cooperative_grid; a
+        # program is one thread there, its own warp and block.
+        if group == "grid":
+            _interp.check_grid_group(_semantic)
+    elif group == "warp" and options is not None and getattr(options, "num_warps", 1) != 1:
         raise ValueError(f"group_kind 'warp' needs num_warps=1 (every warp of the program executes the call, "
                          f"and this kernel has num_warps={options.num_warps}); use 'block'")
-    if group == "grid" and options is not None and not getattr(options, "launch_cooperative_grid", False):
+    elif group == "grid" and options is not None and not getattr(options, "launch_cooperative_grid", False):
         raise ValueError("group_kind 'grid' needs a co-resident launch: pass launch_cooperative_grid=True")
     comm = _address("device_dptr", device_dptr, _semantic)
     slot = _int32("index", index, _semantic)
@@ -216,19 +246,19 @@ def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_
     _call("tleTritonBarrier", args, core.int32, _semantic)
 
 
-@core.builtin
+@_builtin
 def intra_rank(comm, _semantic=None) -> core.tensor:
     """This GPU's rank in the node (int32), from the communicator ``comm``."""
     return _call("tleTritonIntraRank", [_address("comm", comm, _semantic)], core.int32, _semantic)
 
 
-@core.builtin
+@_builtin
 def intra_size(comm, _semantic=None) -> core.tensor:
     """The number of GPUs of the communicator ``comm`` (int32)."""
     return _call("tleTritonIntraSize", [_address("comm", comm, _semantic)], core.int32, _semantic)
 
 
-@core.builtin
+@_builtin
 def local_pointer(mem, offset=0, dtype=None, _semantic=None) -> core.tensor:
     """Address of byte ``offset`` of this GPU's copy of the symmetric buffer
     ``mem`` (``SymmetricBuffer.handle``): an int64, or a scalar
@@ -239,7 +269,7 @@ def local_pointer(mem, offset=0, dtype=None, _semantic=None) -> core.tensor:
     return _pointer(address, element, _semantic)
 
 
-@core.builtin
+@_builtin
 def intra_pointer(mem, offset, peer, dtype=None, _semantic=None) -> core.tensor:
     """Address of byte ``offset`` of GPU ``peer``'s copy of the symmetric
     buffer ``mem``, as mapped on this GPU: an int64, or a scalar

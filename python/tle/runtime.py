@@ -92,6 +92,15 @@ class ErrorInfo:
     message: str
 
 
+def _error_info(info: _ErrorInfo) -> ErrorInfo:
+    return ErrorInfo(
+        result=Result(info.result) if info.result in Result._value2member_map_ else info.result,
+        rank=info.rank, slot=info.slot, epoch=info.epoch,
+        missing_peers=tuple(p for p in range(32) if info.missingMask >> p & 1),
+        block=info.block, thread=info.thread, n_barriers=info.nBarriers, elapsed_ns=info.elapsedNs,
+        message=info.message.decode(errors="replace"))
+
+
 class TLEError(RuntimeError):
     """A TLE C API call failed, or a kernel recorded a device error.
 
@@ -107,6 +116,19 @@ class TLEError(RuntimeError):
         if detail:
             text += f": {detail}"
         super().__init__(text)
+
+    @staticmethod
+    def find(exc: BaseException | None) -> TLEError | None:
+        """The ``TLEError`` that is ``exc`` or caused it, else None. Under
+        Triton's interpreter a kernel's device error is raised at the launch,
+        wrapped by Triton in an ``InterpreterError`` whose cause it is."""
+        seen = set()
+        while exc is not None and id(exc) not in seen:
+            if isinstance(exc, TLEError):
+                return exc
+            seen.add(id(exc))
+            exc = exc.__cause__ or exc.__context__
+        return None
 
 
 _lib: ctypes.CDLL | None = None
@@ -262,12 +284,7 @@ class Comm:
         if info.result == Result.SUCCESS:
             _check(code, "tleCommGetError")
             return None
-        return ErrorInfo(
-            result=Result(info.result) if info.result in Result._value2member_map_ else info.result,
-            rank=info.rank, slot=info.slot, epoch=info.epoch,
-            missing_peers=tuple(p for p in range(32) if info.missingMask >> p & 1),
-            block=info.block, thread=info.thread, n_barriers=info.nBarriers, elapsed_ns=info.elapsedNs,
-            message=info.message.decode(errors="replace"))
+        return _error_info(info)
 
     def check_error(self) -> None:
         """Raise ``TLEError`` with the device error record, if there is one."""

@@ -7,6 +7,12 @@ group broadcasts it, every rank joins with its current CUDA device. Kernels
 take ``comm.dev_comm`` and ``buf.handle`` (ints) as arguments; ``buf.tensor``
 is this rank's copy of a symmetric buffer as a torch tensor.
 
+Under Triton's interpreter (``TRITON_INTERPRET=1``; a ``gloo`` group, no GPU
+needed) the ranks are CPU ranks instead: the communicator uses the emulator
+backend and ``buf.tensor`` is a CPU tensor on memory mapped into every rank,
+so the interpreter's loads and stores through ``intra_pointer`` reach the
+peers' copies directly.
+
     comm = Communicator.from_process_group()
     buf = comm.alloc((1024,), torch.float32)
     kernel[grid](comm.dev_comm, buf.handle, ..., extern_libs=tle.extern_libs())
@@ -16,6 +22,7 @@ is this rank's copy of a symmetric buffer as a torch tensor.
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import math
 from typing import Sequence
@@ -24,6 +31,7 @@ import torch
 import torch.distributed as dist
 import torch.utils.dlpack
 
+from ._interp import interpreting
 from .runtime import Backend, Comm, ErrorInfo, Mem, TLEError, get_unique_id
 
 __all__ = ["Communicator", "SymmetricBuffer", "TLEError"]
@@ -103,7 +111,7 @@ class SymmetricBuffer:
         self._mem = mem
         self.shape = shape
         self.dtype = dtype
-        raw = _bytes_tensor(self, mem.local_ptr, mem.nbytes, torch.device("cuda", comm.device))
+        raw = _bytes_tensor(self, mem.local_ptr, mem.nbytes, comm.torch_device)
         self.tensor: torch.Tensor = raw.view(dtype).view(shape)
         #: Address of the device handle of the buffer (``tleMemGetHandle``).
         self.handle: int = mem.dev_handle
@@ -128,13 +136,16 @@ class SymmetricBuffer:
 
 
 class Communicator:
-    """A TLE communicator over the GPUs of one node, one rank per process."""
+    """A TLE communicator over the GPUs of one node (or, under Triton's
+    interpreter, over CPU ranks), one rank per process."""
 
-    def __init__(self, comm: Comm, device: int, group: dist.ProcessGroup | None = None):
+    def __init__(self, comm: Comm, device: int | None, group: dist.ProcessGroup | None = None):
         self._comm = comm
         self._buffers: list[SymmetricBuffer] = []
-        #: The CUDA device index this rank runs on.
+        #: The CUDA device index this rank runs on; None for a CPU rank.
         self.device = device
+        #: Where this rank's buffers live: ``cuda:<device>`` or ``cpu``.
+        self.torch_device = torch.device("cpu") if device is None else torch.device("cuda", device)
         #: The process group the communicator was created from, if any.
         self.group = group
         self.rank = comm.rank
@@ -149,7 +160,10 @@ class Communicator:
         """Create a communicator over ``group`` (default: the world), whose
         processes must all run on this node, one GPU each. Collective.
 
-        ``device`` defaults to ``torch.cuda.current_device()``. ``n_barriers``
+        ``device`` defaults to ``torch.cuda.current_device()``, and under
+        Triton's interpreter to ``"cpu"``: CPU ranks, whose communicator uses
+        the emulator backend and whose buffers are CPU tensors on shared
+        memory (the interpreter can address nothing else). ``n_barriers``
         is the number of barrier slots (``index`` must be below it).
         ``timeout_ms`` is the device wait deadline: None for
         ``$TLE_BARRIER_TIMEOUT_MS`` or its default, 0 to wait forever.
@@ -158,20 +172,28 @@ class Communicator:
             raise RuntimeError("torch.distributed is not initialized: call dist.init_process_group() first")
         group = group if group is not None else dist.group.WORLD
         if device is None:
-            device = torch.cuda.current_device()
+            device = "cpu" if interpreting() else torch.cuda.current_device()
         device = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
-        if device.type != "cuda":
-            raise ValueError(f"a TLE communicator needs a CUDA device; got {device}")
-        index = device.index if device.index is not None else torch.cuda.current_device()
+        if device.type not in ("cuda", "cpu"):
+            raise ValueError(f"a TLE communicator needs a CUDA device (or the CPU, under Triton's interpreter); "
+                             f"got {device}")
+        if device.type == "cuda" and interpreting():
+            raise ValueError(f"under Triton's interpreter (TRITON_INTERPRET=1) kernels address host memory only: "
+                             f"create the communicator on the CPU (device='cpu', the default there), not {device}")
+        index = None
+        if device.type == "cuda":
+            index = device.index if device.index is not None else torch.cuda.current_device()
         rank = dist.get_rank(group)
         size = dist.get_world_size(group)
         holder: list[bytes | None] = [get_unique_id() if rank == 0 else None]
-        with torch.cuda.device(index):
+        with torch.cuda.device(index) if index is not None else contextlib.nullcontext():
             dist.broadcast_object_list(holder, src=dist.get_global_rank(group, 0), group=group)
             unique_id = holder[0]
             assert isinstance(unique_id, bytes)
-            comm = Comm.init_rank(size, unique_id, rank, index, backend=Backend.CUDA, n_barriers=n_barriers,
-                                  timeout_ms=timeout_ms, bootstrap_timeout_ms=bootstrap_timeout_ms)
+            comm = Comm.init_rank(size, unique_id, rank, 0 if index is None else index,
+                                  backend=Backend.EMULATOR if index is None else Backend.CUDA,
+                                  n_barriers=n_barriers, timeout_ms=timeout_ms,
+                                  bootstrap_timeout_ms=bootstrap_timeout_ms)
         return cls(comm, index, group)
 
     def alloc(self, shape: int | Sequence[int], dtype: torch.dtype = torch.float32) -> SymmetricBuffer:
@@ -181,7 +203,7 @@ class Communicator:
         if any(s <= 0 for s in shape):
             raise ValueError(f"a symmetric buffer needs a non-empty shape; got {shape}")
         nbytes = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
-        with torch.cuda.device(self.device):
+        with torch.cuda.device(self.device) if self.device is not None else contextlib.nullcontext():
             buf = SymmetricBuffer(self, self._comm.alloc(nbytes), shape, dtype)
         self._buffers.append(buf)
         return buf
@@ -199,7 +221,12 @@ class Communicator:
         """``torch.cuda.synchronize`` this rank's device, then check TLE's
         error record. A kernel whose barrier wait timed out fails its launch;
         the CUDA error is then reported as ``TLEError`` with TLE's record
-        (rank, slot, epoch, missing peers), chained to the CUDA error."""
+        (rank, slot, epoch, missing peers), chained to the CUDA error. (On a
+        CPU rank launches are synchronous and raise their device errors
+        themselves; this checks the record.)"""
+        if self.device is None:
+            self.check_error()
+            return
         try:
             torch.cuda.synchronize(self.device)
         except RuntimeError as cuda_error:
@@ -231,4 +258,4 @@ class Communicator:
 
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"dev_comm=0x{self.dev_comm:x}"
-        return f"Communicator(rank={self.rank}, size={self.size}, device={self.device}, {state})"
+        return f"Communicator(rank={self.rank}, size={self.size}, device={self.torch_device}, {state})"

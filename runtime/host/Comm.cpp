@@ -279,19 +279,8 @@ tleResult_t tleCommGetError(tleComm_t comm, tleErrorInfo *info) {
       return r;
     if (!info)
       return fail(tleInvalidArgument, "info is NULL");
-    *info = {};
-    info->result = tleSuccess;
-    ErrorRecord *rec = comm->errorHost;
-    // The device claims the record (state 1) before writing and publishes
-    // it (state 2) with a release store; acquire pairs with that.
-    if (__atomic_load_n(&rec->state, __ATOMIC_ACQUIRE) != 2)
+    if (!takeErrorRecord(*comm->errorHost, *info))
       return tleSuccess;
-    describeErrorRecord(*rec, *info);
-    ErrorRecord cleared = {};
-    std::memcpy(reinterpret_cast<char *>(rec) + sizeof(rec->state),
-                reinterpret_cast<const char *>(&cleared) + sizeof(rec->state),
-                sizeof(ErrorRecord) - sizeof(rec->state));
-    __atomic_store_n(&rec->state, 0u, __ATOMIC_RELEASE);
     return fail(info->result, "%s", info->message);
   });
 }

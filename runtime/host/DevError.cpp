@@ -13,6 +13,7 @@
 
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 namespace tle {
 
@@ -142,6 +143,22 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out) {
     snprintf(m, n, "%s: unknown device error code %u", where, e.code);
     break;
   }
+}
+
+bool takeErrorRecord(ErrorRecord &rec, tleErrorInfo &info) {
+  info = {};
+  info.result = tleSuccess;
+  // The device claims the record (state 1) before writing and publishes
+  // it (state 2) with a release store; acquire pairs with that.
+  if (__atomic_load_n(&rec.state, __ATOMIC_ACQUIRE) != 2)
+    return false;
+  describeErrorRecord(rec, info);
+  ErrorRecord cleared = {};
+  std::memcpy(reinterpret_cast<char *>(&rec) + sizeof(rec.state),
+              reinterpret_cast<const char *>(&cleared) + sizeof(rec.state),
+              sizeof(ErrorRecord) - sizeof(rec.state));
+  __atomic_store_n(&rec.state, 0u, __ATOMIC_RELEASE);
+  return true;
 }
 
 } // namespace tle

@@ -28,6 +28,10 @@ tleResult_t resultOfDevError(uint32_t code);
 /// Converts a completed ErrorRecord into the public form.
 void describeErrorRecord(const ErrorRecord &record, tleErrorInfo &out);
 
+/// Reads a completed record into `info` and clears it (tleCommGetError's
+/// read); false, with `info.result == tleSuccess`, when none is complete.
+bool takeErrorRecord(ErrorRecord &record, tleErrorInfo &info);
+
 } // namespace tle
 
 #endif // TLE_RUNTIME_HOST_DEVERROR_H

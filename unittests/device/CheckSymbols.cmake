@@ -1,5 +1,5 @@
 # Fails unless every entry point of the ABI definition DEF (tle/abi.def, its
-# TLE_ABI_FUNCTION lines) is a defined, external function of the bitcode BC,
+# TLE_ABI_FUNCTION and TLE_ABI_TRITON_FUNCTION lines) is a defined, external function of the bitcode BC,
 # as listed by llvm-nm NM, and the bitcode exports no other tle*/flagcx*
 # function.
 execute_process(COMMAND ${NM} --defined-only --extern-only ${BC}
@@ -7,10 +7,10 @@ execute_process(COMMAND ${NM} --defined-only --extern-only ${BC}
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "llvm-nm failed on ${BC}")
 endif()
-file(STRINGS ${DEF} lines REGEX "^TLE_ABI_FUNCTION\\(")
+file(STRINGS ${DEF} lines REGEX "^TLE_ABI_(TRITON_)?FUNCTION\\(")
 set(symbols "")
 foreach(line IN LISTS lines)
-  string(REGEX REPLACE "^TLE_ABI_FUNCTION\\(([A-Za-z0-9_]+),.*" "\\1" sym
+  string(REGEX REPLACE "^TLE_ABI_(TRITON_)?FUNCTION\\(([A-Za-z0-9_]+),.*" "\\2" sym
     "${line}")
   list(APPEND symbols ${sym})
 endforeach()

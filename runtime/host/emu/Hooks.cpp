@@ -1,18 +1,15 @@
 //===- Hooks.cpp - The C hooks code inside the emulator calls -------------===//
 //
 // Implements tle/detail/EmuHooks.h by forwarding to the scheduler of the
-// calling fiber. Called off a fiber (plain host code, for instance a host
-// test calling the device library from one OS thread per rank), the hooks
-// behave like a 1x1 launch: ids are 0, dims 1, syncs are no-ops, a spin
-// yields the OS thread. Only tleEmuAbortLaunch cannot return there, and
-// aborts the process after printing why.
+// calling fiber. Called off a fiber (plain host code), they behave as
+// OffFiber.h describes: the caller's program (Interp.cpp) or a 1x1 launch,
+// syncs are no-ops for its one thread, a spin yields or sleeps, and an abort
+// returns to the program's entry point or ends the process.
 //
 //===----------------------------------------------------------------------===//
 
 #include "emu/OffFiber.h"
 #include "emu/Scheduler.h"
-
-#include <thread>
 
 using tle::emu::detail::EmuThread;
 using tle::emu::detail::Scheduler;
@@ -38,7 +35,8 @@ TLE_API uint32_t tleEmuThreadId(int32_t dim) {
 
 TLE_API uint32_t tleEmuBlockId(int32_t dim) {
   EmuThread *t = thread();
-  return t ? pick(dim, t->block->x, t->block->y, t->block->z) : 0;
+  return t ? pick(dim, t->block->x, t->block->y, t->block->z)
+           : tle::emu::detail::offFiberBlockId(dim);
 }
 
 TLE_API uint32_t tleEmuBlockDim(int32_t dim) {
@@ -52,7 +50,7 @@ TLE_API uint32_t tleEmuBlockDim(int32_t dim) {
 TLE_API uint32_t tleEmuGridDim(int32_t dim) {
   EmuThread *t = thread();
   if (!t)
-    return 1;
+    return tle::emu::detail::offFiberGridDim(dim);
   const auto &d = Scheduler::current()->spec().grid;
   return pick(dim, d.x, d.y, d.z);
 }
@@ -71,7 +69,7 @@ TLE_API void tleEmuSpinWait(const tle::WaitInfo *info) {
   if (thread())
     Scheduler::current()->spinWait(info);
   else
-    std::this_thread::yield();
+    tle::emu::detail::offFiberSpinWait();
 }
 
 TLE_API void tleEmuAbortLaunch(void) {

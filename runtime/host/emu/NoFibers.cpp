@@ -2,9 +2,10 @@
 //
 // A CUDA build on a machine without Boost.Context still links the host build
 // of the device library into libtle, which calls the emulator's hooks. This
-// file provides them as Hooks.cpp does off a fiber (a 1x1 launch: ids 0,
-// dims 1, syncs no-ops, spins yield the OS thread) and makes every emulator
-// launch fail with tleNotSupported.
+// file provides them as Hooks.cpp does off a fiber (OffFiber.h: the
+// caller's program or a 1x1 launch, syncs no-ops, spins yield or sleep), so
+// Triton's interpreter works there too (Interp.cpp), and makes every
+// emulator launch fail with tleNotSupported.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,7 +14,6 @@
 #include "tle/emu.h"
 
 #include <cstdio>
-#include <thread>
 
 namespace tle::emu {
 
@@ -53,13 +53,17 @@ TLE_API tleResult_t tleEmuLaunch(const tleComm_t *, int, const uint32_t *,
 }
 
 TLE_API uint32_t tleEmuThreadId(int32_t) { return 0; }
-TLE_API uint32_t tleEmuBlockId(int32_t) { return 0; }
+TLE_API uint32_t tleEmuBlockId(int32_t dim) {
+  return tle::emu::detail::offFiberBlockId(dim);
+}
 TLE_API uint32_t tleEmuBlockDim(int32_t) { return 1; }
-TLE_API uint32_t tleEmuGridDim(int32_t) { return 1; }
+TLE_API uint32_t tleEmuGridDim(int32_t dim) {
+  return tle::emu::detail::offFiberGridDim(dim);
+}
 TLE_API void tleEmuSyncBlock(void) {}
 TLE_API void tleEmuSyncWarp(void) {}
 TLE_API void tleEmuSpinWait(const tle::WaitInfo *) {
-  std::this_thread::yield();
+  tle::emu::detail::offFiberSpinWait();
 }
 
 TLE_API void tleEmuAbortLaunch(void) { tle::emu::detail::offFiberAbort(); }

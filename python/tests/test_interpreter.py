@@ -1,0 +1,303 @@
+"""Triton kernels that use TLE, run on CPU ranks by Triton's interpreter
+(TRITON_INTERPRET=1), no GPU and no PyTorch.
+
+Multi-rank tests start 2 and 4 processes with TLE's launcher (python -m
+tle.launch) and check what they print: the all-gather example, every
+configuration of the GPU neighbour exchange (python/tests_gpu/kernels.py,
+through interp_ranks.py), the timeout report when a rank skips a barrier,
+and a kernel that deadlocks. In-process tests check the builtins one by
+one on a communicator of this process: values, pointers, device errors
+raised with the GPU's record and message, and argument errors.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="Triton's interpreter needs NumPy (python/requirements-test.txt)")
+
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+
+import tle  # noqa: E402
+import tle.language as tlx  # noqa: E402
+from tle import launch, runtime  # noqa: E402
+from tle.cpu import Communicator, Tensor  # noqa: E402
+from tle.runtime import Backend, Comm, Result, TLEError  # noqa: E402
+
+PYTHON_DIR = Path(__file__).resolve().parents[1]
+RANKS = PYTHON_DIR / "tests" / "interp_ranks.py"
+EXAMPLE = PYTHON_DIR / "examples" / "allgather.py"
+#: The barrier deadline of the failure tests, and how much later than it a
+#: report may come (process start-up on a loaded 2-core machine included).
+TIMEOUT_MS = 2000
+SLACK_S = 20.0
+
+
+@pytest.fixture(scope="module", autouse=True)
+def host_library():
+    try:
+        return runtime.library()
+    except FileNotFoundError as e:
+        pytest.skip(f"libtle.so not built: {e}")
+
+
+def run_ranks(n: int, *argv: str, limit: float = 120.0) -> tuple[subprocess.CompletedProcess, float]:
+    """``python -m tle.launch --ranks n argv...`` with its output; fails the
+    test if it outlives ``limit`` seconds (a hang)."""
+    env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               TRITON_INTERPRET="1", PYTHONWARNINGS="ignore::DeprecationWarning")
+    start = time.monotonic()
+    try:
+        proc = subprocess.run([sys.executable, "-m", "tle.launch", "--ranks", str(n), "--grace", "10", *argv],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=limit)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"still running after {limit:.0f} s (a hang):\n{e.stdout}")
+    return proc, time.monotonic() - start
+
+
+def rank_lines(output: str, rank: int) -> list[str]:
+    """What ``rank`` printed, one message per "[rank r] " prefix (ranks share
+    the launcher's output, so one line may hold two ranks' messages)."""
+    prefix = f"[rank {rank}] "
+    chunks = re.split(r"(?=\[rank \d+\] )", output)
+    return [c[len(prefix):].split("\n")[0].strip() for c in chunks if c.startswith(prefix)]
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_allgather_example(n):
+    proc, _ = run_ranks(n, str(EXAMPLE))
+    assert proc.returncode == 0, proc.stdout
+    for rank in range(n):
+        assert f"rank {rank} of {n}: all-gather OK" in proc.stdout, proc.stdout
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_gpu_exchange_kernel(n):
+    proc, _ = run_ranks(n, str(RANKS), "exchange", "--iters", "2", "--launches", "2")
+    assert proc.returncode == 0, proc.stdout
+    for rank in range(n):
+        lines = rank_lines(proc.stdout, rank)
+        cases = [line for line in lines if line.startswith(("PASS exchange [", "FAIL exchange ["))]
+        # Every GPU configuration, plus the grid group's refusal over 8 programs.
+        assert len(cases) == 7 and all(c.startswith("PASS") for c in cases), proc.stdout
+        assert any("[grid, 8 programs]: refused under the interpreter" in c for c in cases)
+        assert any(c.startswith("PASS exchange [block, 100 programs") for c in cases)
+        assert any(line.startswith("PASS exchange: 7 of 7 cases") for line in lines)
+
+
+def check_reports(proc, elapsed: float, n: int, reporters: dict[int, tuple[int, list[int]]]) -> None:
+    """Every rank in ``reporters`` (rank -> (slot, missing peers)) ended with
+    TLE's timeout report, within the deadline."""
+    assert proc.returncode == 3, proc.stdout  # the first rank to fail reported (interp_ranks.REPORTED)
+    assert elapsed < TIMEOUT_MS / 1000 + SLACK_S, proc.stdout
+    for rank, (slot, missing) in reporters.items():
+        text = " ".join(rank_lines(proc.stdout, rank))
+        listed = ",".join(map(str, missing))
+        # The GPU's message, word for word (docs/triton.md, Errors).
+        assert re.search(rf"code=TIMEOUT device error: timed out: rank {rank} block 0 thread 0: "
+                         rf"tle.distributed_barrier \(tleTritonBarrier\): barrier wait timed out "
+                         rf"after \d+ ms on slot {slot} epoch 1; missing peers: {listed}", text), proc.stdout
+        record = re.search(rf"record: rank={rank} slot={slot} epoch=1 missing_peers=\[([\d, ]*)\] elapsed_ms=(\d+)",
+                           text)
+        assert record and record[1] == ", ".join(map(str, missing)), proc.stdout
+        assert TIMEOUT_MS <= int(record[2]) < TIMEOUT_MS + 1000, proc.stdout
+        after = float(re.search(r"TLE error report after ([\d.]+) s", text)[1])
+        assert TIMEOUT_MS / 1000 <= after < TIMEOUT_MS / 1000 + 5, proc.stdout
+        assert "the barrier returned" not in text
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_timeout_report_names_the_rank_that_skipped(n):
+    proc, elapsed = run_ranks(n, str(RANKS), "timeout", "--timeout-ms", str(TIMEOUT_MS))
+    check_reports(proc, elapsed, n, {r: (0, [1]) for r in range(n) if r != 1})
+    assert "done" in rank_lines(proc.stdout, 1), proc.stdout
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_deadlocked_kernel_is_reported_within_the_timeout(n):
+    proc, elapsed = run_ranks(n, str(RANKS), "deadlock", "--timeout-ms", str(TIMEOUT_MS))
+    check_reports(proc, elapsed, n, {r: (r, [q for q in range(n) if q != r]) for r in range(n)})
+
+
+def test_launcher_reports_the_first_failure_and_stops_the_rest():
+    script = ("import os, sys, time\n"
+              "rank = int(os.environ['TLE_LAUNCH_RANK'])\n"
+              "assert os.environ['WORLD_SIZE'] == os.environ['TLE_LAUNCH_SIZE'] == '2'\n"
+              "assert len(bytes.fromhex(os.environ['TLE_LAUNCH_UNIQUE_ID'])) == 128\n"
+              "time.sleep(60) if rank == 0 else sys.exit(7)\n")
+    start = time.monotonic()
+    result = launch.run(["-c", script], 2, grace=0.5)
+    assert time.monotonic() - start < 30
+    assert result.first_failure == 1 and result.returncodes[1] == 7
+    assert result.returncodes[0] is not None and result.returncodes[0] < 0  # stopped after the grace
+    assert result.returncode == 7
+    timed_out = launch.run(["-c", "import time; time.sleep(60)"], 2, timeout=0.5)
+    assert timed_out.timed_out and timed_out.returncode == launch.TIMEOUT_STATUS
+    assert launch.run(["-c", "pass"], 3).returncode == 0
+
+
+# In-process tests: kernels are made interpreted functions inside the test,
+# with TRITON_INTERPRET=1 set for its duration.
+
+@pytest.fixture
+def interpret(monkeypatch):
+    """``triton.jit`` as it is under TRITON_INTERPRET=1."""
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    return triton.jit
+
+
+def rank_and_pointers(comm, mem, out, peer, offset):
+    rank = tlx.intra_rank(comm)
+    size = tlx.intra_size(comm)
+    tl.store(out + 0, rank)
+    tl.store(out + 1, size)
+    tl.store(out + 2, tlx.local_pointer(mem, offset))
+    tl.store(out + 3, tlx.intra_pointer(mem, offset, peer))
+    dst = tlx.intra_pointer(mem, 0, peer, dtype=tl.int32)
+    tl.store(dst + tl.arange(0, 8), rank * 100 + tl.arange(0, 8))
+
+
+@pytest.fixture
+def pair():
+    """Two ranks of one communicator in this process, one int32 buffer."""
+    comms = Comm.init_all(2, backend=Backend.EMULATOR, n_barriers=8, timeout_ms=300)
+    mems = Comm.alloc_all(comms, 64)
+    yield comms, mems
+    for m in mems:
+        m.free()
+    for c in comms:
+        c.destroy()
+
+
+def array(mem, dtype=np.int32):
+    """A rank's copy of a symmetric buffer as a NumPy array."""
+    return np.frombuffer((ctypes.c_char * mem.nbytes).from_address(mem.local_ptr), dtype=dtype)
+
+
+def test_values_and_pointers(interpret, pair):
+    comms, mems = pair
+    kernel = interpret(rank_and_pointers)
+    out = Tensor(np.zeros(4, np.int64))
+    kernel[(1,)](comms[0].dev_comm, mems[0].dev_handle, out, 1, 16)
+    assert out.numpy().tolist() == [0, 2, mems[0].local_ptr + 16, mems[1].local_ptr + 16]
+    # The store through intra_pointer landed in rank 1's copy.
+    assert array(mems[1])[:8].tolist() == list(range(8))
+    assert not array(mems[0]).any()
+
+
+def barrier_per_program(comm, STRIDE: tl.constexpr):
+    tlx.distributed_barrier(comm, index=tl.program_id(0) * STRIDE)
+
+
+def bad_peer(mem, peer):
+    tlx.intra_pointer(mem, 0, peer)
+
+
+def test_device_errors_raise_the_gpu_record(interpret, pair):
+    comms, mems = pair
+    kernel = interpret(barrier_per_program)
+    one = Comm.init_all(1, backend=Backend.EMULATOR, n_barriers=8)
+    try:
+        # Programs 0 and 1 pass (slots 0 and 4, no peers); program 2 asks for slot 8.
+        with pytest.raises(Exception) as info:
+            kernel[(3,)](one[0].dev_comm, STRIDE=4)
+        e = TLEError.find(info.value)
+        assert e is not None and e.code is Result.INDEX_OUT_OF_RANGE, info.value
+        assert str(e) == ("device error: barrier slot index out of range: rank 0 block 2 thread 0: "
+                          "tle.distributed_barrier (tleTritonBarrier): barrier slot 8 out of range (nBarriers 8)")
+        assert e.info.block == 2 and e.info.slot == 8 and e.info.n_barriers == 8
+        assert one[0].get_error() is None  # read and cleared, as Communicator.synchronize does
+    finally:
+        one[0].destroy()
+    # Rank 1 of the pair never arrives: rank 0 reports it after its 300 ms deadline.
+    start = time.monotonic()
+    with pytest.raises(Exception) as info:
+        kernel[(1,)](comms[0].dev_comm, STRIDE=1)
+    assert 0.3 <= time.monotonic() - start < 10
+    e = TLEError.find(info.value)
+    assert e.code is Result.TIMEOUT and e.info.missing_peers == (1,) and e.info.rank == 0
+    # The deadline passes at the first poll after 300 ms, which a loaded
+    # machine may run a few milliseconds late.
+    assert re.fullmatch(r"rank 0 block 0 thread 0: tle.distributed_barrier \(tleTritonBarrier\): "
+                        r"barrier wait timed out after 3\d\d ms on slot 0 epoch 1; "
+                        r"missing peers: 1", e.info.message), e.info.message
+    with pytest.raises(Exception) as info:
+        interpret(bad_peer)[(1,)](mems[0].dev_handle, 5)
+    e = TLEError.find(info.value)
+    assert e.code is Result.INVALID_ARGUMENT and e.info.rank == 0, info.value
+    with pytest.raises(Exception) as info:
+        interpret(bad_peer)[(1,)](0, 0)
+    assert TLEError.find(info.value).code is Result.INVALID_COMM
+
+
+def grouped_barrier(comm, GROUP: tl.constexpr):
+    tlx.distributed_barrier(comm, group_kind=GROUP)
+
+
+def barrier_with(comm, SPACE: tl.constexpr, KIND: tl.constexpr, ORDER: tl.constexpr):
+    tlx.distributed_barrier(comm, space=SPACE, barrier_kind=KIND, order=ORDER)
+
+
+@pytest.mark.parametrize("kwargs, grid, message", [
+    ({"GROUP": "thread"}, 1, r"group_kind 'thread' is not available in Triton"),
+    ({"GROUP": "grid"}, 4, r"group_kind 'grid' under Triton's interpreter .* needs a grid of one program: .*"
+     r"this launch has 4 programs"),
+    ({"GROUP": "cta"}, 1, r"unknown group_kind 'cta'"),
+])
+def test_argument_errors_as_when_compiling(interpret, kwargs, grid, message):
+    one = Comm.init_all(1, backend=Backend.EMULATOR)
+    try:
+        with pytest.raises(Exception) as info:
+            interpret(grouped_barrier)[(grid,)](one[0].dev_comm, **kwargs)
+        assert isinstance(info.value.__cause__, ValueError), info.value
+        assert re.search(message, str(info.value.__cause__)), info.value.__cause__
+    finally:
+        one[0].destroy()
+
+
+def test_every_kind_and_order_runs_on_one_rank(interpret):
+    """A lone rank's barrier has no peer to wait for: every encoding passes
+    the library's checks, and warp, block and a one-program grid run."""
+    one = Comm.init_all(1, backend=Backend.EMULATOR)
+    try:
+        for kind in tlx.BARRIER_KINDS:
+            for order in tlx.ORDERS:
+                interpret(barrier_with)[(2,)](one[0].dev_comm, SPACE="device", KIND=kind, ORDER=order)
+        for group in ("warp", "block", "grid"):
+            interpret(grouped_barrier)[(1,)](one[0].dev_comm, GROUP=group)
+        assert one[0].get_error() is None
+    finally:
+        one[0].destroy()
+
+
+def test_extern_libs_is_optional_under_the_interpreter(monkeypatch, tmp_path):
+    monkeypatch.setenv("TLE_DEVICE_BC", str(tmp_path / "missing.bc"))
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    assert tle.extern_libs() == {}
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    with pytest.raises(FileNotFoundError):
+        tle.extern_libs()
+
+
+def test_builtins_outside_a_kernel_still_say_so():
+    with pytest.raises(ValueError, match="Did you forget to add @triton.jit"):
+        tlx.intra_rank(0)
+
+
+def test_from_launcher_needs_the_launcher_and_the_interpreter(monkeypatch):
+    monkeypatch.delenv("TLE_LAUNCH_RANK", raising=False)
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    with pytest.raises(RuntimeError, match="python -m tle.launch --ranks N"):
+        Communicator.from_launcher()
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    with pytest.raises(RuntimeError, match="under Triton's interpreter only: TRITON_INTERPRET=1"):
+        Communicator.from_launcher()

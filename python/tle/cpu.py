@@ -1,0 +1,250 @@
+"""TLE communicators and symmetric buffers on CPU ranks, without PyTorch.
+
+For kernels run by Triton's interpreter (``TRITON_INTERPRET=1``), one
+process per rank, started by TLE's launcher (``python -m tle.launch --ranks
+N script.py``). The communicator uses the emulator backend: every symmetric
+buffer is shared memory mapped into every rank, so the interpreter's loads
+and stores through ``intra_pointer`` reach the peers' copies directly.
+Buffers are NumPy arrays; ``Tensor`` makes any NumPy array a pointer
+argument the interpreter accepts, as it accepts torch tensors::
+
+    import numpy as np
+    from tle.cpu import Communicator, Tensor
+
+    with Communicator.from_launcher() as comm:
+        out = comm.alloc((comm.size, n), np.float32)     # symmetric buffer
+        x = Tensor(np.full(n, comm.rank, np.float32))    # an ordinary argument
+        kernel[(1,)](comm.dev_comm, out.handle, x, N=n, extern_libs=tle.extern_libs())
+        comm.synchronize()
+        print(out.array)
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import sys
+from typing import Sequence
+
+import numpy as np
+
+from ._interp import interpreting
+from .launch import ENV_RANK, ENV_SIZE, ENV_UNIQUE_ID
+from .runtime import Backend, Comm, ErrorInfo, Mem, TLEError
+
+__all__ = ["Communicator", "SymmetricBuffer", "Tensor", "TLEError"]
+
+
+class _Storage:
+    """What Triton's interpreter asks of a tensor's storage: the array is
+    host memory already, so "copying it to the CPU" is the array itself, and
+    the launch's loads and stores land in it directly."""
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+    def data_ptr(self) -> int:
+        return self.array.ctypes.data
+
+    def cpu(self) -> _Storage:
+        return self
+
+    def copy_(self, other: _Storage) -> None:
+        if other.array is not self.array:
+            np.copyto(self.array, other.array)
+
+
+class Tensor:
+    """A NumPy array as a pointer argument of an interpreted Triton kernel.
+
+    Triton's interpreter takes a pointer argument from anything with
+    ``data_ptr()`` and a ``dtype``, and copies it to the host and back
+    through the storage methods of a torch tensor; ``Tensor`` answers them
+    with the array itself, so kernels read and write ``numpy()`` in place.
+    """
+
+    def __init__(self, array: np.ndarray):
+        array = np.asarray(array)
+        if not array.flags.c_contiguous:
+            raise ValueError("a Tensor needs a C-contiguous array (Triton addresses elements as base + offset)")
+        self._array = array
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self._array.dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self._array.shape
+
+    def numpy(self) -> np.ndarray:
+        """The array (not a copy)."""
+        return self._array
+
+    def __array__(self, dtype=None, copy=None):
+        return self._array if dtype is None else self._array.astype(dtype)
+
+    def __repr__(self) -> str:
+        return f"tle.cpu.Tensor({self._array!r})"
+
+    def data_ptr(self) -> int:
+        return self._array.ctypes.data
+
+    def element_size(self) -> int:
+        return self._array.itemsize
+
+    # The torch-tensor methods GridExecutor (triton/runtime/interpreter.py,
+    # Triton 3.6) calls to stage arguments on the host and copy them back.
+    def untyped_storage(self) -> _Storage:
+        return _Storage(self._array)
+
+    def storage_offset(self) -> int:
+        return 0
+
+    def size(self) -> tuple[int, ...]:
+        return self._array.shape
+
+    def stride(self) -> tuple[int, ...]:
+        return tuple(s // self._array.itemsize for s in self._array.strides)
+
+    def new_empty(self, *shape: int, device=None) -> Tensor:
+        return Tensor(np.empty(shape, self._array.dtype))
+
+    def set_(self, storage: _Storage, offset: int, size: Sequence[int], stride: Sequence[int]) -> Tensor:
+        base = storage.array
+        if offset == 0 and tuple(size) == base.shape and tuple(stride) == Tensor(base).stride():
+            self._array = base
+        else:
+            item = base.itemsize
+            flat = base.reshape(-1)
+            self._array = np.lib.stride_tricks.as_strided(flat[offset:], shape=tuple(size),
+                                                          strides=tuple(s * item for s in stride))
+        return self
+
+
+class SymmetricBuffer:
+    """A symmetric buffer of one rank: the same shape and dtype on every
+    rank, each rank's copy mapped into every peer.
+
+    ``array`` is this rank's copy as a NumPy array, ``tensor`` the same as a
+    kernel argument, ``handle`` the kernels' ``mem`` argument for
+    ``tle.language.local_pointer`` / ``intra_pointer``. The memory is freed
+    by ``close()`` (or ``Communicator.close()``); arrays still referring to
+    it must not be used afterwards.
+    """
+
+    def __init__(self, mem: Mem, shape: tuple[int, ...], dtype: np.dtype):
+        self._mem = mem
+        self.shape = shape
+        self.dtype = dtype
+        raw = (ctypes.c_char * mem.nbytes).from_address(mem.local_ptr)
+        self.array: np.ndarray = np.frombuffer(raw, dtype=dtype).reshape(shape)
+        self.tensor = Tensor(self.array)
+        #: Address of the buffer's device handle (``tleMemGetHandle``).
+        self.handle: int = mem.dev_handle
+
+    @property
+    def nbytes(self) -> int:
+        return self._mem.nbytes
+
+    @property
+    def closed(self) -> bool:
+        return self._mem.freed
+
+    def close(self) -> None:
+        """Free this rank's handle (not collective); idempotent."""
+        self._mem.free()
+
+    def __enter__(self) -> SymmetricBuffer:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class Communicator:
+    """A TLE communicator over CPU ranks, one rank per process, with the
+    emulator backend."""
+
+    def __init__(self, comm: Comm):
+        self._comm = comm
+        self._buffers: list[SymmetricBuffer] = []
+        self.rank = comm.rank
+        self.size = comm.size
+        #: Address of the device communicator: the kernels' ``comm`` argument.
+        self.dev_comm: int = comm.dev_comm
+
+    @classmethod
+    def init_rank(cls, size: int, unique_id: bytes, rank: int, *, n_barriers: int = 64,
+                  timeout_ms: int | None = None, bootstrap_timeout_ms: int | None = None) -> Communicator:
+        """Rank ``rank`` of ``size`` processes that share ``unique_id``
+        (``tle.runtime.get_unique_id()`` on one of them). Collective."""
+        return cls(Comm.init_rank(size, unique_id, rank, 0, backend=Backend.EMULATOR, n_barriers=n_barriers,
+                                  timeout_ms=timeout_ms, bootstrap_timeout_ms=bootstrap_timeout_ms))
+
+    @classmethod
+    def from_launcher(cls, *, n_barriers: int = 64, timeout_ms: int | None = None,
+                      bootstrap_timeout_ms: int | None = None) -> Communicator:
+        """This process's rank of a ``python -m tle.launch`` run (collective
+        over its ranks). ``timeout_ms``: the barrier deadline; None takes
+        ``TLE_BARRIER_TIMEOUT_MS`` or 10 s, 0 waits forever."""
+        if not interpreting():
+            raise RuntimeError("CPU ranks run Triton kernels under Triton's interpreter only: TRITON_INTERPRET=1 "
+                               "(python -m tle.launch sets it unless it is set already)")
+        try:
+            rank, size = int(os.environ[ENV_RANK]), int(os.environ[ENV_SIZE])
+            unique_id = bytes.fromhex(os.environ[ENV_UNIQUE_ID])
+        except KeyError as e:
+            raise RuntimeError(f"{e.args[0]} is not set: start this script with "
+                               f"python -m tle.launch --ranks N {os.path.basename(sys.argv[0])}") from None
+        return cls.init_rank(size, unique_id, rank, n_barriers=n_barriers, timeout_ms=timeout_ms,
+                             bootstrap_timeout_ms=bootstrap_timeout_ms)
+
+    def alloc(self, shape: int | Sequence[int], dtype=np.float32) -> SymmetricBuffer:
+        """A zero-filled symmetric buffer (collective: every rank calls it
+        with the same shape and dtype)."""
+        shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+        if any(s <= 0 for s in shape):
+            raise ValueError(f"a symmetric buffer needs a non-empty shape; got {shape}")
+        dtype = np.dtype(dtype)
+        buf = SymmetricBuffer(self._comm.alloc(math.prod(shape) * dtype.itemsize), shape, dtype)
+        self._buffers.append(buf)
+        return buf
+
+    def get_error(self) -> ErrorInfo | None:
+        """Read and clear the device error record (None when there is none)."""
+        return self._comm.get_error()
+
+    def check_error(self) -> None:
+        """Raise ``TLEError`` with TLE's report if a kernel recorded an error."""
+        self._comm.check_error()
+
+    def synchronize(self) -> None:
+        """Interpreted launches are synchronous and raise their device errors
+        themselves; this checks the record, as on GPUs."""
+        self.check_error()
+
+    @property
+    def closed(self) -> bool:
+        return self._comm._handle is None
+
+    def close(self) -> None:
+        """Free every buffer still open and destroy the communicator (not
+        collective); idempotent."""
+        if self.closed:
+            return
+        for buf in self._buffers:
+            buf.close()
+        self._buffers.clear()
+        self._comm.destroy()
+
+    def __enter__(self) -> Communicator:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"dev_comm=0x{self.dev_comm:x}"
+        return f"tle.cpu.Communicator(rank={self.rank}, size={self.size}, {state})"
