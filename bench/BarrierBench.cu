@@ -55,14 +55,6 @@ struct Options {
   bool reference = true; ///< also run the reference epoch barriers
 };
 
-void result(const char *section, const std::string &impl, const std::string &x,
-            double us, const std::string &note = "") {
-  std::string n = note; // the note is the last CSV field: no commas in it
-  std::replace(n.begin(), n.end(), ',', ';');
-  std::printf("RESULT,%s,%s,%s,%.4f,%s\n", section, impl.c_str(), x.c_str(), us,
-              n.c_str());
-  std::fflush(stdout);
-}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -173,7 +165,7 @@ void benchFlag(World &w, const Options &o) {
     ns = double(h);
     oneWay.push_back(ns / 2e3 / o.iters);
   }
-  result("flag", "flag-oneway", "1", median(oneWay), "ping-pong/2");
+  printResult("flag", "flag-oneway", "1", median(oneWay), "ping-pong/2");
 }
 
 //===----------------------------------------------------------------------===//
@@ -286,11 +278,11 @@ double runTleLatency(World &w, int ctas, const Options &o,
 
 void benchLatency(World &w, World &noTimeout, const Options &o) {
   for (int ctas : o.ctas) {
-    result("latency", TLE_BENCH_TAG, std::to_string(ctas),
+    printResult("latency", TLE_BENCH_TAG, std::to_string(ctas),
            runTleLatency(w, ctas, o), "sync acq_rel block 128thr, timeouts on");
-    result("latency", TLE_BENCH_TAG "-notimeout", std::to_string(ctas),
+    printResult("latency", TLE_BENCH_TAG "-notimeout", std::to_string(ctas),
            runTleLatency(noTimeout, ctas, o), "timeoutMs=0");
-    result("latency", TLE_BENCH_TAG "-session", std::to_string(ctas),
+    printResult("latency", TLE_BENCH_TAG "-session", std::to_string(ctas),
            runTleLatency(w, ctas, o, /*session=*/true),
            "tle::BarrierSession sync acq_rel block 128thr, timeouts on");
   }
@@ -338,7 +330,7 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
         }
         t.push_back(slowest(w, ctas) / 1e3 / o.iters);
       }
-      result("latency", v.name, std::to_string(ctas), median(t), v.what);
+      printResult("latency", v.name, std::to_string(ctas), median(t), v.what);
     }
   }
 }
@@ -394,12 +386,12 @@ void benchOverlap(World &w, const Options &o) {
       }
       std::string x = std::to_string(workUs);
       std::string c = std::to_string(ctas);
-      result("overlap", "work-only-" + c + "cta", x, t[0]);
-      result("overlap", "arrive-work-wait-" + c + "cta", x, t[1]);
-      result("overlap", "sync-then-work-" + c + "cta", x, t[2]);
-      result("overlap", "cost-split-" + c + "cta", x, t[1] - t[0],
+      printResult("overlap", "work-only-" + c + "cta", x, t[0]);
+      printResult("overlap", "arrive-work-wait-" + c + "cta", x, t[1]);
+      printResult("overlap", "sync-then-work-" + c + "cta", x, t[2]);
+      printResult("overlap", "cost-split-" + c + "cta", x, t[1] - t[0],
              "arrive+W+wait minus W alone");
-      result("overlap", "cost-sync-" + c + "cta", x, t[2] - t[0],
+      printResult("overlap", "cost-sync-" + c + "cta", x, t[2] - t[0],
              "sync+W minus W alone");
     }
   }
@@ -470,7 +462,7 @@ void benchGrid(World &w, const Options &o) {
     v.push_back(slowest(w, ctas) / 1e3 / iters);
   }
   std::string x = std::to_string(ctas);
-  result("grid", "tle-grid-barrier", x, median(v),
+  printResult("grid", "tle-grid-barrier", x, median(v),
          "all CTAs of both GPUs, cooperative launch");
 
   const int n = o.hostIters;
@@ -486,7 +478,7 @@ void benchGrid(World &w, const Options &o) {
       }
     });
   });
-  result("grid", "kernel-boundary", x, kb / n * 1e6,
+  printResult("grid", "kernel-boundary", x, kb / n * 1e6,
          "empty kernel launches, no cross-GPU sync");
   // Kernel boundary + host barrier: what a user without a device barrier
   // does: launch, wait for the GPU, meet the other rank's thread.
@@ -505,7 +497,7 @@ void benchGrid(World &w, const Options &o) {
     }
     return (hostNowNs() - t0) / 1e9;
   });
-  result("grid", "kernel+host-barrier", x, hb / n * 1e6,
+  printResult("grid", "kernel+host-barrier", x, hb / n * 1e6,
          "launch, cudaStreamSynchronize, std::barrier");
 }
 
@@ -532,7 +524,7 @@ void benchHostBarrier(World &w, const Options &o) {
       }
     });
   });
-  result("hostbar", "tle", "eager", eager / n * 1e6,
+  printResult("hostbar", "tle", "eager", eager / n * 1e6,
          "one <<<1,128>>> kernel per barrier");
   // The epoch lives in device memory, so a captured graph replays the
   // barrier correctly with no host involvement.
@@ -545,7 +537,7 @@ void benchHostBarrier(World &w, const Options &o) {
     CK(cudaStreamEndCapture(s, &g));
     return timeGraphReplays(s, g, replays, meet);
   });
-  result("hostbar", "tle", "graph", graph / (perGraph * replays) * 1e6,
+  printResult("hostbar", "tle", "graph", graph / (perGraph * replays) * 1e6,
          "100 barrier kernels per graph");
 }
 
@@ -643,7 +635,7 @@ void benchAllReduce(World &w, const Options &o) {
       });
     });
     std::string x = std::to_string(bytes);
-    result("allreduce", "tle-oneshot", x, eager / iters * 1e6,
+    printResult("allreduce", "tle-oneshot", x, eager / iters * 1e6,
            std::to_string(ctas) + " CTAs x " + std::to_string(kReduceThreads));
     const int perGraph = 50, replays = 10;
     double graph = perRank([&](int r, cudaStream_t s) {
@@ -655,7 +647,7 @@ void benchAllReduce(World &w, const Options &o) {
       CK(cudaStreamEndCapture(s, &g));
       return timeGraphReplays(s, g, replays, meet);
     });
-    result("allreduce", "tle-oneshot-graph", x,
+    printResult("allreduce", "tle-oneshot-graph", x,
            graph / (perGraph * replays) * 1e6);
   }
   for (int r = 0; r < kRanks; ++r) {

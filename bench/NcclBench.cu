@@ -38,14 +38,6 @@ namespace {
 
 constexpr int kRanks = 2;
 
-void result(const char *section, const std::string &impl, const std::string &x,
-            double us, const std::string &note = "") {
-  std::string n = note; // the note is the last CSV field: no commas in it
-  std::replace(n.begin(), n.end(), ',', ';');
-  std::printf("RESULT,%s,%s,%s,%.4f,%s\n", section, impl.c_str(), x.c_str(), us,
-              n.c_str());
-  std::fflush(stdout);
-}
 
 __global__ void lsaSyncLoop(ncclDevComm dc, int iters,
                             unsigned long long *out) {
@@ -132,7 +124,7 @@ int main(int argc, char **argv) {
       for (auto &t : th)
         t.join();
       std::sort(worst.begin(), worst.end());
-      result("latency", "nccl-lsa", std::to_string(ctas),
+      printResult("latency", "nccl-lsa", std::to_string(ctas),
              worst[reps / 2] / 1e3 / iters,
              "ncclLsaBarrierSession<ncclCoopCta> sync acq_rel");
     }
@@ -177,9 +169,9 @@ int main(int argc, char **argv) {
       for (auto &t : th)
         t.join();
       std::string x = std::to_string(bytes);
-      result("allreduce", "nccl", x, std::max(eager[0], eager[1]) / n * 1e6,
+      printResult("allreduce", "nccl", x, std::max(eager[0], eager[1]) / n * 1e6,
              "ncclAllReduce eager");
-      result("allreduce", "nccl-graph", x,
+      printResult("allreduce", "nccl-graph", x,
              std::max(graph[0], graph[1]) / (perGraph * replays) * 1e6,
              "ncclAllReduce graph-captured");
     }

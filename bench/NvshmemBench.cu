@@ -64,10 +64,6 @@ __global__ void nvshmemBarrierLoop(const nvshmem_team_t *teams, int useAll,
 
 int child(int rank, int idPipe[2], Shared *sh, const std::vector<int> &ctas,
           int iters, int reps) {
-  if (rank == 0)
-    close(idPipe[0]);
-  else
-    close(idPipe[1]);
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n < kRanks)
     return kExitSkip;
@@ -78,19 +74,9 @@ int child(int rank, int idPipe[2], Shared *sh, const std::vector<int> &ctas,
       std::printf("nvshmemx_get_uniqueid failed\n");
       return 1;
     }
-    if (write(idPipe[1], &id, sizeof(id)) != ssize_t(sizeof(id)))
-      return 1;
-    close(idPipe[1]);
-  } else {
-    size_t got = 0;
-    while (got < sizeof(id)) {
-      ssize_t k = read(idPipe[0], reinterpret_cast<char *>(&id) + got,
-                       sizeof(id) - got);
-      if (k <= 0)
-        return 1;
-      got += size_t(k);
-    }
   }
+  if (!shareIdOverPipe(rank, idPipe, id))
+    return 1;
   nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
   nvshmemx_set_attr_uniqueid_args(rank, kRanks, &id, &attr);
   nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);

@@ -343,10 +343,6 @@ int runSingle(const Options &o) {
 /// One rank process of the multi-process mode. Rank 0 creates the unique id
 /// and writes it to the pipe; rank 1 reads it (EOF: rank 0 gave up).
 int rankMain(const Options &o, int rank, int idPipe[2]) {
-  if (rank == 0)
-    close(idPipe[0]);
-  else
-    close(idPipe[1]);
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n < 2) {
     std::printf("SKIPPED: no CUDA device pair in rank %d (%d visible)\n", rank,
@@ -354,25 +350,11 @@ int rankMain(const Options &o, int rank, int idPipe[2]) {
     return kExitSkip;
   }
   tleUniqueId id;
-  if (rank == 0) {
+  if (rank == 0)
     TK(tleGetUniqueId(&id));
-    if (write(idPipe[1], &id, sizeof(id)) != ssize_t(sizeof(id))) {
-      std::perror("write unique id");
-      return 1;
-    }
-    close(idPipe[1]);
-  } else {
-    size_t got = 0;
-    while (got < sizeof(id)) {
-      ssize_t k = read(idPipe[0], reinterpret_cast<char *>(&id) + got,
-                       sizeof(id) - got);
-      if (k <= 0) {
-        std::printf("rank 1: no unique id from rank 0\n");
-        return kExitSkip;
-      }
-      got += size_t(k);
-    }
-    close(idPipe[0]);
+  if (!shareIdOverPipe(rank, idPipe, id)) {
+    std::printf("rank %d: the unique id did not go through the pipe\n", rank);
+    return rank == 0 ? 1 : kExitSkip;
   }
   std::vector<Config> cfgs = expand(o);
   tleConfig_t cfg = cudaConfig(kSlots);

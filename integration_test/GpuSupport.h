@@ -18,6 +18,7 @@
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
@@ -26,6 +27,7 @@
 #include <mutex>
 #include <string>
 #include <time.h>
+#include <unistd.h>
 #include <vector>
 
 /// Aborts the process when a CUDA call fails.
@@ -93,6 +95,44 @@ inline int gpusOrSkip(int needed = 2) {
 
 /// Monotonic host clock in ns (CLOCK_MONOTONIC is system-wide, so a parent
 /// can subtract timestamps printed by its children).
+/// One figure of the benchmarks, as the line bench/run.sh collects into
+/// bench.csv: RESULT,<section>,<impl>,<x>,<us>,<note>. The note is the last
+/// field, so its commas become semicolons.
+inline void printResult(const char *section, const std::string &impl,
+                        const std::string &x, double us,
+                        const std::string &note = "") {
+  std::string n = note;
+  std::replace(n.begin(), n.end(), ',', ';');
+  std::printf("RESULT,%s,%s,%s,%.4f,%s\n", section, impl.c_str(), x.c_str(),
+              us, n.c_str());
+  std::fflush(stdout);
+}
+
+/// Hands a unique id (TLE's, NVSHMEM's: any trivially copyable type) from
+/// rank 0 to the other rank processes of a fork()ed run through `fds` (a
+/// pipe made before the fork): rank 0 writes `id`, the others read it. Each
+/// process closes the ends it does not use. False on a short write or read
+/// (EOF: rank 0 gave up before sending).
+template <typename Id> bool shareIdOverPipe(int rank, int fds[2], Id &id) {
+  if (rank == 0) {
+    close(fds[0]);
+    bool ok = write(fds[1], &id, sizeof(id)) == ssize_t(sizeof(id));
+    close(fds[1]);
+    return ok;
+  }
+  close(fds[1]);
+  size_t got = 0;
+  while (got < sizeof(id)) {
+    ssize_t k =
+        read(fds[0], reinterpret_cast<char *>(&id) + got, sizeof(id) - got);
+    if (k <= 0)
+      break;
+    got += size_t(k);
+  }
+  close(fds[0]);
+  return got == sizeof(id);
+}
+
 inline uint64_t hostNowNs() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
