@@ -587,6 +587,8 @@ std::vector<Impl> latencyImpls(Lab &L, int ctas) {
                  labLaunch<SrcSmemCache, PollLib>(w)});
     v.push_back({"2", "stateless-hoistable", n, false,
                  labLaunch<SrcHoistable, PollLib>(w)});
+    v.push_back({"2", "stateless-ldg-before", n, false,
+                 labLaunch<SrcLdg, PollLib>(w)});
     v.push_back({"2", "poll-none", n, false, labLaunch<SrcLib, PollNone>(w)});
     v.push_back({"2", "poll-twophase", n, false,
                  labLaunch<SrcLib, PollTwoPhase<8>>(w)});

@@ -109,10 +109,23 @@ struct SrcLib {
   }
 };
 
-/// tle::impl::loadComm with every load as LabPtx::ldNc64, which the
+/// How a SrcLoads variant reads one 8-byte field of the communicator.
+struct LoadNcAsm { ///< non-volatile asm: hoistable (the library since run 5)
+  static __device__ __forceinline__ uint64_t ld(const void *p) {
+    return LabPtx::ldNc64(p);
+  }
+};
+struct LoadLdg { ///< __ldg: the library before run 5, not hoisted by nvcc
+  static __device__ __forceinline__ uint64_t ld(const void *p) {
+    return __ldg(static_cast<const unsigned long long *>(p));
+  }
+};
+
+/// tle::impl::loadComm with every load as Load::ld: LoadNcAsm, which the
 /// compiler may merge with the loads of an earlier call and hoist out of a
-/// loop. The check is the library's.
-struct SrcHoistable {
+/// loop, or LoadLdg, the library's loads before run 5 (the "before" row).
+/// The check is the library's.
+template <typename Load> struct SrcLoads {
   static __device__ __forceinline__ Comm load(const void *comm, uint32_t index,
                                               uint32_t lane) {
     const DevComm *dc = static_cast<const DevComm *>(comm);
@@ -121,18 +134,18 @@ struct SrcHoistable {
     Comm c;
     c.dc = dc;
     c.entry = lane < kMaxRanks ? lane : 0;
-    const uint64_t mv = LabPtx::ldNc64(&dc->magic);
-    const uint64_t rs = LabPtx::ldNc64(&dc->rank);
-    const uint64_t ns = LabPtx::ldNc64(&dc->nBarriers);
+    const uint64_t mv = Load::ld(&dc->magic);
+    const uint64_t rs = Load::ld(&dc->rank);
+    const uint64_t ns = Load::ld(&dc->nBarriers);
     c.rank = static_cast<uint32_t>(rs);
     c.size = static_cast<uint32_t>(rs >> 32);
     c.nBarriers = static_cast<uint32_t>(ns);
     c.stride = static_cast<uint32_t>(ns >> 32);
-    c.epochs = reinterpret_cast<uint32_t *>(LabPtx::ldNc64(&dc->epochs));
+    c.epochs = reinterpret_cast<uint32_t *>(Load::ld(&dc->epochs));
     c.outEntry =
-        reinterpret_cast<uint32_t *>(LabPtx::ldNc64(&dc->outFlags[c.entry]));
-    c.inEntry = reinterpret_cast<const uint32_t *>(
-        LabPtx::ldNc64(&dc->inFlags[c.entry]));
+        reinterpret_cast<uint32_t *>(Load::ld(&dc->outFlags[c.entry]));
+    c.inEntry =
+        reinterpret_cast<const uint32_t *>(Load::ld(&dc->inFlags[c.entry]));
     const uintptr_t misaligned = (reinterpret_cast<uintptr_t>(c.epochs) |
                                   reinterpret_cast<uintptr_t>(c.outEntry) |
                                   reinterpret_cast<uintptr_t>(c.inEntry)) &
@@ -146,6 +159,9 @@ struct SrcHoistable {
     return c;
   }
 };
+
+using SrcHoistable = SrcLoads<LoadNcAsm>;
+using SrcLdg = SrcLoads<LoadLdg>;
 
 /// The checked fields of one communicator, per CTA, for the rest of the
 /// launch. Shared memory is not invalidated by an acquire, so after the

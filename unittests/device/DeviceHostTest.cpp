@@ -262,13 +262,30 @@ TEST_F(DeviceHost, GroupKindsSyncTheirGroup) {
 TEST_F(DeviceHost, NonWorkerThreadsTouchNothing) {
   build(2);
   // Thread 40 of a 64-thread block is neither a worker nor rank 0 of the
-  // block group: it only syncs, so a garbage comm is never read.
+  // block group: it checks the communicator (every thread does, so that the
+  // loads can be hoisted out of a loop) and syncs, and writes nothing.
   fake().blockDim[0] = 64;
   fake().threadIdx[0] = 40;
-  flagcxIntraBarrierSyncS(reinterpret_cast<const void *>(0x10), kCoopBlock, 0,
-                          false, kOrderAcqRel);
+  flagcxIntraBarrierSyncS(comm(0), kCoopBlock, 0, false, kOrderAcqRel);
   EXPECT_EQ(fake().syncBlocks, 2u);
   EXPECT_EQ(fake().syncWarps, 0u);
+  EXPECT_EQ(rank(0).epochs[0], 0u);
+  EXPECT_EQ(rank(1).inbox[0], 0u);
+  EXPECT_EQ(rank(0).inbox[1], 0u);
+}
+
+TEST_F(DeviceHost, EveryThreadRejectsABadCommunicator) {
+  build(2);
+  // Thread 40 is not a worker, but a corrupt communicator stops it too,
+  // before its group sync (no thread may wait there for one that aborted).
+  fake().blockDim[0] = 64;
+  fake().threadIdx[0] = 40;
+  rank(0).comm.size = 9;
+  expectAbort([](DeviceHost *t) {
+    flagcxIntraBarrierSyncS(t->comm(0), kCoopBlock, 0, false, kOrderAcqRel);
+  });
+  EXPECT_EQ(fake().syncBlocks, 0u);
+  EXPECT_EQ(rank(0).error.code, kDevErrBadComm);
 }
 
 TEST_F(DeviceHost, EpochsWrapAround) {

@@ -1,4 +1,5 @@
-//===- abi.h - The device ABI's enums and tables, from abi.def ---*- C++ -*-===//
+//===- abi.h - The device ABI's enums and tables, from abi.def ---*- C++
+//-*-===//
 //
 // Expands tle/abi.def into what C++ code needs: the enumerations of the ABI
 // (tle::CoopKind, MemoryOrder, TeamKind, MemoryScope, BarrierKind, the
@@ -20,7 +21,8 @@
 #define TLE_ABI_CAT_(a, b) a##b
 #define TLE_ABI_CAT(a, b) TLE_ABI_CAT_(a, b)
 #define TLE_ABI_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, N, ...) N
-#define TLE_ABI_NARGS(...) TLE_ABI_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define TLE_ABI_NARGS(...)                                                     \
+  TLE_ABI_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define TLE_ABI_MAP_1(F, a) F a
 #define TLE_ABI_MAP_2(F, a, ...) F a, TLE_ABI_MAP_1(F, __VA_ARGS__)
 #define TLE_ABI_MAP_3(F, a, ...) F a, TLE_ABI_MAP_2(F, __VA_ARGS__)
@@ -137,7 +139,10 @@ struct Function {
 
 inline constexpr Function kFunctions[] = {
 #define TLE_ABI_FUNCTION(Name, Result, What, ...)                              \
-  {#Name, Type::Result, What, TLE_ABI_NARGS(__VA_ARGS__),                      \
+  {#Name,                                                                      \
+   Type::Result,                                                               \
+   What,                                                                       \
+   TLE_ABI_NARGS(__VA_ARGS__),                                                 \
    {TLE_ABI_MAP(TLE_ABI_TYPE, __VA_ARGS__)}},
 #include "tle/abi.def"
 };
@@ -154,7 +159,10 @@ enum class Hook : unsigned {
 };
 inline constexpr Function kHooks[] = {
 #define TLE_EMU_HOOK(Name, Result, ...)                                        \
-  {#Name, Type::Result, "", TLE_ABI_NARGS(__VA_ARGS__),                        \
+  {#Name,                                                                      \
+   Type::Result,                                                               \
+   "",                                                                         \
+   TLE_ABI_NARGS(__VA_ARGS__),                                                 \
    {TLE_ABI_MAP(TLE_ABI_TYPE, __VA_ARGS__)}},
 #define TLE_EMU_HOOK0(Name, Result) {#Name, Type::Result, "", 0, {}},
 #include "tle/abi.def"

@@ -1,4 +1,5 @@
-//===- barrier.h - The typed C++ device API ------------------------*- C++ -*-===//
+//===- barrier.h - The typed C++ device API ------------------------*- C++
+//-*-===//
 //
 // The barrier, rank queries and buffer pointers for C++ kernels, with the
 // enumerations of tle/abi.h instead of plain ints. The extern "C" FlagCX

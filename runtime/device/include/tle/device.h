@@ -1,4 +1,5 @@
-//===- device.h - The TLE device ABI -------------------------------*- C++ -*-===//
+//===- device.h - The TLE device ABI -------------------------------*- C++
+//-*-===//
 //
 // The device ABI as CUDA C++ kernels (nvcc or clang) and emulator kernels
 // (host C++) see it: every entry point of tle/abi.def, declared with its C

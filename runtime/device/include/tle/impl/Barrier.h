@@ -1,4 +1,5 @@
-//===- Barrier.h - The barrier of a thread, warp or block group ---*- C++ -*-===//
+//===- Barrier.h - The barrier of a thread, warp or block group ---*- C++
+//-*-===//
 //
 // arrive, wait and sync on one slot for the thread, warp and block groups
 // (Group.h), built from Signal.h's halves. docs/design.md ("The barrier")
@@ -18,11 +19,13 @@ TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
                                 int order, abi::Fn fn) {
   checkCoop(comm, index, coop, order, fn);
   Group g = makeGroup(coop);
+  // Every thread loads and checks the communicator, before the group sync
+  // and before any branch (see loadComm: the loads then overlap the sync,
+  // and a compiler may hoist them out of a loop of barriers).
+  Comm c = checkSlot(comm, index, g.rank, fn);
   groupSync(g);
   if (g.rank >= kWarpSize)
     return;
-  // The whole first warp checks, as in groupWait.
-  Comm c = checkSlot(comm, index, g.rank, fn);
   uint32_t workers = workerCount(c, g);
   if (g.rank == 0)
     traceEvent("arrive", index, true);
@@ -56,14 +59,14 @@ TLE_DEV_INLINE void groupWait(const void *comm, int coop, uint32_t index,
                               int order, bool arrive, abi::Fn fn) {
   checkCoop(comm, index, coop, order, fn);
   Group g = makeGroup(coop);
+  // Every thread checks, before the group sync (see groupArrive), so that a
+  // failing check aborts all of them: a thread left waiting at a sync below
+  // for one that trapped would turn the trap into an illegal-instruction
+  // error that can beat the error record.
+  Comm c = checkSlot(comm, index, g.rank, fn);
   if (arrive)
     groupSync(g);
   if (g.rank < kWarpSize) {
-    // Every lane of the first warp checks, so that a failing check aborts
-    // all of them: a lane left waiting at the warp sync below for a lane
-    // that trapped would turn the trap into an illegal-instruction error
-    // that can beat the error record.
-    Comm c = checkSlot(comm, index, g.rank, fn);
     uint32_t workers = workerCount(c, g);
     uint32_t next = 0;
     if (g.rank == 0)

@@ -1,4 +1,5 @@
-//===- Entry.h - The extern "C" entry points of the device ABI ----*- C++ -*-===//
+//===- Entry.h - The extern "C" entry points of the device ABI ----*- C++
+//-*-===//
 //
 // The definitions of every function tle/abi.def lists, as thin wrappers over
 // the library (tle/barrier.h's typed API and impl/). Included by

@@ -1,4 +1,5 @@
-//===- GridBarrier.h - Every CTA of the launch on every rank ------*- C++ -*-===//
+//===- GridBarrier.h - Every CTA of the launch on every rank ------*- C++
+//-*-===//
 //
 // The grid barrier (TLE's group `grid`): inside a rank, CTAs meet on
 // gridCount[s]; the last CTA to arrive publishes the rank's arrival to

@@ -91,6 +91,29 @@ struct Ptx {
                  : "memory");
     return old;
   }
+  /// Invariant loads (see loadConst). clang: __ldg, which it emits as an
+  /// LLVM load with !invariant.load that LICM hoists (clang marks every
+  /// inline asm `convergent`, which LICM never moves). nvcc: inline PTX
+  /// that is neither volatile nor a memory clobber, which nvcc hoists and
+  /// does not do for its __ldg.
+  static TLE_DEV_INLINE uint32_t ldConstU32(const void *p) {
+#if defined(__clang__)
+    return __ldg(static_cast<const unsigned int *>(p));
+#else
+    uint32_t v;
+    asm("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
+    return v;
+#endif
+  }
+  static TLE_DEV_INLINE uint64_t ldConstU64(const void *p) {
+#if defined(__clang__)
+    return __ldg(static_cast<const unsigned long long *>(p));
+#else
+    uint64_t v;
+    asm("ld.global.nc.u64 %0, [%1];" : "=l"(v) : "l"(p));
+    return v;
+#endif
+  }
   static TLE_DEV_INLINE uint64_t globalTimer() {
     uint64_t t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
@@ -126,26 +149,32 @@ TLE_DEV_INLINE void syncWarp() {
 TLE_DEV_INLINE void syncBlock() { __syncthreads(); }
 
 /// Loads of the communicator and buffer handles, which the host writes
-/// before the launch and nothing changes during it: through the read-only
-/// path (ld.global.nc), which compilers also treat as invariant, so a
-/// kernel that calls the barrier in a loop loads the fields once instead of
-/// after every acquire (which invalidates L1).
+/// before the launch and nothing changes during it. They go through the
+/// read-only path (ld.global.nc), in a form each compiler treats as a pure
+/// function of the address (Ptx::ldConst*), so that a kernel that calls the
+/// barrier in a loop loads the fields once, before the loop, and the
+/// acquire of every poll (which invalidates L1) no longer puts an L2 round
+/// trip in front of the next signal. The barrier issues them first thing,
+/// from every thread (Barrier.h), where a compiler sees they always run
+/// (checked in the SASS of bench/lab and the PTX of a tlec loop, see
+/// docs/device-library.md).
 TLE_DEV_INLINE uint32_t loadConst(const uint32_t *p) {
-  return __ldg(reinterpret_cast<const unsigned int *>(p));
+  return Ptx::ldConstU32(p);
 }
-TLE_DEV_INLINE int32_t loadConst(const int32_t *p) { return __ldg(p); }
+TLE_DEV_INLINE int32_t loadConst(const int32_t *p) {
+  return static_cast<int32_t>(Ptx::ldConstU32(p));
+}
 TLE_DEV_INLINE uint64_t loadConst(const uint64_t *p) {
-  return __ldg(reinterpret_cast<const unsigned long long *>(p));
+  return Ptx::ldConstU64(p);
 }
 /// Two adjacent 32-bit fields (8-byte aligned) in one load.
 TLE_DEV_INLINE void loadConstPair(const void *p, uint32_t &lo, uint32_t &hi) {
-  uint64_t v = __ldg(static_cast<const unsigned long long *>(p));
+  uint64_t v = Ptx::ldConstU64(p);
   lo = static_cast<uint32_t>(v);
   hi = static_cast<uint32_t>(v >> 32);
 }
 template <typename T> TLE_DEV_INLINE T *loadConst(T *const *p) {
-  return reinterpret_cast<T *>(
-      __ldg(reinterpret_cast<const unsigned long long *>(p)));
+  return reinterpret_cast<T *>(Ptx::ldConstU64(p));
 }
 
 TLE_DEV_INLINE uint32_t loadAcquireSys(const uint32_t *p) {

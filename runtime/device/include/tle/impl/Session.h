@@ -1,4 +1,5 @@
-//===- Session.h - A barrier slot bound once -----------------------*- C++ -*-===//
+//===- Session.h - A barrier slot bound once -----------------------*- C++
+//-*-===//
 //
 // The implementation of tle::BarrierSession (tle/session.h): the
 // communicator is loaded and checked when the session opens and the epoch
@@ -63,9 +64,9 @@ TLE_DEV_INLINE void sessionWait(Session &s, int order) {
     // its poll (see groupWait) whatever the number of workers.
     uint32_t next = s.epoch + 1;
     if (s.g.rank < s.workers)
-      await(WaitCtx{s.c, s.slot, next, s.c.size - 1, "barrier wait",
-                    kSessionFn},
-            s.g.rank, s.workers, acquires(order));
+      await(
+          WaitCtx{s.c, s.slot, next, s.c.size - 1, "barrier wait", kSessionFn},
+          s.g.rank, s.workers, acquires(order));
     if (s.g.rank == 0)
       storeRelaxedGpu(epochWord(s.c, s.slot), next);
     s.epoch = next;

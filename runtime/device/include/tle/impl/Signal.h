@@ -1,4 +1,5 @@
-//===- Signal.h - Signalling peers and polling for them -----------*- C++ -*-===//
+//===- Signal.h - Signalling peers and polling for them -----------*- C++
+//-*-===//
 //
 // The two halves every barrier is built from. Rank r's inbox word for slot
 // s and peer q, inbox[r][s * inboxStride + q], is written only by q and
