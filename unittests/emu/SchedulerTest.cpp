@@ -389,8 +389,17 @@ TEST(EmuScheduler, SeedComesFromTheEnvironment) {
     EXPECT_FALSE(ran) << bad;
     EXPECT_NE(r.message.find("is not a seed"), std::string::npos) << r.message;
     EXPECT_EQ(r.message.find("replay"), std::string::npos) << r.message;
+    // Tools check it up front with the same rule.
+    std::optional<uint64_t> seed;
+    std::string why;
+    EXPECT_EQ(environmentSeed(seed, why), tleInvalidArgument) << bad;
+    EXPECT_EQ(why, r.message);
   }
   unsetenv("TLE_EMU_SEED");
+  std::optional<uint64_t> unset = 1;
+  std::string why;
+  EXPECT_EQ(environmentSeed(unset, why), tleSuccess);
+  EXPECT_FALSE(unset);
   LaunchResult a = launch(nullptr, 1, o, [](int, void *) {});
   LaunchResult b = launch(nullptr, 1, o, [](int, void *) {});
   EXPECT_NE(a.seed, b.seed);

@@ -34,7 +34,6 @@ using detail::RunResult;
 using detail::Scheduler;
 using detail::Spec;
 
-constexpr uint32_t kMaxResidentBlocks = 4096;
 constexpr uint32_t kMaxBlockThreads = 1024;
 /// Stack a thread touches at the least (the fiber's record, the kernel's
 /// first frames, the hooks), for the memory estimate.
@@ -88,12 +87,11 @@ bool parseSeed(const char *text, uint64_t &out) {
 
 /// TLE_EMU_SEED if set, else a seed that differs between launches.
 bool defaultSeed(uint64_t &seed, std::string &error) {
-  if (const char *env = std::getenv("TLE_EMU_SEED"); env && *env) {
-    if (!parseSeed(env, seed)) {
-      error = "TLE_EMU_SEED='" + std::string(env).substr(0, 64) +
-              "' is not a seed (decimal or 0x hex, at most 64 bits)";
-      return false;
-    }
+  std::optional<uint64_t> fromEnv;
+  if (environmentSeed(fromEnv, error) != tleSuccess)
+    return false;
+  if (fromEnv) {
+    seed = *fromEnv;
     return true;
   }
   static std::atomic<uint64_t> counter{0};
@@ -229,8 +227,8 @@ tleResult_t plan(const tleComm_t *comms, int nRanks,
             std::to_string(kMaxLiveThreads) +
             " (each thread's stack has a guard page, and each costs two of "
             "the process's memory mappings): use smaller blocks, fewer "
-            "ranks, a lower maxResidentBlocks or, for a cooperative launch, "
-            "a smaller grid";
+            "ranks or fewer resident blocks (maxResidentBlocks; for a "
+            "cooperative launch, a smaller grid)";
     return tleInvalidArgument;
   }
   if (uint64_t memory = physicalMemoryBytes();
@@ -533,6 +531,21 @@ tleResult_t planLaunch(const tleComm_t *comms, int nRanks,
   Spec spec;
   out = LaunchFootprint{};
   return plan(comms, nRanks, options, nullptr, spec, out, error);
+}
+
+tleResult_t environmentSeed(std::optional<uint64_t> &out, std::string &error) {
+  out.reset();
+  const char *env = std::getenv("TLE_EMU_SEED");
+  if (!env || !*env)
+    return tleSuccess;
+  uint64_t seed = 0;
+  if (!parseSeed(env, seed)) {
+    error = "TLE_EMU_SEED='" + std::string(env).substr(0, 64) +
+            "' is not a seed (decimal or 0x hex, at most 64 bits)";
+    return tleInvalidArgument;
+  }
+  out = seed;
+  return tleSuccess;
 }
 
 uint64_t physicalMemoryBytes() {

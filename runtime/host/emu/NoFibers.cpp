@@ -47,6 +47,11 @@ uint64_t physicalMemoryBytes() {
   return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
 }
 
+tleResult_t environmentSeed(std::optional<uint64_t> &out, std::string &) {
+  out.reset();
+  return tleSuccess;
+}
+
 std::string lastTraceJson() { return "{\"traceEvents\":[]}"; }
 
 std::string lastTraceEvents(uint64_t, uint64_t) { return ""; }

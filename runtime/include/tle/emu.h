@@ -46,8 +46,9 @@ inline constexpr size_t kDefaultStackBytes = size_t(64) << 10;
 /// default, vm.max_map_count), so this bound keeps a launch within them.
 inline constexpr uint64_t kMaxLiveThreads = 30720;
 /// Resident blocks per rank when LaunchOptions::maxResidentBlocks is 0, as
-/// far as kMaxLiveThreads allows.
+/// far as kMaxLiveThreads allows, and the most it may say.
 inline constexpr uint32_t kDefaultResidentBlocks = 16;
+inline constexpr uint32_t kMaxResidentBlocks = 4096;
 
 /// How to run one launch.
 struct LaunchOptions {
@@ -118,6 +119,12 @@ TLE_API tleResult_t planLaunch(const tleComm_t *comms, int nRanks,
 
 /// Physical memory of this machine in bytes (0 if unknown).
 TLE_API uint64_t physicalMemoryBytes();
+
+/// The seed TLE_EMU_SEED names (decimal, or 0x and hex digits, at most 64
+/// bits), in `out`; nullopt when it is unset or empty. tleInvalidArgument,
+/// with the reason in `error`, when it is not a seed.
+TLE_API tleResult_t environmentSeed(std::optional<uint64_t> &out,
+                                    std::string &error);
 
 /// Per-thread kernel body: `rank` and `devComm` of the thread's rank (from
 /// tleCommGetDevComm; null when launched without communicators). Ids come
