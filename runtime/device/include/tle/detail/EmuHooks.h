@@ -24,8 +24,8 @@
 //                         Consecutive hints of a thread count as polls (no
 //                         progress); a launch in which every live thread
 //                         only polls for its timeout ends with tleTimeout.
-//                         Compiled kernels call it after every atomic or
-//                         volatile load.
+//                         The host pipeline is to call it after every
+//                         atomic or volatile load of a compiled kernel.
 //   tleEmuAbortLaunch()   end the launch after an error was recorded in the
 //                         comm's ErrorRecord (the emulator's trap)
 //   tleEmuNowNs()         monotonic nanoseconds
