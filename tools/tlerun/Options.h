@@ -50,7 +50,13 @@ struct BufferSpec {
 /// A grid or block extent.
 struct Extent {
   uint32_t x = 1, y = 1, z = 1;
-  uint64_t total() const { return uint64_t(x) * y * z; }
+  /// x * y * z, or UINT64_MAX when that does not fit in 64 bits.
+  uint64_t total() const {
+    uint64_t out = 0;
+    return __builtin_mul_overflow(uint64_t(x) * y, uint64_t(z), &out)
+               ? UINT64_MAX
+               : out;
+  }
 };
 
 /// Everything the command line says.

@@ -562,6 +562,24 @@ TEST(EmuScheduler, StackBytesIsValidated) {
   EXPECT_EQ(launch(nullptr, 1, o, [](int, void *) {}).result, tleSuccess);
 }
 
+TEST(EmuScheduler, DimsWhoseProductWrapsAreRefused) {
+  // 2^22 x 2^22 x 2^20 threads is 2^64: a 64-bit product wraps to 0.
+  LaunchOptions o = options({1, 1, 1}, {1u << 22, 1u << 22, 1u << 20}, 1);
+  bool ran = false;
+  LaunchResult r = launch(nullptr, 1, o, [&](int, void *) { ran = true; });
+  EXPECT_EQ(r.result, tleInvalidArgument);
+  EXPECT_NE(r.message.find("a block of 4194304 x 4194304 x 1048576 threads "
+                           "exceeds 1024"),
+            std::string::npos)
+      << r.message;
+  o = options({1u << 22, 1u << 22, 1u << 20}, {1, 1, 1}, 1);
+  r = launch(nullptr, 1, o, [&](int, void *) { ran = true; });
+  EXPECT_EQ(r.result, tleInvalidArgument);
+  EXPECT_NE(r.message.find("more than 2^32 blocks"), std::string::npos)
+      << r.message;
+  EXPECT_FALSE(ran);
+}
+
 TEST(EmuScheduler, LiveThreadsAreBounded) {
   // The default residency shrinks for big blocks: 8 ranks of 1024-thread
   // blocks keep 3 resident blocks per rank.

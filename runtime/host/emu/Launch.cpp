@@ -160,11 +160,13 @@ tleResult_t plan(const tleComm_t *comms, int nRanks,
     error = "grid and block dims must be >= 1";
     return tleInvalidArgument;
   }
-  uint64_t threads = uint64_t(b.x) * b.y * b.z;
-  uint64_t blocks = 0;
-  if (threads > kMaxBlockThreads) {
-    error = "a block of " + std::to_string(threads) + " threads exceeds " +
-            std::to_string(kMaxBlockThreads);
+  // Three 32-bit factors can pass 64 bits and wrap to a small count.
+  uint64_t threads = 0, blocks = 0;
+  if (__builtin_mul_overflow(uint64_t(b.x) * b.y, uint64_t(b.z), &threads) ||
+      threads > kMaxBlockThreads) {
+    error = "a block of " + std::to_string(b.x) + " x " +
+            std::to_string(b.y) + " x " + std::to_string(b.z) +
+            " threads exceeds " + std::to_string(kMaxBlockThreads);
     return tleInvalidArgument;
   }
   if (__builtin_mul_overflow(uint64_t(g.x) * g.y, uint64_t(g.z), &blocks) ||
