@@ -164,9 +164,9 @@ tleResult_t plan(const tleComm_t *comms, int nRanks,
   uint64_t threads = 0, blocks = 0;
   if (__builtin_mul_overflow(uint64_t(b.x) * b.y, uint64_t(b.z), &threads) ||
       threads > kMaxBlockThreads) {
-    error = "a block of " + std::to_string(b.x) + " x " +
-            std::to_string(b.y) + " x " + std::to_string(b.z) +
-            " threads exceeds " + std::to_string(kMaxBlockThreads);
+    error = "a block of " + std::to_string(b.x) + " x " + std::to_string(b.y) +
+            " x " + std::to_string(b.z) + " threads exceeds " +
+            std::to_string(kMaxBlockThreads);
     return tleInvalidArgument;
   }
   if (__builtin_mul_overflow(uint64_t(g.x) * g.y, uint64_t(g.z), &blocks) ||

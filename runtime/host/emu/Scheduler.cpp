@@ -396,8 +396,7 @@ void Scheduler::loop() {
               failure, "no progress for " +
                            std::to_string(config.timeoutNs / 1000000) +
                            " ms: all " + std::to_string(liveThreads) +
-                           " live threads poll memory or wait, and no "
-                           "poll saw a change");
+                           " live threads only poll memory or wait");
           break;
         }
         if (remote) {
