@@ -24,6 +24,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <system_error>
 
 namespace tle::emu {
 
@@ -394,6 +395,10 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
     lastTrace = scheduler.takeTrace();
   } catch (const detail::StackMapError &e) {
     return failed(result, tleSystemError, e.what());
+  } catch (const std::system_error &e) {
+    return failed(result, tleSystemError,
+                  std::string("cannot start the launch's watchdog thread: ") +
+                      e.what());
   }
   result.started = true;
   result.steps = run.steps;
