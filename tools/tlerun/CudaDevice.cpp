@@ -209,8 +209,6 @@ public:
     return outcome;
   }
 
-  std::string traceJson() override { return ""; }
-
 private:
   struct Rank {
     CUdevice device = 0;

@@ -1,5 +1,4 @@
-//===- Device.h - Where tlerun runs a kernel: emulator or GPUs ---*- C++
-//-*-===//
+//===- Device.h - Where tlerun runs a kernel: emulator or GPUs --*- C++ -*-===//
 //
 // The few operations tlerun's runtime core needs from a backend: load the
 // kernel, copy buffer contents in and out, launch on every rank at once and
@@ -26,8 +25,11 @@ struct LaunchOutcome {
   tleResult_t result = tleSuccess;
   /// The runtime's report of a failure (rank, block, slot, epoch, peers).
   std::string message;
-  /// The emulator's schedule seed, for replay.
+  /// The emulator's schedule seed, for replay; unset when no schedule ran
+  /// (the launch was refused before any thread started).
   std::optional<uint64_t> seed;
+  /// Scheduler steps of the launch (emulator; a trace's time unit).
+  uint64_t steps = 0;
   /// Wall time of the launch, in seconds.
   double seconds = 0;
 };
@@ -38,6 +40,8 @@ struct LaunchShape {
   bool cooperative = false;
   std::optional<uint64_t> seed;
   bool trace = false;
+  /// The emulator's fiber stack size (unset: its default).
+  std::optional<size_t> stackBytes;
   /// Host-side deadline for a GPU launch in ms, past the device timeout
   /// (0: none); the device library's own timeout should fire first.
   uint64_t watchdogMs = 0;
@@ -59,8 +63,19 @@ public:
   /// rank i (comms[i]).
   virtual LaunchOutcome launch(const LaunchShape &shape,
                                void **const *argsPerRank) = 0;
-  /// Chrome trace JSON of the last traced launch ("" when unsupported).
-  virtual std::string traceJson() = 0;
+  /// Checks a launch of `shape` on `nRanks` ranks before anything is
+  /// allocated; adds the host memory it needs to `hostBytes`. False with
+  /// `error` set when it cannot run.
+  virtual bool plan(const LaunchShape &shape, int nRanks, uint64_t &hostBytes,
+                    std::string &error) {
+    return true;
+  }
+  /// The Chrome trace events of the last traced launch, comma-separated,
+  /// with `launch` in their args and ts shifted by `tsOffset` ("" when
+  /// none were recorded or tracing is unsupported).
+  virtual std::string traceEvents(uint64_t launch, uint64_t tsOffset) {
+    return "";
+  }
 };
 
 /// The CPU emulator.

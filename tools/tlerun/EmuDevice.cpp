@@ -1,7 +1,8 @@
 //===- EmuDevice.cpp - tlerun on the CPU emulator -------------------------===//
 //
 // Runs a host-compiled kernel (`void NAME(void **args)`) on the TLE CPU
-// emulator. Buffers are plain memory here.
+// emulator. Buffers are plain memory here. The launch's deadline is the
+// communicators' timeout (--timeout-ms).
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +10,7 @@
 
 #include "tle/emu.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <vector>
@@ -16,6 +18,25 @@
 using namespace tle::run;
 
 namespace {
+/// The emulator's options for `shape`.
+tle::emu::LaunchOptions launchOptions(const LaunchShape &shape) {
+  tle::emu::LaunchOptions options;
+  options.grid = {shape.grid.x, shape.grid.y, shape.grid.z};
+  options.block = {shape.block.x, shape.block.y, shape.block.z};
+  options.seed = shape.seed;
+  options.cooperative = shape.cooperative;
+  options.trace = shape.trace;
+  options.stackBytes = shape.stackBytes.value_or(0);
+  // A cooperative launch needs the whole grid resident (up to what the
+  // emulator can hold, which then says the grid is too big); the
+  // emulator's default residency stands for the SM count otherwise.
+  if (shape.cooperative)
+    options.maxResidentBlocks = static_cast<uint32_t>(std::clamp<uint64_t>(
+        shape.grid.total(), tle::emu::kDefaultResidentBlocks,
+        tle::emu::kMaxResidentBlocks));
+  return options;
+}
+
 class EmuDevice final : public Device {
 public:
   tleBackend_t backend() const override { return tleBackendEmulator; }
@@ -44,19 +65,19 @@ public:
     return true;
   }
 
+  bool plan(const LaunchShape &shape, int nRanks, uint64_t &hostBytes,
+            std::string &error) override {
+    tle::emu::LaunchFootprint footprint;
+    if (tle::emu::planLaunch(nullptr, nRanks, launchOptions(shape), footprint,
+                             error) != tleSuccess)
+      return false;
+    hostBytes += footprint.bytes;
+    return true;
+  }
+
   LaunchOutcome launch(const LaunchShape &shape,
                        void **const *argsPerRank) override {
-    tle::emu::LaunchOptions options;
-    options.grid = {shape.grid.x, shape.grid.y, shape.grid.z};
-    options.block = {shape.block.x, shape.block.y, shape.block.z};
-    options.seed = shape.seed;
-    options.cooperative = shape.cooperative;
-    options.trace = shape.trace;
-    // A cooperative launch needs the whole grid resident; the emulator's
-    // default residency (16 blocks) stands for the SM count otherwise.
-    if (shape.cooperative)
-      options.maxResidentBlocks =
-          static_cast<uint32_t>(std::max<uint64_t>(shape.grid.total(), 16));
+    tle::emu::LaunchOptions options = launchOptions(shape);
     std::vector<int> rankToIndex(comms.size(), 0);
     for (size_t i = 0; i < comms.size(); ++i) {
       int rank = 0;
@@ -73,19 +94,22 @@ public:
     LaunchOutcome outcome;
     outcome.result = result.result;
     outcome.message = result.message;
-    outcome.seed = result.seed;
+    if (result.started)
+      outcome.seed = result.seed;
+    outcome.steps = result.steps;
     outcome.seconds = std::chrono::duration<double>(end - start).count();
-    if (shape.trace)
-      trace = tle::emu::lastTraceJson();
+    traced = shape.trace && result.started;
     return outcome;
   }
 
-  std::string traceJson() override { return trace; }
+  std::string traceEvents(uint64_t launch, uint64_t tsOffset) override {
+    return traced ? tle::emu::lastTraceEvents(launch, tsOffset) : "";
+  }
 
 private:
   void (*entry)(void **) = nullptr;
   std::vector<tleComm_t> comms;
-  std::string trace;
+  bool traced = false;
 };
 } // namespace
 

@@ -1,17 +1,24 @@
-//===- Options.cpp - Parsing tlerun's command line ----------------------===//
+//===- Options.cpp - Parsing tlerun's command line ------------------------===//
 //
 // A small hand-written parser (`--name value` or `--name=value`) so that the
-// runtime half of tlerun needs nothing beyond the C++ standard library.
-// Every malformed value is an error that names the option.
+// runtime half of tlerun needs nothing beyond the C++ standard library and
+// TLE's own headers. Every malformed value is an error that names the
+// option; an option that takes one value may be given once.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Options.h"
 
+#include "tle/emu.h"
+
+#include <unistd.h>
+
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <set>
 #include <string_view>
 
 using namespace tle::run;
@@ -50,7 +57,8 @@ OPTIONS:
   --kernel NAME            kernel to launch (required)
   --ranks N                number of ranks, 1-8 (required)
   --grid G                 blocks per rank: X, XxY or XxYxZ (default 1)
-  --block B                threads per block: X, XxY or XxYxZ (default 1)
+  --block B                threads per block: X, XxY or XxYxZ (default 1,
+                           at most 1024 threads)
   --target host|cuda       emulator (default) or GPUs
   --buffer NAME:TYPE:COUNT[:INIT]
                            a symmetric buffer of COUNT elements per rank;
@@ -61,18 +69,30 @@ OPTIONS:
                            min/median/max, barrier rounds) on stderr
   --dump NAME              after the run, print one JSON line per rank on
                            stdout: {"rank": R, "buffer": "NAME", "values": [...]}
-  --timeout-ms T           barrier wait deadline (0 = forever; default: the
-                           environment's TLE_BARRIER_TIMEOUT_MS or 10000)
-  --seed S                 emulator schedule and random-init seed
-  --trace FILE.json        write a Chrome/Perfetto trace of barrier events
-                           (emulator)
-  --barriers N             barrier slots (default: what the kernel's constant
-                           indices need, else max(grid size, 64))
+  --timeout-ms T           barrier wait deadline, and on the emulator how
+                           long a launch may go without progress (0 =
+                           forever; default: the environment's
+                           TLE_BARRIER_TIMEOUT_MS or 10000)
+  --seed S                 emulator schedule and random-init seed (default:
+                           TLE_EMU_SEED, else a fresh one per launch)
+  --trace FILE.json        write a Chrome/Perfetto trace of the barrier
+                           events of every launch (emulator)
+  --barriers N             barrier slots, 1 to 1048576 (default: what the
+                           kernel's constant indices need, else
+                           max(grid size, 64) up to 65536)
+  --stack-bytes N          emulator fiber stack per thread: a multiple of the
+                           page size from 16K to 64M (suffix K or M; default
+                           64K)
   --device-lib FILE.bc     device library for compiling .mlir for cuda
   --help, --version
 
+Options that take one value may be given once (--buffer and --dump repeat).
+
 Exit status: 0 on success; 1 when a launch fails (deadlock, timeout, slot
-out of range, ...: the runtime's report is on stderr); 2 on a usage error.
+out of range, stack overflow, a launch or buffers too big for the machine,
+...: the report is on stderr) or the kernel file cannot be used; 2 on a
+usage error (options, TLE_EMU_SEED, TLE_BARRIER_TIMEOUT_MS) or when the
+kernel's parameters do not match the buffers.
 )";
 }
 
@@ -139,6 +159,12 @@ static bool parseBuffer(std::string_view text, BufferSpec &out,
     error = "COUNT must be a positive integer";
     return false;
   }
+  if (__builtin_mul_overflow(out.count, uint64_t(elemSize(out.type)),
+                             &out.bytes)) {
+    error = "COUNT " + std::to_string(out.count) + " of " + elemName(out.type) +
+            " is more than 2^64 bytes";
+    return false;
+  }
   std::string_view init = parts.size() == 4 ? parts[3] : "zero";
   if (init == "zero")
     out.init = InitKind::Zero;
@@ -156,8 +182,50 @@ static bool parseBuffer(std::string_view text, BufferSpec &out,
   return true;
 }
 
+/// Parses a byte count with an optional K or M suffix (binary units).
+static bool parseBytes(std::string_view text, uint64_t &out) {
+  uint64_t scale = 1;
+  if (!text.empty() && (text.back() == 'K' || text.back() == 'k'))
+    scale = uint64_t(1) << 10;
+  else if (!text.empty() && (text.back() == 'M' || text.back() == 'm'))
+    scale = uint64_t(1) << 20;
+  if (scale != 1)
+    text.remove_suffix(1);
+  uint64_t value = 0;
+  return parseU64(text, value) && !__builtin_mul_overflow(value, scale, &out);
+}
+
+/// The environment variables tlerun depends on, checked as strictly as the
+/// runtime checks them, so that a typo is a usage error here rather than a
+/// failed launch later.
+static bool checkEnvironment(Options &out, std::string &error) {
+  if (!out.timeoutMs) {
+    // The rule of tleConfig_t::timeoutMs = -1 (runtime/host/Config.cpp):
+    // digits only, nanoseconds within 63 bits; empty counts as unset.
+    if (const char *env = std::getenv("TLE_BARRIER_TIMEOUT_MS"); env && *env) {
+      uint64_t ms = 0;
+      bool digits = std::all_of(env, env + std::strlen(env),
+                                [](char c) { return c >= '0' && c <= '9'; });
+      if (!digits || !parseU64(env, ms) || ms > uint64_t(kMaxTimeoutMs)) {
+        error = "TLE_BARRIER_TIMEOUT_MS='" + std::string(env).substr(0, 64) +
+                "' is not a whole number of milliseconds in 0.." +
+                std::to_string(kMaxTimeoutMs) + " (0 waits forever)";
+        return false;
+      }
+      out.timeoutMs = static_cast<int64_t>(ms);
+    }
+  }
+  if (out.target == "host" && !out.seed) {
+    std::optional<uint64_t> seed;
+    if (tle::emu::environmentSeed(seed, error) != tleSuccess)
+      return false;
+  }
+  return true;
+}
+
 ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
                                    std::string &error) {
+  std::set<std::string_view> given;
   for (int i = 1; i < argc; ++i) {
     std::string_view arg = argv[i];
     if (arg == "--help" || arg == "-h" || arg == "-help")
@@ -180,12 +248,18 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
       name = name.substr(0, eq);
     }
     static constexpr std::string_view known[] = {
-        "kernel",   "ranks",      "grid",      "block", "target",
-        "buffer",   "repeat",     "dump",      "seed",  "trace",
-        "barriers", "device-lib", "timeout-ms"};
+        "kernel",   "ranks",      "grid",       "block",      "target",
+        "buffer",   "repeat",     "dump",       "seed",       "trace",
+        "barriers", "device-lib", "timeout-ms", "stack-bytes"};
     if (std::find(std::begin(known), std::end(known), name) ==
         std::end(known)) {
       error = "unknown option --" + std::string(name) + " (see --help)";
+      return ParseResult::Error;
+    }
+    // Silently taking the last of two values would run something the user
+    // did not ask for.
+    if (name != "buffer" && name != "dump" && !given.insert(name).second) {
+      error = "--" + std::string(name) + " is given more than once";
       return ParseResult::Error;
     }
     if (eq == std::string_view::npos) {
@@ -199,6 +273,8 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
       error = "--" + std::string(name) + "=" + std::string(value) + ": " + why;
       return ParseResult::Error;
     };
+    if (value.empty())
+      return bad("expected a value");
     uint64_t number = 0;
     if (name == "kernel") {
       out.kernel = value;
@@ -209,9 +285,14 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
     } else if (name == "grid") {
       if (!parseExtent(value, out.grid))
         return bad("expected X, XxY or XxYxZ of positive integers");
+      if (out.grid.total() > UINT32_MAX)
+        return bad("more than 2^32-1 blocks");
     } else if (name == "block") {
       if (!parseExtent(value, out.block))
         return bad("expected X, XxY or XxYxZ of positive integers");
+      if (out.block.total() > kMaxBlockThreads)
+        return bad("a block has at most " + std::to_string(kMaxBlockThreads) +
+                   " threads");
     } else if (name == "target") {
       if (value != "host" && value != "cuda")
         return bad("expected host or cuda");
@@ -233,40 +314,76 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
     } else if (name == "dump") {
       out.dumps.emplace_back(value);
     } else if (name == "timeout-ms") {
-      if (!parseU64(value, number) || number > INT64_MAX)
-        return bad("expected milliseconds");
+      if (!parseU64(value, number) || number > uint64_t(kMaxTimeoutMs))
+        return bad("expected milliseconds, 0 to " +
+                   std::to_string(kMaxTimeoutMs));
       out.timeoutMs = static_cast<int64_t>(number);
     } else if (name == "seed") {
       if (!parseU64(value, number))
-        return bad("expected an unsigned integer");
+        return bad("expected an unsigned 64-bit integer");
       out.seed = number;
     } else if (name == "trace") {
       out.traceFile = value;
     } else if (name == "barriers") {
-      if (!parseU64(value, number) || number < 1 || number > UINT32_MAX)
-        return bad("expected a positive slot count");
+      if (!parseU64(value, number) || number < 1 || number > kMaxBarriers)
+        return bad("expected 1 to " + std::to_string(kMaxBarriers) +
+                   " barrier slots");
       out.barriers = static_cast<uint32_t>(number);
+    } else if (name == "stack-bytes") {
+      size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+      if (!parseBytes(value, number) || number < tle::emu::kMinStackBytes ||
+          number > tle::emu::kMaxStackBytes || number % page)
+        return bad("expected a multiple of the page size (" +
+                   std::to_string(page) + " bytes) from " +
+                   std::to_string(tle::emu::kMinStackBytes >> 10) + "K to " +
+                   std::to_string(tle::emu::kMaxStackBytes >> 20) + "M");
+      out.stackBytes = static_cast<size_t>(number);
     } else if (name == "device-lib") {
       out.deviceLib = value;
     }
   }
-  if (out.input.empty())
+  if (out.input.empty()) {
     error = "no kernel file given";
-  else if (out.kernel.empty())
-    error = "--kernel NAME is required";
-  else if (out.ranks == 0)
-    error = "--ranks N is required";
-  else {
-    for (const std::string &dump : out.dumps) {
-      bool found = false;
-      for (const BufferSpec &spec : out.buffers)
-        found |= spec.name == dump;
-      if (!found) {
-        error = "--dump " + dump + ": no --buffer of that name";
-        return ParseResult::Error;
-      }
-    }
-    return ParseResult::Run;
+    return ParseResult::Error;
   }
-  return ParseResult::Error;
+  if (out.kernel.empty()) {
+    error = "--kernel NAME is required";
+    return ParseResult::Error;
+  }
+  if (out.ranks == 0) {
+    error = "--ranks N is required";
+    return ParseResult::Error;
+  }
+  for (const std::string &dump : out.dumps) {
+    bool found = false;
+    for (const BufferSpec &spec : out.buffers)
+      found |= spec.name == dump;
+    if (!found) {
+      error = "--dump " + dump + ": no --buffer of that name";
+      return ParseResult::Error;
+    }
+  }
+  for (const BufferSpec &spec : out.buffers) {
+    uint64_t all = 0;
+    if (__builtin_mul_overflow(spec.bytes, uint64_t(out.ranks), &all)) {
+      error = "--buffer " + spec.name + ": " + std::to_string(out.ranks) +
+              " ranks x " + std::to_string(spec.bytes) +
+              " bytes is more than 2^64 bytes";
+      return ParseResult::Error;
+    }
+  }
+  if (out.target == "cuda") {
+    // Both are emulator features; on GPUs they would be silently ignored.
+    if (!out.traceFile.empty()) {
+      error = "--trace needs the emulator (--target host)";
+      return ParseResult::Error;
+    }
+    if (out.stackBytes) {
+      error = "--stack-bytes needs the emulator (--target host)";
+      return ParseResult::Error;
+    }
+  }
+  if (!checkEnvironment(out, error))
+    return ParseResult::Error;
+  return ParseResult::Run;
 }

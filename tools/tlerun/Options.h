@@ -1,8 +1,11 @@
-//===- Options.h - tlerun's command line -------------------------*- C++
-//-*-===//
+//===- Options.h - tlerun's command line ------------------------*- C++ -*-===//
 //
 // The command line of tlerun, parsed by hand: this part of tlerun is built on
-// GPU machines that have no LLVM, so llvm::cl is not available to it.
+// GPU machines that have no LLVM, so llvm::cl is not available to it. Every
+// usage error is found here, before anything is allocated or launched, so
+// that it exits with status 2: malformed or repeated options, sizes that
+// overflow, options the target cannot honour, and the environment variables
+// tlerun would otherwise pass on (TLE_EMU_SEED, TLE_BARRIER_TIMEOUT_MS).
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +19,19 @@
 
 namespace tle::run {
 
+/// Default barrier slot count when neither --barriers nor the kernel's
+/// constant indices say: max(blocks per rank, 64), at most this (2^16
+/// slots, 8 MiB of inbox per rank), so that a huge grid does not allocate
+/// a huge inbox; a kernel indexing past it fails with a slot out of range.
+constexpr uint32_t kMaxDefaultBarriers = 1u << 16;
+/// Most barrier slots a communicator can have (tleConfig_t::nBarriers).
+constexpr uint32_t kMaxBarriers = 1u << 20;
+/// Most threads in a block, on GPUs and on the emulator.
+constexpr uint64_t kMaxBlockThreads = 1024;
+/// Largest timeout in ms whose nanoseconds fit in 63 bits (the runtime's
+/// bound on tleConfig_t::timeoutMs).
+constexpr int64_t kMaxTimeoutMs = INT64_MAX / 1000000;
+
 /// Element type of a symmetric buffer.
 enum class ElemType { I32, I64, F32, F64 };
 /// How a buffer is filled before the first launch.
@@ -27,12 +43,20 @@ struct BufferSpec {
   ElemType type = ElemType::I32;
   uint64_t count = 0;
   InitKind init = InitKind::Zero;
+  /// count x the element size (checked not to overflow).
+  uint64_t bytes = 0;
 };
 
 /// A grid or block extent.
 struct Extent {
   uint32_t x = 1, y = 1, z = 1;
-  uint64_t total() const { return uint64_t(x) * y * z; }
+  /// x * y * z, or UINT64_MAX when that does not fit in 64 bits.
+  uint64_t total() const {
+    uint64_t out = 0;
+    return __builtin_mul_overflow(uint64_t(x) * y, uint64_t(z), &out)
+               ? UINT64_MAX
+               : out;
+  }
 };
 
 /// Everything the command line says.
@@ -47,8 +71,12 @@ struct Options {
   unsigned repeat = 1;
   bool repeatGiven = false;
   std::vector<std::string> dumps;
+  /// --timeout-ms, else TLE_BARRIER_TIMEOUT_MS (checked here).
   std::optional<int64_t> timeoutMs;
+  /// --seed (TLE_EMU_SEED is checked here but left to the emulator).
   std::optional<uint64_t> seed;
+  /// The emulator's fiber stack size.
+  std::optional<size_t> stackBytes;
   std::string traceFile;
   /// Override of the barrier slot count.
   std::optional<uint32_t> barriers;
@@ -64,7 +92,8 @@ const char *elemName(ElemType type);
 /// What parseOptions decided.
 enum class ParseResult { Run, Help, Version, Error };
 
-/// Parses argv; on Error, `error` says why.
+/// Parses argv and checks the environment variables tlerun reads; on Error,
+/// `error` says why.
 ParseResult parseOptions(int argc, char **argv, Options &out,
                          std::string &error);
 /// The --help text.

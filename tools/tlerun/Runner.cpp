@@ -3,6 +3,9 @@
 // The part of tlerun every build has. Output contract (other tools and tests
 // parse it): stdout carries only the --dump JSON lines; the summary,
 // progress and every diagnostic go to stderr, so `tlerun ... | jq` works.
+// Buffers are filled and dumped in chunks, so a large buffer costs its own
+// memory only; before anything is allocated, the run's memory (buffers on
+// every rank, the emulator's threads) is checked against the machine's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -10,7 +13,12 @@
 
 #include "Device.h"
 
+#include "tle/emu.h"
+
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <chrono>
 #include <cinttypes>
@@ -18,8 +26,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
-#include <unistd.h>
+#include <optional>
 #include <vector>
 
 using namespace tle::run;
@@ -57,52 +64,58 @@ static uint64_t splitMix(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-/// The initial contents of `spec` on `rank`.
-static std::vector<unsigned char> initialContents(const BufferSpec &spec,
-                                                  int rank, uint64_t seed) {
-  std::vector<unsigned char> bytes(spec.count * elemSize(spec.type));
-  for (uint64_t i = 0; i < spec.count; ++i) {
-    double value = 0;
-    bool isFloat = spec.type == ElemType::F32 || spec.type == ElemType::F64;
+/// Bytes handled at once when filling or dumping a buffer.
+constexpr uint64_t kChunkBytes = uint64_t(1) << 20;
+
+/// Elements [first, first + n) of `spec`'s initial contents on `rank`.
+static void initialContents(const BufferSpec &spec, int rank, uint64_t seed,
+                            uint64_t first, uint64_t n, unsigned char *out) {
+  size_t size = elemSize(spec.type);
+  bool isFloat = spec.type == ElemType::F32 || spec.type == ElemType::F64;
+  for (uint64_t k = 0; k < n; ++k) {
+    uint64_t i = first + k;
     uint64_t r = splitMix(seed ^ splitMix(uint64_t(rank) << 40 ^ i));
+    // Integers are computed as integers: an iota past 2^31 wraps in an i32
+    // instead of converting an out-of-range double.
+    int64_t integer = 0;
+    double real = 0;
     switch (spec.init) {
     case InitKind::Zero:
-      value = 0;
       break;
     case InitKind::Iota:
-      value = static_cast<double>(i);
+      integer = static_cast<int64_t>(i);
+      real = static_cast<double>(i);
       break;
     case InitKind::Rank:
-      value = rank;
+      integer = rank;
+      real = rank;
       break;
     case InitKind::Random:
-      value = isFloat ? static_cast<double>(r >> 11) * 0x1.0p-53
-                      : static_cast<double>(r % 1000);
+      integer = static_cast<int64_t>(r % 1000);
+      real = isFloat ? static_cast<double>(r >> 11) * 0x1.0p-53
+                     : static_cast<double>(integer);
       break;
     }
-    unsigned char *dst = bytes.data() + i * elemSize(spec.type);
+    unsigned char *dst = out + k * size;
     switch (spec.type) {
     case ElemType::I32: {
-      int32_t v = static_cast<int32_t>(value);
+      int32_t v = static_cast<int32_t>(static_cast<uint32_t>(integer));
       std::memcpy(dst, &v, 4);
       break;
     }
-    case ElemType::I64: {
-      int64_t v = static_cast<int64_t>(value);
-      std::memcpy(dst, &v, 8);
+    case ElemType::I64:
+      std::memcpy(dst, &integer, 8);
       break;
-    }
     case ElemType::F32: {
-      float v = static_cast<float>(value);
+      float v = static_cast<float>(real);
       std::memcpy(dst, &v, 4);
       break;
     }
     case ElemType::F64:
-      std::memcpy(dst, &value, 8);
+      std::memcpy(dst, &real, 8);
       break;
     }
   }
-  return bytes;
 }
 
 /// Appends the JSON spelling of element `i` of `bytes`.
@@ -150,7 +163,6 @@ static void appendValue(std::string &out, ElemType type,
   }
 }
 
-/// Checks that the kernel's parameters are what tlerun passes.
 /// Sum of the barrier epochs of `comm`'s `slots` slots: the barrier rounds
 /// completed on this rank since the communicator was created.
 static std::optional<uint64_t> epochSum(tleComm_t comm, uint32_t slots) {
@@ -163,6 +175,7 @@ static std::optional<uint64_t> epochSum(tleComm_t comm, uint32_t slots) {
   return sum;
 }
 
+/// Checks that the kernel's parameters are what tlerun passes.
 static bool checkParams(const Options &options, const BundleKernel &meta) {
   size_t passed = 1 + options.buffers.size();
   bool allPtr = std::all_of(meta.params.begin(), meta.params.end(),
@@ -216,6 +229,108 @@ static void printSummary(const Options &options, const LoadedKernel &kernel,
                  kernel.meta.barrierOps);
 }
 
+namespace {
+/// The --trace file: one Chrome/Perfetto document that grows by one launch
+/// at a time and is complete JSON after each (on a seekable file), so that
+/// a failing launch, or a process the emulator ends, leaves the launches
+/// before it. Each launch starts with a global instant event "launch K" and
+/// its events carry "launch": K; ts is the scheduler step, counted across
+/// launches.
+class TraceFile {
+public:
+  /// A trace stops growing past this size (a long --repeat would fill the
+  /// disk); the note says after which launch.
+  static constexpr uint64_t kMaxBytes = uint64_t(1) << 30;
+
+  ~TraceFile() { close(); }
+
+  bool open(const std::string &path, std::string &error) {
+    this->path = path;
+    file = std::fopen(path.c_str(), "wb");
+    if (!file) {
+      error = "cannot write " + path + ": " + std::strerror(errno);
+      return false;
+    }
+    seekable = std::fseek(file, 0, SEEK_CUR) == 0;
+    return write("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[") &&
+           closeDocument(error);
+  }
+
+  /// Adds launch `launch` (1-based) at `ts` with its `events`.
+  bool append(uint64_t launch, uint64_t ts, const std::string &events,
+              std::string &error) {
+    if (!file || stopped)
+      return true;
+    if (bytes + events.size() > kMaxBytes) {
+      stopped = true;
+      std::fprintf(stderr,
+                   "tlerun: %s stops before launch %" PRIu64
+                   " (1 GiB of trace)\n",
+                   path.c_str(), launch);
+      return true;
+    }
+    if (seekable && std::fseek(file, -2, SEEK_END) != 0)
+      return fail(error);
+    std::string marker = std::string(any ? "," : "") + "{\"name\":\"launch " +
+                         std::to_string(launch) +
+                         "\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,"
+                         "\"ts\":" +
+                         std::to_string(ts) +
+                         ",\"args\":{\"launch\":" + std::to_string(launch) +
+                         "}}";
+    any = true;
+    if (!write(marker) || (!events.empty() && !write("," + events)))
+      return fail(error);
+    return closeDocument(error);
+  }
+
+  /// Finishes the document; false with `error` on a write error.
+  bool close(std::string *error = nullptr) {
+    if (!file)
+      return true;
+    bool ok = seekable || write("]}");
+    ok = std::fclose(file) == 0 && ok;
+    file = nullptr;
+    if (!ok && error)
+      *error = "cannot write " + path + ": " + std::strerror(errno);
+    return ok;
+  }
+
+private:
+  bool write(const std::string &text) {
+    bytes += text.size();
+    return std::fwrite(text.data(), 1, text.size(), file) == text.size();
+  }
+  /// On a seekable file the closing "]}" is always there (and overwritten
+  /// by the next append).
+  bool closeDocument(std::string &error) {
+    if (seekable && (!write("]}") || std::fflush(file) != 0))
+      return fail(error);
+    return true;
+  }
+  bool fail(std::string &error) {
+    error = "cannot write " + path + ": " + std::strerror(errno);
+    return false;
+  }
+
+  std::string path;
+  std::FILE *file = nullptr;
+  bool seekable = false, any = false, stopped = false;
+  uint64_t bytes = 0;
+};
+
+/// "1.5 GiB", "300 MiB": a size for a message.
+std::string humanBytes(uint64_t bytes) {
+  char buf[32];
+  if (bytes >= (uint64_t(1) << 30))
+    std::snprintf(buf, sizeof buf, "%.1f GiB", double(bytes) / (1 << 30));
+  else
+    std::snprintf(buf, sizeof buf, "%" PRIu64 " MiB",
+                  (bytes + (1 << 20) - 1) >> 20);
+  return buf;
+}
+} // namespace
+
 int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
   if (!checkParams(options, kernel.meta))
     return 2;
@@ -227,6 +342,47 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
     return 1;
   }
 
+  LaunchShape shape;
+  shape.grid = options.grid;
+  shape.block = options.block;
+  shape.cooperative = kernel.meta.cooperative;
+  shape.seed = options.seed;
+  shape.stackBytes = options.stackBytes;
+  shape.trace = !options.traceFile.empty();
+  {
+    int64_t deviceMs = options.timeoutMs.value_or(TLE_DEFAULT_TIMEOUT_MS);
+    shape.watchdogMs = deviceMs > 0 ? uint64_t(deviceMs) + 10000 : 0;
+  }
+
+  // Refuse what cannot fit before allocating any of it. Buffers of the
+  // emulator are host memory, one copy per rank (sizes were checked for
+  // overflow while parsing).
+  uint64_t hostBytes = 0;
+  if (!device->plan(shape, options.ranks, hostBytes, error)) {
+    std::fprintf(stderr, "tlerun: %s\n", error.c_str());
+    return 1;
+  }
+  if (device->backend() == tleBackendEmulator) {
+    uint64_t bufferBytes = 0, total = 0;
+    bool overflow = false;
+    for (const BufferSpec &spec : options.buffers)
+      overflow |= __builtin_add_overflow(
+          bufferBytes, spec.bytes * uint64_t(options.ranks), &bufferBytes);
+    overflow |= __builtin_add_overflow(bufferBytes, hostBytes, &total);
+    uint64_t memory = tle::emu::physicalMemoryBytes();
+    if (overflow || (memory && total > memory)) {
+      std::fprintf(stderr,
+                   "tlerun: the run needs about %s (buffers %s on %d ranks, "
+                   "the launch's threads %s), more than this machine's %s: "
+                   "use smaller --buffer counts, fewer --ranks or a smaller "
+                   "--grid/--block\n",
+                   overflow ? "2^64 bytes" : humanBytes(total).c_str(),
+                   humanBytes(bufferBytes).c_str(), options.ranks,
+                   humanBytes(hostBytes).c_str(), humanBytes(memory).c_str());
+      return 1;
+    }
+  }
+
   tleConfig_t config = TLE_CONFIG_INITIALIZER;
   config.backend = device->backend();
   if (options.barriers)
@@ -234,8 +390,8 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
   else if (kernel.meta.barrierSlots)
     config.nBarriers = std::max<uint32_t>(*kernel.meta.barrierSlots, 1);
   else
-    config.nBarriers =
-        static_cast<uint32_t>(std::max<uint64_t>(options.grid.total(), 64));
+    config.nBarriers = static_cast<uint32_t>(
+        std::clamp<uint64_t>(options.grid.total(), 64, kMaxDefaultBarriers));
   if (options.timeoutMs)
     config.timeoutMs = *options.timeoutMs;
 
@@ -266,11 +422,11 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
     }
     values[r].push_back(devComm);
   }
+  std::vector<unsigned char> chunk;
   for (const BufferSpec &spec : options.buffers) {
     std::vector<tleMem_t> mems(options.ranks, nullptr);
-    size_t bytes = spec.count * elemSize(spec.type);
-    if (tleResult_t e =
-            tleMemAllocAll(res.comms.data(), options.ranks, bytes, mems.data());
+    if (tleResult_t e = tleMemAllocAll(res.comms.data(), options.ranks,
+                                       spec.bytes, mems.data());
         e != tleSuccess) {
       reportError(("allocating buffer " + spec.name).c_str(), e);
       return 1;
@@ -287,9 +443,16 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
         return 1;
       }
       values[r].push_back(handle);
-      if (spec.init != InitKind::Zero) {
-        std::vector<unsigned char> init = initialContents(spec, r, dataSeed);
-        if (!device->write(r, local, init.data(), init.size(), error)) {
+      if (spec.init == InitKind::Zero)
+        continue;
+      size_t size = elemSize(spec.type);
+      uint64_t perChunk = kChunkBytes / size;
+      chunk.resize(std::min(spec.bytes, perChunk * size));
+      for (uint64_t first = 0; first < spec.count; first += perChunk) {
+        uint64_t n = std::min(perChunk, spec.count - first);
+        initialContents(spec, r, dataSeed, first, n, chunk.data());
+        if (!device->write(r, static_cast<char *>(local) + first * size,
+                           chunk.data(), n * size, error)) {
           std::fprintf(stderr, "tlerun: initializing %s: %s\n",
                        spec.name.c_str(), error.c_str());
           return 1;
@@ -303,31 +466,32 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
     argsPerRank[r] = args[r].data();
   }
 
+  TraceFile trace;
+  if (shape.trace && !trace.open(options.traceFile, error)) {
+    std::fprintf(stderr, "tlerun: %s\n", error.c_str());
+    return 1;
+  }
   std::optional<uint64_t> epochsBefore =
       epochSum(res.comms[0], config.nBarriers);
-  LaunchShape shape;
-  shape.grid = options.grid;
-  shape.block = options.block;
-  shape.cooperative = kernel.meta.cooperative;
-  shape.seed = options.seed;
-  {
-    int64_t deviceMs = TLE_DEFAULT_TIMEOUT_MS;
-    if (options.timeoutMs)
-      deviceMs = *options.timeoutMs;
-    else if (const char *env = std::getenv("TLE_BARRIER_TIMEOUT_MS"))
-      deviceMs = std::atoll(env);
-    shape.watchdogMs = deviceMs > 0 ? uint64_t(deviceMs) + 10000 : 0;
-  }
   std::vector<double> times;
   std::optional<uint64_t> seed;
   bool progress = isatty(STDERR_FILENO) && options.repeat > 1;
   auto startAll = std::chrono::steady_clock::now();
-  int status = 0;
+  uint64_t traceTs = 0;
   for (unsigned i = 0; i < options.repeat; ++i) {
-    // Trace only the last launch: the trace of a long run would be huge.
-    shape.trace = !options.traceFile.empty() && i + 1 == options.repeat;
     LaunchOutcome outcome = device->launch(shape, argsPerRank.data());
     seed = outcome.seed;
+    // Every launch goes into the trace, the failing one too, before its
+    // report: what it recorded up to the stop is often the explanation.
+    if (shape.trace) {
+      if (!trace.append(i + 1, traceTs, device->traceEvents(i + 1, traceTs),
+                        error)) {
+        std::fprintf(stderr, "%stlerun: %s\n", progress ? "\n" : "",
+                     error.c_str());
+        return 1;
+      }
+      traceTs += outcome.steps + 1;
+    }
     if (outcome.result != tleSuccess) {
       std::fprintf(stderr, "%stlerun: launch %u of %u failed: %s\n",
                    progress ? "\n" : "", i + 1, options.repeat,
@@ -338,10 +502,10 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
       if (outcome.seed)
         std::fprintf(stderr, "tlerun: replay with --seed %" PRIu64 "\n",
                      *outcome.seed);
-      if (!options.traceFile.empty())
-        shape.trace = true;
-      status = 1;
-      break;
+      if (shape.trace && trace.close(&error))
+        std::fprintf(stderr, "tlerun: the trace of launches 1 to %u is in %s\n",
+                     i + 1, options.traceFile.c_str());
+      return 1;
     }
     times.push_back(outcome.seconds);
     if (progress &&
@@ -351,48 +515,43 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
   if (progress &&
       std::chrono::steady_clock::now() - startAll > std::chrono::seconds(1))
     std::fprintf(stderr, "\r\033[K");
-
-  if (!options.traceFile.empty()) {
-    std::string trace = device->traceJson();
-    if (trace.empty()) {
-      std::fprintf(stderr, "tlerun: no trace recorded (--trace needs the "
-                           "emulator)\n");
-    } else {
-      std::ofstream file(options.traceFile, std::ios::binary);
-      file << trace;
-      if (!file) {
-        std::fprintf(stderr, "tlerun: cannot write %s\n",
-                     options.traceFile.c_str());
-        status = status ? status : 1;
-      }
-    }
+  if (!trace.close(&error)) {
+    std::fprintf(stderr, "tlerun: %s\n", error.c_str());
+    return 1;
   }
-  if (status)
-    return status;
 
   for (const std::string &name : options.dumps) {
     size_t b = 0;
     while (options.buffers[b].name != name)
       ++b;
     const BufferSpec &spec = options.buffers[b];
-    std::vector<unsigned char> bytes(spec.count * elemSize(spec.type));
+    size_t size = elemSize(spec.type);
+    uint64_t perChunk = kChunkBytes / size;
+    chunk.resize(std::min(spec.bytes, perChunk * size));
     for (int r = 0; r < options.ranks; ++r) {
       void *local = nullptr;
       tleMemGetLocalPtr(res.mems[b][r], &local);
-      if (!device->read(r, bytes.data(), local, bytes.size(), error)) {
-        std::fprintf(stderr, "tlerun: reading %s: %s\n", name.c_str(),
-                     error.c_str());
-        return 1;
-      }
       std::string line = "{\"rank\": " + std::to_string(r) +
                          ", \"buffer\": \"" + name + "\", \"values\": [";
-      for (uint64_t i = 0; i < spec.count; ++i) {
-        if (i)
-          line += ", ";
-        appendValue(line, spec.type, bytes.data(), i);
+      for (uint64_t first = 0; first < spec.count; first += perChunk) {
+        uint64_t n = std::min(perChunk, spec.count - first);
+        if (!device->read(r, chunk.data(),
+                          static_cast<const char *>(local) + first * size,
+                          n * size, error)) {
+          std::fputs("\n", stdout);
+          std::fprintf(stderr, "tlerun: reading %s: %s\n", name.c_str(),
+                       error.c_str());
+          return 1;
+        }
+        for (uint64_t k = 0; k < n; ++k) {
+          if (first + k)
+            line += ", ";
+          appendValue(line, spec.type, chunk.data(), k);
+        }
+        std::fwrite(line.data(), 1, line.size(), stdout);
+        line.clear();
       }
-      line += "]}\n";
-      std::fputs(line.c_str(), stdout);
+      std::fputs("]}\n", stdout);
     }
   }
   std::fflush(stdout);

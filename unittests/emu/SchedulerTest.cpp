@@ -2,8 +2,10 @@
 //
 // Tests of the fiber scheduler that need no communicator and no device
 // library: ids, block and warp sync, residency, determinism of the schedule,
-// deadlock reports for hand-written spin waits and syncs, exceptions and
-// aborts, the C launch entry point and the trace.
+// deadlock reports for hand-written spin waits and syncs, hand-written flags
+// polled through spin hints and the no-progress deadline, exceptions and
+// aborts, launch limits (stack size, threads alive at once, seeds), the C
+// launch entry points and the trace.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <set>
 #include <tuple>
@@ -371,10 +374,32 @@ TEST(EmuScheduler, SeedComesFromTheEnvironment) {
   LaunchOptions o;
   LaunchResult r = launch(nullptr, 1, o, [](int, void *) {});
   EXPECT_EQ(r.seed, 0x1234u);
-  setenv("TLE_EMU_SEED", "soon", 1);
-  r = launch(nullptr, 1, o, [](int, void *) {});
-  EXPECT_EQ(r.result, tleInvalidArgument);
+  EXPECT_TRUE(r.started);
+  setenv("TLE_EMU_SEED", "18446744073709551615", 1);
+  EXPECT_EQ(launch(nullptr, 1, o, [](int, void *) {}).seed, UINT64_MAX);
+  // Anything but decimal or 0x hex digits that fit in 64 bits is refused
+  // before a thread runs: there is no schedule to replay.
+  for (const char *bad : {"soon", "-1", " 5", "+5", "5 ", "0x", "1e3",
+                          "18446744073709551616", "0x10000000000000000"}) {
+    setenv("TLE_EMU_SEED", bad, 1);
+    bool ran = false;
+    r = launch(nullptr, 1, o, [&](int, void *) { ran = true; });
+    EXPECT_EQ(r.result, tleInvalidArgument) << bad;
+    EXPECT_FALSE(r.started) << bad;
+    EXPECT_FALSE(ran) << bad;
+    EXPECT_NE(r.message.find("is not a seed"), std::string::npos) << r.message;
+    EXPECT_EQ(r.message.find("replay"), std::string::npos) << r.message;
+    // Tools check it up front with the same rule.
+    std::optional<uint64_t> seed;
+    std::string why;
+    EXPECT_EQ(environmentSeed(seed, why), tleInvalidArgument) << bad;
+    EXPECT_EQ(why, r.message);
+  }
   unsetenv("TLE_EMU_SEED");
+  std::optional<uint64_t> unset = 1;
+  std::string why;
+  EXPECT_EQ(environmentSeed(unset, why), tleSuccess);
+  EXPECT_FALSE(unset);
   LaunchResult a = launch(nullptr, 1, o, [](int, void *) {});
   LaunchResult b = launch(nullptr, 1, o, [](int, void *) {});
   EXPECT_NE(a.seed, b.seed);
@@ -419,6 +444,235 @@ TEST(EmuScheduler, HooksOffAFiberActAsOneThread) {
   tleEmuSpinWait(nullptr);
   uint64_t a = tleEmuNowNs(), b = tleEmuNowNs();
   EXPECT_LE(a, b);
+}
+
+/// Polls `flag` the way a compiled kernel does: an acquire load followed
+/// by the spin hint.
+uint32_t pollFlag(const uint32_t *flag) {
+  uint32_t v = __atomic_load_n(flag, __ATOMIC_ACQUIRE);
+  tleEmuSpinHint(flag, v);
+  return v;
+}
+
+TEST(EmuScheduler, HandWrittenFlagWithSpinHintsCompletes) {
+  // Rank 0 waits for a flag that rank 1 sets with a plain store after a
+  // block sync, then rank 1 waits for rank 0's acknowledgement: the
+  // reproducer of a spin that never yielded. Every seed completes.
+  for (uint64_t seed = 1; seed <= 20; ++seed) {
+    uint32_t flag = 0, ack = 0;
+    int seen = 0;
+    LaunchResult r = launch(nullptr, 2, options({1, 1, 1}, {4, 1, 1}, seed),
+                            [&](int rank, void *) {
+                              if (rank == 0 && linearThreadId() == 0) {
+                                while (pollFlag(&flag) == 0) {
+                                }
+                                seen = 1;
+                                __atomic_store_n(&ack, 1, __ATOMIC_RELEASE);
+                              } else if (rank == 1) {
+                                syncThreads();
+                                if (linearThreadId() == 3) {
+                                  __atomic_store_n(&flag, 1, __ATOMIC_RELEASE);
+                                  while (pollFlag(&ack) == 0) {
+                                  }
+                                }
+                              }
+                            });
+    ASSERT_EQ(r.result, tleSuccess) << r.message;
+    EXPECT_EQ(seen, 1);
+  }
+}
+
+TEST(EmuScheduler, HintedLoopThatStoresIsNoDeadlock) {
+  // One thread alone, loading and storing between hints: the scheduler
+  // cannot see its stores, so it must keep running it rather than report
+  // a deadlock while other threads wait for it in a block sync.
+  uint32_t words[256] = {};
+  LaunchResult r =
+      launch(nullptr, 1, options({1, 1, 1}, {8, 1, 1}, 5), [&](int, void *) {
+        if (linearThreadId() == 0)
+          for (uint32_t i = 1; i < 256; ++i)
+            __atomic_store_n(&words[i], pollFlag(&words[i - 1]) + 1,
+                             __ATOMIC_RELAXED);
+        syncThreads();
+      });
+  ASSERT_EQ(r.result, tleSuccess) << r.message;
+  EXPECT_EQ(words[255], 255u);
+}
+
+TEST(EmuScheduler, UnsetFlagEndsWithTimeoutAfterTheDeadline) {
+  uint32_t flag = 0;
+  LaunchOptions o = options({1, 1, 1}, {2, 1, 1}, 31);
+  o.timeoutMs = 200;
+  auto start = std::chrono::steady_clock::now();
+  LaunchResult r = launch(nullptr, 2, o, [&](int rank, void *) {
+    if (rank == 0)
+      while (pollFlag(&flag) == 0) {
+      }
+  });
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  ASSERT_EQ(r.result, tleTimeout) << r.message;
+  EXPECT_GE(seconds, 0.2);
+  EXPECT_LT(seconds, 0.4);
+  EXPECT_NE(r.message.find("no progress for 200 ms"), std::string::npos)
+      << r.message;
+  EXPECT_NE(r.message.find("rank 0 block 0 threads 0-1 poll 0x"),
+            std::string::npos)
+      << r.message;
+  EXPECT_NE(r.message.find("(last value 0) (tleEmuSpinHint)"),
+            std::string::npos)
+      << r.message;
+  EXPECT_NE(r.message.find("replay with TLE_EMU_SEED=31"), std::string::npos);
+  EXPECT_EQ(r.error.result, tleTimeout);
+  EXPECT_EQ(r.error.rank, 0);
+  EXPECT_TRUE(r.started);
+}
+
+TEST(EmuScheduler, LivelockOfPollsEndsWithTimeout) {
+  // Two threads bump each other's counters forever: values change, but no
+  // thread ever leaves its loop. The deadline still ends it.
+  uint32_t counter[2] = {0, 0};
+  LaunchOptions o = options({1, 1, 1}, {1, 1, 1}, 8);
+  o.timeoutMs = 100;
+  LaunchResult r = launch(nullptr, 2, o, [&](int rank, void *) {
+    for (;;)
+      __atomic_store_n(&counter[rank], pollFlag(&counter[1 - rank]) + 1,
+                       __ATOMIC_RELEASE);
+  });
+  EXPECT_EQ(r.result, tleTimeout) << r.message;
+  EXPECT_GT(counter[0] + counter[1], 0u);
+}
+
+TEST(EmuScheduler, StackBytesIsValidated) {
+  for (size_t bad : {size_t(1000), size_t(8) << 10, (size_t(16) << 10) + 1,
+                     size_t(128) << 20}) {
+    LaunchOptions o = options({1, 1, 1}, {1, 1, 1}, 1);
+    o.stackBytes = bad;
+    bool ran = false;
+    LaunchResult r = launch(nullptr, 1, o, [&](int, void *) { ran = true; });
+    EXPECT_EQ(r.result, tleInvalidArgument) << bad;
+    EXPECT_NE(r.message.find("stackBytes " + std::to_string(bad)),
+              std::string::npos)
+        << r.message;
+    EXPECT_FALSE(ran);
+  }
+  LaunchOptions o = options({1, 1, 1}, {1, 1, 1}, 1);
+  o.stackBytes = kMinStackBytes;
+  EXPECT_EQ(launch(nullptr, 1, o, [](int, void *) {}).result, tleSuccess);
+}
+
+TEST(EmuScheduler, DimsWhoseProductWrapsAreRefused) {
+  // 2^22 x 2^22 x 2^20 threads is 2^64: a 64-bit product wraps to 0.
+  LaunchOptions o = options({1, 1, 1}, {1u << 22, 1u << 22, 1u << 20}, 1);
+  bool ran = false;
+  LaunchResult r = launch(nullptr, 1, o, [&](int, void *) { ran = true; });
+  EXPECT_EQ(r.result, tleInvalidArgument);
+  EXPECT_NE(r.message.find("a block of 4194304 x 4194304 x 1048576 threads "
+                           "exceeds 1024"),
+            std::string::npos)
+      << r.message;
+  o = options({1u << 22, 1u << 22, 1u << 20}, {1, 1, 1}, 1);
+  r = launch(nullptr, 1, o, [&](int, void *) { ran = true; });
+  EXPECT_EQ(r.result, tleInvalidArgument);
+  EXPECT_NE(r.message.find("more than 2^32 blocks"), std::string::npos)
+      << r.message;
+  EXPECT_FALSE(ran);
+}
+
+TEST(EmuScheduler, LiveThreadsAreBounded) {
+  // The default residency shrinks for big blocks: 8 ranks of 1024-thread
+  // blocks keep 3 resident blocks per rank.
+  LaunchFootprint f;
+  std::string why;
+  LaunchOptions o = options({64, 1, 1}, {1024, 1, 1}, 1);
+  ASSERT_EQ(planLaunch(nullptr, 8, o, f, why), tleSuccess) << why;
+  EXPECT_EQ(f.residentBlocks, 3u);
+  EXPECT_EQ(f.liveThreads, 8u * 3 * 1024);
+  EXPECT_LE(f.liveThreads, kMaxLiveThreads);
+  EXPECT_GT(f.bytes, f.liveThreads * 4096);
+  // Small blocks keep the GPU-like default.
+  ASSERT_EQ(planLaunch(nullptr, 2, options({64, 1, 1}, {64, 1, 1}, 1), f, why),
+            tleSuccess);
+  EXPECT_EQ(f.residentBlocks, kDefaultResidentBlocks);
+  // An explicit residency that does not fit is refused.
+  o.maxResidentBlocks = 16;
+  EXPECT_EQ(planLaunch(nullptr, 8, o, f, why), tleInvalidArgument);
+  EXPECT_NE(why.find("keeps 131072 threads alive at once (8 ranks x 16 "
+                     "resident blocks x 1024 threads"),
+            std::string::npos)
+      << why;
+}
+
+TEST(EmuScheduler, HugeCooperativeLaunchIsRefusedBeforeItStarts) {
+  // The launch of the report: 8 ranks x 4096 blocks x 1024 threads, all
+  // resident, would need over 200 GiB.
+  LaunchOptions o = options({4096, 1, 1}, {1024, 1, 1}, 1);
+  o.cooperative = true;
+  o.maxResidentBlocks = 4096;
+  bool ran = false;
+  auto start = std::chrono::steady_clock::now();
+  LaunchResult r = launch(nullptr, 8, o, [&](int, void *) { ran = true; });
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  EXPECT_EQ(r.result, tleInvalidArgument);
+  EXPECT_FALSE(ran);
+  EXPECT_FALSE(r.started);
+  EXPECT_LT(seconds, 1.0);
+  EXPECT_NE(r.message.find("33554432 threads alive at once"), std::string::npos)
+      << r.message;
+  EXPECT_NE(r.message.find(" GiB"), std::string::npos) << r.message;
+}
+
+TEST(EmuScheduler, TraceEventsCarryTheLaunch) {
+  LaunchResult r;
+  interleavedKernelOrder(7, r);
+  std::string events = lastTraceEvents(3, 1000);
+  ASSERT_FALSE(events.empty());
+  EXPECT_EQ(events.front(), '{');
+  EXPECT_NE(events.find("\"launch\":3}"), std::string::npos) << events;
+  // Every ts is shifted: none is below the offset.
+  for (size_t at = events.find("\"ts\":"); at != std::string::npos;
+       at = events.find("\"ts\":", at + 1))
+    EXPECT_GE(std::stoull(events.substr(at + 5)), 1000u);
+  EXPECT_EQ(lastTraceJson().find("\"launch\""), std::string::npos);
+}
+
+TEST(EmuScheduler, CLaunchWithConfig) {
+  int counts[2] = {};
+  int *p = counts;
+  int scale = 2;
+  void *args[] = {&p, &scale};
+  void **const argsPerRank[] = {args};
+  tleEmuLaunchConfig config = TLE_EMU_LAUNCH_CONFIG_INITIALIZER;
+  config.grid[0] = 2;
+  config.block[0] = 5;
+  config.seed = 9;
+  config.stackBytes = size_t(32) << 10;
+  config.timeoutMs = 1000;
+  tleErrorInfo info;
+  EXPECT_EQ(
+      tleEmuLaunchWithConfig(nullptr, 1, &config, cKernel, argsPerRank, &info),
+      tleSuccess)
+      << info.message;
+  EXPECT_EQ(counts[0], 10);
+  EXPECT_EQ(counts[1], 10);
+  config.stackBytes = 1000;
+  EXPECT_EQ(
+      tleEmuLaunchWithConfig(nullptr, 1, &config, cKernel, argsPerRank, &info),
+      tleInvalidArgument);
+  EXPECT_NE(std::string(info.message).find("stackBytes 1000"),
+            std::string::npos)
+      << info.message;
+  config = TLE_EMU_LAUNCH_CONFIG_INITIALIZER;
+  config.size = 8;
+  EXPECT_EQ(
+      tleEmuLaunchWithConfig(nullptr, 1, &config, cKernel, argsPerRank, &info),
+      tleInvalidArgument);
+  EXPECT_NE(std::string(info.message).find("TLE_EMU_LAUNCH_CONFIG_INITIALIZER"),
+            std::string::npos)
+      << info.message;
 }
 
 } // namespace

@@ -3,13 +3,16 @@
 // Implements tle/detail/EmuHooks.h by forwarding to the scheduler of the
 // calling fiber. Called off a fiber (plain host code), they behave as
 // OffFiber.h describes: the caller's program (Interp.cpp) or a 1x1 launch,
-// syncs are no-ops for its one thread, a spin yields or sleeps, and an abort
-// returns to the program's entry point or ends the process.
+// syncs are no-ops for its one thread, a spin wait yields or sleeps (a spin
+// hint yields), and an abort returns to the program's entry point or ends
+// the process.
 //
 //===----------------------------------------------------------------------===//
 
 #include "emu/OffFiber.h"
 #include "emu/Scheduler.h"
+
+#include <thread>
 
 using tle::emu::detail::EmuThread;
 using tle::emu::detail::Scheduler;
@@ -70,6 +73,13 @@ TLE_API void tleEmuSpinWait(const tle::WaitInfo *info) {
     Scheduler::current()->spinWait(info);
   else
     tle::emu::detail::offFiberSpinWait();
+}
+
+TLE_API void tleEmuSpinHint(const void *addr, uint64_t value) {
+  if (thread())
+    Scheduler::current()->spinHint(addr, value);
+  else
+    std::this_thread::yield();
 }
 
 TLE_API void tleEmuAbortLaunch(void) {

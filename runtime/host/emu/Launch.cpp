@@ -3,11 +3,15 @@
 // Validates a launch, resolves the communicators through the host C API,
 // runs the scheduler, and turns how the run ended into a status: the device
 // error record of the rank that aborted (read with tleCommGetError), the
-// deadlock report, or the exception a kernel threw. Every failure message
-// ends with the seed, so the schedule can be replayed.
+// deadlock or no-progress report, or the exception a kernel threw. Every
+// failure message of a launch that ran ends with the seed, so the schedule
+// can be replayed. Before anything runs, the launch's footprint (threads
+// alive at once, memory) is computed from its shape alone and checked
+// against the emulator's bound on guarded stacks and the machine's memory.
 //
 //===----------------------------------------------------------------------===//
 
+#include "Comm.h"
 #include "Error.h"
 #include "emu/Scheduler.h"
 #include "tle/detail/DevComm.h"
@@ -19,6 +23,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <system_error>
 
 namespace tle::emu {
 
@@ -29,11 +35,13 @@ using detail::RunResult;
 using detail::Scheduler;
 using detail::Spec;
 
-constexpr uint32_t kDefaultResidentBlocks = 16;
-constexpr size_t kDefaultStackBytes = 64 * 1024;
-constexpr size_t kMinStackBytes = 16 * 1024;
-constexpr uint32_t kMaxResidentBlocks = 4096;
 constexpr uint32_t kMaxBlockThreads = 1024;
+/// Stack a thread touches at the least (the fiber's record, the kernel's
+/// first frames, the hooks), for the memory estimate.
+constexpr uint64_t kTouchedStackBytes = 8 << 10;
+/// Memory mappings to leave free for the rest of the process when checking
+/// that a launch's guarded stacks fit under vm.max_map_count.
+constexpr uint64_t kSpareMappings = 1024;
 
 thread_local std::vector<detail::TraceRecord> lastTrace;
 
@@ -49,17 +57,42 @@ LaunchResult failed(LaunchResult result, tleResult_t code,
   return result;
 }
 
+/// Parses a seed strictly: decimal digits, or 0x and hex digits, that fit
+/// in 64 bits (strtoull would take signs, spaces and octal).
+bool parseSeed(const char *text, uint64_t &out) {
+  int base = 10;
+  if (text[0] == '0' && (text[1] == 'x' || text[1] == 'X')) {
+    base = 16;
+    text += 2;
+  }
+  if (!*text)
+    return false;
+  uint64_t value = 0;
+  for (const char *p = text; *p; ++p) {
+    int digit;
+    if (*p >= '0' && *p <= '9')
+      digit = *p - '0';
+    else if (base == 16 && *p >= 'a' && *p <= 'f')
+      digit = *p - 'a' + 10;
+    else if (base == 16 && *p >= 'A' && *p <= 'F')
+      digit = *p - 'A' + 10;
+    else
+      return false;
+    if (__builtin_mul_overflow(value, uint64_t(base), &value) ||
+        __builtin_add_overflow(value, uint64_t(digit), &value))
+      return false;
+  }
+  out = value;
+  return true;
+}
+
 /// TLE_EMU_SEED if set, else a seed that differs between launches.
 bool defaultSeed(uint64_t &seed, std::string &error) {
-  if (const char *env = std::getenv("TLE_EMU_SEED"); env && *env) {
-    char *end = nullptr;
-    errno = 0;
-    unsigned long long value = std::strtoull(env, &end, 0);
-    if (errno != 0 || *end != '\0') {
-      error = std::string("TLE_EMU_SEED='") + env + "' is not a number";
-      return false;
-    }
-    seed = value;
+  std::optional<uint64_t> fromEnv;
+  if (environmentSeed(fromEnv, error) != tleSuccess)
+    return false;
+  if (fromEnv) {
+    seed = *fromEnv;
     return true;
   }
   static std::atomic<uint64_t> counter{0};
@@ -78,6 +111,216 @@ std::string replayHint(uint64_t seed) {
 bool devCommValid(const void *devComm) {
   const auto *dc = static_cast<const DevComm *>(devComm);
   return dc && dc->magic == kDevCommMagic && dc->version == kDevCommVersion;
+}
+
+/// "1.5 GiB", "300 MiB": a size for a message.
+std::string humanBytes(uint64_t bytes) {
+  char buf[32];
+  if (bytes >= (uint64_t(1) << 30))
+    std::snprintf(buf, sizeof buf, "%.1f GiB", double(bytes) / (1 << 30));
+  else
+    std::snprintf(
+        buf, sizeof buf, "%llu MiB",
+        static_cast<unsigned long long>((bytes + (1 << 20) - 1) >> 20));
+  return buf;
+}
+
+/// Memory mappings this process holds now and may hold at most (0, 0 when
+/// /proc does not say).
+std::pair<uint64_t, uint64_t> mappingCounts() {
+  uint64_t limit = 0, used = 0;
+  std::ifstream max("/proc/sys/vm/max_map_count");
+  if (!(max >> limit))
+    return {0, 0};
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    ++used;
+  return {used, limit};
+}
+
+/// Everything launch() checks before it runs a thread: fills `spec` and
+/// `footprint`, or returns the code launch() fails with and why in `error`.
+/// The seed is resolved first, so that `spec.seed` is set even when a
+/// later check fails.
+tleResult_t plan(const tleComm_t *comms, int nRanks,
+                 const LaunchOptions &options, void **const *argsPerRank,
+                 Spec &spec, LaunchFootprint &footprint, std::string &error) {
+  if (options.seed)
+    spec.seed = *options.seed;
+  else if (!defaultSeed(spec.seed, error))
+    return tleInvalidArgument;
+
+  if (nRanks < 1 || nRanks > kMaxRanks) {
+    error = "nRanks " + std::to_string(nRanks) + " is not in 1.." +
+            std::to_string(kMaxRanks);
+    return tleInvalidArgument;
+  }
+  const Dim3 &g = options.grid, &b = options.block;
+  if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) {
+    error = "grid and block dims must be >= 1";
+    return tleInvalidArgument;
+  }
+  // Three 32-bit factors can pass 64 bits and wrap to a small count.
+  uint64_t threads = 0, blocks = 0;
+  if (__builtin_mul_overflow(uint64_t(b.x) * b.y, uint64_t(b.z), &threads) ||
+      threads > kMaxBlockThreads) {
+    error = "a block of " + std::to_string(b.x) + " x " + std::to_string(b.y) +
+            " x " + std::to_string(b.z) + " threads exceeds " +
+            std::to_string(kMaxBlockThreads);
+    return tleInvalidArgument;
+  }
+  if (__builtin_mul_overflow(uint64_t(g.x) * g.y, uint64_t(g.z), &blocks) ||
+      blocks > UINT32_MAX) {
+    error = "grid has more than 2^32 blocks";
+    return tleInvalidArgument;
+  }
+  spec.grid = g;
+  spec.block = b;
+  spec.trace = options.trace;
+
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  spec.stackBytes =
+      options.stackBytes ? options.stackBytes : kDefaultStackBytes;
+  if (spec.stackBytes < kMinStackBytes || spec.stackBytes > kMaxStackBytes ||
+      spec.stackBytes % page) {
+    error = "stackBytes " + std::to_string(spec.stackBytes) +
+            " is not a multiple of the page size (" + std::to_string(page) +
+            ") in " + std::to_string(kMinStackBytes) + ".." +
+            std::to_string(kMaxStackBytes);
+    return tleInvalidArgument;
+  }
+
+  // The default residency shrinks for large blocks so that the guarded
+  // stacks fit; it depends on the shape alone, so a seed replays anywhere.
+  uint64_t perRound = uint64_t(nRanks) * threads;
+  if (options.maxResidentBlocks) {
+    spec.maxResident = options.maxResidentBlocks;
+    if (spec.maxResident > kMaxResidentBlocks) {
+      error = "maxResidentBlocks " + std::to_string(spec.maxResident) +
+              " exceeds " + std::to_string(kMaxResidentBlocks);
+      return tleInvalidArgument;
+    }
+  } else {
+    spec.maxResident = static_cast<uint32_t>(std::clamp<uint64_t>(
+        kMaxLiveThreads / perRound, 1, kDefaultResidentBlocks));
+  }
+  if (options.cooperative && blocks > spec.maxResident) {
+    error = "cooperative launch of " + std::to_string(blocks) +
+            " blocks per rank, but at most " +
+            std::to_string(spec.maxResident) +
+            " blocks can be co-resident (raise "
+            "LaunchOptions::maxResidentBlocks)";
+    return tleInvalidArgument;
+  }
+  uint32_t resident =
+      static_cast<uint32_t>(std::min<uint64_t>(spec.maxResident, blocks));
+  footprint.residentBlocks = resident;
+  footprint.liveThreads = perRound * resident;
+  footprint.stackBytes = spec.stackBytes;
+  footprint.bytes = footprint.liveThreads *
+                    (std::min<uint64_t>(spec.stackBytes, kTouchedStackBytes) +
+                     sizeof(detail::EmuThread));
+  if (footprint.liveThreads > kMaxLiveThreads) {
+    error = "the launch keeps " + std::to_string(footprint.liveThreads) +
+            " threads alive at once (" + std::to_string(nRanks) + " ranks x " +
+            std::to_string(resident) + " resident blocks x " +
+            std::to_string(threads) + " threads, about " +
+            humanBytes(footprint.bytes) + "), more than the emulator's " +
+            std::to_string(kMaxLiveThreads) +
+            " (each thread's stack has a guard page, and each costs two of "
+            "the process's memory mappings): use smaller blocks, fewer "
+            "ranks or fewer resident blocks (maxResidentBlocks; for a "
+            "cooperative launch, a smaller grid)";
+    return tleInvalidArgument;
+  }
+  if (uint64_t memory = physicalMemoryBytes();
+      memory && footprint.bytes > memory) {
+    error = "the launch needs about " + humanBytes(footprint.bytes) +
+            " for its " + std::to_string(footprint.liveThreads) +
+            " threads, more than this machine's " + humanBytes(memory) +
+            ": use smaller blocks, fewer ranks or a lower maxResidentBlocks";
+    return tleInvalidArgument;
+  }
+  // Small launches cannot reach the limit; reading /proc costs more.
+  if (footprint.liveThreads * 2 > 8 * kSpareMappings) {
+    auto [used, limit] = mappingCounts();
+    if (limit && used + footprint.liveThreads * 2 + kSpareMappings > limit) {
+      error = "the launch's " + std::to_string(footprint.liveThreads) +
+              " guarded fiber stacks need " +
+              std::to_string(footprint.liveThreads * 2) +
+              " memory mappings, but the process holds " +
+              std::to_string(used) + " of at most " + std::to_string(limit) +
+              " (vm.max_map_count): use smaller blocks, fewer ranks or a "
+              "lower maxResidentBlocks, or raise vm.max_map_count";
+      return tleInvalidArgument;
+    }
+  }
+
+  bool timeoutFromComms = !options.timeoutMs && comms;
+  uint64_t timeoutNs = 0;
+  if (options.timeoutMs) {
+    if (*options.timeoutMs < 0 || *options.timeoutMs > kMaxTimeoutMs) {
+      error = "timeoutMs " + std::to_string(*options.timeoutMs) +
+              " is not in 0.." + std::to_string(kMaxTimeoutMs);
+      return tleInvalidArgument;
+    }
+    timeoutNs = static_cast<uint64_t>(*options.timeoutMs) * 1000000u;
+  } else if (!comms) {
+    ResolvedConfig resolved;
+    if (resolveConfig(nullptr, resolved) != tleSuccess) {
+      error = lastErrorDetail();
+      return tleInvalidArgument;
+    }
+    timeoutNs = resolved.timeoutNs;
+  }
+
+  uint32_t seen = 0;
+  std::vector<uint64_t> commTimeouts;
+  for (int i = 0; i < nRanks; ++i) {
+    RankInfo info;
+    info.args = argsPerRank ? argsPerRank[i] : nullptr;
+    if (!comms) {
+      info.rank = i;
+      spec.ranks.push_back(info);
+      continue;
+    }
+    int size = 0;
+    if (!comms[i] || tleCommRank(comms[i], &info.rank) != tleSuccess ||
+        tleCommSize(comms[i], &size) != tleSuccess ||
+        tleCommGetDevComm(comms[i], &info.devComm) != tleSuccess) {
+      error = "comms[" + std::to_string(i) +
+              "] is not a valid communicator: " + lastErrorDetail();
+      return tleInvalidComm;
+    }
+    if (info.rank < 0 || info.rank >= kMaxRanks || (seen >> info.rank & 1)) {
+      error = "comms[" + std::to_string(i) + "] repeats rank " +
+              std::to_string(info.rank);
+      return tleInvalidArgument;
+    }
+    seen |= 1u << info.rank;
+    spec.partial = spec.partial || nRanks < size;
+    spec.ranks.push_back(info);
+    // The communicators of one launch share their config; should they
+    // not, the longest deadline wins (0, forever, longest of all). A
+    // corrupt DevComm is the kernel's to report.
+    if (timeoutFromComms && devCommValid(info.devComm))
+      commTimeouts.push_back(
+          static_cast<const DevComm *>(info.devComm)->timeoutNs);
+  }
+  if (timeoutFromComms) {
+    timeoutNs = uint64_t(TLE_DEFAULT_TIMEOUT_MS) * 1000000u;
+    if (!commTimeouts.empty()) {
+      bool forever = std::find(commTimeouts.begin(), commTimeouts.end(), 0) !=
+                     commTimeouts.end();
+      timeoutNs =
+          forever ? 0
+                  : *std::max_element(commTimeouts.begin(), commTimeouts.end());
+    }
+  }
+  spec.timeoutNs = timeoutNs;
+  footprint.timeoutMs = timeoutNs / 1000000u;
+  return tleSuccess;
 }
 
 /// Writes a deadlock into the record of the rank whose waiter the report
@@ -123,78 +366,17 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
                  const LaunchOptions &options, detail::Body body,
                  void **const *argsPerRank) {
   LaunchResult result;
-  std::string seedError;
-  if (options.seed)
-    result.seed = *options.seed;
-  else if (!defaultSeed(result.seed, seedError))
-    return failed(result, tleInvalidArgument, seedError);
-
   if (Scheduler::current())
     return failed(result, tleInvalidArgument,
                   "an emulator launch cannot start inside another launch");
-  if (nRanks < 1 || nRanks > kMaxRanks)
-    return failed(result, tleInvalidArgument,
-                  "nRanks " + std::to_string(nRanks) + " is not in 1.." +
-                      std::to_string(kMaxRanks));
-  const Dim3 &g = options.grid, &b = options.block;
-  if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z)
-    return failed(result, tleInvalidArgument,
-                  "grid and block dims must be >= 1");
-  uint64_t threads = uint64_t(b.x) * b.y * b.z;
-  uint64_t blocks = uint64_t(g.x) * g.y * g.z;
-  if (threads > kMaxBlockThreads)
-    return failed(result, tleInvalidArgument,
-                  "a block of " + std::to_string(threads) +
-                      " threads exceeds " + std::to_string(kMaxBlockThreads));
-  if (blocks > UINT32_MAX)
-    return failed(result, tleInvalidArgument, "grid has more than 2^32 blocks");
-
   Spec spec;
-  spec.grid = g;
-  spec.block = b;
-  spec.seed = result.seed;
-  spec.trace = options.trace;
-  spec.maxResident = options.maxResidentBlocks ? options.maxResidentBlocks
-                                               : kDefaultResidentBlocks;
-  if (spec.maxResident > kMaxResidentBlocks)
-    return failed(result, tleInvalidArgument,
-                  "maxResidentBlocks " + std::to_string(spec.maxResident) +
-                      " exceeds " + std::to_string(kMaxResidentBlocks));
-  if (options.cooperative && blocks > spec.maxResident)
-    return failed(result, tleInvalidArgument,
-                  "cooperative launch of " + std::to_string(blocks) +
-                      " blocks per rank, but at most " +
-                      std::to_string(spec.maxResident) +
-                      " blocks can be co-resident (raise "
-                      "LaunchOptions::maxResidentBlocks)");
-  spec.stackBytes = options.stackBytes
-                        ? std::max(options.stackBytes, kMinStackBytes)
-                        : kDefaultStackBytes;
-
-  uint32_t seen = 0;
-  for (int i = 0; i < nRanks; ++i) {
-    RankInfo info;
-    info.args = argsPerRank ? argsPerRank[i] : nullptr;
-    if (!comms) {
-      info.rank = i;
-      spec.ranks.push_back(info);
-      continue;
-    }
-    int size = 0;
-    if (!comms[i] || tleCommRank(comms[i], &info.rank) != tleSuccess ||
-        tleCommSize(comms[i], &size) != tleSuccess ||
-        tleCommGetDevComm(comms[i], &info.devComm) != tleSuccess)
-      return failed(result, tleInvalidComm,
-                    "comms[" + std::to_string(i) +
-                        "] is not a valid communicator: " + lastErrorDetail());
-    if (info.rank < 0 || info.rank >= kMaxRanks || (seen >> info.rank & 1))
-      return failed(result, tleInvalidArgument,
-                    "comms[" + std::to_string(i) + "] repeats rank " +
-                        std::to_string(info.rank));
-    seen |= 1u << info.rank;
-    spec.partial = spec.partial || nRanks < size;
-    spec.ranks.push_back(info);
-  }
+  LaunchFootprint footprint;
+  std::string error;
+  tleResult_t code =
+      plan(comms, nRanks, options, argsPerRank, spec, footprint, error);
+  result.seed = spec.seed;
+  if (code != tleSuccess)
+    return failed(result, code, error);
 
   if (comms) {
     // A record left by an earlier failed launch that nobody read would
@@ -207,11 +389,18 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
   }
 
   RunResult run;
-  {
+  try {
     Scheduler scheduler(spec, std::move(body));
     run = scheduler.run();
     lastTrace = scheduler.takeTrace();
+  } catch (const detail::StackMapError &e) {
+    return failed(result, tleSystemError, e.what());
+  } catch (const std::system_error &e) {
+    return failed(result, tleSystemError,
+                  std::string("cannot start the launch's watchdog thread: ") +
+                      e.what());
   }
+  result.started = true;
   result.steps = run.steps;
   result.scheduleHash = run.scheduleHash;
 
@@ -239,6 +428,17 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
       recordDeadlock(dc, e);
     }
     return failed(result, tleDeadlock,
+                  run.message + "\n  " + replayHint(result.seed));
+  }
+  case Outcome::NoProgress: {
+    // Not written into a device record: no barrier slot or epoch is
+    // involved, and the record's timeout message would say there was.
+    tleErrorInfo &e = result.error;
+    e.rank = rank ? rank->rank : -1;
+    e.block = run.block;
+    e.thread = run.thread;
+    e.elapsedNs = spec.timeoutNs;
+    return failed(result, tleTimeout,
                   run.message + "\n  " + replayHint(result.seed));
   }
   case Outcome::Aborted: {
@@ -277,6 +477,45 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
   }
   return result;
 }
+
+/// A C entry point's refusal of its arguments, in `outError` too.
+tleResult_t refusedC(tleResult_t code, tleErrorInfo *outError) {
+  if (outError) {
+    *outError = {};
+    outError->result = code;
+    std::snprintf(outError->message, sizeof outError->message, "%s",
+                  tleGetLastErrorDetail());
+  }
+  return code;
+}
+
+/// launch() for the C entry points: a failure's message also becomes the
+/// thread's error detail, and `outError` gets the record.
+tleResult_t launchC(const char *api, const tleComm_t *comms, int nRanks,
+                    const LaunchOptions &options, void (*kernel)(void **args),
+                    void **const *argsPerRank, tleErrorInfo *outError) {
+  LaunchResult result;
+  tleResult_t code = guard(api, [&] {
+    if (!kernel)
+      return fail(tleInvalidArgument, "grid, block and kernel are required");
+    try {
+      result = run(
+          comms, nRanks, options,
+          [kernel](const RankInfo &info) { kernel(info.args); }, argsPerRank);
+    } catch (const std::bad_alloc &) {
+      return fail(tleSystemError, "out of memory for the launch's threads");
+    }
+    return result.result;
+  });
+  if (outError) {
+    *outError = result.error;
+    outError->result = code;
+    if (code != tleSuccess && result.message.empty())
+      std::snprintf(outError->message, sizeof outError->message, "%s",
+                    tleGetLastErrorDetail());
+  }
+  return code;
+}
 } // namespace
 
 LaunchResult launch(const tleComm_t *comms, int nRanks,
@@ -293,7 +532,39 @@ LaunchResult launch(const tleComm_t *comms, int nRanks,
   }
 }
 
+tleResult_t planLaunch(const tleComm_t *comms, int nRanks,
+                       const LaunchOptions &options, LaunchFootprint &out,
+                       std::string &error) {
+  Spec spec;
+  out = LaunchFootprint{};
+  return plan(comms, nRanks, options, nullptr, spec, out, error);
+}
+
+tleResult_t environmentSeed(std::optional<uint64_t> &out, std::string &error) {
+  out.reset();
+  const char *env = std::getenv("TLE_EMU_SEED");
+  if (!env || !*env)
+    return tleSuccess;
+  uint64_t seed = 0;
+  if (!parseSeed(env, seed)) {
+    error = "TLE_EMU_SEED='" + std::string(env).substr(0, 64) +
+            "' is not a seed (decimal or 0x hex, at most 64 bits)";
+    return tleInvalidArgument;
+  }
+  out = seed;
+  return tleSuccess;
+}
+
+uint64_t physicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+}
+
 std::string lastTraceJson() { return detail::traceToJson(lastTrace); }
+
+std::string lastTraceEvents(uint64_t launch, uint64_t tsOffset) {
+  return detail::traceEventsToJson(lastTrace, launch, tsOffset);
+}
 
 } // namespace tle::emu
 
@@ -304,36 +575,57 @@ extern "C" TLE_API tleResult_t tleEmuLaunch(const tleComm_t *comms, int nRanks,
                                             void (*kernel)(void **args),
                                             void **const *argsPerRank,
                                             tleErrorInfo *outError) {
-  tle::emu::LaunchResult result;
-  tleResult_t code = tle::guard("tleEmuLaunch", [&] {
-    if (!grid || !block || !kernel)
-      return tle::fail(tleInvalidArgument,
-                       "grid, block and kernel are required");
-    tle::emu::LaunchOptions options;
-    options.grid = {grid[0], grid[1], grid[2]};
-    options.block = {block[0], block[1], block[2]};
-    if (seed)
-      options.seed = seed;
-    options.cooperative = cooperative != 0;
-    try {
-      result = tle::emu::run(
-          comms, nRanks, options,
-          [kernel](const tle::emu::detail::RankInfo &info) {
-            kernel(info.args);
-          },
-          argsPerRank);
-    } catch (const std::bad_alloc &) {
-      return tle::fail(tleSystemError,
-                       "out of memory for the launch's threads");
-    }
-    return result.result;
-  });
-  if (outError) {
-    *outError = result.error;
-    outError->result = code;
-    if (code != tleSuccess && result.message.empty())
-      std::snprintf(outError->message, sizeof outError->message, "%s",
-                    tleGetLastErrorDetail());
-  }
-  return code;
+  tle::emu::LaunchOptions options;
+  if (!grid || !block)
+    return tle::emu::refusedC(
+        tle::fail(tleInvalidArgument,
+                  "tleEmuLaunch: grid, block and kernel are required"),
+        outError);
+  options.grid = {grid[0], grid[1], grid[2]};
+  options.block = {block[0], block[1], block[2]};
+  if (seed)
+    options.seed = seed;
+  options.cooperative = cooperative != 0;
+  return tle::emu::launchC("tleEmuLaunch", comms, nRanks, options, kernel,
+                           argsPerRank, outError);
+}
+
+extern "C" TLE_API tleResult_t tleEmuLaunchWithConfig(
+    const tleComm_t *comms, int nRanks, const tleEmuLaunchConfig *config,
+    void (*kernel)(void **args), void **const *argsPerRank,
+    tleErrorInfo *outError) {
+  tle::emu::LaunchOptions options;
+  tleResult_t check = tleSuccess;
+  if (!config)
+    check = tle::fail(tleInvalidArgument,
+                      "tleEmuLaunchWithConfig: config is required");
+  else if (config->size < sizeof(tleEmuLaunchConfig))
+    check = tle::fail(tleInvalidArgument,
+                      "tleEmuLaunchWithConfig: config.size is %zu, expected "
+                      "at least %zu: initialise the config with "
+                      "TLE_EMU_LAUNCH_CONFIG_INITIALIZER",
+                      config->size, sizeof(tleEmuLaunchConfig));
+  else if (config->version / 100 != TLE_VERSION_MAJOR)
+    check = tle::fail(tleInvalidArgument,
+                      "tleEmuLaunchWithConfig: config.version %u is not of "
+                      "this library's major version %d",
+                      config->version, TLE_VERSION_MAJOR);
+  else if (config->timeoutMs < -1)
+    check = tle::fail(tleInvalidArgument,
+                      "tleEmuLaunchWithConfig: config.timeoutMs %lld is not "
+                      "-1 (the communicators') or a deadline",
+                      static_cast<long long>(config->timeoutMs));
+  if (check != tleSuccess)
+    return tle::emu::refusedC(check, outError);
+  options.grid = {config->grid[0], config->grid[1], config->grid[2]};
+  options.block = {config->block[0], config->block[1], config->block[2]};
+  if (config->seed)
+    options.seed = config->seed;
+  options.cooperative = config->cooperative != 0;
+  options.maxResidentBlocks = config->maxResidentBlocks;
+  options.stackBytes = config->stackBytes;
+  if (config->timeoutMs >= 0)
+    options.timeoutMs = config->timeoutMs;
+  return tle::emu::launchC("tleEmuLaunchWithConfig", comms, nRanks, options,
+                           kernel, argsPerRank, outError);
 }

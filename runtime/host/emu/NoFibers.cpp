@@ -13,6 +13,8 @@
 #include "emu/OffFiber.h"
 #include "tle/emu.h"
 
+#include <unistd.h>
+
 #include <cstdio>
 
 namespace tle::emu {
@@ -33,7 +35,26 @@ LaunchResult launch(const tleComm_t *, int, const LaunchOptions &,
   return result;
 }
 
+tleResult_t planLaunch(const tleComm_t *, int, const LaunchOptions &,
+                       LaunchFootprint &out, std::string &error) {
+  out = LaunchFootprint{};
+  error = kNoFibers;
+  return tleNotSupported;
+}
+
+uint64_t physicalMemoryBytes() {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
+}
+
+tleResult_t environmentSeed(std::optional<uint64_t> &out, std::string &) {
+  out.reset();
+  return tleSuccess;
+}
+
 std::string lastTraceJson() { return "{\"traceEvents\":[]}"; }
+
+std::string lastTraceEvents(uint64_t, uint64_t) { return ""; }
 
 } // namespace tle::emu
 
@@ -52,6 +73,15 @@ TLE_API tleResult_t tleEmuLaunch(const tleComm_t *, int, const uint32_t *,
   return tle::fail(tleNotSupported, "%s", tle::emu::kNoFibers);
 }
 
+TLE_API tleResult_t tleEmuLaunchWithConfig(const tleComm_t *comms, int nRanks,
+                                           const tleEmuLaunchConfig *,
+                                           void (*kernel)(void **),
+                                           void **const *argsPerRank,
+                                           tleErrorInfo *outError) {
+  return tleEmuLaunch(comms, nRanks, nullptr, nullptr, 0, 0, kernel,
+                      argsPerRank, outError);
+}
+
 TLE_API uint32_t tleEmuThreadId(int32_t) { return 0; }
 TLE_API uint32_t tleEmuBlockId(int32_t dim) {
   return tle::emu::detail::offFiberBlockId(dim);
@@ -64,6 +94,10 @@ TLE_API void tleEmuSyncBlock(void) {}
 TLE_API void tleEmuSyncWarp(void) {}
 TLE_API void tleEmuSpinWait(const tle::WaitInfo *) {
   tle::emu::detail::offFiberSpinWait();
+}
+
+TLE_API void tleEmuSpinHint(const void *, uint64_t) {
+  std::this_thread::yield();
 }
 
 TLE_API void tleEmuAbortLaunch(void) { tle::emu::detail::offFiberAbort(); }

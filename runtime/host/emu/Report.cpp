@@ -2,7 +2,8 @@
 //
 // A deadlocked launch can hold a hundred thousand waiting threads, so the
 // report groups them: one line per rank, block and thing waited on, with the
-// thread ids compressed to ranges, and a cap on the number of lines.
+// thread ids compressed to ranges, and a cap on the number of lines. A
+// launch that made no progress until its deadline is reported the same way.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 
 namespace tle::emu::detail {
 
@@ -41,6 +43,8 @@ struct Group {
   Yield kind;
   uint32_t warp = 0;
   WaitInfo wait{};
+  const void *hintAddr = nullptr;
+  uint64_t hintValue = 0;
   std::vector<uint32_t> tids;
 };
 
@@ -49,6 +53,8 @@ bool sameGroup(const Group &g, const EmuThread &t) {
     return false;
   if (t.reason == Yield::WarpSync)
     return g.warp == t.tid / kWarpSize;
+  if (t.reason == Yield::Hint)
+    return g.hintAddr == t.hintAddr && g.hintValue == t.hintValue;
   if (t.reason == Yield::Spin)
     return g.wait.what == t.wait.what && g.wait.slot == t.wait.slot &&
            g.wait.epoch == t.wait.epoch &&
@@ -75,9 +81,10 @@ void appendJsonString(std::string &out, const std::string &s) {
 }
 } // namespace
 
-std::string Scheduler::deadlockReport(RunResult &result) const {
+std::string Scheduler::deadlockReport(RunResult &result,
+                                      const std::string &head) const {
   std::vector<std::string> lines;
-  size_t groups = 0, waiting = 0;
+  size_t groups = 0;
   bool haveFirst = false, firstSpins = false;
   for (const RankState &rank : ranks) {
     std::vector<const Block *> blocks;
@@ -91,19 +98,24 @@ std::string Scheduler::deadlockReport(RunResult &result) const {
         const EmuThread &t = b->threads[i];
         if (t.state == ThreadState::Done)
           continue;
-        ++waiting;
         auto it = std::find_if(found.begin(), found.end(),
                                [&](const Group &g) { return sameGroup(g, t); });
         if (it == found.end()) {
-          found.push_back({t.reason, t.tid / kWarpSize, t.wait, {}});
+          found.push_back({t.reason,
+                           t.tid / kWarpSize,
+                           t.wait,
+                           t.hintAddr,
+                           t.hintValue,
+                           {}});
           it = found.end() - 1;
         }
         it->tids.push_back(t.tid);
-        // The record names a barrier waiter if there is one: it is the
-        // thread whose missing peers explain the deadlock.
-        if (!haveFirst || (t.reason == Yield::Spin && !firstSpins)) {
+        // The record names a spinning thread if there is one: a barrier
+        // waiter's missing peers explain a deadlock.
+        bool spins = t.reason == Yield::Spin || t.reason == Yield::Hint;
+        if (!haveFirst || (spins && !firstSpins)) {
           haveFirst = true;
-          firstSpins = t.reason == Yield::Spin;
+          firstSpins = spins;
           result.rankIndex = rank.index;
           result.block = static_cast<int32_t>(b->id);
           result.thread = static_cast<int32_t>(t.tid);
@@ -119,7 +131,13 @@ std::string Scheduler::deadlockReport(RunResult &result) const {
                           (g.tids.size() == 1 ? " thread " : " threads ") +
                           ranges(g.tids);
         std::string line;
-        if (g.kind == Yield::Spin) {
+        if (g.kind == Yield::Hint) {
+          char where[64];
+          std::snprintf(where, sizeof where, "%p (last value %llu)", g.hintAddr,
+                        static_cast<unsigned long long>(g.hintValue));
+          line = who + (g.tids.size() == 1 ? " polls " : " poll ") + where +
+                 " (tleEmuSpinHint)";
+        } else if (g.kind == Yield::Spin) {
           line = who + (g.tids.size() == 1 ? " waits in " : " wait in ") +
                  (g.wait.what ? g.wait.what : "a spin wait") + " on slot " +
                  std::to_string(g.wait.slot) + " for epoch " +
@@ -144,8 +162,7 @@ std::string Scheduler::deadlockReport(RunResult &result) const {
                       std::to_string(total - 1) +
                       " not started: every resident block is blocked");
   }
-  std::string out =
-      "deadlock: all " + std::to_string(waiting) + " live threads are blocked";
+  std::string out = head;
   for (const std::string &line : lines)
     out += "\n  " + line;
   if (groups > kMaxReportGroups)
@@ -154,26 +171,33 @@ std::string Scheduler::deadlockReport(RunResult &result) const {
   return out;
 }
 
-std::string traceToJson(const std::vector<TraceRecord> &trace) {
-  std::string out = "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[";
-  bool first = true;
+std::string traceEventsToJson(const std::vector<TraceRecord> &trace,
+                              std::optional<uint64_t> launch,
+                              uint64_t tsOffset) {
+  std::string out;
   for (const TraceRecord &r : trace) {
-    if (!first)
+    if (!out.empty())
       out += ',';
-    first = false;
     out += "{\"name\":";
     appendJsonString(out, r.name);
     out += ",\"ph\":\"";
     out += r.begin ? 'B' : 'E';
     out += "\",\"pid\":" + std::to_string(r.rank) + ",\"tid\":" +
            std::to_string(uint64_t(r.block) * r.blockSize + r.thread) +
-           ",\"ts\":" + std::to_string(r.step) +
+           ",\"ts\":" + std::to_string(r.step + tsOffset) +
            ",\"args\":{\"slot\":" + std::to_string(r.slot) +
            ",\"block\":" + std::to_string(r.block) +
-           ",\"thread\":" + std::to_string(r.thread) + "}}";
+           ",\"thread\":" + std::to_string(r.thread);
+    if (launch)
+      out += ",\"launch\":" + std::to_string(*launch);
+    out += "}}";
   }
-  out += "]}";
   return out;
+}
+
+std::string traceToJson(const std::vector<TraceRecord> &trace) {
+  return "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[" +
+         traceEventsToJson(trace, std::nullopt, 0) + "]}";
 }
 
 } // namespace tle::emu::detail

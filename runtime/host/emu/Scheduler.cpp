@@ -13,9 +13,21 @@
 // step also unparks one random parked fiber, so spinners observe intermediate
 // states and a livelocked kernel cannot starve them.
 //
+// Spin hints. tleEmuSpinHint marks a load that may be a poll of a flag, one
+// the scheduler is not told the meaning of, so it cannot tell a deadlock
+// from a loop that stores between its loads. It treats consecutive hints
+// of one thread as polls (no progress) and parks the thread like a spinner,
+// but when nothing else can run it resumes the hinting threads instead of
+// reporting a deadlock, and ends the launch only when the whole deadline
+// passes without progress (Outcome::NoProgress).
+//
 //===----------------------------------------------------------------------===//
 
 #include "emu/Scheduler.h"
+
+#include "emu/OffFiber.h"
+
+#include <signal.h>
 
 #include <algorithm>
 #include <chrono>
@@ -35,10 +47,22 @@ bool sameWait(const WaitInfo &a, const WaitInfo &b) {
          a.what == b.what;
 }
 
-/// Stacks with a guard page each cost two memory mappings; Linux allows
-/// 65530 per process by default, so guard pages stop well below that.
-constexpr uint64_t kMaxGuardedStacks = 12288;
 constexpr uint32_t kWarpSize = 32;
+
+/// Makes a scheduler the calling OS thread's current one for its run, and
+/// restores the outer one however the run ends.
+class CurrentScope {
+public:
+  explicit CurrentScope(Scheduler *s) : outer(currentScheduler) {
+    currentScheduler = s;
+  }
+  ~CurrentScope() { currentScheduler = outer; }
+  CurrentScope(const CurrentScope &) = delete;
+  CurrentScope &operator=(const CurrentScope &) = delete;
+
+private:
+  Scheduler *outer;
+};
 } // namespace
 
 uint64_t mix64(uint64_t z) {
@@ -87,15 +111,9 @@ static uint32_t threadsPerBlock(const Spec &spec) {
   return spec.block.x * spec.block.y * spec.block.z;
 }
 
-static bool wantGuardPages(const Spec &spec) {
-  uint64_t resident = std::min<uint64_t>(spec.maxResident, blocksPerRank(spec));
-  return spec.ranks.size() * resident * threadsPerBlock(spec) <=
-         kMaxGuardedStacks;
-}
-
 Scheduler::Scheduler(const Spec &spec, Body body)
     : config(spec), body(std::move(body)), rng(spec.seed),
-      stacks(spec.stackBytes, wantGuardPages(spec)) {
+      stacks(spec.stackBytes) {
   hash = mix64(spec.seed);
 }
 
@@ -118,6 +136,7 @@ void Scheduler::removeRunnable(EmuThread *t) {
 
 void Scheduler::park(EmuThread *t) {
   removeRunnable(t);
+  parkedHints += t->reason == Yield::Hint;
   t->state = ThreadState::Parked;
   t->pos = static_cast<uint32_t>(parked.size());
   parked.push_back(t);
@@ -128,6 +147,7 @@ void Scheduler::unpark(EmuThread *t) {
   parked[t->pos] = last;
   last->pos = t->pos;
   parked.pop_back();
+  parkedHints -= t->reason == Yield::Hint;
   addRunnable(t);
 }
 
@@ -146,6 +166,21 @@ bool Scheduler::unparkStale() {
 void Scheduler::unparkAll() {
   while (!parked.empty())
     unpark(parked.back());
+}
+
+void Scheduler::unparkHints() {
+  for (size_t i = parked.size(); i-- > 0;)
+    if (i < parked.size() && parked[i]->reason == Yield::Hint)
+      unpark(parked[i]);
+}
+
+bool Scheduler::pastDeadline() {
+  if (stillGen != generation) {
+    stillGen = generation;
+    stillSinceNs = steadyNowNs();
+    return false;
+  }
+  return config.timeoutNs && steadyNowNs() - stillSinceNs >= config.timeoutNs;
 }
 
 void Scheduler::progress() {
@@ -281,6 +316,16 @@ void Scheduler::afterStep(EmuThread *t, Yield before,
     t->lastSpinGen = generation;
     park(t);
     break;
+  case Yield::Hint:
+    // Only the first poll after other work may follow a store; what a
+    // thread stores between two hints is invisible here, so a hint never
+    // counts as progress otherwise (which is what lets a livelock of polls
+    // reach the deadline instead of spinning forever).
+    if (before != Yield::Hint)
+      progress();
+    t->lastSpinGen = generation;
+    park(t);
+    break;
   case Yield::Abort:
   case Yield::NotStarted:
     break;
@@ -292,14 +337,39 @@ void Scheduler::runFiber(EmuThread *t) {
   hash = mix64(hash ^ static_cast<uint64_t>(t->block->rank->index));
   hash = mix64(hash ^ t->block->id);
   hash = mix64(hash ^ t->tid);
+  heartbeat.rank.store(t->block->rank->info.rank, std::memory_order_relaxed);
+  heartbeat.block.store(t->block->id, std::memory_order_relaxed);
+  heartbeat.thread.store(t->tid, std::memory_order_relaxed);
+  heartbeat.step.store(steps, std::memory_order_release);
+  heartbeat.inFiber.store(true, std::memory_order_release);
   running = t;
   t->fiber = std::move(t->fiber).resume();
   running = nullptr;
+  heartbeat.inFiber.store(false, std::memory_order_release);
 }
 
 RunResult Scheduler::run() {
-  Scheduler *outer = currentScheduler;
-  currentScheduler = this;
+  prepareFatalHandling();
+  {
+    CurrentScope scope(this);
+    Watchdog watchdog(heartbeat, config.timeoutNs, config.seed);
+    try {
+      loop();
+    } catch (...) {
+      // Out of memory or stack mappings while starting a block: nothing
+      // was resumed since, so the threads can be abandoned like a failure's.
+      teardown();
+      throw;
+    }
+  }
+  RunResult result = failure;
+  result.steps = steps;
+  result.scheduleHash = hash;
+  teardown();
+  return result;
+}
+
+void Scheduler::loop() {
   ranks.resize(config.ranks.size());
   for (size_t i = 0; i < ranks.size(); ++i) {
     ranks[i].info = config.ranks[i];
@@ -313,16 +383,34 @@ RunResult Scheduler::run() {
 
   while (liveThreads > 0 && !stop) {
     if (runnable.empty() && !unparkStale()) {
-      if (config.partial && !parked.empty()) {
-        // A peer in another process may still write what the spinners wait
-        // for: poll again after a pause; the device library's timeout ends
-        // a wait that never completes.
-        std::this_thread::sleep_for(std::chrono::microseconds(100));
-        unparkAll();
+      bool remote = config.partial && parked.size() > parkedHints;
+      if (parkedHints > 0 || remote) {
+        // Hinting threads may be waiting for each other's stores, which the
+        // scheduler cannot see, and in a partial launch a peer elsewhere
+        // may write what a spinner waits for: run them again (after a pause
+        // for the peer); the deadline ends polls that never succeed, and
+        // the device library's timeout ends barrier waits.
+        if (parkedHints > 0 && pastDeadline()) {
+          failure.outcome = Outcome::NoProgress;
+          failure.message = deadlockReport(
+              failure, "no progress for " +
+                           std::to_string(config.timeoutNs / 1000000) +
+                           " ms: all " + std::to_string(liveThreads) +
+                           " live threads only poll memory or wait");
+          break;
+        }
+        if (remote) {
+          std::this_thread::sleep_for(std::chrono::microseconds(100));
+          unparkAll();
+        } else {
+          unparkHints();
+        }
         continue;
       }
       failure.outcome = Outcome::Deadlock;
-      failure.message = deadlockReport(failure);
+      failure.message = deadlockReport(
+          failure, "deadlock: all " + std::to_string(liveThreads) +
+                       " live threads are blocked");
       break;
     }
     EmuThread *t = runnable[rng.below(runnable.size())];
@@ -331,13 +419,6 @@ RunResult Scheduler::run() {
     runFiber(t);
     afterStep(t, before, beforeWait);
   }
-
-  RunResult result = failure;
-  result.steps = steps;
-  result.scheduleHash = hash;
-  teardown();
-  currentScheduler = outer;
-  return result;
 }
 
 void Scheduler::teardown() {
@@ -375,6 +456,13 @@ void Scheduler::spinWait(const WaitInfo *info) {
   yieldToScheduler(Yield::Spin);
 }
 
+void Scheduler::spinHint(const void *addr, uint64_t value) {
+  EmuThread *t = running;
+  t->hintAddr = addr;
+  t->hintValue = value;
+  yieldToScheduler(Yield::Hint);
+}
+
 void Scheduler::abortLaunch() {
   EmuThread *t = running;
   if (!stop) {
@@ -401,6 +489,42 @@ void Scheduler::internalError(std::string message) {
   }
   for (;;)
     yieldToScheduler(Yield::Abort);
+}
+
+void Scheduler::describeFault(SafeText &out, int sig,
+                              const void *addr) const noexcept {
+  const EmuThread *t = running;
+  bool overflow = (sig == SIGSEGV || sig == SIGBUS) && stacks.inGuard(addr);
+  out.add("tle emulator: ");
+  if (overflow)
+    out.add("stack overflow");
+  else if (sig == SIGSEGV)
+    out.add("segmentation fault (SIGSEGV)");
+  else if (sig == SIGBUS)
+    out.add("bus error (SIGBUS)");
+  else if (sig == SIGILL)
+    out.add("illegal instruction or trap (SIGILL)");
+  else
+    out.add("arithmetic fault (SIGFPE)");
+  out.add(" in rank ")
+      .addSigned(t->block->rank->info.rank)
+      .add(" block ")
+      .add(uint64_t(t->block->id))
+      .add(" thread ")
+      .add(uint64_t(t->tid));
+  if (overflow)
+    out.add(": the thread used more than its ")
+        .add(uint64_t(config.stackBytes))
+        .add("-byte stack (raise LaunchOptions::stackBytes, tlerun "
+             "--stack-bytes)");
+  else
+    out.add(" at address ").addHex(reinterpret_cast<uintptr_t>(addr));
+  out.add("; seed ")
+      .add(config.seed)
+      .add(" (replay with TLE_EMU_SEED=")
+      .add(config.seed)
+      .add(")\ntle emulator: a faulting thread cannot be resumed: the process "
+           "ends\n");
 }
 
 uint32_t *Scheduler::blockScratch(uint32_t id, uint32_t n) {

@@ -1,19 +1,21 @@
-//===- Scheduler.h - The emulator's deterministic fiber scheduler -*- C++
-//-*-===//
+//===- Scheduler.h - The emulator's fiber scheduler -------------*- C++ -*-===//
 //
 // One Scheduler runs one launch: every emulated thread of every rank is a
 // Boost.Context fiber, and the scheduler, on the calling OS thread, resumes
 // one runnable fiber at a time, chosen by a seeded PRNG whose output does not
 // depend on the platform. A fiber runs until it calls a hook (block or warp
-// sync, a spin wait, an abort) or exits; nothing else switches, so the seed
-// alone fixes the schedule. This header is internal to the emulator: the
-// public entry points are in tle/emu.h, the C hooks in tle/detail/EmuHooks.h.
+// sync, a spin wait or hint, an abort) or exits; nothing else switches, so
+// the seed alone fixes the schedule. A watchdog thread watches the running
+// fiber's wall-clock time (emu/Fatal.h). This header is internal to the
+// emulator: the public entry points are in tle/emu.h, the C hooks in
+// tle/detail/EmuHooks.h.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TLE_HOST_EMU_SCHEDULER_H
 #define TLE_HOST_EMU_SCHEDULER_H
 
+#include "emu/Fatal.h"
 #include "emu/StackPool.h"
 #include "tle/emu.h"
 
@@ -23,6 +25,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,8 +60,10 @@ struct Spec {
   std::vector<RankInfo> ranks;
   Dim3 grid, block;
   uint64_t seed = 0;
-  uint32_t maxResident = 16;
-  size_t stackBytes = 64 * 1024;
+  uint32_t maxResident = kDefaultResidentBlocks;
+  size_t stackBytes = kDefaultStackBytes;
+  /// No-progress deadline (LaunchOptions::timeoutMs); 0: none.
+  uint64_t timeoutNs = 0;
   /// Some ranks of the communicator run elsewhere (another process or OS
   /// thread): a state where every local thread waits is not a deadlock.
   bool partial = false;
@@ -73,6 +78,7 @@ enum class Outcome {
   Completed,       ///< every thread exited
   Aborted,         ///< a thread called tleEmuAbortLaunch
   Deadlock,        ///< every thread blocked, nothing can progress
+  NoProgress,      ///< only polls (spin hints) for the whole deadline
   KernelException, ///< a C++ exception escaped a kernel body
   Internal,        ///< a hook was misused (message says how)
 };
@@ -101,7 +107,14 @@ struct TraceRecord {
 struct Block;
 
 /// Why a fiber gave control back to the scheduler.
-enum class Yield : uint8_t { NotStarted, BlockSync, WarpSync, Spin, Abort };
+enum class Yield : uint8_t {
+  NotStarted,
+  BlockSync,
+  WarpSync,
+  Spin, ///< tleEmuSpinWait: a failed poll that says what it waits for
+  Hint, ///< tleEmuSpinHint: a load that may be a poll
+  Abort
+};
 
 /// Where the scheduler keeps a live thread.
 enum class ThreadState : uint8_t {
@@ -133,9 +146,11 @@ struct EmuThread {
   boost::context::fiber caller; ///< the scheduler, while this fiber runs
   Yield reason = Yield::NotStarted;
   ThreadState state = ThreadState::Runnable;
-  uint32_t pos = 0;             ///< index in the runnable or parked list
-  WaitInfo wait{};              ///< the current spin's description
-  uint64_t lastSpinGen = ~0ull; ///< progress generation at its last poll
+  uint32_t pos = 0;               ///< index in the runnable or parked list
+  WaitInfo wait{};                ///< the current spin's description
+  const void *hintAddr = nullptr; ///< the current hint's address
+  uint64_t hintValue = 0;         ///< and the value it loaded
+  uint64_t lastSpinGen = ~0ull;   ///< progress generation at its last poll
 };
 
 struct RankState;
@@ -179,11 +194,16 @@ public:
   void syncBlock();
   void syncWarp();
   void spinWait(const WaitInfo *info);
+  void spinHint(const void *addr, uint64_t value);
   [[noreturn]] void abortLaunch();
   /// Ends the launch with Outcome::Internal (a misused hook).
   [[noreturn]] void internalError(std::string message);
   uint32_t *blockScratch(uint32_t id, uint32_t n);
   void traceEvent(const char *name, uint32_t slot, bool begin);
+
+  /// Writes the report of fatal signal `sig` at `addr` on the running fiber
+  /// into `out` (async-signal-safe).
+  void describeFault(SafeText &out, int sig, const void *addr) const noexcept;
 
 private:
   void startBlock(RankState &rank);
@@ -197,10 +217,15 @@ private:
   void unpark(EmuThread *t);
   bool unparkStale();
   void unparkAll();
+  void unparkHints();
   void yieldToScheduler(Yield why);
   void runFiber(EmuThread *t);
   void teardown();
-  std::string deadlockReport(RunResult &result) const;
+  void loop();
+  /// Whether the launch went the whole deadline without progress (measured
+  /// from the first call at the current progress generation).
+  bool pastDeadline();
+  std::string deadlockReport(RunResult &result, const std::string &head) const;
 
   Spec config;
   Body body;
@@ -208,6 +233,10 @@ private:
   StackPool stacks;
   std::vector<RankState> ranks;
   std::vector<EmuThread *> runnable, parked;
+  uint64_t parkedHints = 0;  ///< parked threads whose last yield is a hint
+  uint64_t stillGen = ~0ull; ///< generation pastDeadline() last saw
+  uint64_t stillSinceNs = 0; ///< when it first saw it
+  Heartbeat heartbeat;
   EmuThread *running = nullptr;
   uint64_t liveThreads = 0;
   uint64_t generation = 0;
@@ -220,6 +249,11 @@ private:
 
 /// The trace as Chrome/Perfetto JSON.
 std::string traceToJson(const std::vector<TraceRecord> &trace);
+/// The trace's events alone, comma-separated; with `launch`, each event's
+/// args carry it and its ts is shifted by `tsOffset`.
+std::string traceEventsToJson(const std::vector<TraceRecord> &trace,
+                              std::optional<uint64_t> launch,
+                              uint64_t tsOffset);
 
 } // namespace tle::emu::detail
 

@@ -1,8 +1,11 @@
-//===- StackPool.cpp - Fiber stacks of one emulator launch ----------------===//
+//===- StackPool.cpp - Guarded fiber stacks of one emulator launch --------===//
 //
-// Stacks are carved from anonymous mappings of 64 stacks each, reserved
-// without swap (MAP_NORESERVE), so a launch pays resident memory only for
-// the pages its threads actually touch.
+// Stacks are carved from anonymous mappings of up to 64 stacks each,
+// reserved without swap (MAP_NORESERVE), so a launch pays resident memory
+// only for the pages its threads actually touch. Each stack's guard region
+// is made PROT_NONE when its chunk is mapped; a failure there (ENOMEM: the
+// process reached vm.max_map_count) fails the launch instead of leaving a
+// stack unguarded.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,23 +14,38 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <new>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <string>
 
 namespace tle::emu::detail {
 
 namespace {
-constexpr size_t kStacksPerChunk = 64;
+constexpr size_t kMaxStacksPerChunk = 64;
+/// Chunks stay small enough to map under strict overcommit accounting
+/// (vm.overcommit_memory=2 ignores MAP_NORESERVE).
+constexpr size_t kChunkBytes = size_t(16) << 20;
 
 size_t pageSize() {
   static const size_t size = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   return size;
 }
+
+std::string maxMapCount() {
+  std::ifstream in("/proc/sys/vm/max_map_count");
+  std::string value;
+  return in >> value ? value : "unknown";
+}
 } // namespace
 
-StackPool::StackPool(size_t usableBytes, bool guard) : guard(guard) {
+StackPool::StackPool(size_t usableBytes) {
   size_t page = pageSize();
   usable = (usableBytes + page - 1) / page * page;
-  stride = usable + (guard ? page : 0);
+  size_t guard = (kGuardBytes + page - 1) / page * page;
+  stride = usable + guard;
+  perChunk = std::clamp<size_t>(kChunkBytes / stride, 1, kMaxStacksPerChunk);
 }
 
 StackPool::~StackPool() {
@@ -37,22 +55,36 @@ StackPool::~StackPool() {
 
 boost::context::stack_context StackPool::allocate() {
   if (freeStacks.empty()) {
-    size_t bytes = stride * kStacksPerChunk;
-    void *base = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (base == MAP_FAILED)
-      throw std::bad_alloc();
-    chunks.emplace_back(base, bytes);
-    // deallocate() is noexcept: room for every stack is reserved here.
-    freeStacks.reserve(chunks.size() * kStacksPerChunk);
-    char *p = static_cast<char *>(base);
-    // Pushed highest first so that stacks are handed out in address order.
-    for (size_t i = kStacksPerChunk; i-- > 0;) {
-      char *stack = p + i * stride;
-      if (guard)
-        mprotect(stack, pageSize(), PROT_NONE);
-      freeStacks.push_back(stack + (guard ? pageSize() : 0));
+    size_t bytes = stride * perChunk;
+    void *mapped = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mapped == MAP_FAILED)
+      throw StackMapError("cannot map " + std::to_string(bytes) +
+                          " bytes of fiber stacks: " + std::strerror(errno));
+    char *base = static_cast<char *>(mapped);
+    size_t guard = stride - usable;
+    for (size_t i = 0; i < perChunk; ++i) {
+      if (mprotect(base + i * stride, guard, PROT_NONE) != 0) {
+        int err = errno;
+        munmap(base, bytes);
+        throw StackMapError(
+            "cannot guard a fiber stack: " + std::string(std::strerror(err)) +
+            (err == ENOMEM
+                 ? " (the process has reached its limit of memory "
+                   "mappings, vm.max_map_count = " +
+                       maxMapCount() + "; every guarded stack takes two)"
+                 : ""));
+      }
     }
+    // Registered only once complete: inGuard() may read the list from a
+    // signal handler.
+    chunks.reserve(chunks.size() + 1);
+    // deallocate() is noexcept: room for every stack is reserved here.
+    freeStacks.reserve((chunks.size() + 1) * perChunk);
+    chunks.emplace_back(base, bytes);
+    // Pushed highest first so that stacks are handed out in address order.
+    for (size_t i = perChunk; i-- > 0;)
+      freeStacks.push_back(base + i * stride + guard);
   }
   char *low = freeStacks.back();
   freeStacks.pop_back();
@@ -64,6 +96,15 @@ boost::context::stack_context StackPool::allocate() {
 
 void StackPool::deallocate(boost::context::stack_context &sctx) noexcept {
   freeStacks.push_back(static_cast<char *>(sctx.sp) - sctx.size);
+}
+
+bool StackPool::inGuard(const void *addr) const noexcept {
+  const char *p = static_cast<const char *>(addr);
+  size_t guard = stride - usable;
+  for (const auto &[base, bytes] : chunks)
+    if (p >= base && p < base + bytes)
+      return static_cast<size_t>(p - base) % stride < guard;
+  return false;
 }
 
 } // namespace tle::emu::detail

@@ -1,16 +1,17 @@
-//===- emu.h - Launching kernels on the CPU emulator -------------*- C++
-//-*-===//
+//===- emu.h - Launching kernels on the CPU emulator ------------*- C++ -*-===//
 //
 // The CPU emulator runs a launch of `grid x block` threads on each of N ranks
 // as fibers under one deterministic scheduler on the calling OS thread. A seed
 // chooses the interleaving, so a failing schedule can be replayed with
 // TLE_EMU_SEED. Fibers switch only inside the hooks of tle/detail/EmuHooks.h
-// (block and warp sync, spin waits, thread exit). When every live thread of a
-// launch that covers all ranks of its communicator is blocked, the launch
-// stops at once with tleDeadlock and a report of who waits for whom. This
+// (block and warp sync, spin waits and hints, thread exit). When every live
+// thread of a launch that covers all ranks of its communicator is blocked,
+// the launch stops at once with tleDeadlock and a report of who waits for
+// whom; a launch that makes no progress for its timeout is ended too. This
 // header declares the C++ entry point for kernels written as C++ callables,
-// the C entry point for compiled kernels, and small id helpers for kernel
-// bodies. docs/emulator.md describes the scheduling rules.
+// the C entry points for compiled kernels, the launch limits, and small id
+// helpers for kernel bodies. docs/emulator.md describes the scheduling rules
+// and the limits.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +35,21 @@ struct Dim3 {
   uint32_t x = 1, y = 1, z = 1;
 };
 
+/// Fiber stack sizes LaunchOptions::stackBytes accepts (a multiple of the
+/// page size in this range), and the default.
+inline constexpr size_t kMinStackBytes = size_t(16) << 10;
+inline constexpr size_t kMaxStackBytes = size_t(64) << 20;
+inline constexpr size_t kDefaultStackBytes = size_t(64) << 10;
+/// Threads (fibers, each with a guarded stack) one launch may hold at once,
+/// over all its ranks. Every stack has a PROT_NONE guard below it, which
+/// costs the process two of its memory mappings (Linux allows 65530 by
+/// default, vm.max_map_count), so this bound keeps a launch within them.
+inline constexpr uint64_t kMaxLiveThreads = 30720;
+/// Resident blocks per rank when LaunchOptions::maxResidentBlocks is 0, as
+/// far as kMaxLiveThreads allows, and the most it may say.
+inline constexpr uint32_t kDefaultResidentBlocks = 16;
+inline constexpr uint32_t kMaxResidentBlocks = 4096;
+
 /// How to run one launch.
 struct LaunchOptions {
   Dim3 grid;  ///< blocks per rank
@@ -44,10 +60,24 @@ struct LaunchOptions {
   /// with tleInvalidArgument when the grid exceeds maxResidentBlocks.
   bool cooperative = false;
   /// Blocks of one rank that run concurrently (a GPU's SM count); the rest
-  /// start, in block order, as resident blocks finish. 0: 16.
+  /// start, in block order, as resident blocks finish. 0: 16, or fewer when
+  /// ranks x 16 x block threads would exceed kMaxLiveThreads (the launch's
+  /// shape alone decides, so a seed still replays). A launch whose resident
+  /// threads exceed kMaxLiveThreads fails with tleInvalidArgument.
   uint32_t maxResidentBlocks = 0;
-  /// Usable stack of each thread's fiber (at least 16 KiB). 0: 64 KiB.
+  /// Usable stack of each thread's fiber: a multiple of the page size in
+  /// [kMinStackBytes, kMaxStackBytes], anything else is tleInvalidArgument.
+  /// 0: kDefaultStackBytes. A guard region below every stack turns an
+  /// overflow into a report (rank, block, thread, seed) and exit status 1.
   size_t stackBytes = 0;
+  /// Milliseconds a launch may go without progress before it is ended: a
+  /// fiber that runs that long without returning to the scheduler ends the
+  /// process with a report and exit status 1; threads that only poll memory
+  /// (tleEmuSpinHint) that long end the launch with tleTimeout. Unset: the
+  /// communicators' timeout (tleConfig_t::timeoutMs), or without
+  /// communicators TLE_BARRIER_TIMEOUT_MS, else TLE_DEFAULT_TIMEOUT_MS.
+  /// 0 waits forever.
+  std::optional<int64_t> timeoutMs;
   /// Record tleEmuTraceEvent events for lastTraceJson().
   bool trace = false;
 };
@@ -55,12 +85,46 @@ struct LaunchOptions {
 /// What a launch returned.
 struct LaunchResult {
   tleResult_t result = tleSuccess;
-  uint64_t seed = 0;         ///< the seed the schedule used (for replay)
+  uint64_t seed = 0; ///< the seed the schedule used (for replay)
+  /// Whether the schedule ran: false when the launch was refused before any
+  /// thread started (a bad option, out of memory), where a seed replays
+  /// nothing.
+  bool started = false;
   std::string message;       ///< the failure report ("" on success)
   uint64_t steps = 0;        ///< scheduler steps (fiber switches)
   uint64_t scheduleHash = 0; ///< digest of the sequence of threads scheduled
   tleErrorInfo error{};      ///< the device error record of the failure, if any
 };
+
+/// What a launch holds at once, decided by its shape alone.
+struct LaunchFootprint {
+  uint32_t residentBlocks = 0; ///< blocks per rank resident at once
+  uint64_t liveThreads = 0;    ///< threads (fibers) alive at once, all ranks
+  size_t stackBytes = 0;       ///< usable stack of each fiber
+  uint64_t timeoutMs = 0;      ///< the no-progress deadline (0: none)
+  /// Estimated resident memory: a few touched pages of every live stack and
+  /// the scheduler's state per thread (a lower bound: deep kernels touch
+  /// more of their stacks).
+  uint64_t bytes = 0;
+};
+
+/// Checks `options` for a launch on `nRanks` ranks of `comms` (may be null)
+/// as launch() would, without running anything: tleSuccess and the
+/// footprint, or the code launch() would fail with and its reason in
+/// `error`. This includes the memory check: a launch whose estimate exceeds
+/// the machine's physical memory is refused.
+TLE_API tleResult_t planLaunch(const tleComm_t *comms, int nRanks,
+                               const LaunchOptions &options,
+                               LaunchFootprint &out, std::string &error);
+
+/// Physical memory of this machine in bytes (0 if unknown).
+TLE_API uint64_t physicalMemoryBytes();
+
+/// The seed TLE_EMU_SEED names (decimal, or 0x and hex digits, at most 64
+/// bits), in `out`; nullopt when it is unset or empty. tleInvalidArgument,
+/// with the reason in `error`, when it is not a seed.
+TLE_API tleResult_t environmentSeed(std::optional<uint64_t> &out,
+                                    std::string &error);
 
 /// Per-thread kernel body: `rank` and `devComm` of the thread's rank (from
 /// tleCommGetDevComm; null when launched without communicators). Ids come
@@ -81,6 +145,11 @@ TLE_API LaunchResult launch(const tleComm_t *comms, int nRanks,
 /// JSON: "traceEvents" with B/E events, pid = rank, tid = block * blockSize +
 /// thread, ts = scheduler step.
 TLE_API std::string lastTraceJson();
+
+/// The events of lastTraceJson() without the enclosing document, for one
+/// trace of several launches: every `ts` is shifted by `tsOffset` and every
+/// event's args carry `"launch": launch`. "" when nothing was recorded.
+TLE_API std::string lastTraceEvents(uint64_t launch, uint64_t tsOffset);
 
 /// threadIdx, blockIdx, blockDim and gridDim of the calling emulated thread.
 inline Dim3 threadIdx() {
@@ -122,6 +191,34 @@ TLE_API tleResult_t tleEmuLaunch(const tleComm_t *comms, int nRanks,
                                  int cooperative, void (*kernel)(void **args),
                                  void **const *argsPerRank,
                                  tleErrorInfo *outError);
+
+/// Every option of an emulator launch, for C callers (the fields of
+/// tle::emu::LaunchOptions). Initialise with TLE_EMU_LAUNCH_CONFIG_INITIALIZER
+/// and change fields, so that a later, larger version still reads it.
+typedef struct tleEmuLaunchConfig {
+  size_t size;       /**< sizeof(tleEmuLaunchConfig) */
+  unsigned version;  /**< TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR */
+  uint32_t grid[3];  /**< blocks per rank */
+  uint32_t block[3]; /**< threads per block */
+  uint64_t seed;     /**< 0: TLE_EMU_SEED, else the clock */
+  int cooperative;   /**< every block resident at once */
+  uint32_t maxResidentBlocks; /**< 0: the default */
+  size_t stackBytes;          /**< 0: the default */
+  int64_t timeoutMs; /**< no-progress deadline; -1: the communicators' */
+} tleEmuLaunchConfig;
+
+#define TLE_EMU_LAUNCH_CONFIG_INITIALIZER                                      \
+  {                                                                            \
+    sizeof(tleEmuLaunchConfig), TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR,   \
+        {1, 1, 1}, {1, 1, 1}, 0, 0, 0, 0, -1                                   \
+  }
+
+/// tleEmuLaunch with every option.
+TLE_API tleResult_t tleEmuLaunchWithConfig(const tleComm_t *comms, int nRanks,
+                                           const tleEmuLaunchConfig *config,
+                                           void (*kernel)(void **args),
+                                           void **const *argsPerRank,
+                                           tleErrorInfo *outError);
 }
 
 #endif // TLE_EMU_H

@@ -16,6 +16,16 @@
 //                         scheduler; `info` (a tle::WaitInfo) describes the
 //                         wait for the deadlock report and stays valid until
 //                         the call returns
+//   tleEmuSpinHint(addr, value)  the thread has just loaded `value`
+//                         (zero-extended, or its low 64 bits) from `addr`
+//                         with an atomic or volatile load, possibly a poll
+//                         of a flag another thread or rank sets: yield to
+//                         the scheduler so that the writer can run.
+//                         Consecutive hints of a thread count as polls (no
+//                         progress); a launch in which every live thread
+//                         only polls for its timeout ends with tleTimeout.
+//                         The host pipeline is to call it after every
+//                         atomic or volatile load of a compiled kernel.
 //   tleEmuAbortLaunch()   end the launch after an error was recorded in the
 //                         comm's ErrorRecord (the emulator's trap)
 //   tleEmuNowNs()         monotonic nanoseconds
