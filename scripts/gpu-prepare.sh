@@ -20,12 +20,20 @@ cp -r "$src/nccl_device" "$dst/"
 version=$(sed -n 's/^#define NCCL_VERSION_CODE \([0-9]*\).*/\1/p' "$dst/nccl.h")
 echo "gpu-prepare: NCCL headers (version code $version) in $dst ($(du -sh "$dst" | cut -f1))"
 
+# The device bitcode for the Triton tests (gpu-triton.sh links it).
+build_dir=${BUILD_DIR:-build}
+if [ -f "$build_dir/lib/libtle_device.bc" ]; then
+  cp "$build_dir/lib/libtle_device.bc" .gpu/libtle_device.bc
+  echo "gpu-prepare: device bitcode in .gpu/libtle_device.bc"
+else
+  echo "gpu-prepare: no $build_dir/lib/libtle_device.bc (build the default preset first): no Triton tests"
+fi
+
 # Example bundles for `tlerun --target cuda`, compiled here (the GPU machine
 # has no LLVM) with tlec from build/ (or $TLEC), each with a NAME.sh beside
 # it that runs it on 2 GPUs through $TLERUN and checks the output like the
 # lit tests in test/Examples do on the emulator. gpu-run.sh runs every
 # .gpu/bundles/*.sh.
-build_dir=${BUILD_DIR:-build}
 if [ ! -x "$build_dir/bin/tlec" ]; then
   echo "gpu-prepare: no $build_dir/bin/tlec (build the default preset first): no example bundles"
   exit 0

@@ -165,10 +165,11 @@ def two_barriers_kernel(comm, N: tl.constexpr):
 
 def barrier_instances(out) -> int:
     """Barriers in the final code: call sites of tleTritonBarrier when the
-    optimizer kept the function, else inlined copies of its system-scope
-    acquire load."""
+    optimizer kept the function, else inlined copies of its release signal
+    (one per barrier: the poll loops' acquires may share code, the signal
+    may not)."""
     calls = len(re.findall(r"call .*@tleTritonBarrier\(", out.llir))
-    return calls or len(re.findall(r"ld\.acquire\.sys", out.ptx))
+    return calls or len(re.findall(r"red\.release\.sys", out.ptx))
 
 
 def test_barrier_calls_are_not_pure_and_not_merged(compile_kernel):

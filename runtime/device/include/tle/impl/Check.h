@@ -104,10 +104,16 @@ static_assert(offsetof(DevComm, version) == 4 &&
                   offsetof(DevComm, inboxStride) == 20 && alignof(DevComm) >= 8,
               "loadComm loads DevComm's leading fields in pairs");
 
+/// Read by loadComm in place of a null communicator, so that no branch
+/// comes before its loads (a compiler hoists unconditional loads out of a
+/// loop of barriers, and not loads behind a null test); its magic is 0, so
+/// the check fails and failCheck reports the null pointer.
+TLE_DEV_GLOBAL_CONST DevComm kNullDevComm = {};
+
 /// Classifies and reports what loadComm's one combined check rejected.
 [[noreturn]] TLE_DEV_COLD void failCheck(const DevComm *dc, uint32_t index,
                                          bool checkIndex, abi::Fn fn) {
-  if (loadConst(&dc->magic) != kDevCommMagic ||
+  if (!dc || loadConst(&dc->magic) != kDevCommMagic ||
       loadConst(&dc->version) != kDevCommVersion)
     failNoRecord();
   uint32_t size = static_cast<uint32_t>(loadConst(&dc->size));
@@ -136,18 +142,17 @@ static_assert(offsetof(DevComm, version) == 4 &&
 TLE_DEV_INLINE Comm loadComm(const void *comm, uint32_t index, bool checkIndex,
                              uint32_t entry, abi::Fn fn) {
   const DevComm *dc = static_cast<const DevComm *>(comm);
-  if (TLE_UNLIKELY(!dc))
-    failNoRecord();
+  const DevComm *src = dc ? dc : &kNullDevComm;
   uint32_t magic, version;
   Comm c;
   c.dc = dc;
   c.entry = entry < kMaxRanks ? entry : 0;
-  loadConstPair(&dc->magic, magic, version);
-  loadConstPair(&dc->rank, c.rank, c.size);
-  loadConstPair(&dc->nBarriers, c.nBarriers, c.stride);
-  c.epochs = loadConst(&dc->epochs);
-  c.outEntry = loadConst(&dc->outFlags[c.entry]);
-  c.inEntry = loadConst(&dc->inFlags[c.entry]);
+  loadConstPair(&src->magic, magic, version);
+  loadConstPair(&src->rank, c.rank, c.size);
+  loadConstPair(&src->nBarriers, c.nBarriers, c.stride);
+  c.epochs = loadConst(&src->epochs);
+  c.outEntry = loadConst(&src->outFlags[c.entry]);
+  c.inEntry = loadConst(&src->inFlags[c.entry]);
   // The pointers' alignment is checked too (a misaligned flag or epoch
   // pointer means a corrupt communicator), which also makes the branch
   // depend on their loads: otherwise compilers sink the loads past it and

@@ -34,7 +34,7 @@
 //
 // TLE_DEV_INLINE marks the small functions (always inlined on GPUs),
 // TLE_DEV_COLD the failure paths (kept out of line so that the hot path
-// stays short).
+// stays short), TLE_DEV_GLOBAL_CONST a read-only object in global memory.
 //
 //===----------------------------------------------------------------------===//
 

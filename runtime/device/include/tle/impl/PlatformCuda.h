@@ -18,6 +18,10 @@
 
 #define TLE_DEV_INLINE __device__ __forceinline__
 #define TLE_DEV_COLD static __device__ __noinline__
+/// A read-only object in global memory, one per translation unit. Not
+/// `const`: clang would place it in the constant state space, which the
+/// library's ld.global.nc may not read.
+#define TLE_DEV_GLOBAL_CONST static __device__
 
 namespace tle::impl {
 

@@ -15,6 +15,7 @@
 
 #define TLE_DEV_INLINE inline
 #define TLE_DEV_COLD [[gnu::cold, gnu::noinline]] static
+#define TLE_DEV_GLOBAL_CONST static const
 
 namespace tle::impl {
 
