@@ -71,8 +71,12 @@ public:
   /// What a peer passes to importFrom: the backend's export blob, or within
   /// one process this view's address.
   std::string exportBlob() const;
-  /// Maps `peer`'s block given its exportBlob().
-  tleResult_t importFrom(int peer, const std::string &blob);
+  /// The descriptor that travels with exportBlob() (-1: none), owned by
+  /// the backend.
+  int exportFd() const;
+  /// Maps `peer`'s block given its exportBlob() and this process's copy of
+  /// its exportFd() (-1: none; the caller keeps ownership).
+  tleResult_t importFrom(int peer, const std::string &blob, int fd);
   /// Maps `peer`'s block given its view (same process only).
   tleResult_t importFrom(int peer, SymmetricView &view);
   /// Every peer mapped our block: drop its name (see Backend).

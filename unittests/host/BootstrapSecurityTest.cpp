@@ -5,7 +5,8 @@
 // /proc/net/unix as any user can, connects without the id, announces huge
 // frames, or binds the id's address once rank 0 has closed it and waits for
 // a late rank. The tests that need an attacker of another uid run as root
-// and drop to `nobody` in the attacking child.
+// and drop to `nobody` in the attacking child. Also: no shared-memory name
+// is left behind when ranks are killed with SIGKILL at any moment.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 
 #include <cstring>
 #include <fcntl.h>
+#include <random>
 #include <string>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -353,6 +355,76 @@ TEST_F(BootstrapSecurityTest, ImpostorOfAnotherUserReceivesNothing) {
   EXPECT_EQ(o.result, tlePeerFailure);
   EXPECT_NE(o.detail.find("runs as uid 65534"), std::string::npos) << o.detail;
   EXPECT_EQ(oi.detail, "received 0 bytes");
+}
+
+/// Kills `child` with SIGKILL and reaps it.
+void killChild(Child &child) {
+  kill(child.pid, SIGKILL);
+  waitpid(child.pid, nullptr, 0);
+  close(child.fd);
+}
+
+// Reproducer: a rank killed between creating its shared memory and the
+// confirmation round used to leave /dev/shm/tle-* behind. Rank 0 is killed
+// while it waits in a collective allocation for rank 1, which never calls.
+TEST_F(BootstrapSecurityTest, KillDuringAllocationLeavesNoName) {
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+  tleConfig_t cfg = bootstrapConfig(10000);
+  Child r0 = start([&](std::string &) {
+    tleComm_t comm;
+    if (tleResult_t r = tleCommInitRank(&comm, 2, &id, 0, 0, &cfg))
+      return r;
+    tleMem_t mem;
+    return tleMemAlloc(comm, 1 << 20, &mem);
+  });
+  Child r1 = start([&](std::string &) {
+    tleComm_t comm;
+    if (tleResult_t r = tleCommInitRank(&comm, 2, &id, 1, 0, &cfg))
+      return r;
+    sleep(30);
+    return tleSuccess;
+  });
+  usleep(800 * 1000);
+  killChild(r0);
+  killChild(r1);
+  EXPECT_TRUE(segmentsOf(r0.pid).empty()) << segmentsOf(r0.pid)[0];
+  EXPECT_TRUE(segmentsOf(r1.pid).empty()) << segmentsOf(r1.pid)[0];
+}
+
+/// A rank's whole life: join, allocate twice, free, destroy.
+tleResult_t busyRank(int n, const tleUniqueId &id, int rank) {
+  tleConfig_t cfg = bootstrapConfig(5000);
+  tleComm_t comm;
+  if (tleResult_t r = tleCommInitRank(&comm, n, &id, rank, 0, &cfg))
+    return r;
+  for (int i = 0; i < 4; ++i) {
+    tleMem_t mem;
+    if (tleResult_t r = tleMemAlloc(comm, 4096 * (i + 1), &mem))
+      return r;
+    tleMemFree(mem);
+  }
+  return tleCommDestroy(comm);
+}
+
+// Nothing is left in /dev/shm whenever the ranks die: every rank of a busy
+// 3-rank group is killed at a different, seeded moment of its life.
+TEST_F(BootstrapSecurityTest, KillAtAnyMomentLeavesNoName) {
+  std::mt19937 rng(18);
+  for (int round = 0; round < 12; ++round) {
+    tleUniqueId id;
+    ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+    std::vector<Child> ranks;
+    for (int r = 0; r < 3; ++r)
+      ranks.push_back(
+          start([&, r](std::string &) { return busyRank(3, id, r); }));
+    for (Child &c : ranks) {
+      usleep(rng() % 15000);
+      killChild(c);
+    }
+    for (Child &c : ranks)
+      EXPECT_TRUE(segmentsOf(c.pid).empty()) << "round " << round;
+  }
 }
 
 } // namespace

@@ -1,10 +1,10 @@
 //===- MultiProcessTest.cpp - One process per rank --------------*- C++ -*-===//
 //
 // Forked children join one communicator through tleCommInitRank, exchange
-// data through POSIX shared memory, and exercise the bootstrap's failure
-// modes: a wrong secret, a rank that never joins, a rank that dies. Every
-// test ends by checking that no /dev/shm/tle-<pid>-* name of its processes
-// exists. Children run through ChildProcess.h.
+// data through memory files passed over the bootstrap, and exercise the
+// bootstrap's failure modes: a wrong secret, a rank that never joins, a
+// rank that dies. Every test ends by checking that no /dev/shm/tle-<pid>-*
+// name of its processes exists. Children run through ChildProcess.h.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +30,7 @@ tleConfig_t config(int64_t bootstrapMs, uint32_t nBarriers = 16) {
 
 /// A full life of one rank: join, write into every peer's buffer and inbox,
 /// meet (a second collective allocation), check what the peers wrote, and
-/// check that this process's segments were already unlinked.
+/// check that this process has no name in /dev/shm.
 tleResult_t fullRank(int n, const tleUniqueId &id, int rank,
                      std::string &detail) {
   tleConfig_t cfg = config(5000);
@@ -68,7 +68,7 @@ tleResult_t fullRank(int n, const tleUniqueId &id, int rank,
     }
   }
   if (!segmentsOf(getpid()).empty()) {
-    detail = "a segment is still linked after the collective returned";
+    detail = "a /dev/shm name exists after the collective returned";
     return tleInternalError;
   }
   tleMemFree(meet);
