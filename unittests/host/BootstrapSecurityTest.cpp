@@ -357,6 +357,66 @@ TEST_F(BootstrapSecurityTest, ImpostorOfAnotherUserReceivesNothing) {
   EXPECT_EQ(oi.detail, "received 0 bytes");
 }
 
+// TLE_BOOTSTRAP_ANY_UID=1 lifts the uid check, not the authentication:
+// another user's connection gets a challenge and, without the secret, a
+// refusal for its proof.
+TEST_F(BootstrapSecurityTest, AnyUidStillNeedsTheSecret) {
+  if (geteuid() != 0)
+    GTEST_SKIP() << "needs root to act as another user";
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+  tleConfig_t cfg = bootstrapConfig(1500);
+  Child r0 = start([&](std::string &) {
+    setenv("TLE_BOOTSTRAP_ANY_UID", "1", 1);
+    return joinOnly(2, id, 0, cfg);
+  });
+  std::string name = awaitListener(listenerPrefix(), 5000);
+  ASSERT_FALSE(name.empty());
+  Child intruder = start([&](std::string &detail) {
+    if (!becomeNobody())
+      return tleInternalError;
+    int fd = connectTo(name);
+    wire::HelloMessage hello = {};
+    hello.version = wire::kVersion;
+    hello.nRanks = 2;
+    hello.rank = 1;
+    std::string payload(reinterpret_cast<const char *>(&hello), sizeof(hello));
+    sendBytes(fd, header(wire::kHello, payload.size()) + payload);
+    std::string challenge = drain(fd, 500);
+    std::string proof(wire::kMacBytes, '\x11');
+    sendBytes(fd, header(wire::kProof, proof.size()) + proof);
+    detail = std::to_string(challenge.size()) + " " + drain(fd, 500);
+    return tleSuccess;
+  });
+  Outcome oi = collect(intruder);
+  ASSERT_TRUE(oi.finished);
+  std::string challengeBytes =
+      std::to_string(wire::kHeaderBytes + wire::kNonceBytes) + " ";
+  EXPECT_EQ(oi.detail.compare(0, challengeBytes.size(), challengeBytes), 0)
+      << oi.detail;
+  EXPECT_NE(oi.detail.find("rank 1 presented a wrong secret"),
+            std::string::npos)
+      << oi.detail;
+  Outcome o0 = collect(r0);
+  ASSERT_TRUE(o0.finished);
+  EXPECT_EQ(o0.result, tleTimeout);
+}
+
+TEST(BootstrapSettingTest, AnyUidMustBeZeroOrOne) {
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+  setenv("TLE_BOOTSTRAP_ANY_UID", "yes", 1);
+  tleComm_t comm = nullptr;
+  tleConfig_t cfg = bootstrapConfig(200);
+  EXPECT_EQ(tleCommInitRank(&comm, 2, &id, 1, 0, &cfg), tleInvalidArgument);
+  EXPECT_NE(std::string(tleGetLastErrorDetail())
+                .find("TLE_BOOTSTRAP_ANY_UID must be 0 or 1, not 'yes'"),
+            std::string::npos)
+      << tleGetLastErrorDetail();
+  EXPECT_EQ(comm, nullptr);
+  unsetenv("TLE_BOOTSTRAP_ANY_UID");
+}
+
 /// Kills `child` with SIGKILL and reaps it.
 void killChild(Child &child) {
   kill(child.pid, SIGKILL);
@@ -419,7 +479,7 @@ TEST_F(BootstrapSecurityTest, KillAtAnyMomentLeavesNoName) {
       ranks.push_back(
           start([&, r](std::string &) { return busyRank(3, id, r); }));
     for (Child &c : ranks) {
-      usleep(rng() % 15000);
+      usleep(rng() % 4000);
       killChild(c);
     }
     for (Child &c : ranks)
