@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <string>
 #include <sys/resource.h>
