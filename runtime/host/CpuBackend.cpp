@@ -164,7 +164,7 @@ public:
       peerMappings.erase(it);
     }
     if (munmap(mapped, bytes) != 0)
-      return failErrno(errno, "munmap of a peer segment");
+      return failErrno(errno, "munmap of a peer's memory file");
     return tleSuccess;
   }
 
