@@ -247,7 +247,8 @@ Io recvFrame(int fd, Step step, wire::FrameHeader &h, std::string &payload,
 sockaddr_un abstractAddress(const char *name, socklen_t &len) {
   sockaddr_un addr = {};
   addr.sun_family = AF_UNIX;
-  size_t n = strnlen(name, sizeof(addr.sun_path) - 1);
+  size_t n =
+      strnlen(name, std::min(sizeof(addr.sun_path) - 1, wire::kAddressBytes));
   memcpy(addr.sun_path + 1, name, n);
   len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
   return addr;
@@ -1026,7 +1027,7 @@ tleResult_t connectSocketBootstrap(const tleUniqueId &rawId, int nRanks,
                 id.version, wire::kVersion);
   if (strnlen(id.address, sizeof(id.address)) == sizeof(id.address))
     return fail(tleInvalidArgument, "the unique id's address is corrupt");
-  bool anyUid;
+  bool anyUid = false;
   if (tleResult_t r = readAnyUid(anyUid))
     return r;
   auto bs =
