@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Every test that runs without a GPU: set up, build, then the lit suite
 # (compiler, tlec, tlerun, examples), the GoogleTest/ctest suite (runtime,
-# emulator, device library) and the Python (Triton front end) tests. GPU
-# tests are reported as skipped here; scripts/gpu-run.sh runs them on GPUs.
+# emulator, device library), a bounded fuzzing run of the bootstrap's
+# decoders (TLE_FUZZ_SECONDS per target, default 30) and the Python (Triton
+# front end) tests. GPU tests are reported as skipped here;
+# scripts/gpu-run.sh runs them on GPUs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh || exit 1
@@ -20,6 +22,8 @@ suite "lit: compiler, tools and examples" \
   cmake --build --preset default --target check-tle
 suite "ctest: runtime, emulator and device library" \
   ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
+suite "fuzz: bootstrap decoders, ${TLE_FUZZ_SECONDS:-30} s per target" \
+  scripts/fuzz.sh "${TLE_FUZZ_SECONDS:-30}"
 if [ -f python/pyproject.toml ]; then
   suite "pytest: Triton front end" \
     env TLE_BUILD_DIR="$PWD/build" .venv/bin/python -m pytest -q python/tests

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import enum
+import operator
 import threading
 from dataclasses import dataclass
 from typing import Sequence
@@ -182,13 +183,39 @@ def _check(code: int, what: str) -> None:
         raise TLEError(code, what, detail.decode(errors="replace") if detail else "")
 
 
+_C_INT = (-2**31, 2**31 - 1)
+_C_INT64 = (-2**63, 2**63 - 1)
+_C_UINT32 = (0, 2**32 - 1)
+_C_SIZE_T = (0, 2**(8 * ctypes.sizeof(ctypes.c_size_t)) - 1)
+
+
+def _integer(name: str, value: object, bounds: tuple[int, int]) -> int:
+    """``value`` as an int within ``bounds`` (those of the C type it is passed
+    as): ctypes would silently wrap anything outside them, turning
+    ``n_barriers=2**32 + 3`` into 3."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an integer, not a bool; got {value!r}")
+    try:
+        number = operator.index(value)
+    except TypeError:
+        raise TypeError(f"{name} must be an integer; got {value!r}") from None
+    low, high = bounds
+    if not low <= number <= high:
+        raise ValueError(f"{name} must be in [{low}, {high}]; got {number}")
+    return number
+
+
+def _timeout(name: str, value: int | None) -> int:
+    return -1 if value is None else _integer(name, value, _C_INT64)
+
+
 def _config(backend: Backend, n_barriers: int, timeout_ms: int | None,
             bootstrap_timeout_ms: int | None) -> _Config:
-    if n_barriers <= 0:
+    if _integer("n_barriers", n_barriers, _C_UINT32) <= 0:
         raise ValueError(f"n_barriers must be positive; got {n_barriers}")
-    return _Config(ctypes.sizeof(_Config), VERSION_MAJOR * 100 + VERSION_MINOR, int(backend), n_barriers,
-                   -1 if timeout_ms is None else timeout_ms,
-                   -1 if bootstrap_timeout_ms is None else bootstrap_timeout_ms)
+    return _Config(ctypes.sizeof(_Config), VERSION_MAJOR * 100 + VERSION_MINOR, _integer("backend", backend, _C_INT),
+                   operator.index(n_barriers), _timeout("timeout_ms", timeout_ms),
+                   _timeout("bootstrap_timeout_ms", bootstrap_timeout_ms))
 
 
 def get_unique_id() -> bytes:
@@ -216,6 +243,9 @@ class Comm:
             raise ValueError(f"unique_id must be {UNIQUE_ID_BYTES} bytes; got {len(unique_id)}")
         uid = _UniqueId.from_buffer_copy(unique_id)
         config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms)
+        n_ranks = _integer("n_ranks", n_ranks, _C_INT)
+        rank = _integer("rank", rank, _C_INT)
+        device = _integer("device", device, _C_INT)
         out = _vp()
         _check(library().tleCommInitRank(ctypes.byref(out), n_ranks, ctypes.byref(uid), rank, device,
                                          ctypes.byref(config)), f"tleCommInitRank(rank {rank} of {n_ranks})")
@@ -224,10 +254,18 @@ class Comm:
     @classmethod
     def init_all(cls, n_ranks: int, *, devices: Sequence[int] | None = None, backend: Backend = Backend.EMULATOR,
                  n_barriers: int = 64, timeout_ms: int | None = None) -> list[Comm]:
-        """All ``n_ranks`` ranks in this process (``tleCommInitAll``)."""
+        """All ``n_ranks`` ranks in this process (``tleCommInitAll``);
+        ``devices``, when given, names one device per rank."""
         config = _config(backend, n_barriers, timeout_ms, None)
+        n_ranks = _integer("n_ranks", n_ranks, _C_INT)
+        devs = None
+        if devices is not None:
+            devices = list(devices)
+            # The C API reads n_ranks entries: a shorter list would be read past its end.
+            if len(devices) != n_ranks:
+                raise ValueError(f"devices must name one device per rank: {n_ranks} ranks, {len(devices)} devices")
+            devs = (ctypes.c_int * n_ranks)(*(_integer(f"devices[{i}]", d, _C_INT) for i, d in enumerate(devices)))
         outs = (_vp * max(n_ranks, 1))()
-        devs = None if devices is None else (ctypes.c_int * len(devices))(*devices)
         _check(library().tleCommInitAll(outs, n_ranks, devs, ctypes.byref(config)), f"tleCommInitAll({n_ranks})")
         return [cls(outs[i]) for i in range(n_ranks)]
 
@@ -264,6 +302,7 @@ class Comm:
 
     def alloc(self, nbytes: int) -> Mem:
         """A symmetric buffer of ``nbytes`` (collective, zero-filled)."""
+        nbytes = _integer("nbytes", nbytes, _C_SIZE_T)
         out = _vp()
         _check(library().tleMemAlloc(self.handle, nbytes, ctypes.byref(out)), f"tleMemAlloc({nbytes})")
         return Mem(out.value, nbytes)
@@ -271,6 +310,7 @@ class Comm:
     @staticmethod
     def alloc_all(comms: Sequence[Comm], nbytes: int) -> list[Mem]:
         """One symmetric buffer per rank of an ``init_all`` set."""
+        nbytes = _integer("nbytes", nbytes, _C_SIZE_T)
         handles = (_vp * len(comms))(*(c.handle for c in comms))
         outs = (_vp * len(comms))()
         _check(library().tleMemAllocAll(handles, len(comms), nbytes, outs), f"tleMemAllocAll({nbytes})")

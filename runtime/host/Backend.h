@@ -1,5 +1,4 @@
-//===- Backend.h - Memory backends behind the communicator -------*- C++
-//-*-===//
+//===- Backend.h - Memory backends behind the communicator -----*- C++ -*-===//
 //
 // The communicator logic (bootstrap, exchange of handles, building the
 // DevComm) is the same for the CPU emulator and for CUDA; what differs is
@@ -24,7 +23,11 @@ struct SharedAlloc {
   void *ptr = nullptr; ///< this rank's address (device memory on GPUs)
   size_t bytes = 0;
   std::string exportBlob; ///< what a peer in another process needs to map it
-  void *impl = nullptr;   ///< backend-private
+  /// A descriptor a peer in another process needs as well (the CPU
+  /// backend's memory file), owned by the backend; -1 when none. It
+  /// travels to the peers over the bootstrap's socket.
+  int exportFd = -1;
+  void *impl = nullptr; ///< backend-private
 };
 
 /// Methods may be called from any thread: in one process, the last rank to
@@ -40,13 +43,15 @@ public:
   virtual tleResult_t allocShared(size_t bytes, SharedAlloc &out) = 0;
   virtual tleResult_t freeShared(SharedAlloc &alloc) = 0;
   /// Map a peer's allocation. `sameProcess` peers pass their pointer in the
-  /// blob's place (peer access within one process).
+  /// blob's place (peer access within one process). Across processes,
+  /// `peer.exportFd` is this process's copy of the peer's exportFd (the
+  /// caller closes it).
   virtual tleResult_t importPeer(const SharedAlloc &peer, bool sameProcess,
                                  void **mapped) = 0;
   virtual tleResult_t closePeer(void *mapped, bool sameProcess) = 0;
-  /// Every peer has imported `alloc`: drop whatever lets others import it by
-  /// name (the CPU backend unlinks its shared-memory segment). Mappings stay
-  /// valid. The default has nothing to drop.
+  /// Every peer has imported `alloc`: drop whatever lets others import it
+  /// (the CPU backend closes its memory file). Mappings stay valid. The
+  /// default has nothing to drop.
   virtual tleResult_t releaseExport(SharedAlloc &alloc) {
     (void)alloc;
     return tleSuccess;
@@ -67,8 +72,8 @@ public:
                                     size_t bytes) = 0;
 };
 
-/// The CPU backend: plain memory in one process, POSIX shared memory across
-/// processes.
+/// The CPU backend: plain memory in one process, memory files (memfd)
+/// passed over the bootstrap across processes.
 std::unique_ptr<Backend> createCpuBackend(bool multiProcess);
 /// The CUDA backend for `device` (nullptr with tleNotSupported when CUDA
 /// support is not built in).

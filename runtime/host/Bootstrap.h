@@ -2,17 +2,20 @@
 //
 // Before ranks can share memory they must exchange the handles that map it.
 // A Bootstrap is that channel for one rank: an all-gather of byte blobs (and
-// a barrier, an all-gather of nothing). Two implementations: threads of one
-// process meeting at a shared rendezvous, and processes connected through a
-// Unix socket to rank 0 (a star). Every step has a deadline; a peer that
-// dies or never arrives makes the step fail, never hang. After a failure the
-// channel is unusable and every later step fails at once with the reason.
+// a barrier, an all-gather of nothing), which between processes can also
+// carry file descriptors (the CPU backend's memory files). Two
+// implementations: threads of one process meeting at a shared rendezvous,
+// and processes connected through a Unix socket to rank 0 (a star). Every
+// step has a deadline; a peer that dies or never arrives makes the step
+// fail, never hang. After a failure the channel is unusable and every later
+// step fails at once with the reason.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TLE_HOST_BOOTSTRAP_H
 #define TLE_HOST_BOOTSTRAP_H
 
+#include "UniqueFd.h"
 #include "tle/tle.h"
 
 #include <cstdint>
@@ -31,6 +34,15 @@ public:
   /// Collective: every rank contributes `mine`; out[r] is rank r's blob.
   virtual tleResult_t allGather(const std::string &mine,
                                 std::vector<std::string> &out) = 0;
+  /// Collective like allGather, and the descriptors `myFds` (at most
+  /// wire::kMaxFdsPerRank) travel along: outFds[r] owns this process's
+  /// copies of rank r's descriptors (none for this rank). Only the socket
+  /// bootstrap carries descriptors; the in-process one refuses any with
+  /// tleInternalError (ranks of one process share pointers instead).
+  virtual tleResult_t
+  allGatherFds(const std::string &mine, const std::vector<int> &myFds,
+               std::vector<std::string> &out,
+               std::vector<std::vector<UniqueFd>> &outFds) = 0;
   /// Collective: returns once every rank has called it.
   tleResult_t barrier() {
     std::vector<std::string> ignored;
@@ -51,9 +63,11 @@ createInProcBootstrap(std::shared_ptr<InProcGroup> group, int rank);
 
 /// Fills `out` with a fresh rendezvous address and random secret.
 tleResult_t makeUniqueId(tleUniqueId &out);
-/// Joins the star of `id`: rank 0 listens and admits the nRanks-1 others,
-/// which must present the id's secret; the rest connect to rank 0. Waits at
-/// most `timeoutMs` (0: forever) for the whole group.
+/// Joins the star of `id`: rank 0 listens and admits the nRanks-1 others;
+/// the rest connect to rank 0. Both ends prove that they hold the id's
+/// secret without sending it, and by default both must run as the same
+/// user (docs/runtime.md, "Security"). Waits at most `timeoutMs` (0:
+/// forever) for the whole group.
 tleResult_t connectSocketBootstrap(const tleUniqueId &id, int nRanks, int rank,
                                    int64_t timeoutMs,
                                    std::unique_ptr<Bootstrap> &out);

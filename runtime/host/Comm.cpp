@@ -15,11 +15,13 @@
 #include "DevError.h"
 #include "CommInternal.h"
 #include "Error.h"
+#include "Handles.h"
 
 #include <cstring>
 
-tleComm::~tleComm() {
-  magic = 0;
+namespace tle {
+
+CommState::~CommState() {
   if (backend) {
     if (devComm)
       backend->freeLocal(devComm);
@@ -34,20 +36,10 @@ tleComm::~tleComm() {
   bootstrap.reset();
 }
 
-namespace tle {
-
-tleResult_t checkComm(tleComm_t comm) {
-  if (!comm)
-    return fail(tleInvalidArgument, "comm is NULL");
-  if (comm->magic != tleComm::kAlive)
-    return fail(tleInvalidArgument, "comm is not a live communicator");
-  return tleSuccess;
-}
-
 namespace {
 
 /// Allocates the rank-local parts of `c` (not the inbox).
-tleResult_t allocateLocalState(tleComm &c) {
+tleResult_t allocateLocalState(CommState &c) {
   Backend &b = *c.backend;
   size_t words = c.config.nBarriers * sizeof(uint32_t);
   void *p;
@@ -68,12 +60,12 @@ tleResult_t allocateLocalState(tleComm &c) {
   return tleSuccess;
 }
 
-size_t inboxBytes(const tleComm &c) {
+size_t inboxBytes(const CommState &c) {
   return size_t(c.config.nBarriers) * kInboxStrideWords * sizeof(uint32_t);
 }
 
 /// Assembles the DevComm of `c` and copies it to local memory.
-tleResult_t publishDevComm(tleComm &c) {
+tleResult_t publishDevComm(CommState &c) {
   DevComm d = {};
   d.magic = kDevCommMagic;
   d.version = kDevCommVersion;
@@ -110,7 +102,7 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
                 nRanks - 1);
   if (!id)
     return fail(tleInvalidArgument, "id is NULL");
-  auto c = std::make_unique<tleComm>();
+  auto c = std::make_shared<CommState>();
   if (tleResult_t r = resolveConfig(config, c->config))
     return r;
   c->rank = rank;
@@ -131,7 +123,7 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
     return r;
   if (tleResult_t r = publishDevComm(*c))
     return r;
-  *outComm = c.release();
+  *outComm = registerComm(std::move(c));
   return tleSuccess;
 }
 
@@ -147,10 +139,10 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
   if (tleResult_t r = resolveConfig(config, resolved))
     return r;
   auto group = createInProcGroup(nRanks, resolved.bootstrapTimeoutMs);
-  std::vector<std::unique_ptr<tleComm>> comms;
+  std::vector<std::shared_ptr<CommState>> comms;
   std::vector<SymmetricView *> inboxes;
   for (int r = 0; r < nRanks; ++r) {
-    auto c = std::make_unique<tleComm>();
+    auto c = std::make_shared<CommState>();
     c->config = resolved;
     c->rank = r;
     c->size = nRanks;
@@ -171,15 +163,16 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
     if (tleResult_t s = publishDevComm(*c))
       return s;
   for (int r = 0; r < nRanks; ++r)
-    outComms[r] = comms[r].release();
+    outComms[r] = registerComm(std::move(comms[r]));
   return tleSuccess;
 }
 
 } // namespace
 
-tleResult_t getCommInfo(tleComm_t comm, CommInfo &out) {
+tleResult_t getCommInfo(tleComm_t handle, CommInfo &out) {
   return guard("getCommInfo", [&] {
-    if (tleResult_t r = checkComm(comm))
+    std::shared_ptr<CommState> comm;
+    if (tleResult_t r = lookupComm(handle, comm))
       return r;
     out.rank = comm->rank;
     out.size = comm->size;
@@ -220,18 +213,18 @@ tleResult_t tleCommInitAll(tleComm_t *outComms, int nRanks, const int *devices,
                [&] { return initAll(outComms, nRanks, devices, config); });
 }
 
-tleResult_t tleCommDestroy(tleComm_t comm) {
+tleResult_t tleCommDestroy(tleComm_t handle) {
   return guard("tleCommDestroy", [&] {
-    if (tleResult_t r = checkComm(comm))
-      return r;
-    delete comm;
-    return tleSuccess;
+    std::shared_ptr<CommState> comm;
+    // Released here, or when a call another thread is in returns.
+    return unregisterComm(handle, comm);
   });
 }
 
-tleResult_t tleCommRank(tleComm_t comm, int *outRank) {
+tleResult_t tleCommRank(tleComm_t handle, int *outRank) {
   return guard("tleCommRank", [&] {
-    if (tleResult_t r = checkComm(comm))
+    std::shared_ptr<CommState> comm;
+    if (tleResult_t r = lookupComm(handle, comm))
       return r;
     if (!outRank)
       return fail(tleInvalidArgument, "outRank is NULL");
@@ -240,9 +233,10 @@ tleResult_t tleCommRank(tleComm_t comm, int *outRank) {
   });
 }
 
-tleResult_t tleCommSize(tleComm_t comm, int *outSize) {
+tleResult_t tleCommSize(tleComm_t handle, int *outSize) {
   return guard("tleCommSize", [&] {
-    if (tleResult_t r = checkComm(comm))
+    std::shared_ptr<CommState> comm;
+    if (tleResult_t r = lookupComm(handle, comm))
       return r;
     if (!outSize)
       return fail(tleInvalidArgument, "outSize is NULL");
@@ -251,9 +245,10 @@ tleResult_t tleCommSize(tleComm_t comm, int *outSize) {
   });
 }
 
-tleResult_t tleCommBackend(tleComm_t comm, tleBackend_t *outBackend) {
+tleResult_t tleCommBackend(tleComm_t handle, tleBackend_t *outBackend) {
   return guard("tleCommBackend", [&] {
-    if (tleResult_t r = checkComm(comm))
+    std::shared_ptr<CommState> comm;
+    if (tleResult_t r = lookupComm(handle, comm))
       return r;
     if (!outBackend)
       return fail(tleInvalidArgument, "outBackend is NULL");
@@ -262,9 +257,10 @@ tleResult_t tleCommBackend(tleComm_t comm, tleBackend_t *outBackend) {
   });
 }
 
-tleResult_t tleCommGetDevComm(tleComm_t comm, void **outDevComm) {
+tleResult_t tleCommGetDevComm(tleComm_t handle, void **outDevComm) {
   return guard("tleCommGetDevComm", [&] {
-    if (tleResult_t r = checkComm(comm))
+    std::shared_ptr<CommState> comm;
+    if (tleResult_t r = lookupComm(handle, comm))
       return r;
     if (!outDevComm)
       return fail(tleInvalidArgument, "outDevComm is NULL");
@@ -273,9 +269,10 @@ tleResult_t tleCommGetDevComm(tleComm_t comm, void **outDevComm) {
   });
 }
 
-tleResult_t tleCommGetError(tleComm_t comm, tleErrorInfo *info) {
+tleResult_t tleCommGetError(tleComm_t handle, tleErrorInfo *info) {
   return guard("tleCommGetError", [&] {
-    if (tleResult_t r = checkComm(comm))
+    std::shared_ptr<CommState> comm;
+    if (tleResult_t r = lookupComm(handle, comm))
       return r;
     if (!info)
       return fail(tleInvalidArgument, "info is NULL");
@@ -285,10 +282,11 @@ tleResult_t tleCommGetError(tleComm_t comm, tleErrorInfo *info) {
   });
 }
 
-tleResult_t tleCommGetBarrierEpochs(tleComm_t comm, uint32_t first,
+tleResult_t tleCommGetBarrierEpochs(tleComm_t handle, uint32_t first,
                                     uint32_t count, uint32_t *outEpochs) {
   return guard("tleCommGetBarrierEpochs", [&] {
-    if (tleResult_t r = checkComm(comm))
+    std::shared_ptr<CommState> comm;
+    if (tleResult_t r = lookupComm(handle, comm))
       return r;
     if (!outEpochs && count)
       return fail(tleInvalidArgument, "outEpochs is NULL");

@@ -1,11 +1,11 @@
 //===- Comm.h - The host-side communicator and symmetric buffers -*- C++ -*-=//
 //
-// What stands behind the opaque tleComm_t and tleMem_t handles, shared by
-// the files that implement the C API. A communicator is one rank's Backend,
-// its Bootstrap channel to the other ranks, its barrier inbox (symmetric
-// memory every peer writes into), and the DevComm kernels receive. A
-// symmetric buffer is one rank's view of memory that every rank allocated
-// together.
+// What stands behind the opaque tleComm_t and tleMem_t handles (through the
+// registry of Handles.h), shared by the files that implement the C API. A
+// communicator is one rank's Backend, its Bootstrap channel to the other ranks,
+// its barrier inbox (symmetric memory every peer writes into), and the DevComm
+// kernels receive. A symmetric buffer is one rank's view of memory that every
+// rank allocated together.
 //
 //===----------------------------------------------------------------------===//
 
@@ -71,8 +71,12 @@ public:
   /// What a peer passes to importFrom: the backend's export blob, or within
   /// one process this view's address.
   std::string exportBlob() const;
-  /// Maps `peer`'s block given its exportBlob().
-  tleResult_t importFrom(int peer, const std::string &blob);
+  /// The descriptor that travels with exportBlob() (-1: none), owned by
+  /// the backend.
+  int exportFd() const;
+  /// Maps `peer`'s block given its exportBlob() and this process's copy of
+  /// its exportFd() (-1: none; the caller keeps ownership).
+  tleResult_t importFrom(int peer, const std::string &blob, int fd);
   /// Maps `peer`'s block given its view (same process only).
   tleResult_t importFrom(int peer, SymmetricView &view);
   /// Every peer mapped our block: drop its name (see Backend).
@@ -108,50 +112,42 @@ tleResult_t allocSymmetricAll(const std::vector<SymmetricView *> &views,
 SymMem makeSymMem(const SymmetricView &view, int rank, int size, size_t bytes,
                   ErrorRecord *error);
 
-} // namespace tle
-
-/// One rank's communicator.
-struct tleComm {
-  static constexpr uint32_t kAlive = 0x434f4d4d; // "COMM"
-  uint32_t magic = kAlive;
+/// One rank's communicator: what a tleComm_t names (Handles.h).
+struct CommState {
   int rank = 0;
   int size = 0;
   bool multiProcess = false;
-  tle::ResolvedConfig config;
-  std::shared_ptr<tle::Backend> backend;
-  std::unique_ptr<tle::Bootstrap> bootstrap;
+  ResolvedConfig config;
+  std::shared_ptr<Backend> backend;
+  std::unique_ptr<Bootstrap> bootstrap;
   /// The rendezvous of a tleCommInitAll set (null for tleCommInitRank).
-  std::shared_ptr<tle::InProcGroup> group;
-  std::unique_ptr<tle::SymmetricView> inbox;
+  std::shared_ptr<InProcGroup> group;
+  std::unique_ptr<SymmetricView> inbox;
   uint32_t *epochs = nullptr;
   uint32_t *gridCount = nullptr;
-  tle::ErrorRecord *errorHost = nullptr;
-  tle::ErrorRecord *errorDev = nullptr;
-  tle::DevComm *devComm = nullptr;
+  ErrorRecord *errorHost = nullptr;
+  ErrorRecord *errorDev = nullptr;
+  DevComm *devComm = nullptr;
 
-  ~tleComm();
+  ~CommState();
 };
 
-/// One rank's handle of a symmetric buffer. It owns a reference to the
-/// backend, so it stays valid after its communicator is destroyed.
-struct tleMem {
-  static constexpr uint32_t kAlive = 0x53594d4d; // "SYMM"
-  uint32_t magic = kAlive;
+/// One rank's handle of a symmetric buffer: what a tleMem_t names. It owns
+/// a reference to the backend, so it stays valid after its communicator
+/// is destroyed.
+struct MemState {
   int rank = 0;
   int size = 0;
   size_t bytes = 0;
   /// The communicator's error record (device address) for SymMem::error.
-  tle::ErrorRecord *error = nullptr;
-  std::shared_ptr<tle::Backend> backend;
-  std::unique_ptr<tle::SymmetricView> view;
-  tle::SymMem *handle = nullptr;
+  ErrorRecord *error = nullptr;
+  std::shared_ptr<Backend> backend;
+  std::unique_ptr<SymmetricView> view;
+  SymMem *handle = nullptr;
 
-  ~tleMem();
+  ~MemState();
 };
 
-namespace tle {
-/// tleInvalidArgument unless `comm` is a live communicator.
-tleResult_t checkComm(tleComm_t comm);
 } // namespace tle
 
 #endif // TLE_HOST_COMM_H

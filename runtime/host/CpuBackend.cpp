@@ -1,25 +1,23 @@
-//===- CpuBackend.cpp - Memory for ranks that run on the CPU -----*- C++
-//-*-===//
+//===- CpuBackend.cpp - Memory for ranks that run on the CPU ---*- C++ -*-===//
 //
 // The backend of the CPU emulator. Ranks in one process share plain,
 // page-aligned heap memory: a peer's "mapping" is its pointer. Ranks in
-// separate processes share POSIX shared memory: each allocation is a fresh
-// segment "/tle-<pid>-<random>" created exclusively with mode 0600, whose
-// name travels in the export blob; peers shm_open and mmap it.
+// separate processes share memory files: each allocation is an anonymous
+// memfd, sealed against shrinking and growing, whose descriptor travels to
+// the peers over the bootstrap's Unix socket (SCM_RIGHTS); peers mmap it.
 //
-// Unlink policy: a segment's name exists only while peers still need to open
-// it. The communicator calls releaseExport (shm_unlink) right after every
-// rank confirmed its mappings, and freeShared unlinks a still-linked segment
-// on every error path, so no name outlives the call that created it. A
-// segment stays alive while any rank has it mapped, and the kernel frees it
-// when the last mapping goes, also when ranks die. The one gap: a process
-// killed between shm_open and that confirmation leaves its name behind.
+// A memory file has no name: nothing can open it but a process that was
+// handed its descriptor, nothing appears in /dev/shm, and the kernel frees
+// it when the last descriptor and mapping are gone, whenever and however
+// the processes end (kill -9 included). The owner closes its descriptor
+// once every peer has confirmed its mapping (releaseExport) or when the
+// allocation fails.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Backend.h"
-#include "Bootstrap.h"
 #include "Error.h"
+#include "UniqueFd.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -54,12 +52,17 @@ tleResult_t alignedCalloc(size_t bytes, void **out) {
   return tleSuccess;
 }
 
-/// A segment this rank created.
-struct ShmSegment {
-  std::string name;
+/// A memory file this rank created, and its descriptor until every peer
+/// has mapped it.
+struct MemoryFile {
+  UniqueFd fd;
   size_t mappedBytes;
-  bool linked;
 };
+
+/// The seals a memory file carries before it is shared: a peer cannot
+/// shrink it under the others' mappings (which would make their accesses
+/// fault) or grow it, and no one can change the seals.
+constexpr int kSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
 
 class CpuBackend final : public Backend {
 public:
@@ -74,40 +77,24 @@ public:
       return alignedCalloc(bytes, &out.ptr);
     }
     size_t mapped = roundUp(bytes);
-    std::string name;
-    int fd = -1;
-    // A name collision is astronomically unlikely but harmless: retry.
-    for (int attempt = 0; attempt < 8 && fd < 0; ++attempt) {
-      uint64_t nonce;
-      if (tleResult_t r = randomBytes(&nonce, sizeof(nonce)))
-        return r;
-      char buf[64];
-      snprintf(buf, sizeof(buf), "/tle-%d-%016llx", static_cast<int>(getpid()),
-               static_cast<unsigned long long>(nonce));
-      name = buf;
-      fd = shm_open(name.c_str(), O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0600);
-      if (fd < 0 && errno != EEXIST)
-        return failErrno(errno, "shm_open(%s)", name.c_str());
-    }
-    if (fd < 0)
-      return fail(tleSystemError, "shm_open: no free segment name");
-    if (ftruncate(fd, static_cast<off_t>(mapped)) != 0) {
-      int err = errno;
-      close(fd);
-      shm_unlink(name.c_str());
-      return failErrno(err, "ftruncate(%s, %zu)", name.c_str(), mapped);
-    }
-    void *p = mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    int err = errno;
-    close(fd);
-    if (p == MAP_FAILED) {
-      shm_unlink(name.c_str());
-      return failErrno(err, "mmap(%s, %zu)", name.c_str(), mapped);
-    }
+    if (mapped < bytes || mapped > static_cast<size_t>(INT64_MAX))
+      return fail(tleSystemError, "cannot allocate %zu bytes", bytes);
+    UniqueFd fd(memfd_create("tle-shared", MFD_CLOEXEC | MFD_ALLOW_SEALING));
+    if (!fd)
+      return failErrno(errno, "memfd_create");
+    if (ftruncate(fd.get(), static_cast<off_t>(mapped)) != 0)
+      return failErrno(errno, "ftruncate of a memory file to %zu bytes",
+                       mapped);
+    if (fcntl(fd.get(), F_ADD_SEALS, kSeals) != 0)
+      return failErrno(errno, "sealing a memory file");
+    void *p =
+        mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
+    if (p == MAP_FAILED)
+      return failErrno(errno, "mmap of a memory file of %zu bytes", mapped);
     out.ptr = p;
     out.bytes = bytes;
-    out.impl = new ShmSegment{name, mapped, true};
-    out.exportBlob = name;
+    out.exportFd = fd.get();
+    out.impl = new MemoryFile{std::move(fd), mapped};
     return tleSuccess;
   }
 
@@ -115,27 +102,23 @@ public:
     if (!alloc.ptr)
       return tleSuccess;
     tleResult_t result = tleSuccess;
-    if (auto *seg = static_cast<ShmSegment *>(alloc.impl)) {
-      if (seg->linked && shm_unlink(seg->name.c_str()) != 0 && errno != ENOENT)
-        result = failErrno(errno, "shm_unlink(%s)", seg->name.c_str());
-      if (munmap(alloc.ptr, seg->mappedBytes) != 0)
+    if (auto *file = static_cast<MemoryFile *>(alloc.impl)) {
+      if (munmap(alloc.ptr, file->mappedBytes) != 0)
         result = failErrno(errno, "munmap");
-      delete seg;
+      delete file;
     } else {
       free(alloc.ptr);
     }
     alloc.ptr = nullptr;
     alloc.impl = nullptr;
+    alloc.exportFd = -1;
     return result;
   }
 
   tleResult_t releaseExport(SharedAlloc &alloc) override {
-    auto *seg = static_cast<ShmSegment *>(alloc.impl);
-    if (!seg || !seg->linked)
-      return tleSuccess;
-    seg->linked = false;
-    if (shm_unlink(seg->name.c_str()) != 0 && errno != ENOENT)
-      return failErrno(errno, "shm_unlink(%s)", seg->name.c_str());
+    if (auto *file = static_cast<MemoryFile *>(alloc.impl))
+      file->fd.reset();
+    alloc.exportFd = -1;
     return tleSuccess;
   }
 
@@ -145,25 +128,23 @@ public:
       *mapped = peer.ptr;
       return tleSuccess;
     }
-    const std::string &name = peer.exportBlob;
-    if (name.compare(0, 5, "/tle-") != 0)
-      return fail(tleInternalError, "peer export '%s' is not a TLE segment",
-                  name.c_str());
-    int fd = shm_open(name.c_str(), O_RDWR | O_CLOEXEC, 0);
+    int fd = peer.exportFd;
     if (fd < 0)
-      return failErrno(errno, "shm_open(%s) of a peer's segment", name.c_str());
+      return fail(tleInternalError, "a peer exported no memory file");
+    // The file came from an authenticated peer, but it is checked anyway:
+    // a file too small or not sealed could fault this process later.
     struct stat st;
     size_t want = roundUp(peer.bytes);
-    if (fstat(fd, &st) != 0 || static_cast<size_t>(st.st_size) < want) {
-      close(fd);
-      return fail(tleInternalError, "peer segment %s is smaller than %zu bytes",
-                  name.c_str(), want);
-    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+        static_cast<size_t>(st.st_size) < want)
+      return fail(tleInternalError,
+                  "a peer's memory file is not a file of %zu bytes", want);
+    int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0 || (seals & kSeals) != kSeals)
+      return fail(tleInternalError, "a peer's memory file is not sealed");
     void *p = mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    int err = errno;
-    close(fd);
     if (p == MAP_FAILED)
-      return failErrno(err, "mmap of peer segment %s", name.c_str());
+      return failErrno(errno, "mmap of a peer's memory file");
     std::lock_guard<std::mutex> lock(mutex);
     peerMappings[p] = want;
     *mapped = p;
@@ -183,7 +164,7 @@ public:
       peerMappings.erase(it);
     }
     if (munmap(mapped, bytes) != 0)
-      return failErrno(errno, "munmap of a peer segment");
+      return failErrno(errno, "munmap of a peer's memory file");
     return tleSuccess;
   }
 

@@ -105,6 +105,19 @@ public:
     return fail(tlePeerFailure, "%s", g.brokenReason.c_str());
   }
 
+  tleResult_t
+  allGatherFds(const std::string &mine, const std::vector<int> &myFds,
+               std::vector<std::string> &out,
+               std::vector<std::vector<UniqueFd>> &outFds) override {
+    if (!myFds.empty())
+      return fail(tleInternalError,
+                  "file descriptors cannot travel between ranks of one "
+                  "process");
+    outFds.clear();
+    outFds.resize(group->nRanks);
+    return allGather(mine, out);
+  }
+
 private:
   std::shared_ptr<InProcGroup> group;
   int myRank;

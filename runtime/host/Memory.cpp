@@ -10,27 +10,20 @@
 
 #include "Comm.h"
 #include "Error.h"
+#include "Handles.h"
 
-tleMem::~tleMem() {
-  magic = 0;
+namespace tle {
+
+MemState::~MemState() {
   if (handle)
     backend->freeLocal(handle);
   view.reset();
 }
 
-namespace tle {
 namespace {
 
-tleResult_t checkMem(tleMem_t mem) {
-  if (!mem)
-    return fail(tleInvalidArgument, "mem is NULL");
-  if (mem->magic != tleMem::kAlive)
-    return fail(tleInvalidArgument, "mem is not a live symmetric buffer");
-  return tleSuccess;
-}
-
-std::unique_ptr<tleMem> newMem(tleComm &c, size_t bytes) {
-  auto m = std::make_unique<tleMem>();
+std::shared_ptr<MemState> newMem(CommState &c, size_t bytes) {
+  auto m = std::make_shared<MemState>();
   m->rank = c.rank;
   m->size = c.size;
   m->bytes = bytes;
@@ -41,46 +34,51 @@ std::unique_ptr<tleMem> newMem(tleComm &c, size_t bytes) {
   return m;
 }
 
-tleResult_t publishHandle(tleMem &m) {
+tleResult_t publishHandle(MemState &m) {
   SymMem h = makeSymMem(*m.view, m.rank, m.size, m.bytes, m.error);
   return m.backend->copyToLocal(m.handle, &h, sizeof(h));
 }
 
-tleResult_t memAlloc(tleComm_t comm, size_t bytes, tleMem_t *outMem) {
-  if (tleResult_t r = checkComm(comm))
-    return r;
+tleResult_t memAlloc(tleComm_t commHandle, size_t bytes, tleMem_t *outMem) {
   if (!outMem)
     return fail(tleInvalidArgument, "outMem is NULL");
   *outMem = nullptr;
+  std::shared_ptr<CommState> comm;
+  if (tleResult_t r = lookupComm(commHandle, comm))
+    return r;
   auto m = newMem(*comm, bytes);
   // A bad size or a failed local allocation still takes part in the
   // exchange, so peers fail at once instead of at the deadline.
   tleResult_t local = tleSuccess;
   if (bytes == 0)
     local = fail(tleInvalidArgument, "bytes is 0");
-  void *handle = nullptr;
+  void *symMem = nullptr;
   if (local == tleSuccess)
-    local = comm->backend->allocLocal(sizeof(SymMem), &handle);
-  m->handle = static_cast<SymMem *>(handle);
+    local = comm->backend->allocLocal(sizeof(SymMem), &symMem);
+  m->handle = static_cast<SymMem *>(symMem);
   if (tleResult_t r = allocSymmetric(*comm->bootstrap, *m->view, bytes, local,
                                      0, "symmetric buffer"))
     return r;
   if (tleResult_t r = publishHandle(*m))
     return r;
-  *outMem = m.release();
+  *outMem = registerMem(std::move(m));
   return tleSuccess;
 }
 
-tleResult_t memAllocAll(const tleComm_t *comms, int nRanks, size_t bytes,
+tleResult_t memAllocAll(const tleComm_t *handles, int nRanks, size_t bytes,
                         tleMem_t *outMems) {
-  if (!comms || !outMems)
+  if (!handles || !outMems)
     return fail(tleInvalidArgument, "comms or outMems is NULL");
   if (nRanks < 1 || nRanks > kMaxRanks)
     return fail(tleInvalidArgument, "nRanks %d is not in 1..%d", nRanks,
                 kMaxRanks);
+  for (int r = 0; r < nRanks; ++r)
+    outMems[r] = nullptr;
+  std::vector<std::shared_ptr<CommState>> comms(nRanks);
   for (int r = 0; r < nRanks; ++r) {
-    if (tleResult_t s = checkComm(comms[r]))
-      return fail(s, "comms[%d]: %s", r, lastErrorDetail().c_str());
+    std::string arg = "comms[" + std::to_string(r) + "]";
+    if (tleResult_t s = lookupComm(handles[r], comms[r], arg.c_str()))
+      return s;
     if (!comms[r]->group || comms[r]->group != comms[0]->group)
       return fail(tleInvalidArgument,
                   "comms[%d] is not of the same tleCommInitAll set as "
@@ -94,16 +92,14 @@ tleResult_t memAllocAll(const tleComm_t *comms, int nRanks, size_t bytes,
   }
   if (bytes == 0)
     return fail(tleInvalidArgument, "bytes is 0");
-  for (int r = 0; r < nRanks; ++r)
-    outMems[r] = nullptr;
-  std::vector<std::unique_ptr<tleMem>> mems;
+  std::vector<std::shared_ptr<MemState>> mems;
   std::vector<SymmetricView *> views;
   for (int r = 0; r < nRanks; ++r) {
     auto m = newMem(*comms[r], bytes);
-    void *handle;
-    if (tleResult_t s = m->backend->allocLocal(sizeof(SymMem), &handle))
+    void *symMem;
+    if (tleResult_t s = m->backend->allocLocal(sizeof(SymMem), &symMem))
       return s;
-    m->handle = static_cast<SymMem *>(handle);
+    m->handle = static_cast<SymMem *>(symMem);
     views.push_back(m->view.get());
     mems.push_back(std::move(m));
   }
@@ -113,7 +109,7 @@ tleResult_t memAllocAll(const tleComm_t *comms, int nRanks, size_t bytes,
     if (tleResult_t s = publishHandle(*m))
       return s;
   for (int r = 0; r < nRanks; ++r)
-    outMems[r] = mems[r].release();
+    outMems[r] = registerMem(std::move(mems[r]));
   return tleSuccess;
 }
 
@@ -134,18 +130,18 @@ tleResult_t tleMemAllocAll(const tleComm_t *comms, int nRanks, size_t bytes,
                [&] { return memAllocAll(comms, nRanks, bytes, outMems); });
 }
 
-tleResult_t tleMemFree(tleMem_t mem) {
+tleResult_t tleMemFree(tleMem_t handle) {
   return guard("tleMemFree", [&] {
-    if (tleResult_t r = checkMem(mem))
-      return r;
-    delete mem;
-    return tleSuccess;
+    std::shared_ptr<MemState> mem;
+    // Released here, or when a call another thread is in returns.
+    return unregisterMem(handle, mem);
   });
 }
 
-tleResult_t tleMemGetHandle(tleMem_t mem, void **outHandle) {
+tleResult_t tleMemGetHandle(tleMem_t handle, void **outHandle) {
   return guard("tleMemGetHandle", [&] {
-    if (tleResult_t r = checkMem(mem))
+    std::shared_ptr<MemState> mem;
+    if (tleResult_t r = lookupMem(handle, mem))
       return r;
     if (!outHandle)
       return fail(tleInvalidArgument, "outHandle is NULL");
@@ -154,9 +150,10 @@ tleResult_t tleMemGetHandle(tleMem_t mem, void **outHandle) {
   });
 }
 
-tleResult_t tleMemGetLocalPtr(tleMem_t mem, void **outPtr) {
+tleResult_t tleMemGetLocalPtr(tleMem_t handle, void **outPtr) {
   return guard("tleMemGetLocalPtr", [&] {
-    if (tleResult_t r = checkMem(mem))
+    std::shared_ptr<MemState> mem;
+    if (tleResult_t r = lookupMem(handle, mem))
       return r;
     if (!outPtr)
       return fail(tleInvalidArgument, "outPtr is NULL");

@@ -1,26 +1,40 @@
-//===- SocketBootstrap.cpp - Rendezvous of processes over a socket -*- C++ -*-//
+//===- SocketBootstrap.cpp - Rendezvous of processes ------------*- C++ -*-===//
 //
 // One process per rank (torchrun/mpirun style). The unique id names an
 // abstract Unix socket (no file to clean up when a rank dies) and carries a
-// 128-bit secret. Rank 0 listens; every other rank connects and introduces
-// itself with (magic, version, secret, nRanks, rank). Rank 0 refuses a wrong
-// secret, version or size and a duplicate or out-of-range rank, telling the
-// peer why. The connections stay open for the communicator's lifetime and
-// carry every later collective as a star through rank 0: each rank sends its
-// blob, rank 0 answers with all of them. All sockets are non-blocking and
-// every wait polls with the step's deadline, so a dead peer (EOF) or a
-// missing one (deadline) fails the step; rank 0 then tells the others why
-// before they would time out.
+// 128-bit secret that never crosses the wire. Rank 0 listens; every other
+// rank connects and the two authenticate each other (docs/runtime.md,
+// "Security"):
+//   - each checks the other's uid as the kernel reports it (SO_PEERCRED);
+//   - peer -> 0 Hello (version, nRanks, rank, peer nonce);
+//   - 0 -> peer Challenge (rank 0's nonce);
+//   - peer -> 0 Proof: HMAC(secret, transcript with both nonces);
+//   - 0 -> peer Welcome: rank 0's own HMAC over the same transcript, or a
+//     Refuse that says why (wrong secret, nRanks, rank taken...).
+// Rank 0 runs every handshake at once, each connection with its own
+// deadline, and reads no more before authentication than the message it
+// expects (wire::decodeFrame), so connections from anyone cannot stall or
+// bloat it. The connections stay open for the communicator's lifetime and
+// carry every later collective as a star through rank 0: each rank sends
+// its blob (and any file descriptors, SCM_RIGHTS), rank 0 answers with all
+// of them. Every wait polls with the step's deadline, so a dead peer (EOF)
+// or a missing one (deadline) fails the step; rank 0 then tells the others
+// why before they would time out.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Bootstrap.h"
 #include "Error.h"
+#include "Sha256.h"
+#include "Wire.h"
+#include "tle/detail/DevComm.h"
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <list>
 #include <poll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -32,46 +46,21 @@ namespace tle {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using wire::Step;
 
-constexpr uint32_t kIdMagic = 0x544c4555;   // "TLEU"
-constexpr uint32_t kWireMagic = 0x544c4542; // "TLEB"
-constexpr uint32_t kWireVersion = 1;
-constexpr size_t kSecretBytes = 16;
-// Frames come from authenticated peers, but a corrupt length must not make
-// us allocate without bound.
-constexpr uint64_t kMaxFrameBytes = uint64_t(1) << 30;
+static_assert(sizeof(wire::IdLayout) <= sizeof(tleUniqueId));
+static_assert(wire::kMaxRanks == kMaxRanks,
+              "the wire format's rank bound is the communicator's");
 
-/// The bytes of a tleUniqueId.
-struct IdLayout {
-  uint32_t magic;
-  uint32_t version;
-  uint8_t secret[kSecretBytes];
-  char address[96]; ///< abstract socket name, without the leading NUL
-};
-static_assert(sizeof(IdLayout) <= sizeof(tleUniqueId));
-
-enum FrameKind : uint32_t {
-  kHello = 1,        ///< peer -> 0: a Hello payload
-  kWelcome = 2,      ///< 0 -> peer: admitted
-  kRefuse = 3,       ///< 0 -> peer: refused, payload is the reason
-  kContribution = 4, ///< peer -> 0: this rank's blob of a collective
-  kGathered = 5,     ///< 0 -> peer: every rank's blob
-  kAbort = 6,        ///< 0 -> peer: the collective failed, payload is why
-};
-
-struct FrameHeader {
-  uint32_t magic;
-  uint32_t kind;
-  uint64_t seq;
-  uint64_t bytes;
-};
-
-struct Hello {
-  uint32_t version;
-  int32_t nRanks;
-  int32_t rank;
-  uint8_t secret[kSecretBytes];
-};
+/// How long one connection may take to complete its handshake. Handshakes
+/// run concurrently, so this only bounds what an idle connection holds.
+constexpr int64_t kHandshakeMs = 5000;
+/// Connections rank 0 keeps in their handshake at once; past it, the
+/// oldest is dropped (a real rank finishes in one round trip).
+constexpr size_t kMaxPending = 128;
+/// Distinct refusals a timeout message lists.
+constexpr size_t kMaxRefusalsReported = 8;
+constexpr uint32_t kMaxFdsPerFrame = wire::kMaxRanks * wire::kMaxFdsPerRank;
 
 /// A point in time a step must finish by; `forever` when the timeout is 0.
 class Deadline {
@@ -100,7 +89,7 @@ private:
   Clock::time_point end;
 };
 
-enum class Io { Ok, Closed, Timeout, Error };
+enum class Io { Ok, Closed, Timeout, Error, Malformed };
 
 /// Waits for `events` on `fd`; sets errno on Error.
 Io waitFd(int fd, short events, const Deadline &deadline) {
@@ -116,10 +105,32 @@ Io waitFd(int fd, short events, const Deadline &deadline) {
   }
 }
 
-Io sendAll(int fd, const void *data, size_t bytes, const Deadline &deadline) {
+/// Sends all `bytes`; `fds` (if any) travel with the first byte sent.
+Io sendAll(int fd, const void *data, size_t bytes, const Deadline &deadline,
+           const std::vector<int> &fds = {}) {
   const char *p = static_cast<const char *>(data);
+  size_t fdsLeft = fds.size();
   while (bytes > 0) {
-    ssize_t n = send(fd, p, bytes, MSG_NOSIGNAL);
+    ssize_t n;
+    if (fdsLeft > 0) {
+      iovec iov = {const_cast<char *>(p), bytes};
+      alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerFrame)];
+      msghdr msg = {};
+      msg.msg_iov = &iov;
+      msg.msg_iovlen = 1;
+      msg.msg_control = control;
+      msg.msg_controllen = CMSG_SPACE(sizeof(int) * fds.size());
+      cmsghdr *c = CMSG_FIRSTHDR(&msg);
+      c->cmsg_level = SOL_SOCKET;
+      c->cmsg_type = SCM_RIGHTS;
+      c->cmsg_len = CMSG_LEN(sizeof(int) * fds.size());
+      memcpy(CMSG_DATA(c), fds.data(), sizeof(int) * fds.size());
+      n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+      if (n > 0)
+        fdsLeft = 0;
+    } else {
+      n = send(fd, p, bytes, MSG_NOSIGNAL);
+    }
     if (n > 0) {
       p += n;
       bytes -= static_cast<size_t>(n);
@@ -138,10 +149,46 @@ Io sendAll(int fd, const void *data, size_t bytes, const Deadline &deadline) {
   return Io::Ok;
 }
 
-Io recvAll(int fd, void *data, size_t bytes, const Deadline &deadline) {
+/// Moves the descriptors of every SCM_RIGHTS message in `msg` into `fds`.
+void takeFds(msghdr &msg, std::vector<UniqueFd> &fds) {
+  for (cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+      continue;
+    size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+    for (size_t i = 0; i < n; ++i) {
+      int received;
+      memcpy(&received, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+      fds.emplace_back(received);
+    }
+  }
+}
+
+/// Receives exactly `bytes`. With `fds`, descriptors that arrive are kept
+/// there; without, the kernel closes them (nothing is accepted from a peer
+/// that has not authenticated).
+Io recvAll(int fd, void *data, size_t bytes, const Deadline &deadline,
+           std::vector<UniqueFd> *fds = nullptr) {
   char *p = static_cast<char *>(data);
   while (bytes > 0) {
-    ssize_t n = recv(fd, p, bytes, 0);
+    ssize_t n;
+    if (fds) {
+      iovec iov = {p, bytes};
+      alignas(cmsghdr) char control[CMSG_SPACE(sizeof(int) * kMaxFdsPerFrame)];
+      msghdr msg = {};
+      msg.msg_iov = &iov;
+      msg.msg_iovlen = 1;
+      msg.msg_control = control;
+      msg.msg_controllen = sizeof(control);
+      n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC);
+      if (n >= 0)
+        takeFds(msg, *fds);
+      // More descriptors than any frame may carry: the kernel closed the
+      // rest, and the frame cannot be trusted.
+      if (n >= 0 && (msg.msg_flags & MSG_CTRUNC))
+        return Io::Malformed;
+    } else {
+      n = recv(fd, p, bytes, 0);
+    }
     if (n > 0) {
       p += n;
       bytes -= static_cast<size_t>(n);
@@ -163,43 +210,57 @@ Io recvAll(int fd, void *data, size_t bytes, const Deadline &deadline) {
 }
 
 Io sendFrame(int fd, uint32_t kind, uint64_t seq, const std::string &payload,
-             const Deadline &deadline) {
-  FrameHeader h = {kWireMagic, kind, seq, payload.size()};
-  Io io = sendAll(fd, &h, sizeof(h), deadline);
-  if (io == Io::Ok)
-    io = sendAll(fd, payload.data(), payload.size(), deadline);
-  return io;
+             const Deadline &deadline, const std::vector<int> &fds = {}) {
+  std::string frame = wire::encodeFrame(kind, seq, payload);
+  return sendAll(fd, frame.data(), frame.size(), deadline, fds);
 }
 
-/// Receives one frame; a frame that is not ours counts as Error.
-Io recvFrame(int fd, FrameHeader &h, std::string &payload,
-             const Deadline &deadline) {
-  Io io = recvAll(fd, &h, sizeof(h), deadline);
+/// A reason cut to what the receiver accepts.
+std::string reasonPayload(const std::string &reason) {
+  return reason.substr(0, wire::kMaxReasonBytes);
+}
+
+/// Receives one frame that `step` accepts. The payload is allocated only
+/// once the header has shown that its size is within the step's bound;
+/// a frame that is not what the step expects is Malformed, with `why`.
+Io recvFrame(int fd, Step step, wire::FrameHeader &h, std::string &payload,
+             const Deadline &deadline, const char *&why,
+             std::vector<UniqueFd> *fds = nullptr) {
+  uint8_t head[wire::kHeaderBytes];
+  why = "too many file descriptors";
+  Io io = recvAll(fd, head, sizeof(head), deadline, fds);
   if (io != Io::Ok)
     return io;
-  if (h.magic != kWireMagic || h.bytes > kMaxFrameBytes) {
-    errno = EPROTO;
-    return Io::Error;
+  wire::Decoded d = wire::decodeFrame(head, sizeof(head), step);
+  if (d.status == wire::Decoded::Malformed) {
+    why = d.why;
+    return Io::Malformed;
   }
+  h = d.header;
   payload.resize(h.bytes);
-  return recvAll(fd, payload.data(), payload.size(), deadline);
+  io = recvAll(fd, payload.data(), payload.size(), deadline, fds);
+  if (io == Io::Ok && fds && fds->size() > wire::maxFds(step))
+    return Io::Malformed;
+  return io;
 }
 
 sockaddr_un abstractAddress(const char *name, socklen_t &len) {
   sockaddr_un addr = {};
   addr.sun_family = AF_UNIX;
-  size_t n = strnlen(name, sizeof(addr.sun_path) - 1);
+  size_t n =
+      strnlen(name, std::min(sizeof(addr.sun_path) - 1, wire::kAddressBytes));
   memcpy(addr.sun_path + 1, name, n);
   len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + n);
   return addr;
 }
 
-/// Compares secrets in time independent of where they differ.
-bool sameSecret(const uint8_t *a, const uint8_t *b) {
-  uint8_t diff = 0;
-  for (size_t i = 0; i < kSecretBytes; ++i)
-    diff |= a[i] ^ b[i];
-  return diff == 0;
+/// The process at the other end of a connected Unix socket, as the kernel
+/// recorded it when the socket was connected (or, for a connection to a
+/// listener, when the listener called listen()).
+bool peerCredentials(int fd, ucred &cred) {
+  socklen_t len = sizeof(cred);
+  return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
+         len == sizeof(cred);
 }
 
 std::string rankList(const std::vector<int> &ranks) {
@@ -209,31 +270,335 @@ std::string rankList(const std::vector<int> &ranks) {
   return s;
 }
 
+wire::Nonce freshNonce(tleResult_t &status) {
+  wire::Nonce n;
+  status = randomBytes(n.data(), n.size());
+  return n;
+}
+
+/// Rank 0's side of the handshakes. Every connection that has not
+/// authenticated yet is a Pending with its own deadline and a buffer the
+/// size of the largest message it may send, so no connection holds up
+/// another and none makes rank 0 allocate.
+class Admission {
+public:
+  Admission(const wire::IdLayout &id, int nRanks, bool anyUid,
+            std::vector<UniqueFd> &admitted)
+      : id(id), nRanks(nRanks), anyUid(anyUid), admitted(admitted) {}
+
+  /// Admits ranks at `listenFd` until all have joined or `deadline`
+  /// passes. On failure `reason` says why (with the refusals seen).
+  tleResult_t run(int listenFd, const Deadline &deadline, std::string &reason);
+  /// Refuses every connection still in its handshake with `why`.
+  void refuseAll(const std::string &why);
+
+private:
+  struct Pending {
+    UniqueFd fd;
+    Clock::time_point expires;
+    Step step = Step::RootAwaitsHello;
+    uint8_t buf[128];
+    size_t have = 0;
+    wire::HelloMessage hello = {};
+    wire::Nonce rootNonce = {};
+  };
+  static_assert(wire::kHeaderBytes + sizeof(wire::HelloMessage) <= 128 &&
+                wire::kHeaderBytes + wire::kMacBytes <= 128);
+
+  void acceptAll(int listenFd);
+  /// Reads what `p` sent; false once it is done with (admitted or not).
+  bool onReadable(Pending &p);
+  bool onHello(Pending &p, const uint8_t *payload, size_t bytes);
+  bool onProof(Pending &p, const uint8_t *payload);
+  /// Tells the connection why (without waiting), records it, closes it.
+  void refuse(UniqueFd &fd, const std::string &why);
+  void note(const std::string &why);
+  std::string refusalText() const;
+
+  const wire::IdLayout &id;
+  int nRanks;
+  bool anyUid;
+  std::vector<UniqueFd> &admitted;
+  int joined = 1;
+  std::list<Pending> pending; ///< oldest first
+  std::vector<std::pair<std::string, int>> refusals;
+  size_t otherRefusals = 0;
+};
+
+void Admission::note(const std::string &why) {
+  for (auto &[text, count] : refusals)
+    if (text == why) {
+      ++count;
+      return;
+    }
+  if (refusals.size() < kMaxRefusalsReported)
+    refusals.emplace_back(why, 1);
+  else
+    ++otherRefusals;
+}
+
+void Admission::refuse(UniqueFd &fd, const std::string &why) {
+  note(why);
+  std::string frame = wire::encodeFrame(wire::kRefuse, 0, reasonPayload(why));
+  // Best effort and never blocking: the socket's buffer is empty on our
+  // side, and a peer that does not read deserves no wait.
+  ssize_t ignored =
+      send(fd.get(), frame.data(), frame.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+  (void)ignored;
+  fd.reset();
+}
+
+void Admission::refuseAll(const std::string &why) {
+  for (Pending &p : pending) {
+    std::string frame = wire::encodeFrame(wire::kRefuse, 0, reasonPayload(why));
+    ssize_t ignored = send(p.fd.get(), frame.data(), frame.size(),
+                           MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)ignored;
+  }
+  pending.clear();
+}
+
+std::string Admission::refusalText() const {
+  std::string s;
+  for (const auto &[text, count] : refusals) {
+    s += "; refused a peer: " + text;
+    if (count > 1)
+      s += " (" + std::to_string(count) + " times)";
+  }
+  if (otherRefusals)
+    s += "; and " + std::to_string(otherRefusals) + " other refusals";
+  return s;
+}
+
+void Admission::acceptAll(int listenFd) {
+  for (;;) {
+    UniqueFd fd(
+        accept4(listenFd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    if (!fd && (errno == EINTR || errno == ECONNABORTED))
+      continue;
+    // Out of descriptors: make room by dropping the oldest handshake,
+    // rather than leaving the connection queued and poll() spinning.
+    if (!fd && (errno == EMFILE || errno == ENFILE) && !pending.empty()) {
+      refuse(pending.front().fd, "rank 0 ran out of file descriptors; "
+                                 "dropped the oldest handshake");
+      pending.pop_front();
+      continue;
+    }
+    if (!fd)
+      return; // EAGAIN: none left
+    ucred cred;
+    if (!peerCredentials(fd.get(), cred)) {
+      refuse(fd, "a connection whose credentials could not be read");
+      continue;
+    }
+    if (!anyUid && cred.uid != geteuid()) {
+      refuse(fd, "a process of uid " + std::to_string(cred.uid) + " (pid " +
+                     std::to_string(cred.pid) +
+                     ") connected; rank 0 runs as uid " +
+                     std::to_string(geteuid()) +
+                     " and admits only ranks of its own user");
+      continue;
+    }
+    if (pending.size() == kMaxPending) {
+      refuse(pending.front().fd, "too many connections were in their "
+                                 "handshake at once; dropped the oldest");
+      pending.pop_front();
+    }
+    Pending &p = pending.emplace_back();
+    p.fd = std::move(fd);
+    p.expires = Clock::now() + std::chrono::milliseconds(kHandshakeMs);
+  }
+}
+
+bool Admission::onReadable(Pending &p) {
+  for (;;) {
+    wire::Decoded d = wire::decodeFrame(p.buf, p.have, p.step);
+    if (d.status == wire::Decoded::Malformed) {
+      refuse(p.fd, std::string("a connection sent a malformed handshake "
+                               "frame (") +
+                       d.why + ")");
+      return false;
+    }
+    if (d.status == wire::Decoded::Complete) {
+      p.have = 0;
+      const uint8_t *payload = p.buf + wire::kHeaderBytes;
+      return p.step == Step::RootAwaitsHello
+                 ? onHello(p, payload, d.header.bytes)
+                 : onProof(p, payload);
+    }
+    // Never read past the frame: the peer waits for our answer before it
+    // sends more, and anything beyond is not ours to buffer.
+    ssize_t n =
+        recv(p.fd.get(), p.buf + p.have, d.frameBytes - p.have, MSG_DONTWAIT);
+    if (n > 0) {
+      p.have += static_cast<size_t>(n);
+      continue;
+    }
+    if (n < 0 && (errno == EINTR))
+      continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      return true;
+    note("a connection closed during its handshake");
+    return false;
+  }
+}
+
+bool Admission::onHello(Pending &p, const uint8_t *payload, size_t bytes) {
+  const char *bad = wire::decodeHello(payload, bytes, p.hello);
+  if (bad && strcmp(bad, "version") == 0) {
+    refuse(p.fd, "a peer speaks bootstrap version " +
+                     std::to_string(p.hello.version) + ", rank 0 speaks " +
+                     std::to_string(wire::kVersion));
+    return false;
+  }
+  if (bad) {
+    refuse(p.fd, std::string("a connection did not introduce itself as a "
+                             "TLE rank (") +
+                     bad + ")");
+    return false;
+  }
+  tleResult_t status;
+  p.rootNonce = freshNonce(status);
+  if (status != tleSuccess) {
+    refuse(p.fd, "rank 0 could not draw a nonce: " + lastErrorDetail());
+    return false;
+  }
+  std::string challenge(reinterpret_cast<const char *>(p.rootNonce.data()),
+                        p.rootNonce.size());
+  if (sendFrame(p.fd.get(), wire::kChallenge, 0, challenge, Deadline(100)) !=
+      Io::Ok) {
+    note("rank " + std::to_string(p.hello.rank) +
+         " disconnected during the handshake");
+    return false;
+  }
+  p.step = Step::RootAwaitsProof;
+  return true;
+}
+
+bool Admission::onProof(Pending &p, const uint8_t *payload) {
+  const wire::HelloMessage &h = p.hello;
+  wire::Nonce peerNonce;
+  memcpy(peerNonce.data(), h.nonce, peerNonce.size());
+  wire::Mac expected = wire::handshakeMac(id, wire::Role::Peer, peerNonce,
+                                          p.rootNonce, h.nRanks, h.rank);
+  std::string who = "rank " + std::to_string(h.rank);
+  std::string why;
+  if (!equalConstantTime(payload, expected.data(), expected.size()))
+    why = who + " presented a wrong secret (its unique id is not this "
+                "communicator's)";
+  else if (h.nRanks != nRanks)
+    why = who + " was created with nRanks " + std::to_string(h.nRanks) +
+          ", rank 0 with " + std::to_string(nRanks);
+  else if (h.rank <= 0 || h.rank >= nRanks)
+    why = who + " is out of range for nRanks " + std::to_string(nRanks);
+  else if (admitted[h.rank])
+    why = who + " joined twice";
+  if (!why.empty()) {
+    refuse(p.fd, why);
+    return false;
+  }
+  wire::Mac mine = wire::handshakeMac(id, wire::Role::Root, peerNonce,
+                                      p.rootNonce, h.nRanks, h.rank);
+  std::string welcome(reinterpret_cast<const char *>(mine.data()), mine.size());
+  if (sendFrame(p.fd.get(), wire::kWelcome, 0, welcome, Deadline(100)) !=
+      Io::Ok) {
+    note(who + " disconnected during the handshake");
+    return false;
+  }
+  admitted[h.rank] = std::move(p.fd);
+  ++joined;
+  return false;
+}
+
+tleResult_t Admission::run(int listenFd, const Deadline &deadline,
+                           std::string &reason) {
+  while (joined < nRanks) {
+    std::vector<pollfd> polls = {{listenFd, POLLIN, 0}};
+    auto wake = Clock::time_point::max();
+    for (Pending &p : pending) {
+      polls.push_back({p.fd.get(), POLLIN, 0});
+      wake = std::min(wake, p.expires);
+    }
+    int ms = deadline.pollMs();
+    if (wake != Clock::time_point::max()) {
+      auto untilWake =
+          std::chrono::ceil<std::chrono::milliseconds>(wake - Clock::now())
+              .count();
+      untilWake = std::clamp<int64_t>(untilWake, 0, 1 << 30);
+      ms = ms < 0 ? static_cast<int>(untilWake)
+                  : std::min(ms, static_cast<int>(untilWake));
+    }
+    int n = poll(polls.data(), polls.size(), ms);
+    if (n < 0 && errno != EINTR) {
+      reason = std::string("poll failed: ") + strerror(errno);
+      return tleSystemError;
+    }
+    if (n < 0)
+      for (pollfd &p : polls)
+        p.revents = 0;
+    if (deadline.expired()) {
+      std::vector<int> missing;
+      for (int r = 1; r < nRanks; ++r)
+        if (!admitted[r])
+          missing.push_back(r);
+      reason = "rank(s) " + rankList(missing) + " did not join" + refusalText();
+      return tleTimeout;
+    }
+    // Also when poll timed out: that is when handshakes expire.
+    size_t i = 1;
+    auto now = Clock::now();
+    for (auto it = pending.begin(); it != pending.end(); ++i) {
+      bool keep = true;
+      if (polls[i].revents)
+        keep = onReadable(*it);
+      if (keep && now >= it->expires) {
+        refuse(it->fd, "a connection did not complete its handshake within " +
+                           std::to_string(kHandshakeMs) + " ms");
+        keep = false;
+      }
+      it = keep ? std::next(it) : pending.erase(it);
+    }
+    if (polls[0].revents)
+      acceptAll(listenFd);
+  }
+  return tleSuccess;
+}
+
 class SocketBootstrap final : public Bootstrap {
 public:
-  SocketBootstrap(int rank, int nRanks, int64_t timeoutMs)
-      : myRank(rank), nRanks(nRanks), timeoutMs(timeoutMs), fds(nRanks, -1) {}
-  ~SocketBootstrap() override {
-    for (int fd : fds)
-      if (fd >= 0)
-        close(fd);
-  }
+  SocketBootstrap(const wire::IdLayout &id, int rank, int nRanks,
+                  int64_t timeoutMs, bool anyUid)
+      : id(id), myRank(rank), nRanks(nRanks), timeoutMs(timeoutMs),
+        anyUid(anyUid), fds(nRanks) {}
 
   int rank() const override { return myRank; }
   int size() const override { return nRanks; }
 
-  tleResult_t acceptPeers(const IdLayout &id);
-  tleResult_t joinRoot(const IdLayout &id);
+  tleResult_t acceptPeers();
+  tleResult_t joinRoot();
   tleResult_t allGather(const std::string &mine,
-                        std::vector<std::string> &out) override;
+                        std::vector<std::string> &out) override {
+    std::vector<std::vector<UniqueFd>> none;
+    return allGatherFds(mine, {}, out, none);
+  }
+  tleResult_t allGatherFds(const std::string &mine,
+                           const std::vector<int> &myFds,
+                           std::vector<std::string> &out,
+                           std::vector<std::vector<UniqueFd>> &outFds) override;
 
 private:
   tleResult_t breakWith(tleResult_t code, const std::string &reason);
+  tleResult_t connectToRoot(const Deadline &deadline);
+  tleResult_t handshake(const Deadline &deadline);
   tleResult_t gatherAtRoot(const std::string &mine,
+                           const std::vector<int> &myFds,
                            std::vector<std::string> &out,
+                           std::vector<std::vector<UniqueFd>> &outFds,
                            const Deadline &deadline);
   tleResult_t gatherAtPeer(const std::string &mine,
+                           const std::vector<int> &myFds,
                            std::vector<std::string> &out,
+                           std::vector<std::vector<UniqueFd>> &outFds,
                            const Deadline &deadline);
 
   /// How long a peer waits for rank 0 in a collective. Rank 0 is the one
@@ -245,11 +610,13 @@ private:
                           : timeoutMs + std::max<int64_t>(500, timeoutMs / 4);
   }
 
+  wire::IdLayout id;
   int myRank;
   int nRanks;
   int64_t timeoutMs;
+  bool anyUid;
   /// Rank 0: fds[r] is the connection to rank r. Others: fds[0].
-  std::vector<int> fds;
+  std::vector<UniqueFd> fds;
   uint64_t seq = 0;
   bool broken = false;
   std::string brokenReason;
@@ -264,133 +631,71 @@ tleResult_t SocketBootstrap::breakWith(tleResult_t code,
   if (myRank == 0) {
     Deadline brief(100);
     for (int r = 1; r < nRanks; ++r)
-      if (fds[r] >= 0)
-        sendFrame(fds[r], kAbort, seq, reason, brief);
+      if (fds[r])
+        sendFrame(fds[r].get(), wire::kAbort, seq, reasonPayload(reason),
+                  brief);
   }
   return fail(code, "%s", reason.c_str());
 }
 
-tleResult_t SocketBootstrap::acceptPeers(const IdLayout &id) {
-  int listenFd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (listenFd < 0)
+tleResult_t SocketBootstrap::acceptPeers() {
+  UniqueFd listenFd(
+      socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!listenFd)
     return failErrno(errno, "socket");
   socklen_t len;
   sockaddr_un addr = abstractAddress(id.address, len);
-  if (bind(listenFd, reinterpret_cast<sockaddr *>(&addr), len) != 0) {
-    int err = errno;
-    close(listenFd);
-    if (err == EADDRINUSE)
+  if (bind(listenFd.get(), reinterpret_cast<sockaddr *>(&addr), len) != 0) {
+    if (errno == EADDRINUSE)
       return fail(tleInvalidArgument,
                   "the unique id's address is in use: another communicator "
-                  "is being created from the same id");
-    return failErrno(err, "bind to the unique id's address");
+                  "is being created from the same id, or another process "
+                  "holds the address");
+    return failErrno(errno, "bind to the unique id's address");
   }
-  if (listen(listenFd, 128) != 0) {
-    int err = errno;
-    close(listenFd);
-    return failErrno(err, "listen");
-  }
+  if (listen(listenFd.get(), 128) != 0)
+    return failErrno(errno, "listen");
 
-  Deadline deadline(timeoutMs);
-  std::vector<std::string> refusals;
-  int joined = 1;
-  tleResult_t result = tleSuccess;
-  while (joined < nRanks) {
-    Io w = waitFd(listenFd, POLLIN, deadline);
-    if (w != Io::Ok) {
-      std::vector<int> missing;
-      for (int r = 1; r < nRanks; ++r)
-        if (fds[r] < 0)
-          missing.push_back(r);
-      std::string reason = "bootstrap timed out after " +
-                           std::to_string(timeoutMs) + " ms: rank(s) " +
-                           rankList(missing) + " did not join";
-      for (const std::string &refusal : refusals)
-        reason += "; refused a peer: " + refusal;
-      result =
-          breakWith(w == Io::Timeout ? tleTimeout : tleSystemError, reason);
-      break;
-    }
-    int fd = accept4(listenFd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) {
-      if (errno == EINTR || errno == EAGAIN || errno == ECONNABORTED)
-        continue;
-      result = breakWith(tleSystemError,
-                         std::string("accept failed: ") + strerror(errno));
-      break;
-    }
-    // A connection that never introduces itself must not hold up the
-    // others for long.
-    FrameHeader h;
-    std::string payload;
-    Io io = recvFrame(fd, h, payload, Deadline(deadline, 2000));
-    Hello hello;
-    std::string why;
-    if (io != Io::Ok || h.kind != kHello || payload.size() != sizeof(Hello)) {
-      why = "a connection did not introduce itself as a TLE rank";
-    } else {
-      memcpy(&hello, payload.data(), sizeof(hello));
-      std::string who = "rank " + std::to_string(hello.rank);
-      if (hello.version != kWireVersion)
-        why = who + " speaks bootstrap version " +
-              std::to_string(hello.version) + ", rank 0 speaks " +
-              std::to_string(kWireVersion);
-      else if (!sameSecret(hello.secret, id.secret))
-        why = who + " presented a wrong secret (its unique id is not this "
-                    "communicator's)";
-      else if (hello.nRanks != nRanks)
-        why = who + " was created with nRanks " + std::to_string(hello.nRanks) +
-              ", rank 0 with " + std::to_string(nRanks);
-      else if (hello.rank <= 0 || hello.rank >= nRanks)
-        why = who + " is out of range for nRanks " + std::to_string(nRanks);
-      else if (fds[hello.rank] >= 0)
-        why = who + " joined twice";
-    }
-    if (!why.empty()) {
-      sendFrame(fd, kRefuse, 0, why, Deadline(deadline, 100));
-      close(fd);
-      refusals.push_back(why);
-      continue;
-    }
-    if (sendFrame(fd, kWelcome, 0, std::string(), deadline) != Io::Ok) {
-      close(fd);
-      refusals.push_back("rank " + std::to_string(hello.rank) +
-                         " disconnected during the handshake");
-      continue;
-    }
-    fds[hello.rank] = fd;
-    ++joined;
-  }
-  // Everyone is connected: later connections to this id have nothing to
-  // join, and closing frees the address for a new communicator.
-  close(listenFd);
-  return result;
+  Admission admission(id, nRanks, anyUid, fds);
+  std::string reason;
+  tleResult_t r = admission.run(listenFd.get(), Deadline(timeoutMs), reason);
+  // Every rank is in, or the bootstrap failed: later connections to this
+  // id have nothing to join, and closing frees the address for a new
+  // communicator.
+  listenFd.reset();
+  if (r == tleTimeout)
+    reason = "bootstrap timed out after " + std::to_string(timeoutMs) +
+             " ms: " + reason;
+  admission.refuseAll(r == tleSuccess ? "every rank has already joined"
+                                      : reason);
+  return r == tleSuccess ? r : breakWith(r, reason);
 }
 
-tleResult_t SocketBootstrap::joinRoot(const IdLayout &id) {
-  Deadline deadline(timeoutMs);
+tleResult_t SocketBootstrap::connectToRoot(const Deadline &deadline) {
   socklen_t len;
   sockaddr_un addr = abstractAddress(id.address, len);
   auto backoff = std::chrono::milliseconds(1);
-  int fd = -1;
   for (;;) {
-    fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    if (fd < 0)
+    UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+    if (!fd)
       return failErrno(errno, "socket");
-    if (connect(fd, reinterpret_cast<sockaddr *>(&addr), len) == 0)
-      break;
-    int err = errno;
-    if (err == EINPROGRESS) {
-      int soErr = 0;
-      socklen_t soLen = sizeof(soErr);
-      if (waitFd(fd, POLLOUT, deadline) == Io::Ok &&
-          getsockopt(fd, SOL_SOCKET, SO_ERROR, &soErr, &soLen) == 0 &&
-          soErr == 0)
-        break;
-      err = soErr ? soErr : ETIMEDOUT;
+    int err = 0;
+    if (connect(fd.get(), reinterpret_cast<sockaddr *>(&addr), len) != 0) {
+      err = errno;
+      if (err == EINPROGRESS) {
+        int soErr = 0;
+        socklen_t soLen = sizeof(soErr);
+        if (waitFd(fd.get(), POLLOUT, deadline) == Io::Ok &&
+            getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &soErr, &soLen) == 0)
+          err = soErr;
+        else
+          err = ETIMEDOUT;
+      }
     }
-    close(fd);
-    fd = -1;
+    if (err == 0) {
+      fds[0] = std::move(fd);
+      return tleSuccess;
+    }
     // Rank 0 may not be listening yet (or its backlog is full): retry.
     if (err != ECONNREFUSED && err != ENOENT && err != EAGAIN &&
         err != ETIMEDOUT && err != EINTR)
@@ -403,52 +708,123 @@ tleResult_t SocketBootstrap::joinRoot(const IdLayout &id) {
     std::this_thread::sleep_for(backoff);
     backoff = std::min(backoff * 2, std::chrono::milliseconds(20));
   }
-  fds[0] = fd;
+}
 
-  Hello hello = {};
-  hello.version = kWireVersion;
+tleResult_t SocketBootstrap::joinRoot() {
+  Deadline deadline(timeoutMs);
+  if (tleResult_t r = connectToRoot(deadline))
+    return r;
+  // Anyone can bind the address once rank 0 has closed it: check who
+  // listens before saying anything.
+  ucred cred;
+  if (!peerCredentials(fds[0].get(), cred))
+    return failErrno(errno, "reading the credentials of rank 0's socket");
+  if (!anyUid && cred.uid != geteuid())
+    return fail(tlePeerFailure,
+                "the process listening at the unique id's address (pid %d) "
+                "runs as uid %u, this rank as uid %u: it is not rank 0 of "
+                "this communicator, and nothing was sent to it (set "
+                "TLE_BOOTSTRAP_ANY_UID=1 if ranks run as different users)",
+                static_cast<int>(cred.pid), static_cast<unsigned>(cred.uid),
+                static_cast<unsigned>(geteuid()));
+  return handshake(deadline);
+}
+
+tleResult_t SocketBootstrap::handshake(const Deadline &deadline) {
+  int fd = fds[0].get();
+  tleResult_t status;
+  wire::Nonce peerNonce = freshNonce(status);
+  if (status != tleSuccess)
+    return status;
+  wire::HelloMessage hello = {};
+  hello.version = wire::kVersion;
   hello.nRanks = nRanks;
   hello.rank = myRank;
-  memcpy(hello.secret, id.secret, kSecretBytes);
-  std::string payload(reinterpret_cast<const char *>(&hello), sizeof(hello));
-  FrameHeader h;
-  Io io = sendFrame(fd, kHello, 0, payload, deadline);
-  if (io == Io::Ok)
-    io = recvFrame(fd, h, payload, deadline);
-  if (io == Io::Timeout)
-    return fail(tleTimeout,
-                "bootstrap timed out after %lld ms waiting for rank 0 to "
-                "admit rank %d",
-                static_cast<long long>(timeoutMs), myRank);
-  if (io != Io::Ok)
+  memcpy(hello.nonce, peerNonce.data(), peerNonce.size());
+
+  // One round trip per step; each answer is Refuse or what the step wants.
+  wire::FrameHeader h;
+  std::string payload;
+  const char *why = nullptr;
+  auto exchange = [&](uint32_t kind, const std::string &out, Step step) {
+    Io io = sendFrame(fd, kind, 0, out, deadline);
+    if (io == Io::Ok)
+      io = recvFrame(fd, step, h, payload, deadline, why);
+    if (io == Io::Timeout)
+      return fail(tleTimeout,
+                  "bootstrap timed out after %lld ms waiting for rank 0 to "
+                  "admit rank %d",
+                  static_cast<long long>(timeoutMs), myRank);
+    if (io == Io::Malformed)
+      return fail(tlePeerFailure,
+                  "the process at the unique id's address sent a malformed "
+                  "handshake frame (%s)",
+                  why);
+    if (io != Io::Ok)
+      return fail(tlePeerFailure,
+                  "rank 0 closed the connection while admitting rank %d",
+                  myRank);
+    // A refusal is not authenticated: at worst an impostor makes this rank
+    // fail, which it could do by not answering.
+    if (h.kind == wire::kRefuse)
+      return fail(
+          tlePeerFailure, "rank 0 refused rank %d: %s", myRank,
+          wire::printableReason(
+              reinterpret_cast<const uint8_t *>(payload.data()), payload.size())
+              .c_str());
+    return tleSuccess;
+  };
+
+  if (tleResult_t r = exchange(wire::kHello, wire::encodeHello(hello),
+                               Step::PeerAwaitsChallenge))
+    return r;
+  wire::Nonce rootNonce;
+  memcpy(rootNonce.data(), payload.data(), rootNonce.size());
+  wire::Mac proof = wire::handshakeMac(id, wire::Role::Peer, peerNonce,
+                                       rootNonce, nRanks, myRank);
+  if (tleResult_t r =
+          exchange(wire::kProof,
+                   std::string(reinterpret_cast<const char *>(proof.data()),
+                               proof.size()),
+                   Step::PeerAwaitsWelcome))
+    return r;
+  wire::Mac expected = wire::handshakeMac(id, wire::Role::Root, peerNonce,
+                                          rootNonce, nRanks, myRank);
+  if (!equalConstantTime(reinterpret_cast<const uint8_t *>(payload.data()),
+                         expected.data(), expected.size()))
     return fail(tlePeerFailure,
-                "rank 0 closed the connection while admitting rank %d", myRank);
-  if (h.kind == kRefuse)
-    return fail(tlePeerFailure, "rank 0 refused rank %d: %s", myRank,
-                payload.c_str());
-  if (h.kind != kWelcome)
-    return fail(tlePeerFailure, "rank 0 answered the handshake with frame %u",
-                h.kind);
+                "the process at the unique id's address could not prove it "
+                "holds the unique id's secret: it is not rank 0 of this "
+                "communicator (an impostor, or rank 0 of another id)");
   return tleSuccess;
 }
 
-tleResult_t SocketBootstrap::allGather(const std::string &mine,
-                                       std::vector<std::string> &out) {
+tleResult_t SocketBootstrap::allGatherFds(
+    const std::string &mine, const std::vector<int> &myFds,
+    std::vector<std::string> &out, std::vector<std::vector<UniqueFd>> &outFds) {
   if (broken)
     return fail(tlePeerFailure,
                 "the communicator is unusable after an earlier failure: %s",
                 brokenReason.c_str());
+  if (myFds.size() > wire::kMaxFdsPerRank)
+    return fail(tleInternalError, "%zu descriptors in one all-gather",
+                myFds.size());
   ++seq;
+  outFds.clear();
+  outFds.resize(nRanks);
   if (myRank == 0)
-    return gatherAtRoot(mine, out, Deadline(timeoutMs));
-  return gatherAtPeer(mine, out, Deadline(peerTimeoutMs()));
+    return gatherAtRoot(mine, myFds, out, outFds, Deadline(timeoutMs));
+  return gatherAtPeer(mine, myFds, out, outFds, Deadline(peerTimeoutMs()));
 }
 
-tleResult_t SocketBootstrap::gatherAtRoot(const std::string &mine,
-                                          std::vector<std::string> &out,
-                                          const Deadline &deadline) {
+tleResult_t SocketBootstrap::gatherAtRoot(
+    const std::string &mine, const std::vector<int> &myFds,
+    std::vector<std::string> &out, std::vector<std::vector<UniqueFd>> &outFds,
+    const Deadline &deadline) {
   std::vector<std::string> blobs(nRanks);
+  std::vector<uint32_t> fdCounts(nRanks, 0);
   blobs[0] = mine;
+  fdCounts[0] = static_cast<uint32_t>(myFds.size());
   std::vector<int> pending;
   for (int r = 1; r < nRanks; ++r)
     pending.push_back(r);
@@ -457,7 +833,7 @@ tleResult_t SocketBootstrap::gatherAtRoot(const std::string &mine,
   while (!pending.empty()) {
     std::vector<pollfd> polls;
     for (int r : pending)
-      polls.push_back({fds[r], POLLIN, 0});
+      polls.push_back({fds[r].get(), POLLIN, 0});
     int n = poll(polls.data(), polls.size(), deadline.pollMs());
     if (n < 0 && errno == EINTR)
       continue;
@@ -476,22 +852,29 @@ tleResult_t SocketBootstrap::gatherAtRoot(const std::string &mine,
         still.push_back(r);
         continue;
       }
-      FrameHeader h;
-      Io io = recvFrame(fds[r], h, blobs[r], deadline);
+      wire::FrameHeader h;
+      std::string payload;
+      const char *why;
+      Io io = recvFrame(fds[r].get(), Step::RootAwaitsContribution, h, payload,
+                        deadline, why, &outFds[r]);
+      std::string who = "rank " + std::to_string(r);
       if (io == Io::Closed)
-        return breakWith(tlePeerFailure,
-                         "rank " + std::to_string(r) + " disconnected");
+        return breakWith(tlePeerFailure, who + " disconnected");
       if (io == Io::Timeout)
         return breakWith(tleTimeout, "collective timed out after " +
                                          std::to_string(timeoutMs) +
-                                         " ms receiving from rank " +
-                                         std::to_string(r));
-      if (io != Io::Ok || h.kind != kContribution)
-        return breakWith(tlePeerFailure, "rank " + std::to_string(r) +
-                                             " sent a malformed message");
+                                         " ms receiving from " + who);
+      uint32_t nFds = 0;
+      if (io == Io::Ok)
+        why = wire::decodeContribution(
+            reinterpret_cast<const uint8_t *>(payload.data()), payload.size(),
+            blobs[r], nFds);
+      if (io != Io::Ok || why || nFds != outFds[r].size())
+        return breakWith(tlePeerFailure, who + " sent a malformed message");
+      fdCounts[r] = nFds;
       if (h.seq != seq)
         return breakWith(tleInvalidArgument,
-                         "collective mismatch: rank " + std::to_string(r) +
+                         "collective mismatch: " + who +
                              " is in its collective #" + std::to_string(h.seq) +
                              ", rank 0 in #" + std::to_string(seq) +
                              " (ranks must call collectives in the same "
@@ -499,14 +882,14 @@ tleResult_t SocketBootstrap::gatherAtRoot(const std::string &mine,
     }
     pending.swap(still);
   }
-  std::string all;
-  for (const std::string &b : blobs) {
-    uint64_t n = b.size();
-    all.append(reinterpret_cast<const char *>(&n), sizeof(n));
-    all += b;
-  }
+  std::string all = wire::encodeGathered(blobs, fdCounts);
+  std::vector<int> allFds(myFds);
+  for (int r = 1; r < nRanks; ++r)
+    for (const UniqueFd &fd : outFds[r])
+      allFds.push_back(fd.get());
   for (int r = 1; r < nRanks; ++r) {
-    Io io = sendFrame(fds[r], kGathered, seq, all, deadline);
+    Io io =
+        sendFrame(fds[r].get(), wire::kGathered, seq, all, deadline, allFds);
     if (io == Io::Closed)
       return breakWith(tlePeerFailure,
                        "rank " + std::to_string(r) + " disconnected");
@@ -520,18 +903,27 @@ tleResult_t SocketBootstrap::gatherAtRoot(const std::string &mine,
   return tleSuccess;
 }
 
-tleResult_t SocketBootstrap::gatherAtPeer(const std::string &mine,
-                                          std::vector<std::string> &out,
-                                          const Deadline &deadline) {
-  FrameHeader h;
+tleResult_t SocketBootstrap::gatherAtPeer(
+    const std::string &mine, const std::vector<int> &myFds,
+    std::vector<std::string> &out, std::vector<std::vector<UniqueFd>> &outFds,
+    const Deadline &deadline) {
+  int fd = fds[0].get();
+  wire::FrameHeader h;
   std::string payload;
-  Io io = sendFrame(fds[0], kContribution, seq, mine, deadline);
+  std::vector<UniqueFd> received;
+  const char *why;
+  Io io = sendFrame(
+      fd, wire::kContribution, seq,
+      wire::encodeContribution(mine, static_cast<uint32_t>(myFds.size())),
+      deadline, myFds);
   // Rank 0 may have given up and closed before our send; the reason it
   // sent first is still queued for us, so read it either way.
   if (io == Io::Ok)
-    io = recvFrame(fds[0], h, payload, deadline);
+    io = recvFrame(fd, Step::PeerAwaitsGathered, h, payload, deadline, why,
+                   &received);
   else if (io == Io::Closed &&
-           recvFrame(fds[0], h, payload, Deadline(deadline, 100)) == Io::Ok)
+           recvFrame(fd, Step::PeerAwaitsGathered, h, payload,
+                     Deadline(deadline, 100), why, &received) == Io::Ok)
     io = Io::Ok;
   if (io == Io::Closed)
     return breakWith(tlePeerFailure, "rank 0 disconnected");
@@ -541,25 +933,48 @@ tleResult_t SocketBootstrap::gatherAtPeer(const std::string &mine,
                                      " ms waiting for rank 0");
   if (io != Io::Ok)
     return breakWith(tlePeerFailure, "rank 0 sent a malformed message");
-  if (h.kind == kAbort)
-    return breakWith(tlePeerFailure, "rank 0 reported: " + payload);
-  if (h.kind != kGathered || h.seq != seq)
+  if (h.kind == wire::kAbort)
+    return breakWith(tlePeerFailure,
+                     "rank 0 reported: " +
+                         wire::printableReason(
+                             reinterpret_cast<const uint8_t *>(payload.data()),
+                             payload.size()));
+  if (h.seq != seq)
     return breakWith(tlePeerFailure, "rank 0 sent an unexpected message");
   std::vector<std::string> blobs;
-  size_t at = 0;
-  while (at + sizeof(uint64_t) <= payload.size()) {
-    uint64_t n;
-    memcpy(&n, payload.data() + at, sizeof(n));
-    at += sizeof(n);
-    if (n > payload.size() - at)
-      break;
-    blobs.emplace_back(payload, at, n);
-    at += n;
-  }
-  if (blobs.size() != static_cast<size_t>(nRanks) || at != payload.size())
+  std::vector<uint32_t> fdCounts;
+  why = wire::decodeGathered(reinterpret_cast<const uint8_t *>(payload.data()),
+                             payload.size(), nRanks, blobs, fdCounts);
+  size_t total = 0;
+  for (uint32_t c : fdCounts)
+    total += c;
+  if (why || total != received.size())
     return breakWith(tlePeerFailure, "rank 0 sent a malformed message");
+  // Descriptors arrive in rank order; this rank's own copies are dropped.
+  size_t at = 0;
+  for (int r = 0; r < nRanks; ++r)
+    for (uint32_t i = 0; i < fdCounts[r]; ++i, ++at)
+      if (r != myRank)
+        outFds[r].push_back(std::move(received[at]));
   out = std::move(blobs);
   return tleSuccess;
+}
+
+/// TLE_BOOTSTRAP_ANY_UID: "1" lets ranks of different users join one
+/// communicator (the MAC still authenticates them); unset, "" or "0" keeps
+/// the same-user check.
+tleResult_t readAnyUid(bool &out) {
+  const char *v = getenv("TLE_BOOTSTRAP_ANY_UID");
+  if (!v || !*v || strcmp(v, "0") == 0) {
+    out = false;
+    return tleSuccess;
+  }
+  if (strcmp(v, "1") == 0) {
+    out = true;
+    return tleSuccess;
+  }
+  return fail(tleInvalidArgument,
+              "TLE_BOOTSTRAP_ANY_UID must be 0 or 1, not '%.32s'", v);
 }
 
 } // namespace
@@ -580,9 +995,9 @@ tleResult_t randomBytes(void *out, size_t bytes) {
 }
 
 tleResult_t makeUniqueId(tleUniqueId &out) {
-  IdLayout id = {};
-  id.magic = kIdMagic;
-  id.version = kWireVersion;
+  wire::IdLayout id = {};
+  id.magic = wire::kIdMagic;
+  id.version = wire::kVersion;
   uint8_t nonce[8];
   if (tleResult_t r = randomBytes(id.secret, sizeof(id.secret)))
     return r;
@@ -600,20 +1015,24 @@ tleResult_t makeUniqueId(tleUniqueId &out) {
 tleResult_t connectSocketBootstrap(const tleUniqueId &rawId, int nRanks,
                                    int rank, int64_t timeoutMs,
                                    std::unique_ptr<Bootstrap> &out) {
-  IdLayout id;
+  wire::IdLayout id;
   memcpy(&id, &rawId, sizeof(id));
-  if (id.magic != kIdMagic)
+  if (id.magic != wire::kIdMagic)
     return fail(tleInvalidArgument, "the unique id was not made by "
                                     "tleGetUniqueId");
-  if (id.version != kWireVersion)
+  if (id.version != wire::kVersion)
     return fail(tleInvalidArgument,
                 "the unique id is of bootstrap version %u, this library "
                 "speaks %u",
-                id.version, kWireVersion);
+                id.version, wire::kVersion);
   if (strnlen(id.address, sizeof(id.address)) == sizeof(id.address))
     return fail(tleInvalidArgument, "the unique id's address is corrupt");
-  auto bs = std::make_unique<SocketBootstrap>(rank, nRanks, timeoutMs);
-  tleResult_t r = rank == 0 ? bs->acceptPeers(id) : bs->joinRoot(id);
+  bool anyUid = false;
+  if (tleResult_t r = readAnyUid(anyUid))
+    return r;
+  auto bs =
+      std::make_unique<SocketBootstrap>(id, rank, nRanks, timeoutMs, anyUid);
+  tleResult_t r = rank == 0 ? bs->acceptPeers() : bs->joinRoot();
   if (r != tleSuccess)
     return r;
   out = std::move(bs);

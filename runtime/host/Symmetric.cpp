@@ -1,17 +1,17 @@
-//===- Symmetric.cpp - Memory every rank allocates and maps ------*- C++
-//-*-===//
+//===- Symmetric.cpp - Memory every rank allocates and maps ----*- C++ -*-===//
 //
 // The collective allocation behind barrier inboxes and symmetric buffers.
 // Each step is an all-gather that carries every rank's status, so a rank
 // that fails makes all ranks fail at once with its reason, and all ranks
 // take the same decision from the same data:
 //   1. each rank allocates its block (or reports why it could not);
-//   2. all-gather of (status, size, check, export blob); any failure or
-//      disagreement fails everyone;
+//   2. all-gather of (status, size, check, export blob) with the export's
+//      descriptor, if the backend has one (the CPU backend's memory file);
+//      any failure or disagreement fails everyone;
 //   3. each rank maps every peer's block;
 //   4. all-gather of the mapping status: it doubles as the confirmation that
-//      every peer has mapped our block, after which its name is released
-//      (the CPU backend's shm_unlink).
+//      every peer has mapped our block, after which the export is released
+//      (the CPU backend closes its descriptor).
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,7 +61,12 @@ std::string SymmetricView::exportBlob() const {
   return std::string(reinterpret_cast<const char *>(&self), sizeof(self));
 }
 
-tleResult_t SymmetricView::importFrom(int peer, const std::string &blob) {
+int SymmetricView::exportFd() const {
+  return own && !sameProcess ? own->alloc.exportFd : -1;
+}
+
+tleResult_t SymmetricView::importFrom(int peer, const std::string &blob,
+                                      int fd) {
   if (sameProcess) {
     SymmetricView *view;
     if (blob.size() != sizeof(view))
@@ -72,6 +77,7 @@ tleResult_t SymmetricView::importFrom(int peer, const std::string &blob) {
   SharedAlloc peerAlloc;
   peerAlloc.bytes = bytes();
   peerAlloc.exportBlob = blob;
+  peerAlloc.exportFd = fd;
   return backend->importPeer(peerAlloc, false, &ptrs[peer]);
 }
 
@@ -103,11 +109,14 @@ bool getU64(const std::string &s, size_t &at, uint64_t &v) {
   return true;
 }
 
-/// All-gathers (status, payload). If this rank failed, returns its own
-/// failure; if a peer did, tlePeerFailure with the peer's reason.
+/// All-gathers (status, payload) and the descriptors `myFds`. If this rank
+/// failed, returns its own failure; if a peer did, tlePeerFailure with the
+/// peer's reason.
 tleResult_t gatherStatus(Bootstrap &bs, tleResult_t local,
                          const std::string &payload,
-                         std::vector<std::string> &payloads) {
+                         const std::vector<int> &myFds,
+                         std::vector<std::string> &payloads,
+                         std::vector<std::vector<UniqueFd>> &peerFds) {
   std::string mine;
   std::string localDetail = local ? lastErrorDetail() : std::string();
   putU64(mine, static_cast<uint64_t>(local));
@@ -115,7 +124,7 @@ tleResult_t gatherStatus(Bootstrap &bs, tleResult_t local,
   mine += localDetail;
   mine += payload;
   std::vector<std::string> all;
-  tleResult_t r = bs.allGather(mine, all);
+  tleResult_t r = bs.allGatherFds(mine, myFds, all, peerFds);
   if (local != tleSuccess) {
     setLastErrorDetail(localDetail);
     return local;
@@ -146,13 +155,18 @@ tleResult_t allocSymmetric(Bootstrap &bs, SymmetricView &view, size_t bytes,
   if (local == tleSuccess)
     local = view.allocate(bytes);
   std::string payload;
+  std::vector<int> myFds;
   if (local == tleSuccess) {
     putU64(payload, bytes);
     putU64(payload, check);
     payload += view.exportBlob();
+    if (view.exportFd() >= 0)
+      myFds.push_back(view.exportFd());
   }
   std::vector<std::string> payloads;
-  if (tleResult_t r = gatherStatus(bs, local, payload, payloads))
+  std::vector<std::vector<UniqueFd>> peerFds;
+  if (tleResult_t r =
+          gatherStatus(bs, local, payload, myFds, payloads, peerFds))
     return r;
 
   const int me = bs.rank();
@@ -183,9 +197,15 @@ tleResult_t allocSymmetric(Bootstrap &bs, SymmetricView &view, size_t bytes,
   tleResult_t mapped = tleSuccess;
   for (size_t p = 0; p < blobs.size() && mapped == tleSuccess; ++p)
     if (static_cast<int>(p) != me)
-      mapped = view.importFrom(static_cast<int>(p), blobs[p]);
+      mapped =
+          view.importFrom(static_cast<int>(p), blobs[p],
+                          peerFds[p].empty() ? -1 : peerFds[p].front().get());
+  // Mapped: this process no longer needs its copies of the descriptors.
+  peerFds.clear();
   std::vector<std::string> ignored;
-  if (tleResult_t r = gatherStatus(bs, mapped, std::string(), ignored))
+  std::vector<std::vector<UniqueFd>> none;
+  if (tleResult_t r =
+          gatherStatus(bs, mapped, std::string(), {}, ignored, none))
     return r;
   return view.releaseExport();
 }

@@ -1,145 +1,36 @@
-//===- MultiProcessTest.cpp - One process per rank ---------------*- C++
-//-*-===//
+//===- MultiProcessTest.cpp - One process per rank --------------*- C++ -*-===//
 //
 // Forked children join one communicator through tleCommInitRank, exchange
-// data through POSIX shared memory, and exercise the bootstrap's failure
-// modes: a wrong secret, a rank that never joins, a rank that dies. Every
-// test ends by checking that no /dev/shm/tle-<pid>-* segment of its
-// processes is left. Children report (status, detail) through a pipe and
-// leave with _exit, never returning into the test framework.
+// data through memory files passed over the bootstrap, and exercise the
+// bootstrap's failure modes: a wrong secret, a rank that never joins, a
+// rank that dies. Every test ends by checking that no /dev/shm/tle-<pid>-*
+// name of its processes exists. Children run through ChildProcess.h.
 //
 //===----------------------------------------------------------------------===//
 
+#include "ChildProcess.h"
 #include "tle/detail/DevComm.h"
 #include "tle/tle.h"
 
 #include <gtest/gtest.h>
 
-#include <chrono>
-#include <csignal>
-#include <cstring>
-#include <dirent.h>
-#include <functional>
-#include <poll.h>
 #include <string>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using namespace tle::test;
 
-/// What a child reported.
-struct Outcome {
-  tleResult_t result = tleInternalError;
-  std::string detail;
-  bool finished = false; ///< reported before the deadline
-  double seconds = 0;    ///< from spawn to report
-};
-
-struct Child {
-  pid_t pid;
-  int fd;
-  Clock::time_point start;
-};
-
-/// Runs `body` in a child; its return value and the thread's last error
-/// detail are sent back. Pass `detail` to report something else.
-Child spawn(std::function<tleResult_t(std::string &detail)> body) {
-  int fds[2];
-  EXPECT_EQ(pipe(fds), 0);
-  Child child{fork(), fds[0], Clock::now()};
-  if (child.pid == 0) {
-    close(fds[0]);
-    std::string detail;
-    tleResult_t r = body(detail);
-    if (r != tleSuccess && detail.empty())
-      detail = tleGetLastErrorDetail();
-    std::string msg = std::to_string(static_cast<int>(r)) + "\n" + detail;
-    ssize_t ignored = write(fds[1], msg.data(), msg.size());
-    (void)ignored;
-    _exit(0);
-  }
-  close(fds[1]);
-  return child;
-}
-
-/// Collects a child's report, killing it if it has not reported within
-/// `timeoutMs` (a hang is a failure of the test).
-Outcome collect(Child &child, int timeoutMs = 10000) {
-  Outcome out;
-  std::string msg;
-  auto deadline = child.start + std::chrono::milliseconds(timeoutMs);
-  for (;;) {
-    int left =
-        static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
-                             deadline - Clock::now())
-                             .count());
-    pollfd p = {child.fd, POLLIN, 0};
-    if (left <= 0 || poll(&p, 1, left) <= 0)
-      break;
-    char buf[512];
-    ssize_t n = read(child.fd, buf, sizeof(buf));
-    if (n <= 0) {
-      out.finished = !msg.empty();
-      break;
-    }
-    msg.append(buf, n);
-  }
-  out.seconds =
-      std::chrono::duration<double>(Clock::now() - child.start).count();
-  close(child.fd);
-  if (!out.finished)
-    kill(child.pid, SIGKILL);
-  waitpid(child.pid, nullptr, 0);
-  size_t nl = msg.find('\n');
-  if (out.finished && nl != std::string::npos) {
-    out.result = static_cast<tleResult_t>(std::stoi(msg.substr(0, nl)));
-    out.detail = msg.substr(nl + 1);
-  }
-  return out;
-}
-
-/// Names of /dev/shm segments that `pid` created and that still exist.
-std::vector<std::string> segmentsOf(pid_t pid) {
-  std::vector<std::string> found;
-  std::string prefix = "tle-" + std::to_string(pid) + "-";
-  if (DIR *dir = opendir("/dev/shm")) {
-    while (dirent *e = readdir(dir))
-      if (strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0)
-        found.push_back(e->d_name);
-    closedir(dir);
-  }
-  return found;
-}
-
-class MultiProcessTest : public testing::Test {
-protected:
-  void TearDown() override {
-    for (pid_t pid : pids)
-      EXPECT_TRUE(segmentsOf(pid).empty())
-          << "leaked /dev/shm/" << segmentsOf(pid)[0];
-    EXPECT_TRUE(segmentsOf(getpid()).empty());
-  }
-  Child start(std::function<tleResult_t(std::string &)> body) {
-    Child c = spawn(std::move(body));
-    pids.push_back(c.pid);
-    return c;
-  }
-  std::vector<pid_t> pids;
-};
+class MultiProcessTest : public ProcessFixture {};
 
 tleConfig_t config(int64_t bootstrapMs, uint32_t nBarriers = 16) {
-  tleConfig_t c = TLE_CONFIG_INITIALIZER;
-  c.nBarriers = nBarriers;
-  c.bootstrapTimeoutMs = bootstrapMs;
-  return c;
+  return bootstrapConfig(bootstrapMs, nBarriers);
 }
 
 /// A full life of one rank: join, write into every peer's buffer and inbox,
 /// meet (a second collective allocation), check what the peers wrote, and
-/// check that this process's segments were already unlinked.
+/// check that this process has no name in /dev/shm.
 tleResult_t fullRank(int n, const tleUniqueId &id, int rank,
                      std::string &detail) {
   tleConfig_t cfg = config(5000);
@@ -177,7 +68,7 @@ tleResult_t fullRank(int n, const tleUniqueId &id, int rank,
     }
   }
   if (!segmentsOf(getpid()).empty()) {
-    detail = "a segment is still linked after the collective returned";
+    detail = "a /dev/shm name exists after the collective returned";
     return tleInternalError;
   }
   tleMemFree(meet);
@@ -204,16 +95,6 @@ TEST_P(SharedMemoryTest, RanksShareBuffersAndInboxes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, SharedMemoryTest, testing::Values(1, 2, 4));
-
-/// Joins and returns the status of tleCommInitRank (destroying on success).
-tleResult_t joinOnly(int n, const tleUniqueId &id, int rank,
-                     const tleConfig_t &cfg) {
-  tleComm_t comm;
-  tleResult_t r = tleCommInitRank(&comm, n, &id, rank, 0, &cfg);
-  if (r == tleSuccess)
-    tleCommDestroy(comm);
-  return r;
-}
 
 TEST_F(MultiProcessTest, WrongSecretIsRefused) {
   tleUniqueId id;

@@ -27,7 +27,7 @@ extern "C" {
 typedef enum {
   tleSuccess = 0,
   tleInvalidArgument = 1, /**< a bad parameter; nothing was changed */
-  tleSystemError = 2,     /**< an OS call failed (shm, socket, mmap) */
+  tleSystemError = 2,     /**< an OS call failed (memfd, socket, mmap) */
   tleCudaError = 3,       /**< a CUDA call failed */
   tleTimeout = 4,         /**< a device wait or a bootstrap step timed out */
   tleDeadlock = 5,        /**< the emulator found every thread blocked */
@@ -50,7 +50,7 @@ typedef struct tleMem *tleMem_t;
 
 /** Opaque bootstrap id: rank 0 creates it, every rank passes the same bytes.
  *  It carries the rendezvous address and a random secret that peers must
- *  present to join. */
+ *  prove (never send) to join. */
 typedef struct {
   char internal[128];
 } tleUniqueId;
@@ -103,7 +103,7 @@ TLE_API tleResult_t tleGetUniqueId(tleUniqueId *outId);
 
 /** One rank of a multi-process communicator (one process per rank).
  *  Collective: every rank calls it with the same id and nRanks. A peer that
- *  does not present the id's secret is refused; a rank that never joins or
+ *  cannot prove the id's secret is refused; a rank that never joins or
  *  dies makes the others fail (tleTimeout / tlePeerFailure) within
  *  config->bootstrapTimeoutMs. */
 TLE_API tleResult_t tleCommInitRank(tleComm_t *outComm, int nRanks,
