@@ -280,15 +280,18 @@ int oobRank0(tleComm_t comm, int toPeer, int fromPeer) {
   void *dc, *mem;
   TK(tleCommGetDevComm(comm, &dc));
   TK(tleMemGetHandle(canary, &mem));
-  tle::DevComm host;
-  tle::SymMem sym;
+  // Both structs end in per-rank arrays sized for the communicator.
+  std::vector<uint64_t> hostBytes(tle::devCommBytes(2) / 8 + 1);
+  std::vector<uint64_t> symBytes(tle::symMemBytes(2) / 8 + 1);
+  tle::DevComm &host = *reinterpret_cast<tle::DevComm *>(hostBytes.data());
+  tle::SymMem &sym = *reinterpret_cast<tle::SymMem *>(symBytes.data());
   CK(cudaSetDevice(0));
-  CK(cudaMemcpy(&host, dc, sizeof(host), cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(&sym, mem, sizeof(sym), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(&host, dc, tle::devCommBytes(2), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(&sym, mem, tle::symMemBytes(2), cudaMemcpyDeviceToHost));
   // Rank 0's arrive on slot s stores into rank 1's inbox at word
   // s * inboxStride + 0. Pick the smallest s >= nBarriers whose store would
   // land inside rank 1's canary, if the canary lies above the inbox.
-  const uintptr_t inbox1 = reinterpret_cast<uintptr_t>(host.inbox[1]);
+  const uintptr_t inbox1 = reinterpret_cast<uintptr_t>(tle::inboxOf(host, 1));
   const uintptr_t can1 = reinterpret_cast<uintptr_t>(sym.ptrs[1]);
   const uint64_t strideBytes = uint64_t(host.inboxStride) * 4;
   uint32_t index = host.nBarriers;
@@ -346,7 +349,7 @@ int oobRank1(tleComm_t comm, int toPeer, int fromPeer) {
   for (unsigned char b : bytes)
     bad += b != 0xA5;
   std::vector<uint32_t> inbox(size_t(host.nBarriers) * host.inboxStride);
-  CK(cudaMemcpy(inbox.data(), host.inbox[1], inbox.size() * 4,
+  CK(cudaMemcpy(inbox.data(), tle::inboxOf(host, 1), inbox.size() * 4,
                 cudaMemcpyDeviceToHost));
   size_t dirty = 0;
   for (uint32_t w : inbox)

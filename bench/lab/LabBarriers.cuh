@@ -133,7 +133,7 @@ template <typename Load> struct SrcLoads {
       failNoRecord();
     Comm c;
     c.dc = dc;
-    c.entry = lane < kMaxRanks ? lane : 0;
+    c.entry = lane < kRouteLanes ? lane : 0;
     const uint64_t mv = Load::ld(&dc->magic);
     const uint64_t rs = Load::ld(&dc->rank);
     const uint64_t ns = Load::ld(&dc->nBarriers);
@@ -143,9 +143,9 @@ template <typename Load> struct SrcLoads {
     c.stride = static_cast<uint32_t>(ns >> 32);
     c.epochs = reinterpret_cast<uint32_t *>(Load::ld(&dc->epochs));
     c.outEntry =
-        reinterpret_cast<uint32_t *>(Load::ld(&dc->outFlags[c.entry]));
+        reinterpret_cast<uint32_t *>(Load::ld(&dc->routes[c.entry].out));
     c.inEntry =
-        reinterpret_cast<const uint32_t *>(Load::ld(&dc->inFlags[c.entry]));
+        reinterpret_cast<const uint32_t *>(Load::ld(&dc->routes[c.entry].in));
     const uintptr_t misaligned = (reinterpret_cast<uintptr_t>(c.epochs) |
                                   reinterpret_cast<uintptr_t>(c.outEntry) |
                                   reinterpret_cast<uintptr_t>(c.inEntry)) &
@@ -176,8 +176,8 @@ struct SmemCommCache {
   const void *comm;
   uint32_t rank, size, nBarriers, stride;
   uint32_t *epochs;
-  uint32_t *out[kMaxRanks];
-  const uint32_t *in[kMaxRanks];
+  uint32_t *out[kRouteLanes];
+  const uint32_t *in[kRouteLanes];
 };
 
 static __shared__ SmemCommCache labCommCache;
@@ -191,7 +191,7 @@ struct SrcSmemCache {
       // First call of the launch (the condition is the same for every
       // lane): the library's checked load, then publish it to the warp.
       Comm c = checkSlot(comm, index, lane, kLabFn);
-      if (lane < kMaxRanks) {
+      if (lane < kRouteLanes) {
         k.out[lane] = c.outEntry;
         k.in[lane] = c.inEntry;
       }
@@ -212,7 +212,7 @@ struct SrcSmemCache {
     }
     Comm c;
     c.dc = static_cast<const DevComm *>(comm);
-    c.entry = lane < kMaxRanks ? lane : 0;
+    c.entry = lane < kRouteLanes ? lane : 0;
     c.rank = k.rank;
     c.size = k.size;
     c.nBarriers = k.nBarriers;

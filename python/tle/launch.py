@@ -31,6 +31,7 @@ import time
 from dataclasses import dataclass
 from typing import IO, Mapping, Sequence
 
+from . import runtime
 from .runtime import get_unique_id
 
 __all__ = ["LaunchResult", "launched", "main", "run"]
@@ -93,8 +94,8 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
     ...``) as ``ranks`` ranks and waits for them; ``timeout`` (seconds) ends
     the whole run, ``grace`` how long the others may run after a rank
     failed. ``stdout``/``stderr`` default to this process's."""
-    if not 1 <= ranks <= 8:
-        raise ValueError(f"ranks must be in 1..8 (one node); got {ranks}")
+    if not 1 <= ranks <= runtime.MAX_RANKS:
+        raise ValueError(f"ranks must be in 1..{runtime.MAX_RANKS} (one node); got {ranks}")
     if not argv:
         raise ValueError("nothing to run: give a script or -m module")
     unique_id = get_unique_id().hex()
@@ -138,7 +139,7 @@ def main(args: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tle.launch", description="Run a Python program as N CPU ranks of a TLE communicator "
         "(emulator backend), for Triton kernels under TRITON_INTERPRET=1.")
-    parser.add_argument("--ranks", "--nproc-per-node", type=int, required=True, help="number of ranks (1..8)")
+    parser.add_argument("--ranks", "--nproc-per-node", type=int, required=True, help="number of ranks (1..128)")
     parser.add_argument("--timeout", type=float, default=None, help="seconds before every rank is stopped")
     parser.add_argument("--grace", type=float, default=30.0,
                         help="seconds the other ranks may run after one failed (default 30)")

@@ -59,6 +59,11 @@ class _Config(ctypes.Structure):
     ]
 
 
+#: TLE_MAX_RANKS of tle.h: the largest communicator, and the size of the
+#: missing-peer set in tleErrorInfo.
+MAX_RANKS = 128
+
+
 class _UniqueId(ctypes.Structure):
     _fields_ = [("internal", ctypes.c_char * UNIQUE_ID_BYTES)]
 
@@ -74,6 +79,7 @@ class _ErrorInfo(ctypes.Structure):
         ("thread", ctypes.c_int),
         ("nBarriers", ctypes.c_uint32),
         ("elapsedNs", ctypes.c_uint64),
+        ("missingPeers", ctypes.c_uint64 * (MAX_RANKS // 64)),
         ("message", ctypes.c_char * 256),
     ]
 
@@ -97,7 +103,7 @@ def _error_info(info: _ErrorInfo) -> ErrorInfo:
     return ErrorInfo(
         result=Result(info.result) if info.result in Result._value2member_map_ else info.result,
         rank=info.rank, slot=info.slot, epoch=info.epoch,
-        missing_peers=tuple(p for p in range(32) if info.missingMask >> p & 1),
+        missing_peers=tuple(p for p in range(MAX_RANKS) if info.missingPeers[p // 64] >> (p % 64) & 1),
         block=info.block, thread=info.thread, n_barriers=info.nBarriers, elapsed_ns=info.elapsedNs,
         message=info.message.decode(errors="replace"))
 

@@ -54,33 +54,38 @@ tleResult_t allocateLocalState(CommState &c) {
     return r;
   c.errorHost = static_cast<ErrorRecord *>(host);
   c.errorDev = static_cast<ErrorRecord *>(dev);
-  if (tleResult_t r = b.allocLocal(sizeof(DevComm), &p))
+  if (tleResult_t r = b.allocLocal(devCommBytes(c.size), &p))
     return r;
   c.devComm = static_cast<DevComm *>(p);
   return tleSuccess;
 }
 
 size_t inboxBytes(const CommState &c) {
-  return size_t(c.config.nBarriers) * kInboxStrideWords * sizeof(uint32_t);
+  return size_t(c.config.nBarriers) * inboxStrideWords(c.size) *
+         sizeof(uint32_t);
 }
 
 /// Assembles the DevComm of `c` and copies it to local memory.
 tleResult_t publishDevComm(CommState &c) {
-  DevComm d = {};
+  // DevComm ends in routeCount(size) routes: assemble it in a buffer of
+  // its real size.
+  std::vector<uint64_t> bytes((devCommBytes(c.size) + 7) / 8, 0);
+  DevComm &d = *reinterpret_cast<DevComm *>(bytes.data());
   d.magic = kDevCommMagic;
   d.version = kDevCommVersion;
   d.rank = c.rank;
   d.size = c.size;
   d.nBarriers = c.config.nBarriers;
-  d.inboxStride = kInboxStrideWords;
+  d.inboxStride = inboxStrideWords(c.size);
   d.timeoutNs = c.config.timeoutNs;
   d.epochs = c.epochs;
   d.gridCount = c.gridCount;
-  for (int p = 0; p < c.size; ++p)
-    d.inbox[p] = static_cast<uint32_t *>(c.inbox->ptr(p));
   d.error = c.errorDev;
-  fillRoutes(d);
-  return c.backend->copyToLocal(c.devComm, &d, sizeof(d));
+  std::vector<uint32_t *> inbox(c.size);
+  for (int p = 0; p < c.size; ++p)
+    inbox[p] = static_cast<uint32_t *>(c.inbox->ptr(p));
+  fillRoutes(d, inbox.data());
+  return c.backend->copyToLocal(c.devComm, &d, devCommBytes(c.size));
 }
 
 tleResult_t checkRanks(int nRanks) {

@@ -24,13 +24,13 @@
 
 namespace tle {
 
-/// uint32 words between consecutive barrier slots of an inbox: one 128-byte
-/// line per slot, so ranks spinning on different slots never share a line.
-/// The device library reads it from DevComm::inboxStride; this is the one
-/// place it is chosen.
-constexpr uint32_t kInboxStrideWords = 32;
-static_assert(kInboxStrideWords >= static_cast<uint32_t>(kMaxRanks),
-              "a slot holds one flag per peer");
+/// uint32 words between consecutive barrier slots of an inbox of `size`
+/// ranks: one flag per rank, rounded up to whole 128-byte lines, so ranks
+/// spinning on different slots never share a line. The device library reads
+/// it from DevComm::inboxStride; this is the one place it is chosen.
+constexpr uint32_t inboxStrideWords(int size) {
+  return (static_cast<uint32_t>(size) + 31u) / 32u * 32u;
+}
 /// Upper bound on nBarriers (128 MiB of inbox per rank).
 constexpr uint32_t kMaxBarriers = 1u << 20;
 /// Bootstrap step deadline when the config says -1.
@@ -107,10 +107,11 @@ tleResult_t allocSymmetric(Bootstrap &bs, SymmetricView &view, size_t bytes,
 tleResult_t allocSymmetricAll(const std::vector<SymmetricView *> &views,
                               size_t bytes);
 
-/// Fills the device-side handle of a symmetric buffer; `error` is the
-/// communicator's record, where the pointer functions report misuse.
-SymMem makeSymMem(const SymmetricView &view, int rank, int size, size_t bytes,
-                  ErrorRecord *error);
+/// The device-side handle of a symmetric buffer, symMemBytes(size) bytes
+/// (in 8-byte words); `error` is the communicator's record, where the
+/// pointer functions report misuse.
+std::vector<uint64_t> makeSymMem(const SymmetricView &view, int rank, int size,
+                                 size_t bytes, ErrorRecord *error);
 
 /// One rank's communicator: what a tleComm_t names (Handles.h).
 struct CommState {

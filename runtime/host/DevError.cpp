@@ -17,12 +17,21 @@
 
 namespace tle {
 
-std::string peerList(uint32_t mask) {
+static_assert(TLE_MAX_RANKS == kMaxRanks,
+              "tle.h's TLE_MAX_RANKS is the device layout's kMaxRanks");
+
+std::string peerList(const PeerMask &mask) {
   std::string s;
-  for (int p = 0; p < 32; ++p)
-    if (mask & (1u << p))
+  for (int p = 0; p < kMaxRanks; ++p)
+    if (mask.words[p / 64] >> (p % 64) & 1)
       s += (s.empty() ? "" : ",") + std::to_string(p);
   return s.empty() ? "none" : s;
+}
+
+void copyPeers(const PeerMask &mask, tleErrorInfo &out) {
+  for (int w = 0; w < kMaxRanks / 64; ++w)
+    out.missingPeers[w] = mask.words[w];
+  out.missingMask = static_cast<uint32_t>(mask.words[0]);
 }
 
 tleResult_t resultOfDevError(uint32_t code) {
@@ -97,7 +106,7 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out) {
   out.rank = e.rank;
   out.slot = e.slot;
   out.epoch = e.epoch;
-  out.missingMask = e.missingMask;
+  copyPeers(e.missing, out);
   out.block = e.block;
   out.thread = e.thread;
   out.nBarriers = e.nBarriers;
@@ -109,7 +118,7 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out) {
   // "<where>: <call>: <what happened>"; the call is left out when the
   // record names none (the emulator's deadlock reports).
   std::string at = std::string(where) + ": " + (call.empty() ? "" : call + ": ");
-  std::string missing = peerList(e.missingMask);
+  std::string missing = peerList(e.missing);
   char *m = out.message;
   size_t n = sizeof(out.message);
   switch (e.code) {

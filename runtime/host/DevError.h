@@ -19,8 +19,10 @@
 
 namespace tle {
 
-/// "0,2" for a mask with bits 0 and 2, "none" for 0.
-std::string peerList(uint32_t mask);
+/// "0,2" for a set of ranks 0 and 2, "none" for the empty set.
+std::string peerList(const PeerMask &mask);
+/// The same set as the public tleErrorInfo carries it.
+void copyPeers(const PeerMask &mask, tleErrorInfo &out);
 
 /// The status a device error code stands for.
 tleResult_t resultOfDevError(uint32_t code);

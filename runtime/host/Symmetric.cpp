@@ -227,9 +227,10 @@ tleResult_t allocSymmetricAll(const std::vector<SymmetricView *> &views,
   return tleSuccess;
 }
 
-SymMem makeSymMem(const SymmetricView &view, int rank, int size, size_t bytes,
-                  ErrorRecord *error) {
-  SymMem m = {};
+std::vector<uint64_t> makeSymMem(const SymmetricView &view, int rank, int size,
+                                 size_t bytes, ErrorRecord *error) {
+  std::vector<uint64_t> words((symMemBytes(size) + 7) / 8, 0);
+  SymMem &m = *reinterpret_cast<SymMem *>(words.data());
   m.magic = kSymMemMagic;
   m.rank = rank;
   m.size = size;
@@ -237,7 +238,7 @@ SymMem makeSymMem(const SymmetricView &view, int rank, int size, size_t bytes,
   for (int p = 0; p < size; ++p)
     m.ptrs[p] = view.ptr(p);
   m.error = error;
-  return m;
+  return words;
 }
 
 } // namespace tle

@@ -14,6 +14,8 @@
 #ifndef TLE_HOST_WIRE_H
 #define TLE_HOST_WIRE_H
 
+#include "tle/detail/DevComm.h"
+
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -30,10 +32,14 @@ constexpr size_t kSecretBytes = 16;
 constexpr size_t kNonceBytes = 32;
 constexpr size_t kMacBytes = 32;
 constexpr size_t kAddressBytes = 96;
-/// Ranks of one communicator (the device communicator's kMaxRanks).
-constexpr int kMaxRanks = 8;
-/// File descriptors one rank may contribute to one all-gather.
-constexpr uint32_t kMaxFdsPerRank = 4;
+/// Ranks of one communicator (the device communicator's).
+constexpr int kMaxRanks = ::tle::kMaxRanks;
+/// File descriptors one rank may contribute to one all-gather: one memory
+/// file per allocation. A frame carries every rank's, and the kernel passes
+/// at most SCM_MAX_FD (253) in one message.
+constexpr uint32_t kMaxFdsPerRank = 1;
+static_assert(kMaxRanks * kMaxFdsPerRank <= 253,
+              "one all-gather's descriptors fit in one SCM_RIGHTS message");
 /// Largest frame between authenticated ranks. Collectives carry statuses,
 /// error details and memory handles: kilobytes. The bound only keeps a
 /// corrupt length from allocating without limit.

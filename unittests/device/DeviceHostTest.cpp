@@ -27,20 +27,27 @@ constexpr uint32_t kSlots = 8;
 constexpr uint32_t kStride = 32;
 constexpr uint32_t kCanary = 0xdeadbeefu;
 
-/// One rank's barrier memory, with a canary word after every array.
+/// Ranks a test node may have.
+constexpr int kTestRanks = 8;
+
+/// One rank's barrier memory, with a canary word after every array. The
+/// DevComm and SymMem are sized for kTestRanks ranks, as the host runtime
+/// sizes them for a communicator's rank count.
 struct RankMem {
   uint32_t epochs[kSlots + 1];
   uint32_t gridCount[kSlots + 1];
   uint32_t inbox[kSlots * kStride + 1];
   ErrorRecord error;
-  DevComm comm;
-  SymMem mem;
+  alignas(8) unsigned char commBytes[devCommBytes(kTestRanks)];
+  alignas(8) unsigned char memBytes[symMemBytes(kTestRanks)];
   char buffer[64];
+  DevComm &comm() { return *reinterpret_cast<DevComm *>(commBytes); }
+  SymMem &mem() { return *reinterpret_cast<SymMem *>(memBytes); }
 };
 
 struct Node {
   int n;
-  RankMem rank[kMaxRanks];
+  RankMem rank[kTestRanks];
 };
 
 class DeviceHost : public ::testing::Test {
@@ -64,7 +71,7 @@ public:
       }
       m.epochs[kSlots] = m.gridCount[kSlots] = kCanary;
       m.inbox[kSlots * kStride] = kCanary;
-      DevComm &c = m.comm;
+      DevComm &c = m.comm();
       c.magic = kDevCommMagic;
       c.version = kDevCommVersion;
       c.rank = r;
@@ -75,23 +82,24 @@ public:
       c.epochs = m.epochs;
       c.gridCount = m.gridCount;
       c.error = &m.error;
-      SymMem &s = m.mem;
+      SymMem &s = m.mem();
       s.magic = kSymMemMagic;
       s.rank = r;
       s.size = n;
       s.bytes = sizeof(m.buffer);
       s.error = &m.error;
     }
-    for (int r = 0; r < n; ++r)
-      for (int q = 0; q < n; ++q) {
-        node->rank[r].comm.inbox[q] = node->rank[q].inbox;
-        node->rank[r].mem.ptrs[q] = node->rank[q].buffer;
-      }
-    for (int r = 0; r < n; ++r)
-      fillRoutes(node->rank[r].comm);
+    uint32_t *inbox[kTestRanks];
+    for (int q = 0; q < n; ++q)
+      inbox[q] = node->rank[q].inbox;
+    for (int r = 0; r < n; ++r) {
+      for (int q = 0; q < n; ++q)
+        node->rank[r].mem().ptrs[q] = node->rank[q].buffer;
+      fillRoutes(node->rank[r].comm(), inbox);
+    }
   }
 
-  const void *comm(int r) const { return &node->rank[r].comm; }
+  const void *comm(int r) const { return node->rank[r].commBytes; }
   RankMem &rank(int r) { return node->rank[r]; }
 
   bool canariesIntact() const {
@@ -139,7 +147,7 @@ TEST_F(DeviceHost, RankAndSize) {
 
 TEST_F(DeviceHost, Pointers) {
   build(3);
-  const void *mem = &rank(1).mem;
+  const void *mem = &rank(1).mem();
   EXPECT_EQ(flagcxGetLocalPointerS(mem, 8), rank(1).buffer + 8);
   for (int q = 0; q < 3; ++q)
     EXPECT_EQ(flagcxGetIntraPointerS(mem, 16, q), rank(q).buffer + 16);
@@ -155,7 +163,7 @@ TEST_F(DeviceHost, Pointers) {
 TEST_F(DeviceHost, PointerBadPeerIsRecorded) {
   build(3);
   expectAbort(
-      [](DeviceHost *t) { flagcxGetIntraPointerS(&t->rank(1).mem, 0, 3); });
+      [](DeviceHost *t) { flagcxGetIntraPointerS(&t->rank(1).mem(), 0, 3); });
   const ErrorRecord &e = rank(1).error;
   EXPECT_EQ(e.state, 2u);
   EXPECT_EQ(e.code, kDevErrBadArgument);
@@ -169,7 +177,7 @@ TEST_F(DeviceHost, PointerBadPeerIsRecorded) {
 
 TEST_F(DeviceHost, PointerOffsetPastEndIsRecorded) {
   expectAbort([](DeviceHost *t) {
-    tleTritonLocalPointer((int64_t)&t->rank(0).mem, 65);
+    tleTritonLocalPointer((int64_t)&t->rank(0).mem(), 65);
   });
   EXPECT_EQ(rank(0).error.code, kDevErrBadArgument);
   EXPECT_EQ(rank(0).error.argument, kArgOffset);
@@ -180,9 +188,9 @@ TEST_F(DeviceHost, PointerOffsetPastEndIsRecorded) {
 }
 
 TEST_F(DeviceHost, PointerBadMagicAbortsWithoutRecord) {
-  rank(0).mem.magic = 0;
+  rank(0).mem().magic = 0;
   expectAbort(
-      [](DeviceHost *t) { flagcxGetLocalPointerS(&t->rank(0).mem, 0); });
+      [](DeviceHost *t) { flagcxGetLocalPointerS(&t->rank(0).mem(), 0); });
   EXPECT_EQ(rank(0).error.state, 0u);
 }
 
@@ -195,7 +203,7 @@ void roundArriveThenWait(Node *node, int coop, uint32_t slot, int order,
                          uint32_t expected) {
   int n = node->n;
   for (int r = 0; r < n; ++r)
-    flagcxIntraBarrierArriveS(&node->rank[r].comm, coop, slot, false, order);
+    flagcxIntraBarrierArriveS(node->rank[r].commBytes, coop, slot, false, order);
   for (int r = 0; r < n; ++r)
     for (int q = 0; q < n; ++q)
       if (q != r)
@@ -203,7 +211,7 @@ void roundArriveThenWait(Node *node, int coop, uint32_t slot, int order,
             << "rank " << r << " peer " << q;
   for (int r = 0; r < n; ++r) {
     EXPECT_EQ(node->rank[r].epochs[slot], expected - 1);
-    flagcxIntraBarrierWaitS(&node->rank[r].comm, coop, slot, false, order);
+    flagcxIntraBarrierWaitS(node->rank[r].commBytes, coop, slot, false, order);
     EXPECT_EQ(node->rank[r].epochs[slot], expected);
   }
 }
@@ -280,7 +288,7 @@ TEST_F(DeviceHost, EveryThreadRejectsABadCommunicator) {
   // before its group sync (no thread may wait there for one that aborted).
   fake().blockDim[0] = 64;
   fake().threadIdx[0] = 40;
-  rank(0).comm.size = 9;
+  rank(0).comm().size = kMaxRanks + 1;
   expectAbort([](DeviceHost *t) {
     flagcxIntraBarrierSyncS(t->comm(0), kCoopBlock, 0, false, kOrderAcqRel);
   });
@@ -378,7 +386,7 @@ TEST_F(DeviceHost, GridWaitBeforeEveryBlockArrivedSpins) {
   EXPECT_EQ(fake().lastWait.epoch, 1u);
   // Block 1 of either rank never arrived: both entries are missing,
   // including this rank's own.
-  EXPECT_EQ(fake().lastWait.missingMask, 0x3u);
+  EXPECT_EQ(fake().lastWait.missing.words[0], 0x3u);
 }
 
 TEST_F(DeviceHost, TritonGridBarrier) {
@@ -414,7 +422,7 @@ TEST_F(DeviceHost, WaitWithoutPeerSpinsWithWaitInfo) {
   EXPECT_EQ(fake().lastWait.rank, 0);
   EXPECT_EQ(fake().lastWait.slot, 2u);
   EXPECT_EQ(fake().lastWait.epoch, 1u);
-  EXPECT_EQ(fake().lastWait.missingMask, 1u << 2);
+  EXPECT_EQ(fake().lastWait.missing.words[0], 1u << 2);
   EXPECT_EQ(fake().lastWait.comm, comm(0));
   EXPECT_STREQ(fake().lastWhat, "barrier wait");
   // timeoutNs == 0 waits forever: no record however long it spun.
@@ -424,7 +432,7 @@ TEST_F(DeviceHost, WaitWithoutPeerSpinsWithWaitInfo) {
 TEST_F(DeviceHost, TimeoutIsRecorded) {
   build(3);
   for (int r = 0; r < 3; ++r)
-    rank(r).comm.timeoutNs = 50000;
+    rank(r).comm().timeoutNs = 50000;
   fake().clockStep = 1000;
   expectAbort([](DeviceHost *t) {
     flagcxIntraBarrierArriveS(t->comm(2), kCoopThread, 5, false, kOrderRelease);
@@ -436,7 +444,7 @@ TEST_F(DeviceHost, TimeoutIsRecorded) {
   EXPECT_EQ(e.rank, 0);
   EXPECT_EQ(e.slot, 5u);
   EXPECT_EQ(e.epoch, 1u);
-  EXPECT_EQ(e.missingMask, 1u << 1);
+  EXPECT_EQ(e.missing.words[0], 1u << 1);
   EXPECT_GT(e.elapsedNs, 50000u);
   EXPECT_LT(e.elapsedNs, 60000u);
   EXPECT_EQ(e.nBarriers, kSlots);
@@ -479,10 +487,10 @@ TEST_F(DeviceHost, BadCommAbortsWithoutRecord) {
   expectAbort([](DeviceHost *) {
     flagcxIntraBarrierSyncS(nullptr, kCoopThread, 0, false, kOrderAcqRel);
   });
-  rank(0).comm.magic = 0x12345678;
+  rank(0).comm().magic = 0x12345678;
   expectAbort([](DeviceHost *t) { flagcxDevCommGetIntraRank(t->comm(0)); });
-  rank(0).comm.magic = kDevCommMagic;
-  rank(0).comm.version = kDevCommVersion + 1;
+  rank(0).comm().magic = kDevCommMagic;
+  rank(0).comm().version = kDevCommVersion + 1;
   expectAbort([](DeviceHost *t) {
     flagcxIntraBarrierArriveS(t->comm(0), kCoopThread, 0, false, 0);
   });
@@ -492,12 +500,12 @@ TEST_F(DeviceHost, BadCommAbortsWithoutRecord) {
 }
 
 TEST_F(DeviceHost, CorruptSizeIsRecordedAsBadComm) {
-  rank(0).comm.size = 9;
+  rank(0).comm().size = kMaxRanks + 1;
   expectAbort([](DeviceHost *t) {
     flagcxIntraBarrierArriveS(t->comm(0), kCoopThread, 0, false, 0);
   });
   EXPECT_EQ(rank(0).error.code, kDevErrBadComm);
-  EXPECT_EQ(rank(0).error.aux, 9u);
+  EXPECT_EQ(rank(0).error.aux, uint32_t(kMaxRanks + 1));
 }
 
 TEST_F(DeviceHost, BadArgumentsAreRecorded) {

@@ -344,7 +344,7 @@ TEST(EmuBarrier, EpochsWrapAround) {
       DevComm *dc = ranks.dev(q);
       dc->epochs[kSlot] = kStart;
       for (int p = 0; p < n; ++p)
-        dc->inbox[q][kSlot * dc->inboxStride + p] = kStart;
+        inboxOf(*dc, q)[kSlot * dc->inboxStride + p] = kStart;
     }
     LaunchResult r;
     EXPECT_EQ(syncRounds(ranks, kSlot, kRounds, r), 0u) << "seed " << r.seed;

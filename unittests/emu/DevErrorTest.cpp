@@ -139,7 +139,7 @@ TEST(DevError, EveryFailureIsWordedFromCallToMessage) {
 TEST(DevError, CorruptCommunicatorIsWorded) {
   Ranks ranks(2, 8);
   ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
-  ranks.dev(1)->size = 9;
+  ranks.dev(1)->size = 129; // one past kMaxRanks
   LaunchResult r = failOnRank1(ranks, [](void *dc) {
     flagcxIntraBarrierSyncS(dc, kCoopThread, 0, false, kOrderAcqRel);
   });
@@ -147,7 +147,7 @@ TEST(DevError, CorruptCommunicatorIsWorded) {
   EXPECT_EQ(r.result, tleInvalidComm) << r.message;
   EXPECT_NE(std::string(r.error.message)
                 .find("tle.device_intra_barrier (flagcxIntraBarrierSyncS): "
-                      "invalid communicator (size field 9;"),
+                      "invalid communicator (size field 129;"),
             std::string::npos)
       << r.error.message;
 }

@@ -46,7 +46,7 @@ TEST(EmuFault, IndexOutOfRangeIsReportedAndTouchesNothing) {
   std::vector<size_t> canaryWords;
   for (int q = 0; q < 3; ++q) {
     DevComm *dc = ranks.dev(q);
-    uint32_t *inbox = dc->inbox[q];
+    uint32_t *inbox = inboxOf(*dc, q);
     size_t words = size_t(kSlots) * dc->inboxStride;
     uintptr_t end = reinterpret_cast<uintptr_t>(inbox + words);
     size_t room = reinterpret_cast<uintptr_t>(inbox) % 4096 == 0
@@ -74,7 +74,7 @@ TEST(EmuFault, IndexOutOfRangeIsReportedAndTouchesNothing) {
   EXPECT_TRUE(contains(tleGetLastErrorDetail(), "slot 8")) << r.message;
   for (int q = 0; q < 3; ++q) {
     DevComm *dc = ranks.dev(q);
-    uint32_t *inbox = dc->inbox[q];
+    uint32_t *inbox = inboxOf(*dc, q);
     size_t words = before[q].size();
     // Ranks 0 and 2 may have signalled slot 0; nothing else changed.
     for (size_t i = dc->inboxStride; i < words; ++i)

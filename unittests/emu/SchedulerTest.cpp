@@ -72,7 +72,7 @@ std::vector<int> interleavedKernelOrder(uint64_t seed, LaunchResult &r) {
     syncThreads();
     order.push_back(me);
     spinUntil([&] { return tokens[1 - rank] >= 8; },
-              {nullptr, rank, 0, 0, 0, "token wait"});
+              {nullptr, rank, 0, 0, {}, "token wait"});
     tleEmuTraceEvent("phase", linearBlockId(), 0);
     order.push_back(me);
   });
@@ -214,7 +214,7 @@ TEST(EmuScheduler, SpinDeadlockIsReportedAtOnce) {
         if (rank == 1)
           return;
         spinUntil([&] { return flag != 0; },
-                  {nullptr, 0, linearBlockId() + 5, 7, 0x2, "test wait"});
+                  {nullptr, 0, linearBlockId() + 5, 7, {{0x2}}, "test wait"});
       });
   ASSERT_EQ(r.result, tleDeadlock);
   EXPECT_NE(r.message.find("rank 0 block 0 threads 0-63 wait in test wait on "
@@ -242,7 +242,7 @@ TEST(EmuScheduler, SyncDeadlockIsReported) {
       launch(nullptr, 1, options({1, 1, 1}, {2, 1, 1}, 5), [&](int, void *) {
         if (linearThreadId() == 0) {
           spinUntil([&] { return flag != 0; },
-                    {nullptr, 0, 1, 2, 0, "flag wait"});
+                    {nullptr, 0, 1, 2, {}, "flag wait"});
           syncThreads();
         } else {
           syncThreads();
@@ -270,7 +270,7 @@ TEST(EmuScheduler, ResidencyDeadlockNamesUnstartedBlocks) {
       lastStarted = 1;
     else
       spinUntil([&] { return lastStarted != 0; },
-                {nullptr, 0, 0, 0, 0, "grid wait"});
+                {nullptr, 0, 0, 0, {}, "grid wait"});
   });
   ASSERT_EQ(r.result, tleDeadlock);
   EXPECT_NE(r.message.find("rank 0 blocks 1-2 not started"), std::string::npos)
@@ -287,7 +287,7 @@ TEST(EmuScheduler, SpinWaitsCompleteUnderManySeeds) {
           for (uint32_t round = 1; round <= 50; ++round) {
             counter[rank] = round;
             spinUntil([&] { return counter[1 - rank] >= round; },
-                      {nullptr, rank, 0, round, 1u << (1 - rank), "flag"});
+                      {nullptr, rank, 0, round, {{1u << (1 - rank)}}, "flag"});
             violations += counter[1 - rank] > round + 1;
           }
         });

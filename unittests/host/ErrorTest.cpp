@@ -62,7 +62,8 @@ protected:
     record->rank = 1;
     record->slot = slot;
     record->epoch = epoch;
-    record->missingMask = missing;
+    record->missing = {};
+    record->missing.words[0] = missing;
     record->block = 0;
     record->thread = 0;
     record->nBarriers = 8;

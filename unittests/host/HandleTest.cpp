@@ -249,10 +249,10 @@ TEST(HandleTest, SizesAndCountsAreChecked) {
     cfg.bootstrapTimeoutMs = -2 - static_cast<int64_t>(rng() >> 2);
     ASSERT_EQ(tleCommInitAll(out, 1, nullptr, &cfg), tleInvalidArgument);
     // tleMemAllocAll: counts that no set has are refused before the
-    // arrays are read (counts within 1..8 would read past ours).
+    // arrays are read (counts within 1..TLE_MAX_RANKS would read past ours).
     tleMem_t mem = reinterpret_cast<tleMem_t>(0x1);
     int wrong = i % 2 ? -static_cast<int>(rng() % 1000)
-                      : 9 + static_cast<int>(rng() % 1000);
+                      : TLE_MAX_RANKS + 1 + static_cast<int>(rng() % 1000);
     ASSERT_EQ(tleMemAllocAll(&comm, wrong, 64, &mem), tleInvalidArgument);
     ASSERT_TRUE(mentions(detail(), "nRanks")) << detail();
   }

@@ -52,7 +52,7 @@ tleResult_t fullRank(int n, const tleUniqueId &id, int rank,
   }
   for (int p = 0; p < n; ++p) {
     static_cast<uint32_t *>(sym->ptrs[p])[rank] = 1000 * p + rank;
-    devComm->inbox[p][15 * devComm->inboxStride + rank] = rank + 1;
+    inboxOf(*devComm, p)[15 * devComm->inboxStride + rank] = rank + 1;
   }
   // The allocation's exchange doubles as a barrier: every rank's stores
   // above happen before any rank returns from it.
@@ -60,7 +60,7 @@ tleResult_t fullRank(int n, const tleUniqueId &id, int rank,
     return r;
   for (int q = 0; q < n; ++q) {
     uint32_t got = static_cast<uint32_t *>(local)[q];
-    uint32_t flag = devComm->inbox[rank][15 * devComm->inboxStride + q];
+    uint32_t flag = inboxOf(*devComm, rank)[15 * devComm->inboxStride + q];
     if (got != uint32_t(1000 * rank + q) || flag != uint32_t(q + 1)) {
       detail = "rank " + std::to_string(rank) + " read " + std::to_string(got) +
                "/" + std::to_string(flag) + " from rank " + std::to_string(q);

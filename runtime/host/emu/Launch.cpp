@@ -16,6 +16,8 @@
 #include "emu/Scheduler.h"
 #include "tle/detail/DevComm.h"
 
+#include "DevError.h"
+
 #include <unistd.h>
 
 #include <atomic>
@@ -336,7 +338,8 @@ void recordDeadlock(const DevComm *dc, const tleErrorInfo &e) {
   rec->rank = e.rank;
   rec->slot = e.slot;
   rec->epoch = e.epoch;
-  rec->missingMask = e.missingMask;
+  for (int w = 0; w < kMaxRanks / 64; ++w)
+    rec->missing.words[w] = e.missingPeers[w];
   rec->block = e.block;
   rec->thread = e.thread;
   rec->nBarriers = dc->nBarriers;
@@ -419,7 +422,7 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
     e.rank = rank ? rank->rank : -1;
     e.slot = run.wait.slot;
     e.epoch = run.wait.epoch;
-    e.missingMask = run.wait.missingMask;
+    copyPeers(run.wait.missing, e);
     e.block = run.block;
     e.thread = run.thread;
     if (rank && devCommValid(rank->devComm)) {

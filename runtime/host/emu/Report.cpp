@@ -58,7 +58,7 @@ bool sameGroup(const Group &g, const EmuThread &t) {
   if (t.reason == Yield::Spin)
     return g.wait.what == t.wait.what && g.wait.slot == t.wait.slot &&
            g.wait.epoch == t.wait.epoch &&
-           g.wait.missingMask == t.wait.missingMask &&
+           samePeers(g.wait.missing, t.wait.missing) &&
            g.wait.comm == t.wait.comm;
   return true;
 }
@@ -142,7 +142,7 @@ std::string Scheduler::deadlockReport(RunResult &result,
                  (g.wait.what ? g.wait.what : "a spin wait") + " on slot " +
                  std::to_string(g.wait.slot) + " for epoch " +
                  std::to_string(g.wait.epoch) +
-                 "; missing peers: " + peerList(g.wait.missingMask);
+                 "; missing peers: " + peerList(g.wait.missing);
         } else if (g.kind == Yield::BlockSync) {
           line = who + " wait in block sync (" +
                  std::to_string(b->syncArrived) + " of " +

@@ -40,6 +40,10 @@ typedef enum {
   tleNumResults
 } tleResult_t;
 
+/** Largest number of ranks a communicator may have (an NVLink domain of 72
+ *  GPUs fits). */
+#define TLE_MAX_RANKS 128
+
 typedef enum {
   tleBackendEmulator = 0, /**< CPU emulator (the default) */
   tleBackendCuda = 1,     /**< NVIDIA GPUs with peer access / CUDA IPC */
@@ -81,12 +85,15 @@ typedef struct {
   int rank;             /**< rank that detected it */
   uint32_t slot;        /**< barrier slot */
   uint32_t epoch;       /**< epoch being waited for */
-  uint32_t missingMask; /**< bit p set: peer p had not arrived */
+  uint32_t missingMask; /**< bit p set: peer p < 32 had not arrived */
   int block;            /**< linear block id */
   int thread;           /**< linear thread id in the block */
   uint32_t nBarriers;   /**< slots in the communicator */
   uint64_t elapsedNs;   /**< time waited before a timeout */
-  char message[256];    /**< the same, as one line of text */
+  /** Every peer that had not arrived: bit p % 64 of word p / 64, for the
+   *  communicator's up to TLE_MAX_RANKS ranks. */
+  uint64_t missingPeers[TLE_MAX_RANKS / 64];
+  char message[256]; /**< the same, as one line of text */
 } tleErrorInfo;
 
 TLE_API const char *tleGetErrorString(tleResult_t result);

@@ -14,6 +14,7 @@
 
 #include "tle/abi.h"
 
+#include <stddef.h>
 #include <stdint.h>
 
 namespace tle {
@@ -23,9 +24,26 @@ constexpr uint32_t kDevCommMagic = 0x544c4543u;
 /// "TLEM": the first word of every symmetric-buffer handle.
 constexpr uint32_t kSymMemMagic = 0x544c454du;
 /// Bumped whenever the layout below changes.
-constexpr uint32_t kDevCommVersion = 3;
-/// Largest node the layout serves (NVLink domains of one node have <= 8).
-constexpr int kMaxRanks = 8;
+constexpr uint32_t kDevCommVersion = 4;
+/// Largest communicator the layout serves: an NVLink domain of 72 GPUs
+/// (GB200 NVL72) fits, with room. The structs below are sized for the
+/// communicator's own rank count at creation; only PeerMask is fixed.
+constexpr int kMaxRanks = 128;
+static_assert(kMaxRanks % 64 == 0, "PeerMask holds whole 64-bit words");
+/// Lanes of a warp: the barrier's workers are lanes of the group's first
+/// warp, and each lane's first route is loaded with the communicator.
+constexpr int kRouteLanes = 32;
+
+/// A set of ranks, bit p % 64 of words[p / 64] for rank p.
+struct PeerMask {
+  uint64_t words[kMaxRanks / 64];
+};
+inline bool samePeers(const PeerMask &a, const PeerMask &b) {
+  for (int w = 0; w < kMaxRanks / 64; ++w)
+    if (a.words[w] != b.words[w])
+      return false;
+  return true;
+}
 
 /// Where the first failure of a launch is recorded. It lives in memory the
 /// host can read after a failed launch (host-mapped pinned memory on GPUs),
@@ -36,7 +54,7 @@ struct ErrorRecord {
   int32_t rank;         ///< rank that detected the failure
   uint32_t slot;        ///< barrier slot (index as given by the caller)
   uint32_t epoch;       ///< epoch the wait was waiting for
-  uint32_t missingMask; ///< bit p: peer p had not arrived
+  uint32_t pad0;
   int32_t block;        ///< linear block id of the reporting thread
   int32_t thread;       ///< linear thread id in its block
   uint32_t nBarriers;   ///< slots in the communicator (for range errors)
@@ -47,62 +65,96 @@ struct ErrorRecord {
   uint64_t value;       ///< kDevErrBadArgument: the value passed
   uint64_t limit;       ///< kDevErrBadArgument: the bound it broke (ranks,
                         ///< buffer bytes), 0 if none
+  PeerMask missing;     ///< peers that had not arrived
+};
+
+/// Where entry j of a rank's round signals and polls (see DevComm).
+struct Route {
+  uint32_t *out;      ///< our word for slot 0 in entry j's inbox
+  const uint32_t *in; ///< entry j's word for slot 0 in our inbox
 };
 
 /// The device communicator of one rank.
 ///
 /// Barrier state. For slot s, rank r's inbox holds one 32-bit flag per peer
-/// at inbox[r][s * inboxStride + q], written only by rank q: q adds 1 per
+/// at inbox_r[s * inboxStride + q], written only by rank q: q adds 1 per
 /// arrive (a release reduction; the grid barrier's last CTA stores), so the
 /// word is the epoch q reached. epochs[s] is the epoch this rank completed on
 /// slot s; it lives in this rank's device memory, so barriers carry across
 /// launches and graph replays with no host involvement. Epoch comparisons
 /// are wrap-safe: (int32_t)(a - b) >= 0.
 ///
+/// The inboxes are reached through routes, pre-rotated by the host
+/// (fillRoutes): entry j is rank (rank + 1 + j) % size, so entries
+/// 0..size-2 are the peers and entry size-1 is this rank. routes[j].out is
+/// our word for slot 0 in that rank's inbox, routes[j].in that rank's word
+/// for slot 0 in ours; slot s is `+ s * inboxStride`. A lane's route then
+/// depends only on loads it can issue at once, not on a load of `rank`
+/// followed by a load of the peer's inbox address. The struct is allocated
+/// with routeCount(size) routes (devCommBytes): at least one per lane of a
+/// warp, so that lane j may load routes[j] before it knows `size` (entries
+/// past size-1 repeat entry 0 and are never used).
+///
 /// Grid barrier state (group `grid`): gridCount[s] counts the CTAs of this
 /// rank that arrived in the current round of slot s.
 struct DevComm {
-  uint32_t magic;             ///< kDevCommMagic
-  uint32_t version;           ///< kDevCommVersion
-  int32_t rank;               ///< intra-node rank, 0..size-1
-  int32_t size;               ///< ranks in the node
-  uint32_t nBarriers;         ///< number of barrier slots
-  uint32_t inboxStride;       ///< uint32 words between consecutive slots
-  uint64_t timeoutNs;         ///< wait deadline; 0 waits forever
-  uint32_t *epochs;           ///< [nBarriers], this rank's memory
-  uint32_t *gridCount;        ///< [nBarriers], this rank's memory
-  uint32_t *inbox[kMaxRanks]; ///< inbox[p]: rank p's inbox, mapped here
-  ErrorRecord *error;         ///< host-readable
-  /// The same flags, pre-rotated (fillRoutes): entry j is peer
-  /// (rank + 1 + j) % size, entry size-1 is this rank. outFlags[j] is our
-  /// word for slot 0 in that rank's inbox, inFlags[j] that rank's word for
-  /// slot 0 in ours; slot s is `+ s * inboxStride`. The barrier's address
-  /// then depends only on loads it can issue at once, not on a load of
-  /// `rank` followed by a load of inbox[peer].
-  uint32_t *outFlags[kMaxRanks];
-  const uint32_t *inFlags[kMaxRanks];
+  uint32_t magic;       ///< kDevCommMagic
+  uint32_t version;     ///< kDevCommVersion
+  int32_t rank;         ///< intra-node rank, 0..size-1
+  int32_t size;         ///< ranks in the node, 1..kMaxRanks
+  uint32_t nBarriers;   ///< number of barrier slots
+  uint32_t inboxStride; ///< uint32 words between consecutive slots (>= size)
+  uint64_t timeoutNs;   ///< wait deadline; 0 waits forever
+  uint32_t *epochs;     ///< [nBarriers], this rank's memory
+  uint32_t *gridCount;  ///< [nBarriers], this rank's memory
+  ErrorRecord *error;   ///< host-readable
+  uint64_t pad;
+  Route routes[1];      ///< [routeCount(size)], see above
 };
 
-/// Fills DevComm::outFlags and inFlags from rank, size and inbox[].
-inline void fillRoutes(DevComm &d) {
-  for (int j = 0; j < d.size; ++j) {
-    int q = (d.rank + 1 + j) % d.size;
-    d.outFlags[j] = d.inbox[q] + d.rank;
-    d.inFlags[j] = d.inbox[d.rank] + q;
+/// Routes a DevComm of `size` ranks holds.
+constexpr int routeCount(int size) {
+  return size > kRouteLanes ? size : kRouteLanes;
+}
+/// Bytes of a DevComm of `size` ranks.
+constexpr size_t devCommBytes(int size) {
+  return offsetof(DevComm, routes) + size_t(routeCount(size)) * sizeof(Route);
+}
+
+/// Fills the routes of `d` (rank and size set) from `inbox`, where inbox[p]
+/// is rank p's inbox as mapped here, for size ranks.
+inline void fillRoutes(DevComm &d, uint32_t *const *inbox) {
+  for (int j = 0; j < routeCount(d.size); ++j) {
+    int q = (d.rank + 1 + (j < d.size ? j : 0)) % d.size;
+    d.routes[j].out = inbox[q] + d.rank;
+    d.routes[j].in = inbox[d.rank] + q;
   }
 }
 
+/// Rank q's inbox as mapped here, read back from the routes (for host code
+/// and tests; the device library only follows routes).
+inline uint32_t *inboxOf(const DevComm &d, int q) {
+  int j = (q - d.rank - 1 + 2 * d.size) % d.size;
+  return d.routes[j].out - d.rank;
+}
+
 /// A symmetric buffer: `bytes` on every rank, each rank's copy mapped here.
+/// Allocated with `size` pointers (symMemBytes).
 struct SymMem {
   uint32_t magic; ///< kSymMemMagic
   int32_t rank;
   int32_t size;
   uint32_t pad;
   uint64_t bytes;
-  void *ptrs[kMaxRanks]; ///< ptrs[p]: rank p's copy, as seen by this rank
-  ErrorRecord *error;    ///< the communicator's record (may be null): where
-                         ///< the pointer functions report a bad peer/offset
+  ErrorRecord *error; ///< the communicator's record (may be null): where
+                      ///< the pointer functions report a bad peer/offset
+  void *ptrs[1];      ///< [size] ptrs[p]: rank p's copy, as seen by this rank
 };
+
+/// Bytes of a SymMem of `size` ranks.
+constexpr size_t symMemBytes(int size) {
+  return offsetof(SymMem, ptrs) + size_t(size) * sizeof(void *);
+}
 
 } // namespace tle
 

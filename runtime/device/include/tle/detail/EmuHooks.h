@@ -41,6 +41,7 @@
 #define TLE_DETAIL_EMUHOOKS_H
 
 #include "tle/abi.h"
+#include "tle/detail/DevComm.h"
 
 #include <stdint.h>
 
@@ -51,7 +52,7 @@ struct WaitInfo {
   int32_t rank;         ///< the waiting rank
   uint32_t slot;        ///< barrier slot
   uint32_t epoch;       ///< epoch it waits for
-  uint32_t missingMask; ///< peers that have not arrived yet
+  PeerMask missing;     ///< peers that have not arrived yet
   const char *what;     ///< "barrier wait", "grid arrive", ...
 };
 } // namespace tle

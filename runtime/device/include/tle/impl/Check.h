@@ -29,7 +29,7 @@ struct Failure {
   abi::Fn fn;
   uint32_t slot = 0;
   uint32_t epoch = 0;
-  uint32_t missingMask = 0;
+  PeerMask missing = {};
   uint32_t aux = 0;
   uint64_t elapsedNs = 0;
   uint32_t argument = 0;
@@ -52,7 +52,7 @@ constexpr uint32_t kRecordWaitPolls = 1u << 20;
     rec->rank = rank;
     rec->slot = f.slot;
     rec->epoch = f.epoch;
-    rec->missingMask = f.missingMask;
+    rec->missing = f.missing;
     rec->block = static_cast<int32_t>(blockRank());
     rec->thread = static_cast<int32_t>(threadRank());
     rec->nBarriers = nBarriers;
@@ -93,8 +93,8 @@ struct Comm {
   uint32_t stride;         ///< inboxStride
   uint32_t *epochs;        ///< this rank's epochs[]
   uint32_t entry;          ///< the calling lane's entry (see entryRank)
-  uint32_t *outEntry;      ///< outFlags[entry]
-  const uint32_t *inEntry; ///< inFlags[entry]
+  uint32_t *outEntry;      ///< routes[entry].out
+  const uint32_t *inEntry; ///< routes[entry].in
 };
 
 static_assert(offsetof(DevComm, version) == 4 &&
@@ -146,13 +146,15 @@ TLE_DEV_INLINE Comm loadComm(const void *comm, uint32_t index, bool checkIndex,
   uint32_t magic, version;
   Comm c;
   c.dc = dc;
-  c.entry = entry < kMaxRanks ? entry : 0;
+  // Lane j's own route is loaded at once; every DevComm holds at least
+  // kRouteLanes routes (devCommBytes), so no load of `size` comes first.
+  c.entry = entry < kRouteLanes ? entry : 0;
   loadConstPair(&src->magic, magic, version);
   loadConstPair(&src->rank, c.rank, c.size);
   loadConstPair(&src->nBarriers, c.nBarriers, c.stride);
   c.epochs = loadConst(&src->epochs);
-  c.outEntry = loadConst(&src->outFlags[c.entry]);
-  c.inEntry = loadConst(&src->inFlags[c.entry]);
+  c.outEntry = loadConst(&src->routes[c.entry].out);
+  c.inEntry = loadConst(&src->routes[c.entry].in);
   // The pointers' alignment is checked too (a misaligned flag or epoch
   // pointer means a corrupt communicator), which also makes the branch
   // depend on their loads: otherwise compilers sink the loads past it and

@@ -31,15 +31,15 @@ TLE_DEV_INLINE uint32_t entryRank(const Comm &c, uint32_t j) {
   return q >= c.size ? q - c.size : q;
 }
 /// Our word in entry j's inbox for `slot` (preloaded for the lane's own
-/// entry, else one load independent of rank and size: DevComm::outFlags).
+/// entry, else one load independent of rank and size: DevComm::routes).
 TLE_DEV_INLINE uint32_t *outFlag(const Comm &c, uint32_t slot, uint32_t j) {
-  return (j == c.entry ? c.outEntry : loadConst(&c.dc->outFlags[j])) +
+  return (j == c.entry ? c.outEntry : loadConst(&c.dc->routes[j].out)) +
          slot * c.stride;
 }
 /// Entry j's word in our inbox for `slot`.
 TLE_DEV_INLINE const uint32_t *inFlag(const Comm &c, uint32_t slot,
                                       uint32_t j) {
-  return (j == c.entry ? c.inEntry : loadConst(&c.dc->inFlags[j])) +
+  return (j == c.entry ? c.inEntry : loadConst(&c.dc->routes[j].in)) +
          slot * c.stride;
 }
 TLE_DEV_INLINE uint32_t *epochWord(const Comm &c, uint32_t slot) {
@@ -94,12 +94,14 @@ struct WaitCtx {
   abi::Fn fn;
 };
 
-/// Bit q: rank q's entry has not reached the target.
-TLE_DEV_INLINE uint32_t missingMask(const WaitCtx &w) {
-  uint32_t mask = 0;
+/// Rank q is in the set: its entry has not reached the target.
+TLE_DEV_INLINE PeerMask missingPeers(const WaitCtx &w) {
+  PeerMask mask = {};
   for (uint32_t j = 0; j < w.count; ++j)
-    if (!reached(loadRelaxedSys(inFlag(w.c, w.slot, j)), w.target))
-      mask |= 1u << entryRank(w.c, j);
+    if (!reached(loadRelaxedSys(inFlag(w.c, w.slot, j)), w.target)) {
+      uint32_t q = entryRank(w.c, j);
+      mask.words[q / 64] |= uint64_t(1) << (q % 64);
+    }
   return mask;
 }
 
@@ -110,7 +112,7 @@ TLE_DEV_INLINE uint32_t missingMask(const WaitCtx &w) {
   Failure f{kDevErrTimeout, fn};
   f.slot = slot;
   f.epoch = target;
-  f.missingMask = missingMask(w);
+  f.missing = missingPeers(w);
   f.elapsedNs = elapsedNs;
   failWithRecord(loadConst(&w.c.dc->error), static_cast<int32_t>(w.c.rank),
                  w.c.nBarriers, f);
@@ -126,9 +128,9 @@ struct PollClock {
 
 TLE_DEV_INLINE void onMiss(PollClock &k, const WaitCtx &w) {
   if constexpr (kPlatformYields) {
-    WaitInfo info{w.c.dc,         static_cast<int32_t>(w.c.rank),
-                  w.slot,         w.target,
-                  missingMask(w), w.what};
+    WaitInfo info{w.c.dc,          static_cast<int32_t>(w.c.rank),
+                  w.slot,          w.target,
+                  missingPeers(w), w.what};
     spinWait(info);
   }
   if (++k.polls % kPollsPerClockRead != 0)
