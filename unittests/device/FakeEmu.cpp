@@ -96,4 +96,5 @@ uint32_t *tleEmuBlockScratch(uint32_t id, uint32_t n) {
 }
 
 void tleEmuTraceEvent(const char *, uint32_t, int32_t) { ++fake().traceEvents; }
+void tleEmuCountOp(int32_t) {}
 }

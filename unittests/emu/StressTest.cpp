@@ -46,9 +46,10 @@ struct StressResult {
 /// Words a group member owns in one payload copy.
 constexpr uint32_t kWordsPerThread = 2;
 
+/// A word no other (round, writer, word) shares: rounds < 65535, writers
+/// (ranks) < 256 and words < 256 (checked in runStress).
 uint32_t stamp(uint32_t round, int writer, uint32_t word) {
-  return (round + 1) * 0x10000u + static_cast<uint32_t>(writer) * 0x1000u +
-         word;
+  return ((round + 1) << 16) | (static_cast<uint32_t>(writer) << 8) | word;
 }
 
 StressResult runStress(const StressConfig &c, Protocol protocol,
@@ -61,6 +62,9 @@ StressResult runStress(const StressConfig &c, Protocol protocol,
   uint32_t groupSize = c.kind == kCoopThread ? 1
                        : c.kind == kCoopWarp ? std::min(32u, c.threads)
                                              : c.threads;
+  EXPECT_TRUE(c.rounds < 65535 && c.ranks < 256 &&
+              groupSize * kWordsPerThread <= 256)
+      << "stamps would collide";
   uint32_t groupsPerBlock = c.threads / groupSize;
   uint32_t groups = c.blocks * groupsPerBlock;
   // Layout of one rank's copy: [parity][group][writer rank][member][word].
@@ -163,7 +167,11 @@ TEST_P(VisibilityStress, PeersSeeTheCurrentRoundOnly) {
 //   8 ranks, block groups, 4 blocks x 60             =   240
 //   4 ranks, 20-lane warps, 2 blocks x 200           =   400
 //   2 ranks, thread groups, 32x8 threads x 60        = 15360
-// Total 37,600 x 8 = 300,800 rounds.
+//  16 ranks, thread groups, 2x2 threads x 40         =   160
+//  32 ranks, block groups, 2 blocks x 10             =    20
+//  72 ranks, thread groups, 1x2 threads x 8          =    16
+//  72 ranks, block groups, 1 block x 4               =     4
+// Total 37,800 x 8 = 302,400 rounds.
 INSTANTIATE_TEST_SUITE_P(
     Emu, VisibilityStress,
     testing::Values(StressConfig{2, kCoopThread, 8, 4, 400},
@@ -174,7 +182,13 @@ INSTANTIATE_TEST_SUITE_P(
                     StressConfig{5, kCoopBlock, 8, 32, 100},
                     StressConfig{8, kCoopBlock, 4, 24, 60},
                     StressConfig{4, kCoopWarp, 2, 20, 200},
-                    StressConfig{2, kCoopThread, 32, 8, 60}),
+                    StressConfig{2, kCoopThread, 32, 8, 60},
+                    // Past one NVLink board: 16 and 32 ranks, and an NVL72
+                    // domain (more than a warp of peers per worker lane).
+                    StressConfig{16, kCoopThread, 2, 2, 40},
+                    StressConfig{32, kCoopBlock, 2, 32, 10},
+                    StressConfig{72, kCoopThread, 1, 2, 8},
+                    StressConfig{72, kCoopBlock, 1, 32, 4}),
     stressName);
 
 TEST(EmuStress, CheckerCatchesReadingBeforeTheWait) {

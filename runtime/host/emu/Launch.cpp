@@ -277,7 +277,7 @@ tleResult_t plan(const tleComm_t *comms, int nRanks,
     timeoutNs = resolved.timeoutNs;
   }
 
-  uint32_t seen = 0;
+  std::vector<bool> seen(kMaxRanks, false);
   std::vector<uint64_t> commTimeouts;
   for (int i = 0; i < nRanks; ++i) {
     RankInfo info;
@@ -295,12 +295,12 @@ tleResult_t plan(const tleComm_t *comms, int nRanks,
               "] is not a valid communicator: " + lastErrorDetail();
       return tleInvalidComm;
     }
-    if (info.rank < 0 || info.rank >= kMaxRanks || (seen >> info.rank & 1)) {
+    if (info.rank < 0 || info.rank >= kMaxRanks || seen[info.rank]) {
       error = "comms[" + std::to_string(i) + "] repeats rank " +
               std::to_string(info.rank);
       return tleInvalidArgument;
     }
-    seen |= 1u << info.rank;
+    seen[info.rank] = true;
     spec.partial = spec.partial || nRanks < size;
     spec.ranks.push_back(info);
     // The communicators of one launch share their config; should they

@@ -151,6 +151,18 @@ TLE_API std::string lastTraceJson();
 /// event's args carry `"launch": launch`. "" when nothing was recorded.
 TLE_API std::string lastTraceEvents(uint64_t launch, uint64_t tsOffset);
 
+/// Device-memory operations the host build of the device library performed
+/// since the last reset, by tle::DeviceOp kind (tle/detail/EmuHooks.h):
+/// what a barrier costs in memory traffic. Process-wide.
+struct DeviceOpCounts {
+  uint64_t byKind[static_cast<int>(DeviceOp::NumKinds)] = {};
+  uint64_t operator[](DeviceOp kind) const {
+    return byKind[static_cast<int>(kind)];
+  }
+};
+TLE_API DeviceOpCounts deviceOpCounts();
+TLE_API void resetDeviceOpCounts();
+
 /// threadIdx, blockIdx, blockDim and gridDim of the calling emulated thread.
 inline Dim3 threadIdx() {
   return {tleEmuThreadId(0), tleEmuThreadId(1), tleEmuThreadId(2)};

@@ -34,6 +34,8 @@
 //                         (`id` distinguishes users; the library uses 0)
 //   tleEmuTraceEvent(name, slot, begin)  an arrive/wait event of the barrier
 //                         (name a C string; begin = 1, end = 0)
+//   tleEmuCountOp(kind)   the host build did one device-memory operation of
+//                         `kind` (a DeviceOp), for tle::emu::deviceOpCounts
 //
 //===----------------------------------------------------------------------===//
 
@@ -54,6 +56,18 @@ struct WaitInfo {
   uint32_t epoch;       ///< epoch it waits for
   PeerMask missing;     ///< peers that have not arrived yet
   const char *what;     ///< "barrier wait", "grid arrive", ...
+};
+/// The kinds of device-memory operation the host build counts
+/// (tleEmuCountOp): what a barrier costs in memory traffic, by kind.
+enum class DeviceOp : int32_t {
+  Signal,     ///< an add or store into a flag word (a peer's, usually)
+  Poll,       ///< a load of a flag word (acquire or relaxed)
+  Fence,      ///< a system-scope fence
+  EpochLoad,  ///< a load of this rank's own epoch or counter
+  EpochStore, ///< a store of this rank's own epoch or counter
+  CommLoad,   ///< a load of the communicator or a buffer handle
+  Rmw,        ///< another read-modify-write (grid counter, record claim)
+  NumKinds
 };
 } // namespace tle
 

@@ -38,45 +38,80 @@ inline uint32_t gridBlocks() {
 inline void syncWarp() { tleEmuSyncWarp(); }
 inline void syncBlock() { tleEmuSyncBlock(); }
 
-inline uint32_t loadConst(const uint32_t *p) { return *p; }
-inline int32_t loadConst(const int32_t *p) { return *p; }
-inline uint64_t loadConst(const uint64_t *p) { return *p; }
+/// Counts one device-memory operation for tle::emu::deviceOpCounts (the
+/// emulator measures what a barrier costs; GPUs count nothing).
+inline void count(DeviceOp kind) {
+  tleEmuCountOp(static_cast<int32_t>(kind));
+}
+
+inline uint32_t loadConst(const uint32_t *p) {
+  count(DeviceOp::CommLoad);
+  return *p;
+}
+inline int32_t loadConst(const int32_t *p) {
+  count(DeviceOp::CommLoad);
+  return *p;
+}
+inline uint64_t loadConst(const uint64_t *p) {
+  count(DeviceOp::CommLoad);
+  return *p;
+}
 inline void loadConstPair(const void *p, uint32_t &lo, uint32_t &hi) {
+  count(DeviceOp::CommLoad);
   lo = static_cast<const uint32_t *>(p)[0];
   hi = static_cast<const uint32_t *>(p)[1];
 }
-template <typename T> inline T *loadConst(T *const *p) { return *p; }
+template <typename T> inline T *loadConst(T *const *p) {
+  count(DeviceOp::CommLoad);
+  return *p;
+}
 
 inline uint32_t loadAcquireSys(const uint32_t *p) {
+  count(DeviceOp::Poll);
   return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 inline uint32_t loadRelaxedSys(const uint32_t *p) {
+  count(DeviceOp::Poll);
   return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 inline void storeReleaseSys(uint32_t *p, uint32_t v) {
+  count(DeviceOp::Signal);
   __atomic_store_n(p, v, __ATOMIC_RELEASE);
 }
 inline void storeRelaxedSys(uint32_t *p, uint32_t v) {
+  count(DeviceOp::Signal);
   __atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 inline void addReleaseSys(uint32_t *p, uint32_t v) {
+  count(DeviceOp::Signal);
   __atomic_fetch_add(p, v, __ATOMIC_RELEASE);
 }
 inline void addRelaxedSys(uint32_t *p, uint32_t v) {
+  count(DeviceOp::Signal);
   __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
-inline void fenceAcqRelSys() { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
-inline void fenceSeqCstSys() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void fenceAcqRelSys() {
+  count(DeviceOp::Fence);
+  __atomic_thread_fence(__ATOMIC_ACQ_REL);
+}
+inline void fenceSeqCstSys() {
+  count(DeviceOp::Fence);
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
 inline uint32_t loadRelaxedGpu(const uint32_t *p) {
+  count(DeviceOp::EpochLoad);
   return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 inline void storeRelaxedGpu(uint32_t *p, uint32_t v) {
+  count(DeviceOp::EpochStore);
   __atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 inline uint32_t fetchAddAcqRelGpu(uint32_t *p, uint32_t v) {
+  count(DeviceOp::Rmw);
   return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
 }
 inline bool casRelaxedSys(uint32_t *p, uint32_t expected, uint32_t desired) {
+  count(DeviceOp::Rmw);
   return __atomic_compare_exchange_n(p, &expected, desired, /*weak=*/false,
                                      __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }

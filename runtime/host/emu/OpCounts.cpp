@@ -1,0 +1,42 @@
+//===- OpCounts.cpp - Device-memory operations the host build performed --===//
+//
+// The counters behind tle::emu::deviceOpCounts: the host build of the
+// device library reports each flag, epoch, fence and communicator access
+// through tleEmuCountOp, so that tests and docs can state what a barrier
+// costs in memory operations per rank for any number of ranks (the same
+// code runs on GPUs, where nothing counts). Relaxed atomics: ranks may run
+// on several OS threads (the interpreter's CPU ranks), and a count needs no
+// order.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tle/detail/EmuHooks.h"
+#include "tle/emu.h"
+
+#include <atomic>
+
+namespace {
+constexpr int kKinds = static_cast<int>(tle::DeviceOp::NumKinds);
+std::atomic<uint64_t> counts[kKinds];
+} // namespace
+
+extern "C" TLE_API void tleEmuCountOp(int32_t kind) {
+  if (kind >= 0 && kind < kKinds)
+    counts[kind].fetch_add(1, std::memory_order_relaxed);
+}
+
+namespace tle::emu {
+
+DeviceOpCounts deviceOpCounts() {
+  DeviceOpCounts c;
+  for (int k = 0; k < kKinds; ++k)
+    c.byKind[k] = counts[k].load(std::memory_order_relaxed);
+  return c;
+}
+
+void resetDeviceOpCounts() {
+  for (int k = 0; k < kKinds; ++k)
+    counts[k].store(0, std::memory_order_relaxed);
+}
+
+} // namespace tle::emu
