@@ -107,8 +107,17 @@ static_assert(offsetof(DevComm, version) == 4 &&
 /// Read by loadComm in place of a null communicator, so that no branch
 /// comes before its loads (a compiler hoists unconditional loads out of a
 /// loop of barriers, and not loads behind a null test); its magic is 0, so
-/// the check fails and failCheck reports the null pointer.
-TLE_DEV_GLOBAL_CONST DevComm kNullDevComm = {};
+/// the check fails and failCheck reports the null pointer. It holds
+/// kRouteLanes routes like every DevComm, since lane j loads routes[j]
+/// before the check.
+struct NullDevComm {
+  DevComm comm;
+  Route moreRoutes[kRouteLanes - 1];
+};
+static_assert(offsetof(NullDevComm, moreRoutes) ==
+                  offsetof(DevComm, routes) + sizeof(Route),
+              "the routes past the first must follow DevComm::routes");
+TLE_DEV_GLOBAL_CONST NullDevComm kNullDevComm = {};
 
 /// Classifies and reports what loadComm's one combined check rejected.
 [[noreturn]] TLE_DEV_COLD void failCheck(const DevComm *dc, uint32_t index,
@@ -142,7 +151,7 @@ TLE_DEV_GLOBAL_CONST DevComm kNullDevComm = {};
 TLE_DEV_INLINE Comm loadComm(const void *comm, uint32_t index, bool checkIndex,
                              uint32_t entry, abi::Fn fn) {
   const DevComm *dc = static_cast<const DevComm *>(comm);
-  const DevComm *src = dc ? dc : &kNullDevComm;
+  const DevComm *src = dc ? dc : &kNullDevComm.comm;
   uint32_t magic, version;
   Comm c;
   c.dc = dc;

@@ -30,16 +30,25 @@ TLE_DEV_INLINE uint32_t entryRank(const Comm &c, uint32_t j) {
   uint32_t q = c.rank + 1 + j;
   return q >= c.size ? q - c.size : q;
 }
+/// Route j, bounded by the communicator's size. Callers pass j < size, but
+/// the route loads are side-effect-free, so a compiler may hoist one out of
+/// a loop of barriers to where j is any thread's group rank (nvcc does, for
+/// a block group's threads past the first warp): the bound keeps such a
+/// speculative load inside the DevComm, which holds routeCount(size) >= size
+/// routes.
+TLE_DEV_INLINE const Route *route(const Comm &c, uint32_t j) {
+  return &c.dc->routes[j < c.size ? j : 0];
+}
 /// Our word in entry j's inbox for `slot` (preloaded for the lane's own
-/// entry, else one load independent of rank and size: DevComm::routes).
+/// entry, else one load independent of rank: DevComm::routes).
 TLE_DEV_INLINE uint32_t *outFlag(const Comm &c, uint32_t slot, uint32_t j) {
-  return (j == c.entry ? c.outEntry : loadConst(&c.dc->routes[j].out)) +
+  return (j == c.entry ? c.outEntry : loadConst(&route(c, j)->out)) +
          slot * c.stride;
 }
 /// Entry j's word in our inbox for `slot`.
 TLE_DEV_INLINE const uint32_t *inFlag(const Comm &c, uint32_t slot,
                                       uint32_t j) {
-  return (j == c.entry ? c.inEntry : loadConst(&c.dc->routes[j].in)) +
+  return (j == c.entry ? c.inEntry : loadConst(&route(c, j)->in)) +
          slot * c.stride;
 }
 TLE_DEV_INLINE uint32_t *epochWord(const Comm &c, uint32_t slot) {
