@@ -36,8 +36,13 @@ TLE_DEV_INLINE Session sessionOpen(const void *comm, int coop, uint32_t index) {
   s.comm = comm;
   s.g = makeGroup(coop);
   s.slot = index;
+  // Every thread loads and checks the communicator, as the stateless calls
+  // do: a compiler may hoist a communicator load of the wait (its timeout)
+  // out of a loop of barriers to threads that never wait, and that load
+  // must read a real DevComm (with only the first warp loading, nvcc's
+  // hoisted load read the null pointer's fields in the others).
+  s.c = checkSlot(comm, index, s.g.rank, kSessionFn);
   if (s.g.rank < kWarpSize) {
-    s.c = checkSlot(comm, index, s.g.rank, kSessionFn);
     s.workers = workerCount(s.c, s.g);
     s.epoch = loadRelaxedGpu(epochWord(s.c, index));
   }
