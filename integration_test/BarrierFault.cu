@@ -280,14 +280,11 @@ int oobRank0(tleComm_t comm, int toPeer, int fromPeer) {
   void *dc, *mem;
   TK(tleCommGetDevComm(comm, &dc));
   TK(tleMemGetHandle(canary, &mem));
-  // Both structs end in per-rank arrays sized for the communicator.
-  std::vector<uint64_t> hostBytes(tle::devCommBytes(2) / 8 + 1);
-  std::vector<uint64_t> symBytes(tle::symMemBytes(2) / 8 + 1);
-  tle::DevComm &host = *reinterpret_cast<tle::DevComm *>(hostBytes.data());
-  tle::SymMem &sym = *reinterpret_cast<tle::SymMem *>(symBytes.data());
+  tle::DevComm host;
+  tle::SymMem sym;
   CK(cudaSetDevice(0));
-  CK(cudaMemcpy(&host, dc, tle::devCommBytes(2), cudaMemcpyDeviceToHost));
-  CK(cudaMemcpy(&sym, mem, tle::symMemBytes(2), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(&host, dc, sizeof(host), cudaMemcpyDeviceToHost));
+  CK(cudaMemcpy(&sym, mem, sizeof(sym), cudaMemcpyDeviceToHost));
   // Rank 0's arrive on slot s stores into rank 1's inbox at word
   // s * inboxStride + 0. Pick the smallest s >= nBarriers whose store would
   // land inside rank 1's canary, if the canary lies above the inbox.

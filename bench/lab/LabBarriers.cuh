@@ -133,7 +133,7 @@ template <typename Load> struct SrcLoads {
       failNoRecord();
     Comm c;
     c.dc = dc;
-    c.entry = lane < kRouteLanes ? lane : 0;
+    c.entry = lane % kRouteLanes;
     const uint64_t mv = Load::ld(&dc->magic);
     const uint64_t rs = Load::ld(&dc->rank);
     const uint64_t ns = Load::ld(&dc->nBarriers);
@@ -143,9 +143,9 @@ template <typename Load> struct SrcLoads {
     c.stride = static_cast<uint32_t>(ns >> 32);
     c.epochs = reinterpret_cast<uint32_t *>(Load::ld(&dc->epochs));
     c.outEntry =
-        reinterpret_cast<uint32_t *>(Load::ld(&dc->routes[c.entry].out));
+        reinterpret_cast<uint32_t *>(Load::ld(&dc->routes[routeIndex(c.entry)].out));
     c.inEntry =
-        reinterpret_cast<const uint32_t *>(Load::ld(&dc->routes[c.entry].in));
+        reinterpret_cast<const uint32_t *>(Load::ld(&dc->routes[routeIndex(c.entry)].in));
     const uintptr_t misaligned = (reinterpret_cast<uintptr_t>(c.epochs) |
                                   reinterpret_cast<uintptr_t>(c.outEntry) |
                                   reinterpret_cast<uintptr_t>(c.inEntry)) &
@@ -212,7 +212,7 @@ struct SrcSmemCache {
     }
     Comm c;
     c.dc = static_cast<const DevComm *>(comm);
-    c.entry = lane < kRouteLanes ? lane : 0;
+    c.entry = lane % kRouteLanes;
     c.rank = k.rank;
     c.size = k.size;
     c.nBarriers = k.nBarriers;

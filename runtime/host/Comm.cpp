@@ -54,7 +54,7 @@ tleResult_t allocateLocalState(CommState &c) {
     return r;
   c.errorHost = static_cast<ErrorRecord *>(host);
   c.errorDev = static_cast<ErrorRecord *>(dev);
-  if (tleResult_t r = b.allocLocal(devCommBytes(c.size), &p))
+  if (tleResult_t r = b.allocLocal(sizeof(DevComm), &p))
     return r;
   c.devComm = static_cast<DevComm *>(p);
   return tleSuccess;
@@ -67,10 +67,7 @@ size_t inboxBytes(const CommState &c) {
 
 /// Assembles the DevComm of `c` and copies it to local memory.
 tleResult_t publishDevComm(CommState &c) {
-  // DevComm ends in routeCount(size) routes: assemble it in a buffer of
-  // its real size.
-  std::vector<uint64_t> bytes((devCommBytes(c.size) + 7) / 8, 0);
-  DevComm &d = *reinterpret_cast<DevComm *>(bytes.data());
+  DevComm d = {};
   d.magic = kDevCommMagic;
   d.version = kDevCommVersion;
   d.rank = c.rank;
@@ -85,7 +82,7 @@ tleResult_t publishDevComm(CommState &c) {
   for (int p = 0; p < c.size; ++p)
     inbox[p] = static_cast<uint32_t *>(c.inbox->ptr(p));
   fillRoutes(d, inbox.data());
-  return c.backend->copyToLocal(c.devComm, &d, devCommBytes(c.size));
+  return c.backend->copyToLocal(c.devComm, &d, sizeof(DevComm));
 }
 
 tleResult_t checkRanks(int nRanks) {

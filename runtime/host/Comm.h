@@ -107,11 +107,10 @@ tleResult_t allocSymmetric(Bootstrap &bs, SymmetricView &view, size_t bytes,
 tleResult_t allocSymmetricAll(const std::vector<SymmetricView *> &views,
                               size_t bytes);
 
-/// The device-side handle of a symmetric buffer, symMemBytes(size) bytes
-/// (in 8-byte words); `error` is the communicator's record, where the
-/// pointer functions report misuse.
-std::vector<uint64_t> makeSymMem(const SymmetricView &view, int rank, int size,
-                                 size_t bytes, ErrorRecord *error);
+/// The device-side handle of a symmetric buffer; `error` is the
+/// communicator's record, where the pointer functions report misuse.
+SymMem makeSymMem(const SymmetricView &view, int rank, int size, size_t bytes,
+                  ErrorRecord *error);
 
 /// One rank's communicator: what a tleComm_t names (Handles.h).
 struct CommState {

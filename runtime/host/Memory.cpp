@@ -35,9 +35,8 @@ std::shared_ptr<MemState> newMem(CommState &c, size_t bytes) {
 }
 
 tleResult_t publishHandle(MemState &m) {
-  std::vector<uint64_t> h =
-      makeSymMem(*m.view, m.rank, m.size, m.bytes, m.error);
-  return m.backend->copyToLocal(m.handle, h.data(), symMemBytes(m.size));
+  SymMem h = makeSymMem(*m.view, m.rank, m.size, m.bytes, m.error);
+  return m.backend->copyToLocal(m.handle, &h, sizeof(h));
 }
 
 tleResult_t memAlloc(tleComm_t commHandle, size_t bytes, tleMem_t *outMem) {
@@ -55,7 +54,7 @@ tleResult_t memAlloc(tleComm_t commHandle, size_t bytes, tleMem_t *outMem) {
     local = fail(tleInvalidArgument, "bytes is 0");
   void *symMem = nullptr;
   if (local == tleSuccess)
-    local = comm->backend->allocLocal(symMemBytes(comm->size), &symMem);
+    local = comm->backend->allocLocal(sizeof(SymMem), &symMem);
   m->handle = static_cast<SymMem *>(symMem);
   if (tleResult_t r = allocSymmetric(*comm->bootstrap, *m->view, bytes, local,
                                      0, "symmetric buffer"))
@@ -99,7 +98,7 @@ tleResult_t memAllocAll(const tleComm_t *handles, int nRanks, size_t bytes,
     auto m = newMem(*comms[r], bytes);
     void *symMem;
     if (tleResult_t s =
-            m->backend->allocLocal(symMemBytes(comms[r]->size), &symMem))
+            m->backend->allocLocal(sizeof(SymMem), &symMem))
       return s;
     m->handle = static_cast<SymMem *>(symMem);
     views.push_back(m->view.get());

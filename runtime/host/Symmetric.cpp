@@ -227,10 +227,9 @@ tleResult_t allocSymmetricAll(const std::vector<SymmetricView *> &views,
   return tleSuccess;
 }
 
-std::vector<uint64_t> makeSymMem(const SymmetricView &view, int rank, int size,
-                                 size_t bytes, ErrorRecord *error) {
-  std::vector<uint64_t> words((symMemBytes(size) + 7) / 8, 0);
-  SymMem &m = *reinterpret_cast<SymMem *>(words.data());
+SymMem makeSymMem(const SymmetricView &view, int rank, int size, size_t bytes,
+                  ErrorRecord *error) {
+  SymMem m = {};
   m.magic = kSymMemMagic;
   m.rank = rank;
   m.size = size;
@@ -238,7 +237,7 @@ std::vector<uint64_t> makeSymMem(const SymmetricView &view, int rank, int size,
   for (int p = 0; p < size; ++p)
     m.ptrs[p] = view.ptr(p);
   m.error = error;
-  return words;
+  return m;
 }
 
 } // namespace tle

@@ -30,19 +30,17 @@ constexpr uint32_t kCanary = 0xdeadbeefu;
 /// Ranks a test node may have.
 constexpr int kTestRanks = 8;
 
-/// One rank's barrier memory, with a canary word after every array. The
-/// DevComm and SymMem are sized for kTestRanks ranks, as the host runtime
-/// sizes them for a communicator's rank count.
+/// One rank's barrier memory, with a canary word after every array.
 struct RankMem {
   uint32_t epochs[kSlots + 1];
   uint32_t gridCount[kSlots + 1];
   uint32_t inbox[kSlots * kStride + 1];
   ErrorRecord error;
-  alignas(8) unsigned char commBytes[devCommBytes(kTestRanks)];
-  alignas(8) unsigned char memBytes[symMemBytes(kTestRanks)];
+  DevComm commStruct;
+  SymMem memStruct;
   char buffer[64];
-  DevComm &comm() { return *reinterpret_cast<DevComm *>(commBytes); }
-  SymMem &mem() { return *reinterpret_cast<SymMem *>(memBytes); }
+  DevComm &comm() { return commStruct; }
+  SymMem &mem() { return memStruct; }
 };
 
 struct Node {
@@ -99,7 +97,7 @@ public:
     }
   }
 
-  const void *comm(int r) const { return node->rank[r].commBytes; }
+  const void *comm(int r) const { return &node->rank[r].commStruct; }
   RankMem &rank(int r) { return node->rank[r]; }
 
   bool canariesIntact() const {
@@ -203,7 +201,7 @@ void roundArriveThenWait(Node *node, int coop, uint32_t slot, int order,
                          uint32_t expected) {
   int n = node->n;
   for (int r = 0; r < n; ++r)
-    flagcxIntraBarrierArriveS(node->rank[r].commBytes, coop, slot, false, order);
+    flagcxIntraBarrierArriveS(&node->rank[r].commStruct, coop, slot, false, order);
   for (int r = 0; r < n; ++r)
     for (int q = 0; q < n; ++q)
       if (q != r)
@@ -211,7 +209,7 @@ void roundArriveThenWait(Node *node, int coop, uint32_t slot, int order,
             << "rank " << r << " peer " << q;
   for (int r = 0; r < n; ++r) {
     EXPECT_EQ(node->rank[r].epochs[slot], expected - 1);
-    flagcxIntraBarrierWaitS(node->rank[r].commBytes, coop, slot, false, order);
+    flagcxIntraBarrierWaitS(&node->rank[r].commStruct, coop, slot, false, order);
     EXPECT_EQ(node->rank[r].epochs[slot], expected);
   }
 }

@@ -50,7 +50,7 @@ TEST(EmuScale, OperationsPerBarrierAndMemoryPerCommunicator) {
     EXPECT_EQ(c[DeviceOp::EpochStore], uint64_t(kRounds) * n) << n;
     const DevComm *dc = ranks.dev(0);
     EXPECT_EQ(dc->inboxStride, (uint32_t(n) + 31) / 32 * 32);
-    size_t bytes = size_t(kSlots) * dc->inboxStride * 4 + devCommBytes(n) +
+    size_t bytes = size_t(kSlots) * dc->inboxStride * 4 + sizeof(DevComm) +
                    2 * size_t(kSlots) * 4;
     std::printf("%5d | %7.1f | %5.1f | %6.1f | %5.1f/%4.1f | %10.1f | %zu\n",
                 n, c[DeviceOp::Signal] / per, c[DeviceOp::Poll] / per,

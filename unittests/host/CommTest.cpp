@@ -69,9 +69,9 @@ TEST_P(InitAllTest, BuildsEveryRanksDevComm) {
       EXPECT_EQ(dc[r]->epochs[s], 0u);
       EXPECT_EQ(dc[r]->gridCount[s], 0u);
     }
-    // Routes for every lane of a warp even for fewer ranks (entries past
-    // size-1 repeat entry 0), so a lane loads its own before knowing size.
-    for (int j = n; j < tle::kRouteLanes; ++j) {
+    // A full route table whatever the rank count (entries past size-1
+    // repeat entry 0), so a lane loads its own before knowing size.
+    for (int j = n; j < tle::kMaxRanks; ++j) {
       EXPECT_EQ(dc[r]->routes[j].out, dc[r]->routes[0].out);
       EXPECT_EQ(dc[r]->routes[j].in, dc[r]->routes[0].in);
     }

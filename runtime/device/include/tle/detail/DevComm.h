@@ -24,12 +24,14 @@ constexpr uint32_t kDevCommMagic = 0x544c4543u;
 /// "TLEM": the first word of every symmetric-buffer handle.
 constexpr uint32_t kSymMemMagic = 0x544c454du;
 /// Bumped whenever the layout below changes.
-constexpr uint32_t kDevCommVersion = 4;
+constexpr uint32_t kDevCommVersion = 5;
 /// Largest communicator the layout serves: an NVLink domain of 72 GPUs
-/// (GB200 NVL72) fits, with room. The structs below are sized for the
-/// communicator's own rank count at creation; only PeerMask is fixed.
+/// (GB200 NVL72) fits, with room. DevComm's route table, SymMem's pointers
+/// and PeerMask are sized for it.
 constexpr int kMaxRanks = 128;
 static_assert(kMaxRanks % 64 == 0, "PeerMask holds whole 64-bit words");
+static_assert((kMaxRanks & (kMaxRanks - 1)) == 0,
+              "route indices are bounded by a mask (DevComm::routes)");
 /// Lanes of a warp: the barrier's workers are lanes of the group's first
 /// warp, and each lane's first route is loaded with the communicator.
 constexpr int kRouteLanes = 32;
@@ -90,10 +92,14 @@ struct Route {
 /// our word for slot 0 in that rank's inbox, routes[j].in that rank's word
 /// for slot 0 in ours; slot s is `+ s * inboxStride`. A lane's route then
 /// depends only on loads it can issue at once, not on a load of `rank`
-/// followed by a load of the peer's inbox address. The struct is allocated
-/// with routeCount(size) routes (devCommBytes): at least one per lane of a
-/// warp, so that lane j may load routes[j] before it knows `size` (entries
-/// past size-1 repeat entry 0 and are never used).
+/// followed by a load of the peer's inbox address. The table always holds
+/// kMaxRanks routes (entries past size-1 repeat entry 0 and are never
+/// used), and the device library indexes it through a mask (impl::routeIndex):
+/// lane j loads routes[j] before it knows `size`, and compilers speculate
+/// these side-effect-free loads, hoisting one out of a loop of barriers to
+/// threads that never use it (nvcc does, for group ranks past the first
+/// warp) or loading both sides of a bound check. With a mask, every such
+/// load still reads inside the struct, whatever the compiler moves.
 ///
 /// Grid barrier state (group `grid`): gridCount[s] counts the CTAs of this
 /// rank that arrived in the current round of slot s.
@@ -109,22 +115,13 @@ struct DevComm {
   uint32_t *gridCount;  ///< [nBarriers], this rank's memory
   ErrorRecord *error;   ///< host-readable
   uint64_t pad;
-  Route routes[1];      ///< [routeCount(size)], see above
+  Route routes[kMaxRanks]; ///< see above
 };
-
-/// Routes a DevComm of `size` ranks holds.
-constexpr int routeCount(int size) {
-  return size > kRouteLanes ? size : kRouteLanes;
-}
-/// Bytes of a DevComm of `size` ranks.
-constexpr size_t devCommBytes(int size) {
-  return offsetof(DevComm, routes) + size_t(routeCount(size)) * sizeof(Route);
-}
 
 /// Fills the routes of `d` (rank and size set) from `inbox`, where inbox[p]
 /// is rank p's inbox as mapped here, for size ranks.
 inline void fillRoutes(DevComm &d, uint32_t *const *inbox) {
-  for (int j = 0; j < routeCount(d.size); ++j) {
+  for (int j = 0; j < kMaxRanks; ++j) {
     int q = (d.rank + 1 + (j < d.size ? j : 0)) % d.size;
     d.routes[j].out = inbox[q] + d.rank;
     d.routes[j].in = inbox[d.rank] + q;
@@ -139,7 +136,9 @@ inline uint32_t *inboxOf(const DevComm &d, int q) {
 }
 
 /// A symmetric buffer: `bytes` on every rank, each rank's copy mapped here.
-/// Allocated with `size` pointers (symMemBytes).
+/// `ptrs` holds kMaxRanks pointers (null past size-1), indexed through the
+/// mask of impl::routeIndex for the reason given at DevComm::routes: a compiler
+/// may load ptrs[peer] before the check that rejects the peer.
 struct SymMem {
   uint32_t magic; ///< kSymMemMagic
   int32_t rank;
@@ -148,13 +147,8 @@ struct SymMem {
   uint64_t bytes;
   ErrorRecord *error; ///< the communicator's record (may be null): where
                       ///< the pointer functions report a bad peer/offset
-  void *ptrs[1];      ///< [size] ptrs[p]: rank p's copy, as seen by this rank
+  void *ptrs[kMaxRanks]; ///< ptrs[p]: rank p's copy, as seen by this rank
 };
-
-/// Bytes of a SymMem of `size` ranks.
-constexpr size_t symMemBytes(int size) {
-  return offsetof(SymMem, ptrs) + size_t(size) * sizeof(void *);
-}
 
 } // namespace tle
 

@@ -104,20 +104,16 @@ static_assert(offsetof(DevComm, version) == 4 &&
                   offsetof(DevComm, inboxStride) == 20 && alignof(DevComm) >= 8,
               "loadComm loads DevComm's leading fields in pairs");
 
+/// The index into DevComm::routes or SymMem::ptrs for entry or rank j: j
+/// itself for every j < kMaxRanks, and inside the table for any j, which is
+/// what a load the compiler speculates needs (see DevComm::routes).
+TLE_DEV_INLINE uint32_t routeIndex(uint32_t j) { return j & (kMaxRanks - 1); }
+
 /// Read by loadComm in place of a null communicator, so that no branch
 /// comes before its loads (a compiler hoists unconditional loads out of a
 /// loop of barriers, and not loads behind a null test); its magic is 0, so
-/// the check fails and failCheck reports the null pointer. It holds
-/// kRouteLanes routes like every DevComm, since lane j loads routes[j]
-/// before the check.
-struct NullDevComm {
-  DevComm comm;
-  Route moreRoutes[kRouteLanes - 1];
-};
-static_assert(offsetof(NullDevComm, moreRoutes) ==
-                  offsetof(DevComm, routes) + sizeof(Route),
-              "the routes past the first must follow DevComm::routes");
-TLE_DEV_GLOBAL_CONST NullDevComm kNullDevComm = {};
+/// the check fails and failCheck reports the null pointer.
+TLE_DEV_GLOBAL_CONST DevComm kNullDevComm = {};
 
 /// Classifies and reports what loadComm's one combined check rejected.
 [[noreturn]] TLE_DEV_COLD void failCheck(const DevComm *dc, uint32_t index,
@@ -151,19 +147,20 @@ TLE_DEV_GLOBAL_CONST NullDevComm kNullDevComm = {};
 TLE_DEV_INLINE Comm loadComm(const void *comm, uint32_t index, bool checkIndex,
                              uint32_t entry, abi::Fn fn) {
   const DevComm *dc = static_cast<const DevComm *>(comm);
-  const DevComm *src = dc ? dc : &kNullDevComm.comm;
+  const DevComm *src = dc ? dc : &kNullDevComm;
   uint32_t magic, version;
   Comm c;
   c.dc = dc;
-  // Lane j's own route is loaded at once; every DevComm holds at least
-  // kRouteLanes routes (devCommBytes), so no load of `size` comes first.
-  c.entry = entry < kRouteLanes ? entry : 0;
+  // Lane j's own route is loaded at once, before `size` is known (see
+  // DevComm::routes); group ranks past the first warp never signal, and
+  // load some lane's route.
+  c.entry = entry % kRouteLanes;
   loadConstPair(&src->magic, magic, version);
   loadConstPair(&src->rank, c.rank, c.size);
   loadConstPair(&src->nBarriers, c.nBarriers, c.stride);
   c.epochs = loadConst(&src->epochs);
-  c.outEntry = loadConst(&src->routes[c.entry].out);
-  c.inEntry = loadConst(&src->routes[c.entry].in);
+  c.outEntry = loadConst(&src->routes[routeIndex(c.entry)].out);
+  c.inEntry = loadConst(&src->routes[routeIndex(c.entry)].in);
   // The pointers' alignment is checked too (a misaligned flag or epoch
   // pointer means a corrupt communicator), which also makes the branch
   // depend on their loads: otherwise compilers sink the loads past it and

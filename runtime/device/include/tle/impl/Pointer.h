@@ -42,7 +42,7 @@ TLE_DEV_INLINE void *memPointer(const void *mem, uint64_t offset, int peer,
   uint64_t bytes = loadConst(&m->bytes);
   if (TLE_UNLIKELY(offset > bytes))
     failMem(m, fn, kArgOffset, offset, bytes);
-  return static_cast<char *>(loadConst(&m->ptrs[q])) + offset;
+  return static_cast<char *>(loadConst(&m->ptrs[routeIndex(q)])) + offset;
 }
 
 TLE_DEV_INLINE int intraRank(const void *comm, abi::Fn fn) {

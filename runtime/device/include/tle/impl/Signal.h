@@ -30,14 +30,10 @@ TLE_DEV_INLINE uint32_t entryRank(const Comm &c, uint32_t j) {
   uint32_t q = c.rank + 1 + j;
   return q >= c.size ? q - c.size : q;
 }
-/// Route j, bounded by the communicator's size. Callers pass j < size, but
-/// the route loads are side-effect-free, so a compiler may hoist one out of
-/// a loop of barriers to where j is any thread's group rank (nvcc does, for
-/// a block group's threads past the first warp): the bound keeps such a
-/// speculative load inside the DevComm, which holds routeCount(size) >= size
-/// routes.
+/// Route j < size, through the mask that keeps a load the compiler
+/// speculates for another j inside the table (see DevComm::routes).
 TLE_DEV_INLINE const Route *route(const Comm &c, uint32_t j) {
-  return &c.dc->routes[j < c.size ? j : 0];
+  return &c.dc->routes[routeIndex(j)];
 }
 /// Our word in entry j's inbox for `slot` (preloaded for the lane's own
 /// entry, else one load independent of rank: DevComm::routes).
