@@ -580,10 +580,16 @@ __global__ void fillInput(float *p, uint32_t n, float v) {
 constexpr int kReduceThreads = 512;
 
 int reduceCtas(uint32_t n4) {
-  // About two float4 per thread, at most 64 CTAs (more CTAs add barrier
-  // slots that all must meet, fewer leave NVLink bandwidth unused).
+  // From the lab's sweep in CUDA graphs (docs/gpu-notes.md, run 6): the
+  // peer reads dominate, so more CTAs in flight pay off sooner than
+  // bandwidth suggests: one CTA per 8 KiB up to 64 KiB, then 32 (the best
+  // at 128 and 256 KiB), and past 512 KiB about two float4 per thread, at
+  // most 64 CTAs (each CTA's slot pair must meet too).
+  const size_t bytes = size_t(n4) * 16;
+  if (bytes <= (64u << 10))
+    return std::max(1, int(bytes / (8u << 10)));
   int c = int((n4 + 2 * kReduceThreads - 1) / (2 * kReduceThreads));
-  return std::clamp(c, 1, 64);
+  return std::clamp(c, 32, 64);
 }
 
 void benchAllReduce(World &w, const Options &o) {
