@@ -58,6 +58,15 @@ if [ -x "$build/bin/tle-bench-barrier" ]; then
 else
   say "tle: $build/bin/tle-bench-barrier not built"
 fi
+# The tlec row: the barrier loop compiled from MLIR by tlec on the CPU
+# machine (scripts/gpu-prepare.sh puts the bundle in .gpu/bundles), run by
+# tlerun --target cuda.
+bundle=${TLE_BENCH_BUNDLE:-$here/../.gpu/bundles/barrier_loop.bundle}
+if [ -x "$build/bin/tlerun" ] && [ -f "$bundle" ]; then
+  run tlec 150 "$python" "$here/tlec_bench.py" "$build/bin/tlerun" "$bundle"
+else
+  say "SKIPPED tlec: needs $build/bin/tlerun and $bundle (scripts/gpu-prepare.sh)"
+fi
 if [ -x "$build/bin/tle-bench-nccl" ]; then
   run nccl 180 "$build/bin/tle-bench-nccl"
 else

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Compiles every kernel of examples/ (and the tool tests' kernel inputs) to
-# cuda bundles with tlec, for a GPU machine whose build has no LLVM: copy the
+# Compiles every kernel of examples/ (and the tool tests' kernel inputs, and
+# the benchmark's bench/kernels/) to cuda bundles with tlec, for a GPU machine whose build has no LLVM: copy the
 # output folder there and run e.g.
 #   build-gpu/bin/tlerun .gpu/bundles/allreduce.bundle --target cuda \
 #     --kernel allreduce --ranks 4 --grid 4 --block 64 \
@@ -18,7 +18,7 @@ mkdir -p "$OUT"
 
 count=0
 for src in examples/*.mlir examples/broken/*.mlir test/Tools/Inputs/grid-barrier.mlir \
-           test/Tools/Inputs/scale.mlir; do
+           test/Tools/Inputs/scale.mlir bench/kernels/*.mlir; do
   name=$(basename "$src" .mlir)
   "$TLEC" --target=cuda --arch="$ARCH" "$src" -o "$OUT/$name.bundle"
   echo "make-gpu-bundles: $src -> $OUT/$name.bundle ($(grep -m1 '^kernel ' "$OUT/$name.bundle"))"

@@ -59,7 +59,22 @@ def maybe_barrier_kernel(comm, skip):
 
 
 @triton.jit
-def barrier_loop_kernel(comm, n_iters):
+def globaltimer():
+    """The GPU's nanosecond clock (PTX %globaltimer), as the CUDA
+    benchmarks read it."""
+    return tl.inline_asm_elementwise("mov.u64 $0, %globaltimer;", "=l", [], dtype=tl.int64, is_pure=False,
+                                     pack=1)
+
+
+@triton.jit
+def barrier_loop_kernel(comm, times, n_iters):
+    """The benchmark's Triton row, timed like tle-bench-barrier's loops: one
+    untimed relaxed round lines the ranks up, then n_iters acq_rel rounds
+    between two clock reads; times[pid] gets the nanoseconds."""
     pid = tl.program_id(0)
+    tlx.distributed_barrier(comm, barrier_kind="sync", group_kind="block", order="relaxed", index=pid)
+    t0 = globaltimer()
     for _ in range(n_iters):
         tlx.distributed_barrier(comm, barrier_kind="sync", group_kind="block", order="acq_rel", index=pid)
+    t1 = globaltimer()
+    tl.store(times + pid, t1 - t0)

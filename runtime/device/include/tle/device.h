@@ -22,8 +22,14 @@
 
 #include <stdint.h>
 
+// The bitcode's exports are always_inline: a consumer's optimizer then
+// inlines every call, not only a function's single call site (Triton's
+// inliner left a kernel with two barriers calling tleTritonBarrier out of
+// line), and only inlined can the communicator loads of a barrier in a loop
+// be hoisted or shared with an earlier barrier. The arguments are nearly
+// always constants, so the inlined code folds down to one group and kind.
 #if defined(__CUDACC__) && defined(TLE_DEVICE_EXPORT)
-#define TLE_DEVICE_API extern "C" __device__
+#define TLE_DEVICE_API extern "C" __device__ __attribute__((always_inline))
 #elif defined(__CUDACC__)
 #define TLE_DEVICE_API extern "C" __device__ __forceinline__
 #else
