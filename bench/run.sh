@@ -82,6 +82,25 @@ if [ -x "$build/bin/tle-bench-nvshmem" ]; then
 else
   say "SKIPPED nvshmem: not built (no NVSHMEM with headers and device library found)"
 fi
+# The Triton rows (python/tests_gpu/bench.py): TLE's barrier from Triton and
+# NVSHMEM's through PyTorch's externs, one process per GPU under torchrun,
+# with the bitcode carried from the CPU machine and this build's libtle.
+root=$(cd "$here/.." && pwd)
+bc=${TLE_DEVICE_BC:-$root/.gpu/libtle_device.bc}
+if ! "$python" -c "import torch, triton" 2>/dev/null; then
+  say "SKIPPED triton: no python with torch and triton found"
+elif [ ! -f "$bc" ] || [ ! -f "$build/lib/libtle.so" ]; then
+  say "SKIPPED triton: needs $bc (scripts/gpu-prepare.sh) and $build/lib/libtle.so"
+else
+  (
+    export TLE_DEVICE_BC=$bc TLE_LIB=$(cd "$build" && pwd)/lib/libtle.so
+    export PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH}
+    export TRITON_CACHE_DIR=$(mktemp -d /tmp/tle-bench-triton.XXXXXX)
+    run triton 240 "$python" -m torch.distributed.run --standalone --nproc-per-node=2 \
+      "$root/python/tests_gpu/bench.py"
+    rm -rf "$TRITON_CACHE_DIR"
+  )
+fi
 if "$python" -c "import torch" 2>/dev/null; then
   run torch 240 "$python" "$here/torch_bench.py" hostbar,allreduce
 else

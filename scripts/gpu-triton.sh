@@ -84,5 +84,5 @@ fi
 
 say "summary"
 for line in "${summary[@]}"; do echo "  $line"; done
-grep -h "| Triton:" "$out/triton-gpu.log" 2>/dev/null | tail -1 | sed 's/^/  /'
+grep -h "| triton |" "$out/triton-gpu.log" 2>/dev/null | sed 's/^/  /'
 exit $status
