@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Every test that runs without a GPU: set up, build, then the lit suite
 # (compiler, tlec, tlerun, examples), the GoogleTest/ctest suite (runtime,
-# emulator, device library), a bounded fuzzing run of the bootstrap's
+# emulator, device library), the installed package used from outside the
+# tree (scripts/test-install.sh), a bounded fuzzing run of the bootstrap's
 # decoders (TLE_FUZZ_SECONDS per target, default 30) and the Python (Triton
 # front end) tests. GPU tests are reported as skipped here;
 # scripts/gpu-run.sh runs them on GPUs.
@@ -22,6 +23,8 @@ suite "lit: compiler, tools and examples" \
   cmake --build --preset default --target check-tle
 suite "ctest: runtime, emulator and device library" \
   ctest --test-dir build --output-on-failure -j "$(nproc)" --timeout 600
+suite "install: the CMake package, pkg-config and the tools, used from outside the tree" \
+  scripts/test-install.sh build
 suite "fuzz: bootstrap decoders, ${TLE_FUZZ_SECONDS:-30} s per target" \
   scripts/fuzz.sh "${TLE_FUZZ_SECONDS:-30}"
 if [ -f python/pyproject.toml ]; then
