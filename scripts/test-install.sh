@@ -41,6 +41,12 @@ grep -q "PACKAGE_VERSION \"$version\"" "$prefix/lib/cmake/TLE/TLEConfigVersion.c
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 [ "$(pkg-config --modversion tle)" = "$version" ] || fail "tle.pc is not of version $version"
 say "version $version: version.h, SONAME libtle.so.$major, TLEConfigVersion.cmake, tle.pc"
+# An empty RUNPATH entry (what a padded build RPATH leaves) makes the loader
+# search the working directory.
+for elf in "$prefix"/bin/* "$prefix/lib/libtle.so.$version"; do
+  runpath=$(readelf -d "$elf" | sed -n 's/.*R\(UN\)\{0,1\}PATH.*\[\(.*\)\]/\2/p')
+  case ":$runpath:" in *::*) [ -z "$runpath" ] || fail "$elf has an empty RUNPATH entry: '$runpath'" ;; esac
+done
 
 # 2. The runtime, from CMake and from pkg-config.
 cmake -S src/runtime -B runtime -G Ninja -DCMAKE_BUILD_TYPE=Release \
