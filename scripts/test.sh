@@ -3,8 +3,9 @@
 # (compiler, tlec, tlerun, examples), the GoogleTest/ctest suite (runtime,
 # emulator, device library), the installed package used from outside the
 # tree (scripts/test-install.sh), a bounded fuzzing run of the bootstrap's
-# decoders (TLE_FUZZ_SECONDS per target, default 30) and the Python (Triton
-# front end) tests. GPU tests are reported as skipped here;
+# decoders (TLE_FUZZ_SECONDS per target, default 30), the Python (Triton
+# front end) tests and the wheel in a fresh venv (scripts/test-wheel.sh).
+# GPU tests are reported as skipped here;
 # scripts/gpu-run.sh runs them on GPUs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -30,6 +31,8 @@ suite "fuzz: bootstrap decoders, ${TLE_FUZZ_SECONDS:-30} s per target" \
 if [ -f python/pyproject.toml ]; then
   suite "pytest: Triton front end" \
     env TLE_BUILD_DIR="$PWD/build" .venv/bin/python -m pytest -q python/tests
+  suite "wheel: tle-triton built, installed in a fresh venv, an sm_90 kernel compiled" \
+    scripts/test-wheel.sh
 fi
 echo "== GPU suite: SKIPPED (no GPU on this machine; run scripts/gpu-run.sh on a GPU machine)"
 echo "suites: $passed passed, $failed failed"
