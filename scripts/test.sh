@@ -35,5 +35,8 @@ if [ -f python/pyproject.toml ]; then
     scripts/test-wheel.sh
 fi
 echo "== GPU suite: SKIPPED (no GPU on this machine; run scripts/gpu-run.sh on a GPU machine)"
+if grep -q '^REQUIRES: spdx-headers-added' test/Repo/spdx-headers.test; then
+  echo "== SPDX headers: SKIPPED (run scripts/spdx.sh, commit, then delete the REQUIRES line of test/Repo/spdx-headers.test)"
+fi
 echo "suites: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
