@@ -82,8 +82,8 @@ void Report::launchFailed(unsigned launch, unsigned launches,
     w.key("rank").value(r.rank).key("slot").value(r.slot);
     w.key("epoch").value(r.epoch);
     w.key("missing_peers").beginArray();
-    for (int p = 0; p < 32; ++p)
-      if (r.missingMask >> p & 1)
+    for (int p = 0; p < TLE_MAX_RANKS; ++p)
+      if (r.missingPeers[p / 64] >> (p % 64) & 1)
         w.value(p);
     w.endArray();
     w.key("block").value(r.block).key("thread").value(r.thread);
