@@ -185,7 +185,8 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
     if (tleResult_t s = publishDevComm(*c))
       return s;
   for (int r = 0; r < nRanks; ++r) {
-    logCreated(*comms[r], devices ? devices[r] : r, "all ranks in this process");
+    logCreated(*comms[r], devices ? devices[r] : r,
+               "all ranks in this process");
     outComms[r] = registerComm(std::move(comms[r]));
   }
   return tleSuccess;

@@ -72,8 +72,8 @@ State &state() {
     if (s.level == Level::Off || !file || !*file)
       return;
     std::string path = expandPath(file, s.host);
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC,
-                    0644);
+    int fd =
+        ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0)
       std::fprintf(stderr,
                    "TLE WARN cannot open TLE_DEBUG_FILE '%s': %s; logging to "
@@ -105,9 +105,8 @@ bool parseLevel(const char *text, Level &out) {
   static constexpr struct {
     const char *name;
     Level level;
-  } names[] = {{"WARN", Level::Warn},
-               {"INFO", Level::Info},
-               {"TRACE", Level::Trace}};
+  } names[] = {
+      {"WARN", Level::Warn}, {"INFO", Level::Info}, {"TRACE", Level::Trace}};
   if (!*text) {
     out = Level::Off;
     return true;
@@ -128,19 +127,19 @@ void write(Level at, int rank, const char *fmt, ...) {
   int n;
   long tid = syscall(SYS_gettid);
   if (rank >= 0)
-    n = std::snprintf(line, sizeof(line), "%s:%d:%ld [rank %d] TLE %s ",
-                      s.host, getpid(), tid, rank, levelName(at));
+    n = std::snprintf(line, sizeof(line), "%s:%d:%ld [rank %d] TLE %s ", s.host,
+                      getpid(), tid, rank, levelName(at));
   else
-    n = std::snprintf(line, sizeof(line), "%s:%d:%ld TLE %s ", s.host,
-                      getpid(), tid, levelName(at));
+    n = std::snprintf(line, sizeof(line), "%s:%d:%ld TLE %s ", s.host, getpid(),
+                      tid, levelName(at));
   if (n < 0)
     return;
   va_list args;
   va_start(args, fmt);
   int m = std::vsnprintf(line + n, sizeof(line) - n, fmt, args);
   va_end(args);
-  size_t len = m < 0 ? size_t(n)
-                     : std::min(sizeof(line) - 2, size_t(n) + size_t(m));
+  size_t len =
+      m < 0 ? size_t(n) : std::min(sizeof(line) - 2, size_t(n) + size_t(m));
   line[len++] = '\n';
   static std::mutex mutex;
   std::lock_guard<std::mutex> lock(mutex);

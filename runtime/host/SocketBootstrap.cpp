@@ -1037,10 +1037,10 @@ tleResult_t connectSocketBootstrap(const tleUniqueId &rawId, int nRanks,
   tleResult_t r = rank == 0 ? bs->acceptPeers() : bs->joinRoot();
   if (r != tleSuccess)
     return r;
-  TLE_LOG(Info, rank,
-          "bootstrap: %s in %lld ms (timeout %lld ms%s)",
-          rank == 0 ? ("all " + std::to_string(nRanks) + " ranks joined").c_str()
-                    : "joined rank 0",
+  TLE_LOG(Info, rank, "bootstrap: %s in %lld ms (timeout %lld ms%s)",
+          rank == 0
+              ? ("all " + std::to_string(nRanks) + " ranks joined").c_str()
+              : "joined rank 0",
           static_cast<long long>(
               std::chrono::duration_cast<std::chrono::milliseconds>(
                   std::chrono::steady_clock::now() - start)

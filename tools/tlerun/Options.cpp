@@ -284,10 +284,10 @@ static uint16_t toHalf(float value) {
 bool tle::run::parseScalar(const std::string &type, const std::string &text,
                            uint64_t &out, std::string &error) {
   out = 0;
-  int bits = type == "i1"    ? 1
-             : type == "i8"  ? 8
-             : type == "i16" ? 16
-             : type == "i32" ? 32
+  int bits = type == "i1"                       ? 1
+             : type == "i8"                     ? 8
+             : type == "i16"                    ? 16
+             : type == "i32"                    ? 32
              : type == "i64" || type == "index" ? 64
                                                 : 0;
   if (bits == 1) {
@@ -310,9 +310,8 @@ bool tle::run::parseScalar(const std::string &type, const std::string &text,
       base = 16;
     }
     uint64_t magnitude = 0;
-    auto [ptr, ec] = std::from_chars(digits.data(),
-                                     digits.data() + digits.size(), magnitude,
-                                     base);
+    auto [ptr, ec] = std::from_chars(
+        digits.data(), digits.data() + digits.size(), magnitude, base);
     uint64_t maxUnsigned = bits == 64 ? UINT64_MAX : (uint64_t(1) << bits) - 1;
     uint64_t maxNegative = uint64_t(1) << (bits - 1);
     if (digits.empty() || ec != std::errc() ||
@@ -328,10 +327,10 @@ bool tle::run::parseScalar(const std::string &type, const std::string &text,
   if (type == "f16" || type == "f32" || type == "f64") {
     char *end = nullptr;
     errno = 0;
-    double value = text.empty() || std::isspace(static_cast<unsigned char>(
-                                       text.front()))
-                       ? 0
-                       : std::strtod(text.c_str(), &end);
+    double value =
+        text.empty() || std::isspace(static_cast<unsigned char>(text.front()))
+            ? 0
+            : std::strtod(text.c_str(), &end);
     if (!end || *end || end == text.c_str()) {
       error = "expected a number for an " + type;
       return false;
@@ -383,8 +382,8 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
       continue;
     }
     static constexpr std::string_view known[] = {
-        "kernel",   "ranks",      "grid",       "block",      "target",
-        "buffer",   "repeat",     "dump",       "seed",       "trace",
+        "kernel",   "ranks",      "grid",       "block",       "target",
+        "buffer",   "repeat",     "dump",       "seed",        "trace",
         "barriers", "device-lib", "timeout-ms", "stack-bytes", "arg"};
     if (std::find(std::begin(known), std::end(known), name) ==
         std::end(known)) {

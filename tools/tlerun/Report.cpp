@@ -127,8 +127,8 @@ void Report::summary(const Options &options, const LoadedKernel &kernel,
           : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
   summaryJson.clear();
   json::Writer w(summaryJson);
-  w.beginObject().key("backend").value(
-      backend == tleBackendCuda ? "cuda" : "emulator");
+  w.beginObject().key("backend").value(backend == tleBackendCuda ? "cuda"
+                                                                 : "emulator");
   w.key("launches").value(times.size());
   w.key("seed");
   if (seed)
@@ -153,8 +153,8 @@ void Report::summary(const Options &options, const LoadedKernel &kernel,
                "%ux%ux%u, %zu launches",
                kernel.meta.name.c_str(), options.ranks,
                backend == tleBackendCuda ? "cuda" : "emulator", options.grid.x,
-               options.grid.y, options.grid.z, options.block.x,
-               options.block.y, options.block.z, times.size());
+               options.grid.y, options.grid.z, options.block.x, options.block.y,
+               options.block.z, times.size());
   if (seed)
     std::fprintf(stderr, ", seed %" PRIu64, *seed);
   std::fprintf(stderr, "\n");

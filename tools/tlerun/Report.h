@@ -1,4 +1,4 @@
-//===- Report.h - What tlerun tells: text on stderr, or --json ---*- C++ -*-===//
+//===- Report.h - What tlerun tells: text on stderr, or --json --*- C++ -*-===//
 //
 // tlerun's results in both forms. Without --json: diagnostics and the
 // summary are lines on stderr, the --dump lines go to stdout as they are

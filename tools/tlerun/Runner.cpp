@@ -179,13 +179,12 @@ static bool bindParams(const Options &options, const BundleKernel &meta,
     std::string params;
     for (size_t i = 0; i < meta.params.size(); ++i)
       params += (i ? ", " : "") + meta.params[i];
-    report.error("params",
-                 "kernel '" + meta.name + "' takes (" + params +
-                     ") but tlerun passes the communicator, then " +
-                     std::to_string(options.buffers.size()) +
-                     " buffer handles (one per --buffer) and " +
-                     std::to_string(options.args.size()) +
-                     " scalars (one per --arg), in parameter order");
+    report.error("params", "kernel '" + meta.name + "' takes (" + params +
+                               ") but tlerun passes the communicator, then " +
+                               std::to_string(options.buffers.size()) +
+                               " buffer handles (one per --buffer) and " +
+                               std::to_string(options.args.size()) +
+                               " scalars (one per --arg), in parameter order");
     return false;
   }
   size_t buffer = 0;
@@ -356,17 +355,16 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
     overflow |= __builtin_add_overflow(bufferBytes, hostBytes, &total);
     uint64_t memory = tle::emu::physicalMemoryBytes();
     if (overflow || (memory && total > memory)) {
-      report.error("setup",
-                   "the run needs about " +
-                       (overflow ? std::string("2^64 bytes")
-                                 : humanBytes(total)) +
-                       " (buffers " + humanBytes(bufferBytes) + " on " +
-                       std::to_string(options.ranks) +
-                       " ranks, the launch's threads " +
-                       humanBytes(hostBytes) + "), more than this machine's " +
-                       humanBytes(memory) +
-                       ": use smaller --buffer counts, fewer --ranks or a "
-                       "smaller --grid/--block");
+      report.error(
+          "setup",
+          "the run needs about " +
+              (overflow ? std::string("2^64 bytes") : humanBytes(total)) +
+              " (buffers " + humanBytes(bufferBytes) + " on " +
+              std::to_string(options.ranks) + " ranks, the launch's threads " +
+              humanBytes(hostBytes) + "), more than this machine's " +
+              humanBytes(memory) +
+              ": use smaller --buffer counts, fewer --ranks or a "
+              "smaller --grid/--block");
       return 1;
     }
   }

@@ -32,7 +32,13 @@ TEST(JsonTest, HostileStringsRoundTrip) {
   for (std::string text :
        {std::string("quote\"name"), std::string("back\\slash\\"),
         std::string("new\nline\r\n"), controls, std::string("del\x7f"),
-        std::string("\xc3\xbc" "n" "\xc3\xaf" "c" "\xc3\xb6" "d" "\xc3\xa9 \xe2\x98\x83"),
+        std::string("\xc3\xbc"
+                    "n"
+                    "\xc3\xaf"
+                    "c"
+                    "\xc3\xb6"
+                    "d"
+                    "\xc3\xa9 \xe2\x98\x83"),
         std::string("\xf0\x9d\x84\x9e astral"), std::string("</script>"),
         std::string("\xe2\x80\xa8 line separator"), std::string()}) {
     json parsed = json::parse(jsonString(text));
@@ -45,12 +51,12 @@ TEST(JsonTest, BytesThatAreNotUtf8BecomeReplacementCharacters) {
   struct Case {
     std::string in, out;
   } cases[] = {
-      {"a\x80z", "a" + fffd + "z"},                // lone continuation byte
-      {"\xc0\x80", fffd + fffd},                   // overlong NUL
-      {"\xed\xa0\x80", fffd + fffd + fffd},        // a UTF-16 surrogate
+      {"a\x80z", "a" + fffd + "z"},                    // lone continuation byte
+      {"\xc0\x80", fffd + fffd},                       // overlong NUL
+      {"\xed\xa0\x80", fffd + fffd + fffd},            // a UTF-16 surrogate
       {"\xf4\x90\x80\x80", fffd + fffd + fffd + fffd}, // past U+10FFFF
-      {"cut\xe2\x98", "cut" + fffd + fffd},        // truncated sequence
-      {"\xff\xfe", fffd + fffd},                   // never valid
+      {"cut\xe2\x98", "cut" + fffd + fffd},            // truncated sequence
+      {"\xff\xfe", fffd + fffd},                       // never valid
   };
   for (const Case &c : cases)
     EXPECT_EQ(json::parse(jsonString(c.in)).get<std::string>(), c.out);
@@ -115,8 +121,9 @@ TEST(JsonTest, NestedDocument) {
   w.key("list").beginArray().beginObject().endObject().beginArray().endArray();
   w.value(1).endArray();
   w.key("empty").beginObject().endObject().endObject();
-  EXPECT_EQ(json::parse(out),
-            json::parse(R"({"a\"b": "x\ny", "list": [{}, [], 1], "empty": {}})"));
+  EXPECT_EQ(
+      json::parse(out),
+      json::parse(R"({"a\"b": "x\ny", "list": [{}, [], 1], "empty": {}})"));
   // The separators tlerun's --dump lines have always had.
   EXPECT_EQ(out, R"({"a\"b": "x\ny", "list": [{}, [], 1], "empty": {}})");
 }

@@ -48,11 +48,10 @@ int main() {
   tle::emu::LaunchOptions options;
   options.grid = {kBlocks, 1, 1};
   options.block = {kThreads, 1, 1};
-  tle::emu::LaunchResult result = tle::emu::launch(
-      comms, kRanks, options, [&](int rank, void *devComm) {
+  tle::emu::LaunchResult result =
+      tle::emu::launch(comms, kRanks, options, [&](int rank, void *devComm) {
         uint32_t block = tle::emu::linearBlockId();
-        int i = static_cast<int>(block * kThreads +
-                                 tle::emu::linearThreadId());
+        int i = static_cast<int>(block * kThreads + tle::emu::linearThreadId());
         auto *mine = static_cast<int *>(
             flagcxGetLocalPointerS(handles[rank], i * sizeof(int)));
         *mine = 100 * rank + i;

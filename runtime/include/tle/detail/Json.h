@@ -1,4 +1,4 @@
-//===- Json.h - The one JSON writer of TLE ------------------------*- C++ -*-===//
+//===- Json.h - The one JSON writer of TLE ----------------------*- C++ -*-===//
 //
 // Every JSON document TLE writes (tlerun's --dump lines and --json report;
 // the emulator's trace should use it for its strings too) goes through this
@@ -35,8 +35,11 @@ namespace tle::json {
 inline size_t utf8Length(std::string_view s, size_t i) {
   auto byte = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
   unsigned char c = byte(i);
-  size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3
-                          : (c >> 3) == 0x1E ? 4 : 0;
+  size_t n = c < 0x80           ? 1
+             : (c >> 5) == 0x6  ? 2
+             : (c >> 4) == 0xE  ? 3
+             : (c >> 3) == 0x1E ? 4
+                                : 0;
   if (n == 0 || i + n > s.size())
     return 0;
   uint32_t cp = n == 1 ? c : c & (0x7F >> n);
@@ -106,9 +109,8 @@ inline void appendString(std::string &out, std::string_view text) {
 
 /// Appends an integer.
 template <typename Int,
-          std::enable_if_t<std::is_integral_v<Int> &&
-                               !std::is_same_v<Int, bool>,
-                           int> = 0>
+          std::enable_if_t<
+              std::is_integral_v<Int> && !std::is_same_v<Int, bool>, int> = 0>
 void appendNumber(std::string &out, Int value) {
   char buf[24];
   auto res = std::to_chars(buf, buf + sizeof(buf), value);
@@ -157,10 +159,9 @@ public:
     out += b ? "true" : "false";
     return *this;
   }
-  template <typename Number,
-            std::enable_if_t<std::is_arithmetic_v<Number> &&
-                                 !std::is_same_v<Number, bool>,
-                             int> = 0>
+  template <typename Number, std::enable_if_t<std::is_arithmetic_v<Number> &&
+                                                  !std::is_same_v<Number, bool>,
+                                              int> = 0>
   Writer &value(Number n) {
     separate();
     appendNumber(out, n);
