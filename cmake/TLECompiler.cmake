@@ -39,3 +39,23 @@ endif()
 add_subdirectory(include)
 add_subdirectory(lib)
 add_subdirectory(test)
+
+# The compiler libraries, installed and exported (TLE::TLEDialect, ...) for
+# kernel compilers that embed the dialect: static archives that link
+# libMLIR.so, so a consumer finds MLIR 22 first (TLEConfig.cmake's Compiler
+# component does). Their headers include the TableGen'd .h.inc files from
+# the build's include/ (installed beside them) and tle/abi.h (TLE::abi).
+set(TLE_COMPILER_LIBRARIES TLEDialect TLEToLLVM TLEGPUToEmu TLECompiler)
+foreach(lib IN LISTS TLE_COMPILER_LIBRARIES)
+  target_include_directories(${lib} PUBLIC
+    $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
+    $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
+    $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+endforeach()
+target_link_libraries(TLEToLLVM PUBLIC tle_abi)
+install(TARGETS ${TLE_COMPILER_LIBRARIES} EXPORT TLECompilerTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Development)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/tle ${PROJECT_BINARY_DIR}/include/tle
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT Development
+  FILES_MATCHING PATTERN "*.h" PATTERN "*.h.inc" PATTERN "*.td"
+  PATTERN "CMakeFiles" EXCLUDE)

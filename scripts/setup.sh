@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Installs what TLE needs on a Debian 12 machine, only what is missing:
 # LLVM/MLIR 22 and clang-22 (for the compiler and the device bitcode),
-# Boost.Context (emulator fibers), GoogleTest, CMake and Ninja; and a Python
-# virtual environment in .venv for the Triton front end's tests.
+# Boost.Context (emulator fibers), GoogleTest, nlohmann-json (the parser the
+# JSON tests check TLE's output with), pkg-config (the installed package's
+# test), CMake and Ninja; and a Python virtual environment in .venv for the
+# Triton front end's tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 pkgs=(cmake ninja-build g++ libgtest-dev libboost-context-dev
       llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 llvm-22-tools
-      python3-venv)
+      nlohmann-json3-dev pkgconf python3-venv)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

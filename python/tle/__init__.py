@@ -15,7 +15,13 @@ from __future__ import annotations
 
 from ._paths import device_bitcode_path, host_library_path
 
-__version__ = "0.2.0"
+try:
+    # Written by the build (cmake/TLEPython.cmake) from project(tle VERSION).
+    from ._version import __version__
+except ImportError:  # a source checkout: the same line, read directly
+    from ._paths import source_version as _source_version
+
+    __version__ = _source_version()
 
 #: The name under which the device bitcode is passed in ``extern_libs``.
 EXTERN_LIB_NAME = "tle"

@@ -27,7 +27,14 @@ import ctypes
 import math
 from typing import Sequence
 
-import torch
+try:
+    import torch
+except ModuleNotFoundError as e:
+    if e.name != "torch":
+        raise
+    raise ModuleNotFoundError("tle.torch needs PyTorch, which is not installed: "
+                              "pip install 'tle-triton[torch]' (or install torch>=2.9 yourself)",
+                              name="torch") from e
 import torch.distributed as dist
 import torch.utils.dlpack
 

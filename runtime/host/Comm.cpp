@@ -17,6 +17,8 @@
 #include "Error.h"
 #include "Handles.h"
 
+#include "tle/detail/Log.h"
+
 #include <cstring>
 
 namespace tle {
@@ -85,6 +87,20 @@ tleResult_t publishDevComm(CommState &c) {
   return c.backend->copyToLocal(c.devComm, &d, sizeof(DevComm));
 }
 
+/// The INFO line of a new communicator: what a user debugging a job checks
+/// first (ranks, backend, slots, memory, timeout).
+void logCreated(const CommState &c, int device, const char *how) {
+  TLE_LOG(Info, c.rank,
+          "communicator created: rank %d of %d (%s), backend %s%s, %u barrier "
+          "slots, inbox %zu bytes per rank, device wait timeout %llu ms",
+          c.rank, c.size, how,
+          c.backend->kind() == tleBackendCuda ? "cuda on device " : "emulator",
+          c.backend->kind() == tleBackendCuda ? std::to_string(device).c_str()
+                                              : "",
+          c.config.nBarriers, inboxBytes(c),
+          static_cast<unsigned long long>(c.config.timeoutNs / 1000000));
+}
+
 tleResult_t checkRanks(int nRanks) {
   if (nRanks < 1 || nRanks > kMaxRanks)
     return fail(tleInvalidArgument, "nRanks %d is not in 1..%d", nRanks,
@@ -125,6 +141,7 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
     return r;
   if (tleResult_t r = publishDevComm(*c))
     return r;
+  logCreated(*c, device, "one process per rank");
   *outComm = registerComm(std::move(c));
   return tleSuccess;
 }
@@ -164,8 +181,11 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
   for (auto &c : comms)
     if (tleResult_t s = publishDevComm(*c))
       return s;
-  for (int r = 0; r < nRanks; ++r)
+  for (int r = 0; r < nRanks; ++r) {
+    logCreated(*comms[r], devices ? devices[r] : r,
+               "all ranks in this process");
     outComms[r] = registerComm(std::move(comms[r]));
+  }
   return tleSuccess;
 }
 
@@ -219,7 +239,10 @@ tleResult_t tleCommDestroy(tleComm_t handle) {
   return guard("tleCommDestroy", [&] {
     std::shared_ptr<CommState> comm;
     // Released here, or when a call another thread is in returns.
-    return unregisterComm(handle, comm);
+    tleResult_t r = unregisterComm(handle, comm);
+    if (r == tleSuccess)
+      TLE_LOG(Trace, comm->rank, "communicator destroyed");
+    return r;
   });
 }
 

@@ -14,6 +14,8 @@
 #include "Comm.h"
 #include "Error.h"
 
+#include "tle/detail/Log.h"
+
 #include <cstdlib>
 #include <cstring>
 
@@ -64,9 +66,13 @@ tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out) {
                 c.nBarriers, kMaxBarriers);
 
   int64_t timeoutMs = c.timeoutMs;
+  const char *timeoutFrom = "config.timeoutMs";
   if (timeoutMs == -1) {
     timeoutMs = TLE_DEFAULT_TIMEOUT_MS;
+    timeoutFrom = "the default";
     const char *env = getenv("TLE_BARRIER_TIMEOUT_MS");
+    if (env && *env)
+      timeoutFrom = "TLE_BARRIER_TIMEOUT_MS";
     // An empty value counts as unset, the way shells unset for one command.
     if (env && *env && !parseMs(env, timeoutMs))
       return fail(tleInvalidArgument,
@@ -90,6 +96,11 @@ tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out) {
                 static_cast<long long>(bootstrapMs),
                 static_cast<long long>(kMaxTimeoutMs));
 
+  TLE_LOG(Info, -1,
+          "timeouts: device wait %lld ms (%s; 0 waits forever), bootstrap "
+          "%lld ms",
+          static_cast<long long>(timeoutMs), timeoutFrom,
+          static_cast<long long>(bootstrapMs));
   out.backend = c.backend;
   out.nBarriers = c.nBarriers;
   out.timeoutNs = static_cast<uint64_t>(timeoutMs) * 1000000u;

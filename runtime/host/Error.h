@@ -4,13 +4,15 @@
 // detail kept per thread for tleGetLastErrorDetail(). `fail` records the
 // detail and returns the code, so error paths read `return fail(...)`.
 // `guard` is the C boundary: it runs a body, turns any escaping C++
-// exception into a status and prefixes the detail with the API name.
+// exception into a status, prefixes the detail with the API name and logs
+// the failure at TLE_DEBUG=WARN.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TLE_HOST_ERROR_H
 #define TLE_HOST_ERROR_H
 
+#include "tle/detail/Log.h"
 #include "tle/tle.h"
 
 #include <new>
@@ -50,6 +52,9 @@ template <typename Body> tleResult_t guard(const char *api, Body &&body) {
     } catch (...) {
       // Out of memory while prefixing: the unprefixed detail still stands.
     }
+    // Every failure of the C API, as the caller sees it.
+    TLE_LOG(Warn, -1, "%s (%s)", lastErrorDetail().c_str(),
+            tleGetErrorString(result));
   }
   return result;
 }

@@ -12,6 +12,8 @@
 #include "Error.h"
 #include "Handles.h"
 
+#include "tle/detail/Log.h"
+
 namespace tle {
 
 MemState::~MemState() {
@@ -32,6 +34,14 @@ std::shared_ptr<MemState> newMem(CommState &c, size_t bytes) {
   m->view = std::make_unique<SymmetricView>(c.backend, c.rank, c.size,
                                             !c.multiProcess);
   return m;
+}
+
+/// The INFO line of a buffer mapped into every peer.
+void logMapped(const MemState &m) {
+  TLE_LOG(Info, m.rank,
+          "buffer mapped: %zu bytes on each of %d ranks, local copy at %p, "
+          "handle %p",
+          m.bytes, m.size, m.view->ptr(m.rank), static_cast<void *>(m.handle));
 }
 
 tleResult_t publishHandle(MemState &m) {
@@ -61,6 +71,7 @@ tleResult_t memAlloc(tleComm_t commHandle, size_t bytes, tleMem_t *outMem) {
     return r;
   if (tleResult_t r = publishHandle(*m))
     return r;
+  logMapped(*m);
   *outMem = registerMem(std::move(m));
   return tleSuccess;
 }
@@ -109,8 +120,10 @@ tleResult_t memAllocAll(const tleComm_t *handles, int nRanks, size_t bytes,
   for (auto &m : mems)
     if (tleResult_t s = publishHandle(*m))
       return s;
-  for (int r = 0; r < nRanks; ++r)
+  for (int r = 0; r < nRanks; ++r) {
+    logMapped(*mems[r]);
     outMems[r] = registerMem(std::move(mems[r]));
+  }
   return tleSuccess;
 }
 

@@ -28,6 +28,7 @@
 #include "Sha256.h"
 #include "Wire.h"
 #include "tle/detail/DevComm.h"
+#include "tle/detail/Log.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -1032,9 +1033,20 @@ tleResult_t connectSocketBootstrap(const tleUniqueId &rawId, int nRanks,
     return r;
   auto bs =
       std::make_unique<SocketBootstrap>(id, rank, nRanks, timeoutMs, anyUid);
+  auto start = std::chrono::steady_clock::now();
   tleResult_t r = rank == 0 ? bs->acceptPeers() : bs->joinRoot();
   if (r != tleSuccess)
     return r;
+  TLE_LOG(Info, rank, "bootstrap: %s in %lld ms (timeout %lld ms%s)",
+          rank == 0
+              ? ("all " + std::to_string(nRanks) + " ranks joined").c_str()
+              : "joined rank 0",
+          static_cast<long long>(
+              std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - start)
+                  .count()),
+          static_cast<long long>(timeoutMs),
+          anyUid ? ", TLE_BOOTSTRAP_ANY_UID: any uid admitted" : "");
   out = std::move(bs);
   return tleSuccess;
 }

@@ -204,6 +204,7 @@ public:
         if (outcome.result == tleSuccess || outcome.result == tleLaunchFailure)
           outcome.result = info.result;
         outcome.message += std::string(info.message) + "\n";
+        outcome.records.push_back(info);
       }
     }
     return outcome;

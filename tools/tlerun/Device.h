@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace tle::run {
 
@@ -32,6 +33,9 @@ struct LaunchOutcome {
   uint64_t steps = 0;
   /// Wall time of the launch, in seconds.
   double seconds = 0;
+  /// The device error records of a failure (one per rank that recorded
+  /// one), for --json.
+  std::vector<tleErrorInfo> records;
 };
 
 /// One launch's shape.

@@ -94,6 +94,8 @@ public:
     LaunchOutcome outcome;
     outcome.result = result.result;
     outcome.message = result.message;
+    if (result.error.result != tleSuccess)
+      outcome.records.push_back(result.error);
     if (result.started)
       outcome.seed = result.seed;
     outcome.steps = result.steps;

@@ -9,15 +9,19 @@
 
 #include "Options.h"
 
+#include "tle/detail/Log.h"
 #include "tle/emu.h"
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <set>
 #include <string_view>
 
@@ -52,6 +56,9 @@ written by tlec.
 Kernel parameters: (%comm: !llvm.ptr, %mem0: !llvm.ptr, ...) - the device
 communicator, then one symmetric-buffer handle per --buffer, in order. Use
 tle.local_pointer / tle.intra_pointer on the handles inside the kernel.
+Scalar parameters (i1, i8, i16, i32, i64, f16, f32, f64, index) may stand
+anywhere after %comm: the pointer parameters take the --buffer handles in
+order, the scalars the --arg values in order.
 
 OPTIONS:
   --kernel NAME            kernel to launch (required)
@@ -84,15 +91,26 @@ OPTIONS:
                            page size from 16K to 64M (suffix K or M; default
                            64K)
   --device-lib FILE.bc     device library for compiling .mlir for cuda
+  --arg VALUE              the next scalar kernel parameter, in declaration
+                           order: i1 0|1|true|false; i8..i64 and index a
+                           decimal or 0x-hex integer (negative or up to
+                           2^N-1); f16, f32, f64 a decimal number, inf or
+                           nan (f16 rounded from the nearest f32)
+  --json                   print one JSON object on stdout instead: the
+                           run (kernel, ranks, shape, seed), the dumps, the
+                           summary, and on failure the error with the
+                           device error record; exit status unchanged
   --help, --version
 
-Options that take one value may be given once (--buffer and --dump repeat).
+Options that take one value may be given once (--buffer, --dump and --arg
+repeat). TLE_DEBUG=WARN|INFO|TRACE logs what the runtime does (stderr, or
+TLE_DEBUG_FILE).
 
 Exit status: 0 on success; 1 when a launch fails (deadlock, timeout, slot
 out of range, stack overflow, a launch or buffers too big for the machine,
 ...: the report is on stderr) or the kernel file cannot be used; 2 on a
-usage error (options, TLE_EMU_SEED, TLE_BARRIER_TIMEOUT_MS) or when the
-kernel's parameters do not match the buffers.
+usage error (options, TLE_EMU_SEED, TLE_BARRIER_TIMEOUT_MS, TLE_DEBUG) or
+when the kernel's parameters do not match the buffers and --arg values.
 )";
 }
 
@@ -220,7 +238,115 @@ static bool checkEnvironment(Options &out, std::string &error) {
     if (tle::emu::environmentSeed(seed, error) != tleSuccess)
       return false;
   }
+  if (const char *env = std::getenv("TLE_DEBUG")) {
+    tle::log::Level level;
+    if (!tle::log::parseLevel(env, level)) {
+      error = "TLE_DEBUG='" + std::string(env).substr(0, 32) +
+              "' is not WARN, INFO or TRACE";
+      return false;
+    }
+  }
   return true;
+}
+
+bool tle::run::wantsJson(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::string_view(argv[i]) == "--json")
+      return true;
+  return false;
+}
+
+/// IEEE binary16 bits of `value`, rounded to nearest even.
+static uint16_t toHalf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, 4);
+  uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000);
+  uint32_t exponent = (bits >> 23) & 0xFF, mantissa = bits & 0x7FFFFF;
+  if (exponent == 0xFF) // inf or nan (a quiet nan keeps a payload bit)
+    return sign | 0x7C00 | (mantissa ? 0x200 : 0);
+  int e = static_cast<int>(exponent) - 127 + 15;
+  if (e >= 31)
+    return sign | 0x7C00;
+  // Normal halves keep 10 of the 23 mantissa bits; subnormal ones fewer.
+  uint32_t full = mantissa | (exponent ? 0x800000 : 0);
+  int shift = e > 0 ? 13 : 14 - e;
+  if (shift > 24)
+    return sign;
+  uint32_t kept = full >> shift, rest = full & ((1u << shift) - 1),
+           half = 1u << (shift - 1);
+  if (rest > half || (rest == half && (kept & 1)))
+    ++kept; // may carry into the exponent, which is still right
+  if (e > 0)
+    return sign | static_cast<uint16_t>((uint32_t(e) << 10) + kept - 0x400);
+  return sign | static_cast<uint16_t>(kept);
+}
+
+bool tle::run::parseScalar(const std::string &type, const std::string &text,
+                           uint64_t &out, std::string &error) {
+  out = 0;
+  int bits = type == "i1"                       ? 1
+             : type == "i8"                     ? 8
+             : type == "i16"                    ? 16
+             : type == "i32"                    ? 32
+             : type == "i64" || type == "index" ? 64
+                                                : 0;
+  if (bits == 1) {
+    if (text == "0" || text == "false")
+      return true;
+    if (text == "1" || text == "true")
+      return out = 1, true;
+    error = "expected 0, 1, true or false for an i1";
+    return false;
+  }
+  if (bits) {
+    std::string_view digits = text;
+    bool negative = !digits.empty() && digits.front() == '-';
+    if (negative)
+      digits.remove_prefix(1);
+    int base = 10;
+    if (digits.size() > 2 && digits[0] == '0' &&
+        (digits[1] == 'x' || digits[1] == 'X')) {
+      digits.remove_prefix(2);
+      base = 16;
+    }
+    uint64_t magnitude = 0;
+    auto [ptr, ec] = std::from_chars(
+        digits.data(), digits.data() + digits.size(), magnitude, base);
+    uint64_t maxUnsigned = bits == 64 ? UINT64_MAX : (uint64_t(1) << bits) - 1;
+    uint64_t maxNegative = uint64_t(1) << (bits - 1);
+    if (digits.empty() || ec != std::errc() ||
+        ptr != digits.data() + digits.size() ||
+        magnitude > (negative ? maxNegative : maxUnsigned)) {
+      error = "expected an integer from -" + std::to_string(maxNegative) +
+              " to " + std::to_string(maxUnsigned) + " for an " + type;
+      return false;
+    }
+    out = (negative ? 0 - magnitude : magnitude) & maxUnsigned;
+    return true;
+  }
+  if (type == "f16" || type == "f32" || type == "f64") {
+    char *end = nullptr;
+    errno = 0;
+    double value =
+        text.empty() || std::isspace(static_cast<unsigned char>(text.front()))
+            ? 0
+            : std::strtod(text.c_str(), &end);
+    if (!end || *end || end == text.c_str()) {
+      error = "expected a number for an " + type;
+      return false;
+    }
+    if (type == "f64") {
+      std::memcpy(&out, &value, 8);
+    } else if (type == "f32") {
+      float f = static_cast<float>(value);
+      std::memcpy(&out, &f, 4);
+    } else {
+      out = toHalf(static_cast<float>(value));
+    }
+    return true;
+  }
+  error = "parameter type '" + type + "' takes no --arg";
+  return false;
 }
 
 ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
@@ -247,10 +373,18 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
       value = name.substr(eq + 1);
       name = name.substr(0, eq);
     }
+    if (name == "json") {
+      if (eq != std::string_view::npos) {
+        error = "--json takes no value";
+        return ParseResult::Error;
+      }
+      out.json = true;
+      continue;
+    }
     static constexpr std::string_view known[] = {
-        "kernel",   "ranks",      "grid",       "block",      "target",
-        "buffer",   "repeat",     "dump",       "seed",       "trace",
-        "barriers", "device-lib", "timeout-ms", "stack-bytes"};
+        "kernel",   "ranks",      "grid",       "block",       "target",
+        "buffer",   "repeat",     "dump",       "seed",        "trace",
+        "barriers", "device-lib", "timeout-ms", "stack-bytes", "arg"};
     if (std::find(std::begin(known), std::end(known), name) ==
         std::end(known)) {
       error = "unknown option --" + std::string(name) + " (see --help)";
@@ -258,7 +392,8 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
     }
     // Silently taking the last of two values would run something the user
     // did not ask for.
-    if (name != "buffer" && name != "dump" && !given.insert(name).second) {
+    if (name != "buffer" && name != "dump" && name != "arg" &&
+        !given.insert(name).second) {
       error = "--" + std::string(name) + " is given more than once";
       return ParseResult::Error;
     }
@@ -340,6 +475,8 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
       out.stackBytes = static_cast<size_t>(number);
     } else if (name == "device-lib") {
       out.deviceLib = value;
+    } else if (name == "arg") {
+      out.args.emplace_back(value);
     }
   }
   if (out.input.empty()) {

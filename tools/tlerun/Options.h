@@ -82,6 +82,11 @@ struct Options {
   std::optional<uint32_t> barriers;
   /// Device library for compiling .mlir input for cuda in-process.
   std::string deviceLib;
+  /// --arg values, for the kernel's scalar parameters in declaration order
+  /// (parsed against their types once the kernel is known: parseScalar).
+  std::vector<std::string> args;
+  /// --json: stdout carries one JSON object (Report.h) instead of lines.
+  bool json = false;
 };
 
 /// Bytes of one element of `type`.
@@ -91,6 +96,17 @@ const char *elemName(ElemType type);
 
 /// What parseOptions decided.
 enum class ParseResult { Run, Help, Version, Error };
+
+/// Whether argv asks for --json (looked up before parsing, so that a usage
+/// error is reported as JSON too).
+bool wantsJson(int argc, char **argv);
+
+/// Parses `text` as a value of the bundle parameter type `type` (i1, i8,
+/// i16, i32, i64, f16, f32, f64 or index) into the low bytes of `out`
+/// (little-endian, the rest zero), the way a launch passes it. False with
+/// `error` set when the text is not such a value.
+bool parseScalar(const std::string &type, const std::string &text,
+                 uint64_t &out, std::string &error);
 
 /// Parses argv and checks the environment variables tlerun reads; on Error,
 /// `error` says why.

@@ -1,8 +1,9 @@
 //===- Runner.cpp - Communicators, buffers, launches, reports -------------===//
 //
 // The part of tlerun every build has. Output contract (other tools and tests
-// parse it): stdout carries only the --dump JSON lines; the summary,
-// progress and every diagnostic go to stderr, so `tlerun ... | jq` works.
+// parse it): stdout carries only the --dump JSON lines, or with --json one
+// JSON object (Report.h); the summary, progress and every diagnostic go to
+// stderr, so `tlerun ... | jq` works.
 // Buffers are filled and dumped in chunks, so a large buffer costs its own
 // memory only; before anything is allocated, the run's memory (buffers on
 // every rank, the emulator's threads) is checked against the machine's.
@@ -12,7 +13,10 @@
 #include "Runner.h"
 
 #include "Device.h"
+#include "Report.h"
 
+#include "tle/detail/Json.h"
+#include "tle/detail/Log.h"
 #include "tle/emu.h"
 
 #include <unistd.h>
@@ -49,11 +53,12 @@ struct Resources {
 };
 } // namespace
 
-static void reportError(const char *what, tleResult_t result) {
+static void reportError(Report &report, const std::string &what,
+                        tleResult_t result) {
   const char *detail = tleGetLastErrorDetail();
-  std::fprintf(stderr, "tlerun: %s failed: %s%s%s\n", what,
-               tleGetErrorString(result), detail && *detail ? ": " : "",
-               detail ? detail : "");
+  report.error("setup", what + " failed: " + tleGetErrorString(result) +
+                            (detail && *detail ? ": " : "") +
+                            (detail ? detail : ""));
 }
 
 /// SplitMix64: a tiny, well-mixed generator for --buffer ...:random.
@@ -118,48 +123,23 @@ static void initialContents(const BufferSpec &spec, int rank, uint64_t seed,
   }
 }
 
-/// Appends the JSON spelling of element `i` of `bytes`.
-static void appendValue(std::string &out, ElemType type,
+/// Appends element `i` of `bytes` to the JSON being written.
+static void appendValue(tle::json::Writer &w, ElemType type,
                         const unsigned char *bytes, uint64_t i) {
-  char buf[64];
   const unsigned char *src = bytes + i * elemSize(type);
-  std::to_chars_result res{};
-  auto appendFloat = [&](double v, auto narrow) {
-    if (!std::isfinite(v)) {
-      // JSON has no NaN or Inf.
-      out += std::isnan(v) ? "\"nan\"" : (v > 0 ? "\"inf\"" : "\"-inf\"");
-      return;
-    }
-    res = std::to_chars(buf, buf + sizeof(buf), narrow);
-    out.append(buf, res.ptr);
+  auto load = [&](auto value) {
+    std::memcpy(&value, src, sizeof(value));
+    w.value(value);
   };
   switch (type) {
-  case ElemType::I32: {
-    int32_t v;
-    std::memcpy(&v, src, 4);
-    res = std::to_chars(buf, buf + sizeof(buf), v);
-    out.append(buf, res.ptr);
-    break;
-  }
-  case ElemType::I64: {
-    int64_t v;
-    std::memcpy(&v, src, 8);
-    res = std::to_chars(buf, buf + sizeof(buf), v);
-    out.append(buf, res.ptr);
-    break;
-  }
-  case ElemType::F32: {
-    float v;
-    std::memcpy(&v, src, 4);
-    appendFloat(v, v);
-    break;
-  }
-  case ElemType::F64: {
-    double v;
-    std::memcpy(&v, src, 8);
-    appendFloat(v, v);
-    break;
-  }
+  case ElemType::I32:
+    return load(int32_t());
+  case ElemType::I64:
+    return load(int64_t());
+  case ElemType::F32:
+    return load(float());
+  case ElemType::F64:
+    return load(double());
   }
 }
 
@@ -175,58 +155,57 @@ static std::optional<uint64_t> epochSum(tleComm_t comm, uint32_t slots) {
   return sum;
 }
 
-/// Checks that the kernel's parameters are what tlerun passes.
-static bool checkParams(const Options &options, const BundleKernel &meta) {
-  size_t passed = 1 + options.buffers.size();
-  bool allPtr = std::all_of(meta.params.begin(), meta.params.end(),
-                            [](const std::string &p) { return p == "ptr"; });
-  if (meta.params.size() == passed && allPtr)
-    return true;
-  std::string params;
-  for (size_t i = 0; i < meta.params.size(); ++i)
-    params += (i ? ", " : "") + meta.params[i];
-  std::fprintf(stderr,
-               "tlerun: kernel '%s' takes (%s) but tlerun passes %zu pointers: "
-               "the communicator, then one handle per --buffer (%zu given)\n",
-               meta.name.c_str(), params.c_str(), passed,
-               options.buffers.size());
-  return false;
-}
+namespace {
+/// What tlerun passes for each kernel parameter after the communicator: the
+/// handle of --buffer `index`, or the value of --arg `index`.
+struct ParamBinding {
+  bool buffer = true;
+  size_t index = 0;
+};
+} // namespace
 
-static void printSummary(const Options &options, const LoadedKernel &kernel,
-                         const Device &device, std::vector<double> times,
-                         std::optional<uint64_t> rounds,
-                         std::optional<uint64_t> seed) {
-  std::sort(times.begin(), times.end());
-  double median =
-      times.size() % 2
-          ? times[times.size() / 2]
-          : (times[times.size() / 2 - 1] + times[times.size() / 2]) / 2;
-  std::fprintf(stderr,
-               "tlerun: kernel %s, %d ranks (%s), grid %ux%ux%u, block "
-               "%ux%ux%u, %zu launches",
-               kernel.meta.name.c_str(), options.ranks,
-               device.backend() == tleBackendCuda ? "cuda" : "emulator",
-               options.grid.x, options.grid.y, options.grid.z, options.block.x,
-               options.block.y, options.block.z, times.size());
-  if (seed)
-    std::fprintf(stderr, ", seed %" PRIu64, *seed);
-  std::fprintf(stderr, "\n");
-  std::fprintf(stderr,
-               "tlerun: per-launch time: min %.3f ms, median %.3f ms, max "
-               "%.3f ms\n",
-               times.front() * 1e3, median * 1e3, times.back() * 1e3);
-  if (rounds)
-    std::fprintf(stderr,
-                 "tlerun: barrier rounds: %" PRIu64 " (%.1f per launch; slot "
-                 "epochs of rank 0), %u barrier ops in the kernel\n",
-                 *rounds, double(*rounds) / times.size(),
-                 kernel.meta.barrierOps);
-  else
-    std::fprintf(stderr,
-                 "tlerun: barrier rounds: unknown, %u barrier ops in "
-                 "the kernel\n",
-                 kernel.meta.barrierOps);
+/// Binds the kernel's parameters to what the command line gives: %comm
+/// first, then pointers to the --buffer handles and scalars to the --arg
+/// values, each in order. False, after the report, when they do not match.
+static bool bindParams(const Options &options, const BundleKernel &meta,
+                       std::vector<ParamBinding> &bindings,
+                       std::vector<uint64_t> &scalars, Report &report) {
+  size_t pointers = 0, values = 0;
+  bool commFirst = !meta.params.empty() && meta.params[0] == "ptr";
+  for (size_t i = 1; i < meta.params.size(); ++i)
+    ++(meta.params[i] == "ptr" ? pointers : values);
+  if (!commFirst || pointers != options.buffers.size() ||
+      values != options.args.size()) {
+    std::string params;
+    for (size_t i = 0; i < meta.params.size(); ++i)
+      params += (i ? ", " : "") + meta.params[i];
+    report.error("params", "kernel '" + meta.name + "' takes (" + params +
+                               ") but tlerun passes the communicator, then " +
+                               std::to_string(options.buffers.size()) +
+                               " buffer handles (one per --buffer) and " +
+                               std::to_string(options.args.size()) +
+                               " scalars (one per --arg), in parameter order");
+    return false;
+  }
+  size_t buffer = 0;
+  for (size_t i = 1; i < meta.params.size(); ++i) {
+    if (meta.params[i] == "ptr") {
+      bindings.push_back({true, buffer++});
+      continue;
+    }
+    uint64_t value = 0;
+    std::string why;
+    const std::string &text = options.args[scalars.size()];
+    if (!parseScalar(meta.params[i], text, value, why)) {
+      report.error("params", "--arg " + text + " (parameter " +
+                                 std::to_string(i) + " of kernel '" +
+                                 meta.name + "'): " + why);
+      return false;
+    }
+    bindings.push_back({false, scalars.size()});
+    scalars.push_back(value);
+  }
+  return true;
 }
 
 namespace {
@@ -331,14 +310,19 @@ std::string humanBytes(uint64_t bytes) {
 }
 } // namespace
 
-int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
-  if (!checkParams(options, kernel.meta))
+int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
+                        Report &report) {
+  report.setRun(options, kernel.meta);
+  std::vector<ParamBinding> bindings;
+  // Every rank's args point at the same scalar values.
+  std::vector<uint64_t> scalars;
+  if (!bindParams(options, kernel.meta, bindings, scalars, report))
     return 2;
   std::string error;
   std::unique_ptr<Device> device =
       options.target == "cuda" ? createCudaDevice(error) : createEmuDevice();
   if (!device) {
-    std::fprintf(stderr, "tlerun: %s\n", error.c_str());
+    report.error("setup", error);
     return 1;
   }
 
@@ -359,7 +343,7 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
   // overflow while parsing).
   uint64_t hostBytes = 0;
   if (!device->plan(shape, options.ranks, hostBytes, error)) {
-    std::fprintf(stderr, "tlerun: %s\n", error.c_str());
+    report.error("setup", error);
     return 1;
   }
   if (device->backend() == tleBackendEmulator) {
@@ -371,14 +355,16 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
     overflow |= __builtin_add_overflow(bufferBytes, hostBytes, &total);
     uint64_t memory = tle::emu::physicalMemoryBytes();
     if (overflow || (memory && total > memory)) {
-      std::fprintf(stderr,
-                   "tlerun: the run needs about %s (buffers %s on %d ranks, "
-                   "the launch's threads %s), more than this machine's %s: "
-                   "use smaller --buffer counts, fewer --ranks or a smaller "
-                   "--grid/--block\n",
-                   overflow ? "2^64 bytes" : humanBytes(total).c_str(),
-                   humanBytes(bufferBytes).c_str(), options.ranks,
-                   humanBytes(hostBytes).c_str(), humanBytes(memory).c_str());
+      report.error(
+          "setup",
+          "the run needs about " +
+              (overflow ? std::string("2^64 bytes") : humanBytes(total)) +
+              " (buffers " + humanBytes(bufferBytes) + " on " +
+              std::to_string(options.ranks) + " ranks, the launch's threads " +
+              humanBytes(hostBytes) + "), more than this machine's " +
+              humanBytes(memory) +
+              ": use smaller --buffer counts, fewer --ranks or a "
+              "smaller --grid/--block");
       return 1;
     }
   }
@@ -401,23 +387,24 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
           tleCommInitAll(res.comms.data(), options.ranks, nullptr, &config);
       r != tleSuccess) {
     std::fill(res.comms.begin(), res.comms.end(), nullptr);
-    reportError("tleCommInitAll", r);
+    reportError(report, "tleCommInitAll", r);
     return 1;
   }
   if (!device->load(kernel, res.comms.data(), options.ranks, error)) {
-    std::fprintf(stderr, "tlerun: %s\n", error.c_str());
+    report.error("load", error);
     return 1;
   }
 
   uint64_t dataSeed = options.seed.value_or(0x5eedull);
-  // values[r][p]: parameter p of rank r; args[r][p] points at it.
+  // values[r]: rank r's communicator, then its buffer handles in --buffer
+  // order; args[r][p] points at parameter p of rank r (bindings say which).
   std::vector<std::vector<void *>> values(options.ranks), args(options.ranks);
   std::vector<void **> argsPerRank(options.ranks);
   for (int r = 0; r < options.ranks; ++r) {
     void *devComm = nullptr;
     if (tleResult_t e = tleCommGetDevComm(res.comms[r], &devComm);
         e != tleSuccess) {
-      reportError("tleCommGetDevComm", e);
+      reportError(report, "tleCommGetDevComm", e);
       return 1;
     }
     values[r].push_back(devComm);
@@ -428,18 +415,18 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
     if (tleResult_t e = tleMemAllocAll(res.comms.data(), options.ranks,
                                        spec.bytes, mems.data());
         e != tleSuccess) {
-      reportError(("allocating buffer " + spec.name).c_str(), e);
+      reportError(report, "allocating buffer " + spec.name, e);
       return 1;
     }
     res.mems.push_back(mems);
     for (int r = 0; r < options.ranks; ++r) {
       void *handle = nullptr, *local = nullptr;
       if (tleResult_t e = tleMemGetHandle(mems[r], &handle); e != tleSuccess) {
-        reportError("tleMemGetHandle", e);
+        reportError(report, "tleMemGetHandle", e);
         return 1;
       }
       if (tleResult_t e = tleMemGetLocalPtr(mems[r], &local); e != tleSuccess) {
-        reportError("tleMemGetLocalPtr", e);
+        reportError(report, "tleMemGetLocalPtr", e);
         return 1;
       }
       values[r].push_back(handle);
@@ -453,22 +440,30 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
         initialContents(spec, r, dataSeed, first, n, chunk.data());
         if (!device->write(r, static_cast<char *>(local) + first * size,
                            chunk.data(), n * size, error)) {
-          std::fprintf(stderr, "tlerun: initializing %s: %s\n",
-                       spec.name.c_str(), error.c_str());
+          report.error("setup", "initializing " + spec.name + ": " + error);
           return 1;
         }
       }
     }
   }
   for (int r = 0; r < options.ranks; ++r) {
-    for (void *&value : values[r])
-      args[r].push_back(&value);
+    args[r].push_back(&values[r][0]);
+    for (const ParamBinding &b : bindings)
+      args[r].push_back(b.buffer ? static_cast<void *>(&values[r][1 + b.index])
+                                 : static_cast<void *>(&scalars[b.index]));
     argsPerRank[r] = args[r].data();
   }
+  TLE_LOG(Info, -1,
+          "tlerun: kernel %s (%zu parameters) from %s on %d ranks, grid "
+          "%ux%ux%u, block %ux%ux%u, %u barrier slots, %u launches",
+          kernel.meta.name.c_str(), kernel.meta.params.size(),
+          options.input.c_str(), options.ranks, options.grid.x, options.grid.y,
+          options.grid.z, options.block.x, options.block.y, options.block.z,
+          config.nBarriers, options.repeat);
 
   TraceFile trace;
   if (shape.trace && !trace.open(options.traceFile, error)) {
-    std::fprintf(stderr, "tlerun: %s\n", error.c_str());
+    report.error("setup", error);
     return 1;
   }
   std::optional<uint64_t> epochsBefore =
@@ -486,22 +481,18 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
     if (shape.trace) {
       if (!trace.append(i + 1, traceTs, device->traceEvents(i + 1, traceTs),
                         error)) {
-        std::fprintf(stderr, "%stlerun: %s\n", progress ? "\n" : "",
-                     error.c_str());
+        if (progress)
+          std::fputs("\n", stderr);
+        report.error("launch", error);
         return 1;
       }
       traceTs += outcome.steps + 1;
     }
+    TLE_LOG(Trace, -1, "tlerun: launch %u of %u: %s, %.3f ms", i + 1,
+            options.repeat, tleGetErrorString(outcome.result),
+            outcome.seconds * 1e3);
     if (outcome.result != tleSuccess) {
-      std::fprintf(stderr, "%stlerun: launch %u of %u failed: %s\n",
-                   progress ? "\n" : "", i + 1, options.repeat,
-                   tleGetErrorString(outcome.result));
-      if (!outcome.message.empty())
-        std::fprintf(stderr, "%s%s", outcome.message.c_str(),
-                     outcome.message.back() == '\n' ? "" : "\n");
-      if (outcome.seed)
-        std::fprintf(stderr, "tlerun: replay with --seed %" PRIu64 "\n",
-                     *outcome.seed);
+      report.launchFailed(i + 1, options.repeat, outcome, progress);
       if (shape.trace && trace.close(&error))
         std::fprintf(stderr, "tlerun: the trace of launches 1 to %u is in %s\n",
                      i + 1, options.traceFile.c_str());
@@ -516,7 +507,7 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
       std::chrono::steady_clock::now() - startAll > std::chrono::seconds(1))
     std::fprintf(stderr, "\r\033[K");
   if (!trace.close(&error)) {
-    std::fprintf(stderr, "tlerun: %s\n", error.c_str());
+    report.error("launch", error);
     return 1;
   }
 
@@ -531,38 +522,39 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel) {
     for (int r = 0; r < options.ranks; ++r) {
       void *local = nullptr;
       tleMemGetLocalPtr(res.mems[b][r], &local);
-      std::string line = "{\"rank\": " + std::to_string(r) +
-                         ", \"buffer\": \"" + name + "\", \"values\": [";
+      std::string text;
+      tle::json::Writer w(text);
+      report.dumpBegin();
+      w.beginObject().key("rank").value(r).key("buffer").value(name);
+      w.key("values").beginArray();
       for (uint64_t first = 0; first < spec.count; first += perChunk) {
         uint64_t n = std::min(perChunk, spec.count - first);
         if (!device->read(r, chunk.data(),
                           static_cast<const char *>(local) + first * size,
                           n * size, error)) {
-          std::fputs("\n", stdout);
-          std::fprintf(stderr, "tlerun: reading %s: %s\n", name.c_str(),
-                       error.c_str());
+          if (!report.isJson())
+            std::fputs("\n", stdout);
+          report.error("dump", "reading " + name + ": " + error);
           return 1;
         }
-        for (uint64_t k = 0; k < n; ++k) {
-          if (first + k)
-            line += ", ";
-          appendValue(line, spec.type, chunk.data(), k);
-        }
-        std::fwrite(line.data(), 1, line.size(), stdout);
-        line.clear();
+        for (uint64_t k = 0; k < n; ++k)
+          appendValue(w, spec.type, chunk.data(), k);
+        report.dumpChunk(text);
       }
-      std::fputs("]}\n", stdout);
+      w.endArray().endObject();
+      report.dumpEnd(text);
     }
   }
   std::fflush(stdout);
 
-  if (options.repeatGiven) {
+  if (options.repeatGiven || report.isJson()) {
     std::optional<uint64_t> rounds;
     if (std::optional<uint64_t> after =
             epochSum(res.comms[0], config.nBarriers);
         after && epochsBefore)
       rounds = *after - *epochsBefore;
-    printSummary(options, kernel, *device, times, rounds, seed);
+    report.summary(options, kernel, device->backend(), times, rounds, seed,
+                   options.repeatGiven);
   }
   return 0;
 }

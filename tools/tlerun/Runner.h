@@ -12,11 +12,14 @@
 
 #include "Kernel.h"
 #include "Options.h"
+#include "Report.h"
 
 namespace tle::run {
 
-/// Runs `kernel` as `options` say; returns the process exit status.
-int runKernel(const Options &options, const LoadedKernel &kernel);
+/// Runs `kernel` as `options` say, telling `report` what happens; returns
+/// the process exit status.
+int runKernel(const Options &options, const LoadedKernel &kernel,
+              Report &report);
 
 } // namespace tle::run
 

@@ -18,6 +18,7 @@ using namespace tle::run;
 int main(int argc, char **argv) {
   Options options;
   std::string error;
+  Report report(wantsJson(argc, argv));
   switch (parseOptions(argc, argv, options, error)) {
   case ParseResult::Help:
     std::fputs(usageText(), stdout);
@@ -28,15 +29,15 @@ int main(int argc, char **argv) {
                 haveCompiler() ? "built in" : "not built");
     return 0;
   case ParseResult::Error:
-    std::fprintf(stderr, "tlerun: %s\n", error.c_str());
-    return 2;
+    report.error("usage", error);
+    return report.finish(2);
   case ParseResult::Run:
     break;
   }
   LoadedKernel kernel;
   if (!loadKernel(options, kernel, error)) {
-    std::fprintf(stderr, "tlerun: %s\n", error.c_str());
-    return 1;
+    report.error("load", error);
+    return report.finish(1);
   }
-  return runKernel(options, kernel);
+  return report.finish(runKernel(options, kernel, report));
 }

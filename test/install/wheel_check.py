@@ -1,0 +1,73 @@
+"""Run in a fresh virtual environment where only the tle-triton wheel (and
+what it depends on, Triton 3.6) was installed, from a folder outside the
+source tree and with no TLE_* variables set: the package must find its own
+bitcode and libtle.so, say its version (project()'s), compile a Triton
+kernel with distributed_barrier for sm_90 without a GPU, and explain a
+missing PyTorch. Prints one line per check; raises on the first failure."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+expected_version = sys.argv[1]
+for name in ("TLE_DEVICE_BC", "TLE_LIB", "TLE_BUILD_DIR"):
+    assert name not in os.environ, f"run without {name}: the package must find its own files"
+os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="tle-wheel-triton-cache-")
+
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+
+import tle  # noqa: E402
+import tle.language as tlx  # noqa: E402
+from tle import runtime  # noqa: E402
+
+package = Path(tle.__file__).resolve().parent
+assert "site-packages" in package.parts, package
+assert tle.__version__ == importlib.metadata.version("tle-triton") == expected_version, \
+    (tle.__version__, importlib.metadata.version("tle-triton"), expected_version)
+print(f"tle-triton {tle.__version__} in {package}")
+
+bitcode = Path(tle.device_bitcode_path())
+library = Path(tle.host_library_path())
+assert bitcode == package / "lib" / "libtle_device.bc", bitcode
+assert library == package / "lib" / "libtle.so", library
+assert tle.extern_libs() == {"tle": str(bitcode)}
+print(f"packaged files: {bitcode.name}, {library.name}")
+
+lib = runtime.library()
+lib.tleGetErrorString.restype = __import__("ctypes").c_char_p
+assert lib.tleGetErrorString(4) == b"timed out"
+print("libtle.so loads")
+
+
+@triton.jit
+def barrier_kernel(comm, out, n_iters):
+    for _ in range(n_iters):
+        tlx.distributed_barrier(comm, space="device", barrier_kind="sync", group_kind="block",
+                                order="acq_rel", index=tl.program_id(0))
+    tl.store(out + tl.program_id(0), tlx.intra_rank(comm))
+
+
+src = triton.compiler.ASTSource(fn=barrier_kernel, signature={"comm": "i64", "out": "*i32", "n_iters": "i32"})
+kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"extern_libs": tle.extern_libs()})
+ptx = kernel.asm["ptx"]
+# Linked and inlined: no external TLE function is left, and the barrier's
+# release/acquire operations are in the kernel.
+assert not re.search(r"\.extern \.func .*(tle|flagcx)", ptx), "the device library was not linked"
+assert re.search(r"\.release\.sys", ptx) and re.search(r"ld\.acquire\.sys", ptx), "no barrier in the PTX"
+print(f"sm_90 kernel with distributed_barrier compiled and linked ({len(ptx)} bytes of PTX)")
+
+try:
+    import tle.torch  # noqa: F401
+except ModuleNotFoundError as e:
+    assert "pip install 'tle-triton[torch]'" in str(e), e
+    print(f"without PyTorch: {e}")
+else:
+    print("PyTorch is installed: tle.torch imports")
+print("wheel OK")
