@@ -62,7 +62,7 @@ order, the scalars the --arg values in order.
 
 OPTIONS:
   --kernel NAME            kernel to launch (required)
-  --ranks N                number of ranks, 1-8 (required)
+  --ranks N                number of ranks, 1-128 (required)
   --grid G                 blocks per rank: X, XxY or XxYxZ (default 1)
   --block B                threads per block: X, XxY or XxYxZ (default 1,
                            at most 1024 threads)
@@ -414,8 +414,9 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
     if (name == "kernel") {
       out.kernel = value;
     } else if (name == "ranks") {
-      if (!parseU64(value, number) || number < 1 || number > 8)
-        return bad("expected 1 to 8 ranks");
+      if (!parseU64(value, number) || number < 1 || number > TLE_MAX_RANKS)
+        return bad("expected 1 to " + std::to_string(TLE_MAX_RANKS) +
+                   " ranks");
       out.ranks = static_cast<int>(number);
     } else if (name == "grid") {
       if (!parseExtent(value, out.grid))
