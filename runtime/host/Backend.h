@@ -30,6 +30,20 @@ struct SharedAlloc {
   void *impl = nullptr; ///< backend-private
 };
 
+/// One rank's copy of an imported buffer, as adoptImported sees it.
+struct ImportedCopy {
+  enum Source {
+    Own,    ///< this rank's copy
+    Caller, ///< a peer's copy; this rank's caller gave the address
+    Peer,   ///< a peer's copy at the address the peer itself reported, so
+            ///< only valid where that address means the same memory here
+  } source = Own;
+  /// Source Peer: the peer's device (-1 for the emulator), and whether the
+  /// peer runs in this process.
+  int peerDevice = -1;
+  bool peerInProcess = false;
+};
+
 /// Methods may be called from any thread: in one process, the last rank to
 /// drop a peer's allocation frees it through the owner's Backend.
 class Backend {
@@ -70,14 +84,45 @@ public:
   /// (synchronous).
   virtual tleResult_t copyFromLocal(void *dst, const void *src,
                                     size_t bytes) = 0;
+
+  /// Memory TLE did not allocate (tleMemImport): checks that this rank's
+  /// kernels can access `bytes` at `ptr` and makes it accessible where that
+  /// is TLE's part (peer access to another GPU of this process). Never
+  /// takes ownership. `copy` says whose copy it is and who gave its address.
+  virtual tleResult_t adoptImported(void *ptr, size_t bytes,
+                                    const ImportedCopy &copy) = 0;
+
+  /// A stream of this rank's device for collectives another engine runs
+  /// for TLE (NCCL's all-gather); the emulator has none (nullptr).
+  virtual tleResult_t createStream(void **out) {
+    *out = nullptr;
+    return tleSuccess;
+  }
+  virtual void destroyStream(void *stream) { (void)stream; }
+  /// Whether all work queued on `stream` has finished.
+  virtual tleResult_t streamDone(void *stream, bool &done) {
+    (void)stream;
+    done = true;
+    return tleSuccess;
+  }
 };
 
 /// The CPU backend: plain memory in one process, memory files (memfd)
 /// passed over the bootstrap across processes.
 std::unique_ptr<Backend> createCpuBackend(bool multiProcess);
+/// What the CUDA backend allocates shared memory with, and whether the
+/// rank's bootstrap can carry the file descriptors cuMem needs across
+/// processes.
+struct CudaBackendOptions {
+  tleAllocType_t allocType = tleAllocCudaMalloc; ///< never tleAllocDefault
+  bool fdsTravel = false;
+};
+
 /// The CUDA backend for `device` (nullptr with tleNotSupported when CUDA
-/// support is not built in).
+/// support is not built in, or when options.allocType is tleAllocCuMem and
+/// the driver or the bootstrap cannot serve it).
 tleResult_t createCudaBackend(int device, bool multiProcess,
+                              const CudaBackendOptions &options,
                               std::unique_ptr<Backend> &out);
 
 } // namespace tle

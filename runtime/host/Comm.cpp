@@ -126,8 +126,8 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
   c->rank = rank;
   c->size = nRanks;
   c->multiProcess = true;
-  if (tleResult_t r =
-          createBackend(c->config.backend, device, true, c->backend))
+  if (tleResult_t r = createBackend(c->config, device, true,
+                                    /*fdsTravel=*/true, c->backend))
     return r;
   if (tleResult_t r = connectSocketBootstrap(
           *id, nRanks, rank, c->config.bootstrapTimeoutMs, c->bootstrap))
@@ -166,8 +166,8 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
     c->rank = r;
     c->size = nRanks;
     c->group = group;
-    if (tleResult_t s = createBackend(
-            resolved.backend, devices ? devices[r] : r, false, c->backend))
+    if (tleResult_t s = createBackend(resolved, devices ? devices[r] : r,
+                                      false, /*fdsTravel=*/false, c->backend))
       return s;
     c->bootstrap = createInProcBootstrap(group, r);
     c->inbox = std::make_unique<SymmetricView>(c->backend, r, nRanks, true);

@@ -44,14 +44,20 @@ struct ResolvedConfig {
   uint32_t nBarriers = 64;
   uint64_t timeoutNs = 0;         ///< 0: device waits forever
   int64_t bootstrapTimeoutMs = 0; ///< 0: bootstrap waits forever
+  /// Never tleAllocDefault: resolved through TLE_CUDA_ALLOC and
+  /// TLE_DEFAULT_ALLOC_NAME.
+  tleAllocType_t allocType = tleAllocCudaMalloc;
 };
 
 /// Checks `config` (NULL: defaults) and resolves timeoutMs == -1 through
-/// the environment variable TLE_BARRIER_TIMEOUT_MS.
+/// the environment variable TLE_BARRIER_TIMEOUT_MS, allocType ==
+/// tleAllocDefault through TLE_CUDA_ALLOC.
 tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out);
 
-/// Creates the backend of one rank.
-tleResult_t createBackend(tleBackend_t kind, int device, bool multiProcess,
+/// Creates the backend of one rank. `fdsTravel`: the rank's bootstrap can
+/// carry file descriptors (needed by cuMem memory across processes).
+tleResult_t createBackend(const ResolvedConfig &config, int device,
+                          bool multiProcess, bool fdsTravel,
                           std::shared_ptr<Backend> &out);
 
 /// One rank's share of memory that all ranks allocate together: its own
@@ -95,6 +101,22 @@ private:
   std::vector<std::shared_ptr<Block>> peerBlocks;
 };
 
+/// Packing of one rank's contribution to an exchange, in native byte order:
+/// all ranks run on one node. getU64 reads at `at` and advances it; false
+/// when `s` is too short.
+void putU64(std::string &s, uint64_t v);
+bool getU64(const std::string &s, size_t &at, uint64_t &v);
+
+/// All-gathers (this rank's status `local`, `payload`) and the descriptors
+/// `myFds`, the step every collective of the host runtime is made of. If
+/// this rank failed, returns its own failure; if a peer did, tlePeerFailure
+/// with the peer's reason; else payloads[r] is rank r's payload.
+tleResult_t gatherStatus(Bootstrap &bs, tleResult_t local,
+                         const std::string &payload,
+                         const std::vector<int> &myFds,
+                         std::vector<std::string> &payloads,
+                         std::vector<std::vector<UniqueFd>> &peerFds);
+
 /// The collective allocation of `view` (`bytes` on every rank) through `bs`.
 /// `prior` is this rank's status so far: a failure is shared with every rank
 /// instead of leaving them waiting. `check` must be equal on all ranks
@@ -110,6 +132,9 @@ tleResult_t allocSymmetricAll(const std::vector<SymmetricView *> &views,
 /// The device-side handle of a symmetric buffer; `error` is the
 /// communicator's record, where the pointer functions report misuse.
 SymMem makeSymMem(const SymmetricView &view, int rank, int size, size_t bytes,
+                  ErrorRecord *error);
+/// The same from the addresses of every rank's copy as this rank sees them.
+SymMem makeSymMem(const std::vector<void *> &ptrs, int rank, size_t bytes,
                   ErrorRecord *error);
 
 /// One rank's communicator: what a tleComm_t names (Handles.h).
@@ -142,11 +167,22 @@ struct MemState {
   /// The communicator's error record (device address) for SymMem::error.
   ErrorRecord *error = nullptr;
   std::shared_ptr<Backend> backend;
-  std::unique_ptr<SymmetricView> view;
+  std::unique_ptr<SymmetricView> view; ///< null for imported memory
+  /// Imported memory (tleMemImport): every rank's copy as this rank
+  /// addresses it. TLE owns none of it.
+  std::vector<void *> imported;
   SymMem *handle = nullptr;
 
+  void *localPtr() const { return view ? view->ptr(rank) : imported[rank]; }
   ~MemState();
 };
+
+/// The communicators of a ...All call (tleMemAllocAll, tleMemImportAll):
+/// every rank of one tleCommInitAll set, in rank order. Sets the nRanks
+/// outMems to NULL first.
+tleResult_t lookupCommSet(const tleComm_t *handles, int nRanks,
+                          tleMem_t *outMems,
+                          std::vector<std::shared_ptr<CommState>> &comms);
 
 } // namespace tle
 

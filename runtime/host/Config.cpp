@@ -7,7 +7,8 @@
 // TLE_DEFAULT_TIMEOUT_MS. The host reads the environment once here and
 // stores the result in DevComm::timeoutNs, so every device build and the
 // emulator honour the same value. The variable is parsed strictly: a typo
-// must not silently become "wait forever".
+// must not silently become "wait forever". The CUDA allocation type follows
+// the same pattern: the config, TLE_CUDA_ALLOC, TLE_DEFAULT_ALLOC_NAME.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +17,8 @@
 
 #include "tle/detail/Log.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdlib>
 #include <cstring>
 
@@ -38,22 +41,68 @@ bool parseMs(const char *text, int64_t &out) {
   return true;
 }
 
+/// The $TLE_CUDA_ALLOC spellings of tleAllocType_t.
+struct AllocName {
+  const char *name;
+  tleAllocType_t type;
+};
+constexpr AllocName kAllocNames[] = {{"cudamalloc", tleAllocCudaMalloc},
+                                     {"cumem", tleAllocCuMem},
+                                     {"auto", tleAllocAuto}};
+
+bool parseAlloc(const char *text, tleAllocType_t &out) {
+  for (const AllocName &a : kAllocNames)
+    if (strcmp(text, a.name) == 0) {
+      out = a.type;
+      return true;
+    }
+  return false;
+}
+
+/// Resolves tleAllocDefault through the environment and the built-in
+/// default; checks any other value.
+tleResult_t resolveAlloc(int requested, tleAllocType_t &out) {
+  if (requested == tleAllocCudaMalloc || requested == tleAllocCuMem ||
+      requested == tleAllocAuto) {
+    out = static_cast<tleAllocType_t>(requested);
+    return tleSuccess;
+  }
+  if (requested != tleAllocDefault)
+    return fail(tleInvalidArgument,
+                "config.allocType %d is not a tleAllocType_t", requested);
+  const char *env = getenv("TLE_CUDA_ALLOC");
+  if (env && *env) {
+    if (!parseAlloc(env, out))
+      return fail(tleInvalidArgument,
+                  "TLE_CUDA_ALLOC='%.64s' is not one of cudamalloc, cumem, "
+                  "auto",
+                  env);
+    return tleSuccess;
+  }
+  if (!parseAlloc(TLE_DEFAULT_ALLOC_NAME, out))
+    return fail(tleInternalError, "TLE_DEFAULT_ALLOC_NAME is not a type");
+  return tleSuccess;
+}
+
 } // namespace
 
 tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out) {
   tleConfig_t c = TLE_CONFIG_INITIALIZER;
+  // The fields every tle.h has had; later ones are read only when the
+  // caller's struct has them (config->size), else keep their defaults.
+  constexpr size_t kFirstSize = offsetof(tleConfig_t, allocType);
   if (config) {
-    if (config->size < sizeof(tleConfig_t))
+    if (config->size < kFirstSize)
       return fail(tleInvalidArgument,
                   "config.size is %zu, expected at least %zu: initialise the "
                   "config with TLE_CONFIG_INITIALIZER",
-                  config->size, sizeof(tleConfig_t));
+                  config->size, kFirstSize);
     if (config->version / 100 != TLE_VERSION_MAJOR)
       return fail(tleInvalidArgument,
                   "config.version %u is not of this library's major version "
                   "%d",
                   config->version, TLE_VERSION_MAJOR);
-    c = *config;
+    memcpy(&c, config, std::min(config->size, sizeof(tleConfig_t)));
   }
   // Read as an int: from C, any int may arrive in the enum's place.
   int backend;
@@ -96,6 +145,11 @@ tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out) {
                 static_cast<long long>(bootstrapMs),
                 static_cast<long long>(kMaxTimeoutMs));
 
+  int alloc;
+  memcpy(&alloc, &c.allocType, sizeof(alloc));
+  if (tleResult_t r = resolveAlloc(alloc, out.allocType))
+    return r;
+
   TLE_LOG(Info, -1,
           "timeouts: device wait %lld ms (%s; 0 waits forever), bootstrap "
           "%lld ms",
@@ -108,9 +162,16 @@ tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out) {
   return tleSuccess;
 }
 
-tleResult_t createBackend(tleBackend_t kind, int device, bool multiProcess,
+tleResult_t createBackend(const ResolvedConfig &config, int device,
+                          bool multiProcess, bool fdsTravel,
                           std::shared_ptr<Backend> &out) {
-  if (kind == tleBackendEmulator) {
+  if (config.backend == tleBackendEmulator) {
+    // Memory files need the descriptors to travel; there is no fallback.
+    if (multiProcess && !fdsTravel)
+      return fail(tleNotSupported,
+                  "the emulator backend shares memory between processes as "
+                  "memory files, whose descriptors this bootstrap cannot "
+                  "carry");
     out = createCpuBackend(multiProcess);
     return tleSuccess;
   }
@@ -118,7 +179,10 @@ tleResult_t createBackend(tleBackend_t kind, int device, bool multiProcess,
     return fail(tleInvalidArgument, "device %d is not a CUDA device ordinal",
                 device);
   std::unique_ptr<Backend> backend;
-  if (tleResult_t r = createCudaBackend(device, multiProcess, backend))
+  CudaBackendOptions options;
+  options.allocType = config.allocType;
+  options.fdsTravel = fdsTravel;
+  if (tleResult_t r = createCudaBackend(device, multiProcess, options, backend))
     return r;
   if (!backend)
     return fail(tleInternalError, "the CUDA backend returned no backend");

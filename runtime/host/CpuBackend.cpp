@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
+#include <vector>
 
 namespace tle {
 namespace {
@@ -192,6 +193,37 @@ public:
   tleResult_t copyFromLocal(void *dst, const void *src,
                             size_t bytes) override {
     memcpy(dst, src, bytes);
+    return tleSuccess;
+  }
+
+  tleResult_t adoptImported(void *ptr, size_t bytes,
+                            const ImportedCopy &copy) override {
+    // After fork() every process has the same layout, so a peer's address
+    // is mapped here too, but to this process's own memory: nothing could
+    // tell such a copy from a shared one.
+    if (copy.source == ImportedCopy::Peer && !copy.peerInProcess)
+      return fail(tleInvalidArgument,
+                  "the emulator cannot check that an address another "
+                  "process reported means the same memory here: pass "
+                  "peerPtrs, the peers' copies as this process maps them");
+    // Imported memory is host memory the emulator's threads load and store
+    // directly: every page must be mapped in this process, or a kernel
+    // would fault instead of reporting. mincore fails with ENOMEM when a
+    // page of the range is not mapped.
+    uintptr_t begin = reinterpret_cast<uintptr_t>(ptr);
+    if (begin > UINTPTR_MAX - bytes)
+      return fail(tleInvalidArgument, "%zu bytes at %p wrap around", bytes,
+                  ptr);
+    uintptr_t first = begin & ~uintptr_t(kPageBytes - 1);
+    size_t span = begin + bytes - first;
+    std::vector<unsigned char> resident((span + kPageBytes - 1) / kPageBytes);
+    if (mincore(reinterpret_cast<void *>(first), span, resident.data()) != 0) {
+      if (errno == ENOMEM)
+        return fail(tleInvalidArgument,
+                    "%zu bytes at %p are not all mapped in this process",
+                    bytes, ptr);
+      return failErrno(errno, "mincore of %zu bytes at %p", bytes, ptr);
+    }
     return tleSuccess;
   }
 

@@ -13,9 +13,11 @@
 namespace tle {
 
 tleResult_t createCudaBackend(int device, bool multiProcess,
+                              const CudaBackendOptions &options,
                               std::unique_ptr<Backend> &out) {
   (void)device;
   (void)multiProcess;
+  (void)options;
   out.reset();
   return fail(tleNotSupported,
               "this libtle was built without CUDA (TLE_ENABLE_CUDA=OFF)");

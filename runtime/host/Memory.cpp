@@ -78,29 +78,9 @@ tleResult_t memAlloc(tleComm_t commHandle, size_t bytes, tleMem_t *outMem) {
 
 tleResult_t memAllocAll(const tleComm_t *handles, int nRanks, size_t bytes,
                         tleMem_t *outMems) {
-  if (!handles || !outMems)
-    return fail(tleInvalidArgument, "comms or outMems is NULL");
-  if (nRanks < 1 || nRanks > kMaxRanks)
-    return fail(tleInvalidArgument, "nRanks %d is not in 1..%d", nRanks,
-                kMaxRanks);
-  for (int r = 0; r < nRanks; ++r)
-    outMems[r] = nullptr;
-  std::vector<std::shared_ptr<CommState>> comms(nRanks);
-  for (int r = 0; r < nRanks; ++r) {
-    std::string arg = "comms[" + std::to_string(r) + "]";
-    if (tleResult_t s = lookupComm(handles[r], comms[r], arg.c_str()))
-      return s;
-    if (!comms[r]->group || comms[r]->group != comms[0]->group)
-      return fail(tleInvalidArgument,
-                  "comms[%d] is not of the same tleCommInitAll set as "
-                  "comms[0]",
-                  r);
-    if (comms[r]->rank != r || comms[r]->size != nRanks)
-      return fail(tleInvalidArgument,
-                  "comms[%d] is rank %d of %d; pass every rank of the set "
-                  "in rank order",
-                  r, comms[r]->rank, comms[r]->size);
-  }
+  std::vector<std::shared_ptr<CommState>> comms;
+  if (tleResult_t s = lookupCommSet(handles, nRanks, outMems, comms))
+    return s;
   if (bytes == 0)
     return fail(tleInvalidArgument, "bytes is 0");
   std::vector<std::shared_ptr<MemState>> mems;
@@ -128,6 +108,36 @@ tleResult_t memAllocAll(const tleComm_t *handles, int nRanks, size_t bytes,
 }
 
 } // namespace
+
+tleResult_t lookupCommSet(const tleComm_t *handles, int nRanks,
+                          tleMem_t *outMems,
+                          std::vector<std::shared_ptr<CommState>> &comms) {
+  if (!handles || !outMems)
+    return fail(tleInvalidArgument, "comms or outMems is NULL");
+  if (nRanks < 1 || nRanks > kMaxRanks)
+    return fail(tleInvalidArgument, "nRanks %d is not in 1..%d", nRanks,
+                kMaxRanks);
+  for (int r = 0; r < nRanks; ++r)
+    outMems[r] = nullptr;
+  comms.assign(nRanks, nullptr);
+  for (int r = 0; r < nRanks; ++r) {
+    std::string arg = "comms[" + std::to_string(r) + "]";
+    if (tleResult_t s = lookupComm(handles[r], comms[r], arg.c_str()))
+      return s;
+    if (!comms[r]->group || comms[r]->group != comms[0]->group)
+      return fail(tleInvalidArgument,
+                  "comms[%d] is not of the same tleCommInitAll set as "
+                  "comms[0]",
+                  r);
+    if (comms[r]->rank != r || comms[r]->size != nRanks)
+      return fail(tleInvalidArgument,
+                  "comms[%d] is rank %d of %d; pass every rank of the set "
+                  "in rank order",
+                  r, comms[r]->rank, comms[r]->size);
+  }
+  return tleSuccess;
+}
+
 } // namespace tle
 
 using namespace tle;
@@ -171,7 +181,7 @@ tleResult_t tleMemGetLocalPtr(tleMem_t handle, void **outPtr) {
       return r;
     if (!outPtr)
       return fail(tleInvalidArgument, "outPtr is NULL");
-    *outPtr = mem->view->ptr(mem->rank);
+    *outPtr = mem->localPtr();
     return tleSuccess;
   });
 }

@@ -94,13 +94,10 @@ tleResult_t SymmetricView::releaseExport() {
   return own ? backend->releaseExport(own->alloc) : tleSuccess;
 }
 
-namespace {
-
-/// Packing of one rank's contribution in native byte order: all ranks run
-/// on one node.
 void putU64(std::string &s, uint64_t v) {
   s.append(reinterpret_cast<const char *>(&v), sizeof(v));
 }
+
 bool getU64(const std::string &s, size_t &at, uint64_t &v) {
   if (at > s.size() || s.size() - at < sizeof(v))
     return false;
@@ -109,9 +106,6 @@ bool getU64(const std::string &s, size_t &at, uint64_t &v) {
   return true;
 }
 
-/// All-gathers (status, payload) and the descriptors `myFds`. If this rank
-/// failed, returns its own failure; if a peer did, tlePeerFailure with the
-/// peer's reason.
 tleResult_t gatherStatus(Bootstrap &bs, tleResult_t local,
                          const std::string &payload,
                          const std::vector<int> &myFds,
@@ -145,8 +139,6 @@ tleResult_t gatherStatus(Bootstrap &bs, tleResult_t local,
   }
   return tleSuccess;
 }
-
-} // namespace
 
 tleResult_t allocSymmetric(Bootstrap &bs, SymmetricView &view, size_t bytes,
                            tleResult_t prior, uint64_t check,
@@ -229,13 +221,21 @@ tleResult_t allocSymmetricAll(const std::vector<SymmetricView *> &views,
 
 SymMem makeSymMem(const SymmetricView &view, int rank, int size, size_t bytes,
                   ErrorRecord *error) {
+  std::vector<void *> ptrs(size);
+  for (int p = 0; p < size; ++p)
+    ptrs[p] = view.ptr(p);
+  return makeSymMem(ptrs, rank, bytes, error);
+}
+
+SymMem makeSymMem(const std::vector<void *> &ptrs, int rank, size_t bytes,
+                  ErrorRecord *error) {
   SymMem m = {};
   m.magic = kSymMemMagic;
   m.rank = rank;
-  m.size = size;
+  m.size = static_cast<int32_t>(ptrs.size());
   m.bytes = bytes;
-  for (int p = 0; p < size; ++p)
-    m.ptrs[p] = view.ptr(p);
+  for (size_t p = 0; p < ptrs.size(); ++p)
+    m.ptrs[p] = ptrs[p];
   m.error = error;
   return m;
 }

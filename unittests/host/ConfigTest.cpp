@@ -3,7 +3,10 @@
 //
 // config.timeoutMs == -1 takes TLE_BARRIER_TIMEOUT_MS, parsed strictly, or
 // TLE_DEFAULT_TIMEOUT_MS; an explicit config value wins over the
-// environment. The result lands in DevComm::timeoutNs.
+// environment. The result lands in DevComm::timeoutNs. config.allocType
+// (tleAllocDefault: TLE_CUDA_ALLOC) is checked on every backend, though
+// only the CUDA one uses it; a config from an older tle.h, shorter than
+// today's, takes the defaults of the fields it lacks.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,33 +15,41 @@
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdlib>
 #include <string>
 
 namespace {
 
-/// Sets (or unsets, for nullptr) TLE_BARRIER_TIMEOUT_MS for one test.
-class EnvTimeout {
+/// Sets (or unsets, for nullptr) the variable `name` for one test.
+class EnvVar {
 public:
-  explicit EnvTimeout(const char *value) {
-    if (const char *old = getenv(kName))
+  EnvVar(const char *name, const char *value) : name(name) {
+    if (const char *old = getenv(name))
       saved = old, hadOld = true;
     if (value)
-      setenv(kName, value, 1);
+      setenv(name, value, 1);
     else
-      unsetenv(kName);
+      unsetenv(name);
   }
-  ~EnvTimeout() {
+  ~EnvVar() {
     if (hadOld)
-      setenv(kName, saved.c_str(), 1);
+      setenv(name, saved.c_str(), 1);
     else
-      unsetenv(kName);
+      unsetenv(name);
   }
 
 private:
-  static constexpr const char *kName = "TLE_BARRIER_TIMEOUT_MS";
+  const char *name;
   std::string saved;
   bool hadOld = false;
+};
+
+/// TLE_BARRIER_TIMEOUT_MS for one test.
+class EnvTimeout : public EnvVar {
+public:
+  explicit EnvTimeout(const char *value)
+      : EnvVar("TLE_BARRIER_TIMEOUT_MS", value) {}
 };
 
 /// Creates a 1-rank communicator with `timeoutMs` and returns the DevComm's
@@ -117,6 +128,60 @@ TEST(ConfigTest, LargestTimeoutDoesNotOverflow) {
   EnvTimeout env2("9223372036855");
   timeoutNsFor(-1, r);
   EXPECT_EQ(r, tleInvalidArgument);
+}
+
+} // namespace
+
+namespace {
+
+tleResult_t initWith(const tleConfig_t &cfg) {
+  tleComm_t comm = nullptr;
+  tleResult_t r = tleCommInitAll(&comm, 1, nullptr, &cfg);
+  if (r == tleSuccess)
+    EXPECT_EQ(tleCommDestroy(comm), tleSuccess);
+  return r;
+}
+
+TEST(ConfigTest, AllocTypesAndTheirEnvironment) {
+  tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
+  EXPECT_EQ(cfg.allocType, tleAllocDefault);
+  for (tleAllocType_t t :
+       {tleAllocDefault, tleAllocCudaMalloc, tleAllocCuMem, tleAllocAuto}) {
+    cfg.allocType = t;
+    EXPECT_EQ(initWith(cfg), tleSuccess) << t;
+  }
+  cfg.allocType = static_cast<tleAllocType_t>(4);
+  EXPECT_EQ(initWith(cfg), tleInvalidArgument);
+  EXPECT_NE(std::string(tleGetLastErrorDetail()).find("config.allocType 4"),
+            std::string::npos)
+      << tleGetLastErrorDetail();
+  cfg.allocType = tleAllocDefault;
+  for (const char *good : {"cudamalloc", "cumem", "auto", ""}) {
+    EnvVar env("TLE_CUDA_ALLOC", good);
+    EXPECT_EQ(initWith(cfg), tleSuccess) << good;
+  }
+  for (const char *bad : {"CUMEM", "ipc", "cumem ", "1"}) {
+    EnvVar env("TLE_CUDA_ALLOC", bad);
+    EXPECT_EQ(initWith(cfg), tleInvalidArgument) << bad;
+    EXPECT_NE(std::string(tleGetLastErrorDetail()).find("TLE_CUDA_ALLOC"),
+              std::string::npos);
+  }
+  // An explicit type does not read the environment at all.
+  EnvVar env("TLE_CUDA_ALLOC", "nonsense");
+  cfg.allocType = tleAllocCuMem;
+  EXPECT_EQ(initWith(cfg), tleSuccess);
+}
+
+TEST(ConfigTest, ConfigOfAnOlderHeaderTakesDefaultsForNewFields) {
+  // The tle.h before allocType: its struct ended at bootstrapTimeoutMs.
+  tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
+  cfg.size = offsetof(tleConfig_t, allocType);
+  cfg.allocType = static_cast<tleAllocType_t>(99); // past `size`: unread
+  EXPECT_EQ(initWith(cfg), tleSuccess) << tleGetLastErrorDetail();
+  cfg.size = offsetof(tleConfig_t, allocType) - 1;
+  EXPECT_EQ(initWith(cfg), tleInvalidArgument);
+  cfg.size = sizeof(tleConfig_t);
+  EXPECT_EQ(initWith(cfg), tleInvalidArgument);
 }
 
 } // namespace

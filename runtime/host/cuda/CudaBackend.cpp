@@ -1,11 +1,15 @@
 //===- CudaBackend.cpp - The CUDA memory backend --------------------------===//
 //
-// Implements tle::Backend on one NVIDIA GPU with the CUDA runtime API: device
-// memory from cudaMalloc shared with peers by peer access (ranks of one
-// process) or by legacy CUDA IPC handles (one process per rank), and the
-// error record in host-mapped pinned memory, which the host can still read
-// after a trap has killed the CUDA context. Multicast objects are never
-// created (docs/gpu.md says why and why IPC rather than cuMem handles).
+// Implements tle::Backend on one NVIDIA GPU. Memory peers map comes in two
+// kinds (tleAllocType_t): cudaMalloc, shared by peer access (ranks of one
+// process) or legacy CUDA IPC handles (one process per rank); or cuMem
+// (VMM) physical memory mapped into a reserved range, shared by granting
+// each peer device access (one process) or by exporting a POSIX file
+// descriptor that travels over the bootstrap's socket (one process per
+// rank). Every export blob names its kind, so a rank maps a peer's block
+// whatever kind this rank allocates. The error record lives in host-mapped
+// pinned memory, which the host can still read after a trap has killed the
+// CUDA context. Multicast objects are never created (docs/gpu.md).
 // Every method may run on any host thread, so each one selects the backend's
 // device and restores the caller's current device on return.
 //
@@ -14,10 +18,15 @@
 #include "Backend.h"
 #include "Error.h"
 
+#include "UniqueFd.h"
+
+#include <cuda.h>
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <unordered_map>
 
 namespace tle {
 namespace {
@@ -32,12 +41,49 @@ tleResult_t cudaFail(cudaError_t err, int device, const char *call) {
               cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
+/// The same for a failed driver API call.
+tleResult_t cuFail(CUresult err, int device, const char *call) {
+  const char *name = nullptr, *text = nullptr;
+  cuGetErrorName(err, &name);
+  cuGetErrorString(err, &text);
+  return fail(tleCudaError, "%s on device %d failed: %s (%s)", call, device,
+              text ? text : "unknown error", name ? name : "?");
+}
+
 #define TLE_CUDA_TRY(call)                                                     \
   do {                                                                         \
     cudaError_t tleErr_ = (call);                                              \
     if (tleErr_ != cudaSuccess)                                                \
       return cudaFail(tleErr_, device_, #call);                                \
   } while (0)
+
+#define TLE_CU_TRY(call)                                                       \
+  do {                                                                         \
+    CUresult tleErr_ = (call);                                                 \
+    if (tleErr_ != CUDA_SUCCESS)                                               \
+      return cuFail(tleErr_, device_, #call);                                  \
+  } while (0)
+
+/// The first byte of an export blob: which kind of memory it describes.
+enum BlobKind : char {
+  kBlobIpc = 'I', ///< + cudaIpcMemHandle_t (legacy CUDA IPC)
+  kBlobVmm = 'V', ///< + uint64 mapped bytes; the descriptor travels beside it
+};
+
+/// A cuMem block this backend allocated (SharedAlloc::impl).
+struct VmmBlock {
+  CUmemGenericAllocationHandle handle = 0;
+  size_t mapped = 0; ///< bytes reserved and mapped: a granularity multiple
+  UniqueFd fd;       ///< the export, until every peer has mapped it
+};
+
+CUmemAccessDesc readWriteFor(int device) {
+  CUmemAccessDesc desc = {};
+  desc.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+  desc.location.id = device;
+  desc.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+  return desc;
+}
 
 /// Makes `device` current for the scope and restores the caller's device:
 /// the host runtime calls backends from user threads (the last rank to drop
@@ -50,8 +96,11 @@ public:
       saved_ = -1;
       (void)cudaGetLastError();
     }
-    if (saved_ != device)
-      status_ = cudaSetDevice(device);
+    // Also when `device` is already current: since CUDA 12 cudaSetDevice
+    // makes the device's primary context current on this thread, which the
+    // driver API calls of the cuMem path need (a thread that never called
+    // CUDA has device 0 "current" but no context).
+    status_ = cudaSetDevice(device);
   }
   ~DeviceScope() {
     if (saved_ >= 0)
@@ -66,8 +115,8 @@ private:
 
 class CudaBackend final : public Backend {
 public:
-  CudaBackend(int device, bool multiProcess)
-      : device_(device), multiProcess_(multiProcess) {}
+  CudaBackend(int device, bool multiProcess, bool cuMem)
+      : device_(device), multiProcess_(multiProcess), cuMem_(cuMem) {}
 
   ~CudaBackend() override {
     if (stream_) {
@@ -82,6 +131,8 @@ public:
   tleResult_t allocShared(size_t bytes, SharedAlloc &out) override {
     DeviceScope scope(device_);
     TLE_CUDA_TRY(scope.status());
+    if (cuMem_)
+      return allocVmm(bytes, out);
     void *ptr = nullptr;
     TLE_CUDA_TRY(cudaMalloc(&ptr, bytes));
     if (tleResult_t r = zeroFill(ptr, bytes); r != tleSuccess) {
@@ -99,7 +150,8 @@ public:
         (void)cudaFree(ptr);
         return cudaFail(err, device_, "cudaIpcGetMemHandle");
       }
-      blob.assign(reinterpret_cast<const char *>(&handle), sizeof(handle));
+      blob.push_back(kBlobIpc);
+      blob.append(reinterpret_cast<const char *>(&handle), sizeof(handle));
     }
     out.ptr = ptr;
     out.bytes = bytes;
@@ -113,9 +165,30 @@ public:
       return tleSuccess;
     DeviceScope scope(device_);
     TLE_CUDA_TRY(scope.status());
+    if (auto *block = static_cast<VmmBlock *>(alloc.impl)) {
+      // Peers' mappings hold their own references to the physical memory,
+      // so the owner may release its part at any time.
+      tleResult_t r = unmapVmm(alloc.ptr, block->mapped);
+      CUresult err = cuMemRelease(block->handle);
+      delete block;
+      alloc.impl = nullptr;
+      alloc.exportFd = -1;
+      alloc.ptr = nullptr;
+      alloc.exportBlob.clear();
+      if (r == tleSuccess && err != CUDA_SUCCESS)
+        r = cuFail(err, device_, "cuMemRelease");
+      return r;
+    }
     TLE_CUDA_TRY(cudaFree(alloc.ptr));
     alloc.ptr = nullptr;
     alloc.exportBlob.clear();
+    return tleSuccess;
+  }
+
+  tleResult_t releaseExport(SharedAlloc &alloc) override {
+    if (auto *block = static_cast<VmmBlock *>(alloc.impl))
+      block->fd.reset();
+    alloc.exportFd = -1;
     return tleSuccess;
   }
 
@@ -127,15 +200,18 @@ public:
     TLE_CUDA_TRY(scope.status());
     if (sameProcess)
       return importSameProcess(peer, mapped);
+    const std::string &blob = peer.exportBlob;
+    if (!blob.empty() && blob[0] == kBlobVmm)
+      return importVmm(peer, mapped);
 
     cudaIpcMemHandle_t handle;
-    if (peer.exportBlob.size() != sizeof(handle))
+    if (blob.size() != 1 + sizeof(handle) || blob[0] != kBlobIpc)
       return fail(tleInvalidArgument,
-                  "importPeer: CUDA IPC handle of %zu bytes, expected %zu "
-                  "(was the peer created with the CUDA backend in another "
-                  "process?)",
-                  peer.exportBlob.size(), sizeof(handle));
-    std::memcpy(&handle, peer.exportBlob.data(), sizeof(handle));
+                  "importPeer: an export blob of %zu bytes that is neither a "
+                  "CUDA IPC handle nor a cuMem export (was the peer created "
+                  "with the CUDA backend in another process?)",
+                  blob.size());
+    std::memcpy(&handle, blob.data() + 1, sizeof(handle));
     void *ptr = nullptr;
     // LazyEnablePeerAccess: the driver enables peer access to the owning
     // device on first use, which is what every mapping needs here.
@@ -152,6 +228,17 @@ public:
       return tleSuccess;
     DeviceScope scope(device_);
     TLE_CUDA_TRY(scope.status());
+    size_t vmmBytes = 0;
+    {
+      std::lock_guard<std::mutex> lock(mappingsMutex_);
+      auto it = vmmMappings_.find(mapped);
+      if (it != vmmMappings_.end()) {
+        vmmBytes = it->second;
+        vmmMappings_.erase(it);
+      }
+    }
+    if (vmmBytes)
+      return unmapVmm(mapped, vmmBytes);
     TLE_CUDA_TRY(cudaIpcCloseMemHandle(mapped));
     return tleSuccess;
   }
@@ -229,7 +316,241 @@ public:
     return tleSuccess;
   }
 
+  tleResult_t adoptImported(void *ptr, size_t bytes,
+                            const ImportedCopy &copy) override {
+    DeviceScope scope(device_);
+    TLE_CUDA_TRY(scope.status());
+    // The first and the last byte: a range that runs past its allocation
+    // into unmapped addresses is caught without asking how the user
+    // allocated it (cudaMalloc, cuMem, an IPC or cuMem import all answer).
+    int owner = -1;
+    const char *where[2] = {"first", "last"};
+    for (int end = 0; end < 2; ++end) {
+      void *at = static_cast<char *>(ptr) + (end ? bytes - 1 : 0);
+      cudaPointerAttributes attr;
+      cudaError_t err = cudaPointerGetAttributes(&attr, at);
+      if (err != cudaSuccess)
+        return cudaFail(err, device_, "cudaPointerGetAttributes");
+      if (attr.type != cudaMemoryTypeDevice &&
+          attr.type != cudaMemoryTypeManaged)
+        return fail(tleInvalidArgument,
+                    "the %s byte of %zu at %p is not device memory mapped "
+                    "in this process",
+                    where[end], bytes, ptr);
+      if (end == 0)
+        owner = attr.device;
+      else if (attr.device != owner)
+        return fail(tleInvalidArgument,
+                    "%zu bytes at %p span memory of devices %d and %d",
+                    bytes, ptr, owner, attr.device);
+    }
+    if (copy.source == ImportedCopy::Own && owner != device_)
+      return fail(tleInvalidArgument,
+                  "this rank's copy at %p is memory of device %d, but the "
+                  "rank runs on device %d",
+                  ptr, owner, device_);
+    // An address a peer reported is right here only if it names memory of
+    // that peer's device (the same address in every process).
+    if (copy.source == ImportedCopy::Peer && owner != copy.peerDevice)
+      return fail(tleInvalidArgument,
+                  "the address %p the peer reported for its copy is memory "
+                  "of device %d in this process, not of the peer's device "
+                  "%d: pass peerPtrs, the peers' copies as this process maps "
+                  "them",
+                  ptr, owner, copy.peerDevice);
+    if (owner == device_ || owner < 0)
+      return tleSuccess;
+    // cuMem memory: access is what cuMemSetAccess granted; say so rather
+    // than let a kernel fault. (cuMemGetAccess fails on other memory.)
+    CUmemLocation here = readWriteFor(device_).location;
+    unsigned long long flags = 0;
+    if (cuMemGetAccess(&flags, &here, reinterpret_cast<CUdeviceptr>(ptr)) ==
+        CUDA_SUCCESS) {
+      if (flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
+        return fail(tleInvalidArgument,
+                    "device %d has no read-write access to the cuMem "
+                    "mapping at %p (device %d's memory): grant it with "
+                    "cuMemSetAccess",
+                    device_, ptr, owner);
+      return tleSuccess;
+    }
+    // cudaMalloc memory of another GPU of this process: peer access.
+    return enablePeerAccess(owner);
+  }
+
+  tleResult_t createStream(void **out) override {
+    DeviceScope scope(device_);
+    TLE_CUDA_TRY(scope.status());
+    cudaStream_t s;
+    TLE_CUDA_TRY(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    *out = s;
+    return tleSuccess;
+  }
+  void destroyStream(void *stream) override {
+    DeviceScope scope(device_);
+    // Work still queued (an all-gather a peer never joined) keeps its
+    // resources until it ends; destroying does not wait for it.
+    (void)cudaStreamDestroy(static_cast<cudaStream_t>(stream));
+  }
+  tleResult_t streamDone(void *stream, bool &done) override {
+    DeviceScope scope(device_);
+    TLE_CUDA_TRY(scope.status());
+    cudaError_t err = cudaStreamQuery(static_cast<cudaStream_t>(stream));
+    done = err == cudaSuccess;
+    if (err == cudaSuccess)
+      return tleSuccess;
+    if (err == cudaErrorNotReady) {
+      (void)cudaGetLastError(); // not an error to leave for the caller
+      return tleSuccess;
+    }
+    return cudaFail(err, device_, "cudaStreamQuery");
+  }
+
 private:
+  /// cuMem memory on this device, zero-filled: reserved, mapped and made
+  /// accessible to this device; across processes also exported as a POSIX
+  /// file descriptor (the blob carries the mapped size).
+  tleResult_t allocVmm(size_t bytes, SharedAlloc &out) {
+    CUmemAllocationProp prop = vmmProp();
+    size_t granularity = 0;
+    TLE_CU_TRY(cuMemGetAllocationGranularity(&granularity, &prop,
+                                             CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    size_t mapped = (bytes + granularity - 1) / granularity * granularity;
+    if (mapped < bytes)
+      return fail(tleInvalidArgument, "cannot allocate %zu bytes", bytes);
+    auto block = std::make_unique<VmmBlock>();
+    block->mapped = mapped;
+    TLE_CU_TRY(cuMemCreate(&block->handle, mapped, &prop, 0));
+    void *ptr = nullptr;
+    tleResult_t r = mapVmm(block->handle, mapped, granularity, &ptr);
+    if (r == tleSuccess)
+      r = zeroFill(ptr, mapped);
+    std::string blob;
+    if (r == tleSuccess && multiProcess_) {
+      int fd = -1;
+      CUresult err = cuMemExportToShareableHandle(
+          &fd, block->handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
+      if (err != CUDA_SUCCESS)
+        r = cuFail(err, device_, "cuMemExportToShareableHandle");
+      block->fd.reset(fd);
+      uint64_t size = mapped;
+      blob.push_back(kBlobVmm);
+      blob.append(reinterpret_cast<const char *>(&size), sizeof(size));
+    }
+    if (r != tleSuccess) {
+      if (ptr)
+        (void)unmapVmm(ptr, mapped);
+      (void)cuMemRelease(block->handle);
+      return r;
+    }
+    out.ptr = ptr;
+    out.bytes = bytes;
+    out.exportBlob = std::move(blob);
+    out.exportFd = block->fd.get();
+    out.impl = block.release();
+    return tleSuccess;
+  }
+
+  /// Maps a peer's cuMem export: the descriptor becomes a handle, mapped
+  /// into a range of our own and made accessible to this device. The
+  /// handle is released at once: the mapping keeps the memory alive.
+  tleResult_t importVmm(const SharedAlloc &peer, void **mapped) {
+    uint64_t size = 0;
+    if (peer.exportBlob.size() != 1 + sizeof(size))
+      return fail(tleInvalidArgument, "importPeer: malformed cuMem export");
+    std::memcpy(&size, peer.exportBlob.data() + 1, sizeof(size));
+    if (peer.exportFd < 0)
+      return fail(tleInternalError,
+                  "importPeer: a peer's cuMem export came without its file "
+                  "descriptor");
+    if (size < peer.bytes)
+      return fail(tleInternalError,
+                  "importPeer: a peer exported %llu bytes for a %zu-byte "
+                  "block",
+                  static_cast<unsigned long long>(size), peer.bytes);
+    CUmemGenericAllocationHandle handle;
+    TLE_CU_TRY(cuMemImportFromShareableHandle(
+        &handle,
+        reinterpret_cast<void *>(static_cast<intptr_t>(peer.exportFd)),
+        CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+    CUmemAllocationProp prop = {};
+    size_t granularity = 0;
+    CUresult err = cuMemGetAllocationPropertiesFromHandle(&prop, handle);
+    if (err == CUDA_SUCCESS)
+      err = cuMemGetAllocationGranularity(&granularity, &prop,
+                                          CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+    tleResult_t r = err == CUDA_SUCCESS
+                        ? mapVmm(handle, size, granularity, mapped)
+                        : cuFail(err, device_, "cuMemGetAllocationGranularity");
+    CUresult released = cuMemRelease(handle);
+    if (r != tleSuccess)
+      return r;
+    if (released != CUDA_SUCCESS) {
+      (void)unmapVmm(*mapped, size);
+      return cuFail(released, device_, "cuMemRelease");
+    }
+    std::lock_guard<std::mutex> lock(mappingsMutex_);
+    vmmMappings_[*mapped] = size;
+    return tleSuccess;
+  }
+
+  CUmemAllocationProp vmmProp() const {
+    CUmemAllocationProp prop = {};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = device_;
+    prop.requestedHandleTypes = multiProcess_
+                                    ? CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+                                    : CU_MEM_HANDLE_TYPE_NONE;
+    return prop;
+  }
+
+  /// Reserves `bytes` of address space, maps `handle` there and grants this
+  /// device read-write access; undoes what it did on failure.
+  tleResult_t mapVmm(CUmemGenericAllocationHandle handle, size_t bytes,
+                     size_t alignment, void **out) {
+    CUdeviceptr va = 0;
+    TLE_CU_TRY(cuMemAddressReserve(&va, bytes, alignment, 0, 0));
+    CUresult err = cuMemMap(va, bytes, 0, handle, 0);
+    if (err != CUDA_SUCCESS) {
+      (void)cuMemAddressFree(va, bytes);
+      return cuFail(err, device_, "cuMemMap");
+    }
+    CUmemAccessDesc access = readWriteFor(device_);
+    err = cuMemSetAccess(va, bytes, &access, 1);
+    if (err != CUDA_SUCCESS) {
+      (void)cuMemUnmap(va, bytes);
+      (void)cuMemAddressFree(va, bytes);
+      return cuFail(err, device_, "cuMemSetAccess");
+    }
+    *out = reinterpret_cast<void *>(va);
+    return tleSuccess;
+  }
+
+  tleResult_t unmapVmm(void *ptr, size_t bytes) {
+    CUdeviceptr va = reinterpret_cast<CUdeviceptr>(ptr);
+    TLE_CU_TRY(cuMemUnmap(va, bytes));
+    TLE_CU_TRY(cuMemAddressFree(va, bytes));
+    return tleSuccess;
+  }
+
+  tleResult_t enablePeerAccess(int owner) {
+    int can = 0;
+    TLE_CUDA_TRY(cudaDeviceCanAccessPeer(&can, device_, owner));
+    if (!can)
+      return fail(tleCudaError,
+                  "device %d cannot access device %d's memory "
+                  "(cudaDeviceCanAccessPeer is 0: no NVLink or PCIe P2P "
+                  "path between them); TLE needs peer access",
+                  device_, owner);
+    cudaError_t err = cudaDeviceEnablePeerAccess(owner, 0);
+    if (err == cudaErrorPeerAccessAlreadyEnabled)
+      (void)cudaGetLastError(); // not sticky; clear it for the caller
+    else if (err != cudaSuccess)
+      return cudaFail(err, device_, "cudaDeviceEnablePeerAccess");
+    return tleSuccess;
+  }
+
   /// Zero `bytes` at `ptr` and wait for it. Peers on other GPUs write into
   /// this memory from their own streams, which nothing orders after a memset
   /// on ours, so the zeros must have landed before the address is shared.
@@ -257,19 +578,17 @@ private:
                   "importPeer: the peer's buffer is not device memory");
     int owner = attr.device;
     if (owner != device_) {
-      int can = 0;
-      TLE_CUDA_TRY(cudaDeviceCanAccessPeer(&can, device_, owner));
-      if (!can)
-        return fail(tleCudaError,
-                    "device %d cannot access device %d's memory "
-                    "(cudaDeviceCanAccessPeer is 0: no NVLink or PCIe P2P "
-                    "path between them); TLE needs peer access",
-                    device_, owner);
-      cudaError_t err = cudaDeviceEnablePeerAccess(owner, 0);
-      if (err == cudaErrorPeerAccessAlreadyEnabled)
-        (void)cudaGetLastError(); // not sticky; clear it for the caller
-      else if (err != cudaSuccess)
-        return cudaFail(err, device_, "cudaDeviceEnablePeerAccess");
+      if (auto *block = static_cast<const VmmBlock *>(peer.impl)) {
+        // cuMem memory is reached through the access its mapping grants,
+        // per device, not through peer access: grant it to this device.
+        // Both backends live in this process, so the owner's VmmBlock is
+        // ours to read.
+        CUmemAccessDesc access = readWriteFor(device_);
+        TLE_CU_TRY(cuMemSetAccess(reinterpret_cast<CUdeviceptr>(peer.ptr),
+                                  block->mapped, &access, 1));
+      } else if (tleResult_t r = enablePeerAccess(owner)) {
+        return r;
+      }
     }
     *mapped = peer.ptr;
     return tleSuccess;
@@ -277,15 +596,57 @@ private:
 
   int device_;
   bool multiProcess_;
+  bool cuMem_;
+  std::mutex mappingsMutex_;
+  /// Peers' cuMem blocks mapped here, and their mapped sizes.
+  std::unordered_map<void *, size_t> vmmMappings_;
   std::mutex streamMutex_;
   cudaStream_t stream_ = nullptr;
 };
 
 #undef TLE_CUDA_TRY
+#undef TLE_CU_TRY
+
+/// Whether cuMem can serve `device` in this configuration; `why` says why
+/// not.
+bool cuMemUsable(int device, bool multiProcess,
+                 const CudaBackendOptions &options, std::string &why) {
+  CUdevice dev;
+  int vmm = 0, posixFd = 0;
+  if (cuDeviceGet(&dev, device) != CUDA_SUCCESS ||
+      cuDeviceGetAttribute(
+          &vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
+          dev) != CUDA_SUCCESS ||
+      !vmm) {
+    why = "the driver does not support virtual memory management on "
+          "device " +
+          std::to_string(device);
+    return false;
+  }
+  if (!multiProcess)
+    return true;
+  if (cuDeviceGetAttribute(
+          &posixFd,
+          CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
+          dev) != CUDA_SUCCESS ||
+      !posixFd) {
+    why = "device " + std::to_string(device) +
+          " cannot export cuMem memory as a POSIX file descriptor";
+    return false;
+  }
+  if (!options.fdsTravel) {
+    why = "this communicator's bootstrap cannot carry the file descriptors "
+          "of cuMem exports between processes (NCCL's collectives carry "
+          "bytes only)";
+    return false;
+  }
+  return true;
+}
 
 } // namespace
 
 tleResult_t createCudaBackend(int device, bool multiProcess,
+                              const CudaBackendOptions &options,
                               std::unique_ptr<Backend> &out) {
   int count = 0;
   cudaError_t err = cudaGetDeviceCount(&count);
@@ -304,7 +665,15 @@ tleResult_t createCudaBackend(int device, bool multiProcess,
     if (err != cudaSuccess)
       return cudaFail(err, device, "cudaFree(nullptr) (context creation)");
   }
-  out = std::make_unique<CudaBackend>(device, multiProcess);
+  bool cuMem = false;
+  if (options.allocType != tleAllocCudaMalloc) {
+    std::string why;
+    cuMem = cuMemUsable(device, multiProcess, options, why);
+    if (!cuMem && options.allocType == tleAllocCuMem)
+      return fail(tleNotSupported, "cuMem memory was asked for, but %s",
+                  why.c_str());
+  }
+  out = std::make_unique<CudaBackend>(device, multiProcess, cuMem);
   return tleSuccess;
 }
 

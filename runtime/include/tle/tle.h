@@ -49,6 +49,24 @@ typedef enum {
   tleBackendCuda = 1,     /**< NVIDIA GPUs with peer access / CUDA IPC */
 } tleBackend_t;
 
+/** How the CUDA backend allocates the memory peers map (barrier inboxes,
+ *  symmetric buffers). The emulator ignores it. docs/runtime.md compares
+ *  them. */
+typedef enum {
+  tleAllocDefault = 0,    /**< $TLE_CUDA_ALLOC if set, else TLE's default
+                               (TLE_DEFAULT_ALLOC_NAME) */
+  tleAllocCudaMalloc = 1, /**< cudaMalloc; peers map it with peer access
+                               (one process) or legacy CUDA IPC */
+  tleAllocCuMem = 2,      /**< cuMem (VMM); across processes its POSIX file
+                               descriptor travels over the bootstrap's socket;
+                               tleNotSupported where that is impossible */
+  tleAllocAuto = 3,       /**< cuMem where possible, else cudaMalloc */
+} tleAllocType_t;
+
+/** The name ($TLE_CUDA_ALLOC spelling) of the type tleAllocDefault picks
+ *  when the environment does not choose. */
+#define TLE_DEFAULT_ALLOC_NAME "cudamalloc"
+
 typedef struct tleComm *tleComm_t;
 typedef struct tleMem *tleMem_t;
 
@@ -60,7 +78,8 @@ typedef struct {
 } tleUniqueId;
 
 /** Communicator configuration. Initialise with TLE_CONFIG_INITIALIZER so
- *  that `size` and `version` let the struct grow compatibly. */
+ *  that `size` and `version` let the struct grow compatibly: fields past
+ *  `size` (a caller built against an older tle.h) take their defaults. */
 typedef struct {
   size_t size;          /**< sizeof(tleConfig_t) */
   unsigned version;     /**< TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR */
@@ -71,12 +90,14 @@ typedef struct {
                              0: wait forever */
   int64_t bootstrapTimeoutMs; /**< how long to wait for peers to join;
                                    -1: default (30 s) */
+  tleAllocType_t allocType;   /**< CUDA backend's shared memory; default
+                                   tleAllocDefault */
 } tleConfig_t;
 
 #define TLE_CONFIG_INITIALIZER                                                 \
   {                                                                            \
     sizeof(tleConfig_t), TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR,          \
-        tleBackendEmulator, 64, -1, -1                                         \
+        tleBackendEmulator, 64, -1, -1, tleAllocDefault                        \
   }
 
 /** What the device library recorded when a launch failed. */
@@ -138,8 +159,29 @@ TLE_API tleResult_t tleMemAlloc(tleComm_t comm, size_t bytes, tleMem_t *outMem);
 /** The same for every rank of a tleCommInitAll set, from one thread. */
 TLE_API tleResult_t tleMemAllocAll(const tleComm_t *comms, int nRanks,
                                    size_t bytes, tleMem_t *outMems);
+/** Make a buffer that is already mapped into every rank a TLE buffer: the
+ *  result's handle works with flagcxGetIntraPointerS / tle.intra_pointer
+ *  like tleMemAlloc's (PyTorch's symmetric memory, an NCCL window, NVSHMEM's
+ *  heap, another TLE buffer). `localPtr` is this rank's copy, `bytes` long;
+ *  `peerPtrs[p]` (comm size entries, peerPtrs[rank] == localPtr) is rank p's
+ *  copy as this process addresses it. With peerPtrs NULL every rank's
+ *  localPtr is taken as valid for all ranks: true of ranks in one process,
+ *  and across processes only of memory mapped at the same address in each
+ *  (checked on GPUs: the address must be memory of that peer's device).
+ *  Collective: every rank calls it with the same size. TLE checks that this
+ *  rank can reach every copy and enables peer access between GPUs of one
+ *  process, but maps, unmaps and frees nothing: the memory must outlive
+ *  the handle, and tleMemFree of it leaves the memory alone. */
+TLE_API tleResult_t tleMemImport(tleComm_t comm, void *localPtr, size_t bytes,
+                                 void *const *peerPtrs, tleMem_t *outMem);
+/** The same for every rank of a tleCommInitAll set, from one thread:
+ *  localPtrs[r] is rank r's copy, the address of it for every rank. */
+TLE_API tleResult_t tleMemImportAll(const tleComm_t *comms, int nRanks,
+                                    void *const *localPtrs, size_t bytes,
+                                    tleMem_t *outMems);
 /** Release this rank's handle. Not collective: each rank frees its own, and
- *  a rank's copy stays mapped for peers that have not freed theirs yet. */
+ *  a rank's copy stays mapped for peers that have not freed theirs yet.
+ *  Imported memory (tleMemImport) is not the handle's: it stays as it is. */
 TLE_API tleResult_t tleMemFree(tleMem_t mem);
 /** Device pointer to the buffer's handle (the kernel's `mem` argument). */
 TLE_API tleResult_t tleMemGetHandle(tleMem_t mem, void **outHandle);
