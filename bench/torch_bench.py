@@ -1,4 +1,4 @@
-"""PyTorch's figures for the side-by-side table (two processes, one per GPU).
+"""PyTorch's figures for the side-by-side table (one process per GPU, every GPU of the machine up to 8).
 
 - hostbar:   SymmetricMemory.barrier() in an eager loop and replayed from a
              CUDA graph (one kernel per barrier, like TLE's host-launched
@@ -143,7 +143,8 @@ if __name__ == "__main__":
         "hostbar", "allreduce"]
     print(f"INFO,torch,{torch.__version__},nccl "
           f"{'.'.join(map(str, torch.cuda.nccl.version()))}", flush=True)
-    world = min(2, torch.cuda.device_count())
+    # Every GPU of the machine, as many as a TLE communicator serves.
+    world = min(8, torch.cuda.device_count())
     if world < 2:
         print("SKIPPED: fewer than 2 GPUs visible to torch", flush=True)
         sys.exit(0)

@@ -53,3 +53,10 @@ def test_benchmark_kernel_compiles(compile_kernel):
     header = re.findall(r"= load i64, ptr addrspace\(1\) " + re.escape(cast.group(1)) + r",[^\n]*invariant\.load", body)
     assert len(header) == 1, f"the communicator's header is loaded {len(header)} times"
     assert out.ptx.count("red.release.sys") >= 1 and "ld.acquire.sys" in out.ptx
+
+
+def test_peer_read_kernel_compiles(compile_kernel):
+    signature = {"comm": "i64", "mem": "i64", "errors": "*i32", "n_iters": "i32", "BLOCK": "constexpr"}
+    out = compile_kernel(kernels.peer_read_kernel, signature, {"BLOCK": kernels.BLOCK})
+    assert out.ttir.count('symbol = "tleTritonBarrier"') == 2
+    assert out.ttir.count('symbol = "tleTritonIntraPointer"') == 1

@@ -96,3 +96,72 @@ def test_bad_python_arguments_are_rejected_before_the_c_api():
 
 def test_extern_libs_names_the_bitcode(bitcode):
     assert tle.extern_libs() == {"tle": bitcode}
+
+
+def test_import_all_wraps_user_memory_and_frees_none_of_it():
+    user = [ctypes.create_string_buffer(4096) for _ in range(2)]
+    ptrs = [ctypes.addressof(b) for b in user]
+    comms = Comm.init_all(2, backend=Backend.EMULATOR, n_barriers=8)
+    try:
+        mems = Comm.import_all(comms, ptrs, 4096)
+        assert [m.local_ptr for m in mems] == ptrs
+        # The handle's ptrs[] (after magic, rank, size, pad, bytes) lists the user's copies.
+        for m in mems:
+            assert list((ctypes.c_void_p * 2).from_address(m.dev_handle + 24)) == ptrs
+        for m in mems:
+            m.free()
+        ctypes.memset(ptrs[1], 7, 4096)  # still the caller's memory
+        assert user[1].raw[4095] == 7
+    finally:
+        for c in comms:
+            c.destroy()
+
+
+def test_import_mem_exchanges_addresses_between_threads_of_one_process():
+    user = [ctypes.create_string_buffer(256) for _ in range(2)]
+    ptrs = [ctypes.addressof(b) for b in user]
+    comms = Comm.init_all(2, backend=Backend.EMULATOR, n_barriers=8)
+    mems: dict[int, runtime.Mem] = {}
+    errors: list[BaseException] = []
+
+    def run(rank: int) -> None:
+        try:
+            mems[rank] = comms[rank].import_mem(ptrs[rank], 256)
+        except BaseException as e:  # reported by the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(r,)) for r in range(2)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert not errors, errors
+        assert [mems[r].local_ptr for r in range(2)] == ptrs
+    finally:
+        for m in mems.values():
+            m.free()
+        for c in comms:
+            c.destroy()
+
+
+def test_import_arguments_are_checked():
+    comms = Comm.init_all(1, backend=Backend.EMULATOR, n_barriers=8)
+    try:
+        with pytest.raises(ValueError, match="one address per rank"):
+            Comm.import_all(comms, [], 64)
+        with pytest.raises(ValueError, match="peer_ptrs"):
+            comms[0].import_mem(4096, 64, peer_ptrs=[1, 2])
+        with pytest.raises(TLEError, match="not all mapped") as info:
+            comms[0].import_mem(4096, 64)  # the first page is never mapped
+        assert info.value.code is Result.INVALID_ARGUMENT
+    finally:
+        comms[0].destroy()
+
+
+def test_alloc_types_are_accepted_by_every_backend():
+    unique_id = runtime.get_unique_id()
+    comm = Comm.init_rank(1, unique_id, 0, 0, backend=Backend.EMULATOR, alloc=runtime.Alloc.CU_MEM)
+    comm.destroy()
+    with pytest.raises(TLEError, match="allocType 9"):
+        Comm.init_rank(1, runtime.get_unique_id(), 0, 0, backend=Backend.EMULATOR, alloc=9)

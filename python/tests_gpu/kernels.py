@@ -78,3 +78,28 @@ def barrier_loop_kernel(comm, times, n_iters):
         tlx.distributed_barrier(comm, barrier_kind="sync", group_kind="block", order="acq_rel", index=pid)
     t1 = globaltimer()
     tl.store(times + pid, t1 - t0)
+
+
+@triton.jit
+def peer_read_kernel(comm, mem, errors, n_iters, BLOCK: tl.constexpr):
+    # Each program stores a stamped block into this rank's own copy, crosses
+    # the barrier and loads the same block of the right neighbour's copy
+    # through intra_pointer: the peer's stores must be visible. The second
+    # barrier keeps the neighbour from overwriting the block before it was
+    # read.
+    pid = tl.program_id(0)
+    n = tl.num_programs(0) * BLOCK
+    rank = tlx.intra_rank(comm)
+    size = tlx.intra_size(comm)
+    right = (rank + 1) % size
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mine = tlx.local_pointer(mem, 0, dtype=tl.int32)
+    theirs = tlx.intra_pointer(mem, 0, right, dtype=tl.int32)
+    bad = 0
+    for it in range(n_iters):
+        tl.store(mine + offs, (it * size + rank) * n + offs)
+        tlx.distributed_barrier(comm, barrier_kind="sync", group_kind="block", order="acq_rel", index=pid)
+        got = tl.load(theirs + offs)
+        bad += tl.sum((got != (it * size + right) * n + offs).to(tl.int32))
+        tlx.distributed_barrier(comm, barrier_kind="sync", group_kind="block", order="acq_rel", index=pid)
+    tl.store(errors + pid, bad)

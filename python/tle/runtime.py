@@ -48,6 +48,14 @@ class Backend(enum.IntEnum):
     CUDA = 1
 
 
+class Alloc(enum.IntEnum):
+    """tleAllocType_t: how the CUDA backend allocates the memory peers map."""
+    DEFAULT = 0
+    CUDA_MALLOC = 1
+    CU_MEM = 2
+    AUTO = 3
+
+
 class _Config(ctypes.Structure):
     _fields_ = [
         ("size", ctypes.c_size_t),
@@ -56,6 +64,7 @@ class _Config(ctypes.Structure):
         ("nBarriers", ctypes.c_uint32),
         ("timeoutMs", ctypes.c_int64),
         ("bootstrapTimeoutMs", ctypes.c_int64),
+        ("allocType", ctypes.c_int),
     ]
 
 
@@ -157,6 +166,9 @@ _PROTOTYPES: dict[str, tuple[type | None, list]] = {
     "tleCommGetDevComm": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
     "tleMemAlloc": (ctypes.c_int, [_vp, ctypes.c_size_t, ctypes.POINTER(_vp)]),
     "tleMemAllocAll": (ctypes.c_int, [ctypes.POINTER(_vp), ctypes.c_int, ctypes.c_size_t, ctypes.POINTER(_vp)]),
+    "tleMemImport": (ctypes.c_int, [_vp, _vp, ctypes.c_size_t, ctypes.POINTER(_vp), ctypes.POINTER(_vp)]),
+    "tleMemImportAll": (ctypes.c_int, [ctypes.POINTER(_vp), ctypes.c_int, ctypes.POINTER(_vp), ctypes.c_size_t,
+                                       ctypes.POINTER(_vp)]),
     "tleMemFree": (ctypes.c_int, [_vp]),
     "tleMemGetHandle": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
     "tleMemGetLocalPtr": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
@@ -216,12 +228,21 @@ def _timeout(name: str, value: int | None) -> int:
 
 
 def _config(backend: Backend, n_barriers: int, timeout_ms: int | None,
-            bootstrap_timeout_ms: int | None) -> _Config:
+            bootstrap_timeout_ms: int | None, alloc: Alloc = Alloc.DEFAULT) -> _Config:
     if _integer("n_barriers", n_barriers, _C_UINT32) <= 0:
         raise ValueError(f"n_barriers must be positive; got {n_barriers}")
     return _Config(ctypes.sizeof(_Config), VERSION_MAJOR * 100 + VERSION_MINOR, _integer("backend", backend, _C_INT),
                    operator.index(n_barriers), _timeout("timeout_ms", timeout_ms),
-                   _timeout("bootstrap_timeout_ms", bootstrap_timeout_ms))
+                   _timeout("bootstrap_timeout_ms", bootstrap_timeout_ms), _integer("alloc", alloc, _C_INT))
+
+
+def _addresses(name: str, values: Sequence[int], count: int):
+    """``values`` as a C array of ``count`` pointers (checked: ctypes would
+    silently truncate a too-large int, and the C API reads ``count``)."""
+    values = list(values)
+    if len(values) != count:
+        raise ValueError(f"{name} must name one address per rank: {count} ranks, {len(values)} addresses")
+    return (_vp * count)(*(_integer(f"{name}[{i}]", v, _C_SIZE_T) for i, v in enumerate(values)))
 
 
 def get_unique_id() -> bytes:
@@ -240,15 +261,16 @@ class Comm:
     @classmethod
     def init_rank(cls, n_ranks: int, unique_id: bytes, rank: int, device: int, *, backend: Backend = Backend.CUDA,
                   n_barriers: int = 64, timeout_ms: int | None = None,
-                  bootstrap_timeout_ms: int | None = None) -> Comm:
+                  bootstrap_timeout_ms: int | None = None, alloc: Alloc = Alloc.DEFAULT) -> Comm:
         """One rank of a communicator of ``n_ranks`` processes
         (``tleCommInitRank``; collective). ``timeout_ms`` is the device wait
         deadline: None for ``$TLE_BARRIER_TIMEOUT_MS`` or its default, 0 to
-        wait forever."""
+        wait forever. ``alloc`` chooses the CUDA backend's memory
+        (``Alloc.DEFAULT``: ``$TLE_CUDA_ALLOC`` or TLE's default)."""
         if len(unique_id) != UNIQUE_ID_BYTES:
             raise ValueError(f"unique_id must be {UNIQUE_ID_BYTES} bytes; got {len(unique_id)}")
         uid = _UniqueId.from_buffer_copy(unique_id)
-        config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms)
+        config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms, alloc)
         n_ranks = _integer("n_ranks", n_ranks, _C_INT)
         rank = _integer("rank", rank, _C_INT)
         device = _integer("device", device, _C_INT)
@@ -320,6 +342,31 @@ class Comm:
         handles = (_vp * len(comms))(*(c.handle for c in comms))
         outs = (_vp * len(comms))()
         _check(library().tleMemAllocAll(handles, len(comms), nbytes, outs), f"tleMemAllocAll({nbytes})")
+        return [Mem(outs[i], nbytes) for i in range(len(comms))]
+
+    def import_mem(self, local_ptr: int, nbytes: int, peer_ptrs: Sequence[int] | None = None) -> Mem:
+        """Make ``nbytes`` at ``local_ptr``, this rank's copy of a buffer
+        already mapped into every rank, a TLE buffer (``tleMemImport``;
+        collective). ``peer_ptrs[p]`` is rank p's copy as this process
+        addresses it; None takes every rank's ``local_ptr`` as valid for all
+        (ranks of one process). Freeing the result leaves the memory alone."""
+        nbytes = _integer("nbytes", nbytes, _C_SIZE_T)
+        local = _integer("local_ptr", local_ptr, _C_SIZE_T)
+        peers = None if peer_ptrs is None else _addresses("peer_ptrs", peer_ptrs, self.size)
+        out = _vp()
+        _check(library().tleMemImport(self.handle, local, nbytes, peers, ctypes.byref(out)),
+               f"tleMemImport({nbytes})")
+        return Mem(out.value, nbytes)
+
+    @staticmethod
+    def import_all(comms: Sequence[Comm], local_ptrs: Sequence[int], nbytes: int) -> list[Mem]:
+        """``import_mem`` for every rank of an ``init_all`` set from one
+        thread (``tleMemImportAll``): ``local_ptrs[r]`` is rank r's copy."""
+        nbytes = _integer("nbytes", nbytes, _C_SIZE_T)
+        handles = (_vp * len(comms))(*(c.handle for c in comms))
+        ptrs = _addresses("local_ptrs", local_ptrs, len(comms))
+        outs = (_vp * len(comms))()
+        _check(library().tleMemImportAll(handles, len(comms), ptrs, nbytes, outs), f"tleMemImportAll({nbytes})")
         return [Mem(outs[i], nbytes) for i in range(len(comms))]
 
     def get_error(self) -> ErrorInfo | None:

@@ -18,6 +18,11 @@ peers' copies directly.
     kernel[grid](comm.dev_comm, buf.handle, ..., extern_libs=tle.extern_libs())
     comm.synchronize()      # raises TLEError with TLE's report if a wait timed out
     comm.close()
+
+Memory other engines allocated becomes a TLE buffer without a copy: a tensor
+of PyTorch's symmetric memory (``symm_mem.empty`` + ``rendezvous``) with
+``comm.import_symmetric(tensor)``, any tensor whose peers' copies are mapped
+here with ``comm.import_tensor(tensor, peer_ptrs)``.
 """
 
 from __future__ import annotations
@@ -110,16 +115,22 @@ class SymmetricBuffer:
     ``tensor`` is this rank's copy; ``handle`` is the kernel argument for
     ``tle.language.local_pointer`` / ``intra_pointer``. The memory is freed
     by ``close()`` (or ``Communicator.close()``); tensors still referring to
-    it must not be used afterwards.
+    it must not be used afterwards. An imported buffer (``import_tensor``,
+    ``import_symmetric``) is the caller's tensor: ``close()`` releases only
+    TLE's handle, and the buffer keeps the tensor (and ``owner``, such as
+    the symmetric-memory handle) alive as long as it is open.
     """
 
-    def __init__(self, comm: Communicator, mem: Mem, shape: tuple[int, ...], dtype: torch.dtype):
+    def __init__(self, comm: Communicator, mem: Mem, shape: tuple[int, ...], dtype: torch.dtype,
+                 tensor: torch.Tensor | None = None, owner: object = None):
         self._comm = comm
         self._mem = mem
         self.shape = shape
         self.dtype = dtype
-        raw = _bytes_tensor(self, mem.local_ptr, mem.nbytes, comm.torch_device)
-        self.tensor: torch.Tensor = raw.view(dtype).view(shape)
+        self._owner = owner
+        if tensor is None:
+            tensor = _bytes_tensor(self, mem.local_ptr, mem.nbytes, comm.torch_device).view(dtype).view(shape)
+        self.tensor: torch.Tensor = tensor
         #: Address of the device handle of the buffer (``tleMemGetHandle``).
         self.handle: int = mem.dev_handle
 
@@ -134,6 +145,7 @@ class SymmetricBuffer:
     def close(self) -> None:
         """Free this rank's handle (not collective); idempotent."""
         self._mem.free()
+        self._owner = None
 
     def __enter__(self) -> SymmetricBuffer:
         return self
@@ -214,6 +226,55 @@ class Communicator:
             buf = SymmetricBuffer(self, self._comm.alloc(nbytes), shape, dtype)
         self._buffers.append(buf)
         return buf
+
+    def import_tensor(self, tensor: torch.Tensor, peer_ptrs: Sequence[int] | None = None, *,
+                      owner: object = None) -> SymmetricBuffer:
+        """Make ``tensor``, this rank's copy of memory already mapped into
+        every rank, a TLE buffer without copying it (``tleMemImport``;
+        collective, the same size on every rank). ``peer_ptrs[p]`` is the
+        address of rank p's copy in this process; None (ranks of one process
+        only) takes every rank's own address. ``owner`` is kept alive with
+        the buffer. Closing the buffer leaves the memory to its owner."""
+        if not tensor.is_contiguous():
+            raise ValueError("import_tensor needs a contiguous tensor: kernels address it by byte offset")
+        if tensor.device != self.torch_device:
+            raise ValueError(f"the tensor is on {tensor.device}, this rank on {self.torch_device}")
+        nbytes = tensor.numel() * tensor.element_size()
+        with torch.cuda.device(self.device) if self.device is not None else contextlib.nullcontext():
+            mem = self._comm.import_mem(tensor.data_ptr(), nbytes, peer_ptrs)
+        buf = SymmetricBuffer(self, mem, tuple(tensor.shape), tensor.dtype, tensor=tensor, owner=owner)
+        self._buffers.append(buf)
+        return buf
+
+    def import_symmetric(self, tensor: torch.Tensor, handle: object = None) -> SymmetricBuffer:
+        """Make a tensor of PyTorch's symmetric memory
+        (``torch.distributed._symmetric_memory.empty``) a TLE buffer in one
+        call: ``handle`` is its ``rendezvous`` over this communicator's group
+        (done here when None; collective), whose peers' buffers give
+        ``peer_ptrs``. The group's ranks must be this communicator's, in the
+        same order (true when both come from one process group)."""
+        if handle is None:
+            import torch.distributed._symmetric_memory as symm_mem
+            if self.group is None:
+                raise ValueError("import_symmetric needs the symmetric-memory handle (rendezvous) "
+                                 "when the communicator was not made from a process group")
+            group_name = self.group.group_name
+            # Needed before rendezvous up to PyTorch 2.7; deprecated (or
+            # already on) in later releases.
+            if hasattr(symm_mem, "enable_symm_mem_for_group"):
+                with contextlib.suppress(Exception):
+                    symm_mem.enable_symm_mem_for_group(group_name)
+            handle = symm_mem.rendezvous(tensor, group_name)
+        if handle.rank != self.rank or handle.world_size != self.size:
+            raise ValueError(f"the symmetric memory is rank {handle.rank} of {handle.world_size}, the communicator "
+                             f"rank {self.rank} of {self.size}: rendezvous over the communicator's group")
+        bases = list(handle.buffer_ptrs)
+        offset = tensor.data_ptr() - bases[self.rank]
+        nbytes = tensor.numel() * tensor.element_size()
+        if offset < 0 or offset + nbytes > handle.buffer_size:
+            raise ValueError(f"the tensor ({nbytes} bytes at offset {offset}) is not inside the symmetric buffer "
+                             f"of {handle.buffer_size} bytes")
+        return self.import_tensor(tensor, [base + offset for base in bases], owner=handle)
 
     def get_error(self) -> ErrorInfo | None:
         """Read and clear the device error record (None when there is none)."""
