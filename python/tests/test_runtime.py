@@ -165,3 +165,11 @@ def test_alloc_types_are_accepted_by_every_backend():
     comm.destroy()
     with pytest.raises(TLEError, match="allocType 9"):
         Comm.init_rank(1, runtime.get_unique_id(), 0, 0, backend=Backend.EMULATOR, alloc=9)
+
+
+def test_init_from_nccl_without_a_loaded_nccl_says_so():
+    # No libnccl in this process: the run-time lookup fails before the
+    # (fake) communicator address is ever touched.
+    with pytest.raises(TLEError, match="no NCCL library is loaded") as info:
+        Comm.init_from_nccl(0x1000, backend=Backend.EMULATOR)
+    assert info.value.code is Result.NOT_SUPPORTED

@@ -159,6 +159,9 @@ _PROTOTYPES: dict[str, tuple[type | None, list]] = {
                                        ctypes.c_int, ctypes.POINTER(_Config)]),
     "tleCommInitAll": (ctypes.c_int, [ctypes.POINTER(_vp), ctypes.c_int, ctypes.POINTER(ctypes.c_int),
                                       ctypes.POINTER(_Config)]),
+    # The functions argument is passed as NULL only: libtle finds the
+    # process's libnccl itself.
+    "tleCommInitFromNccl": (ctypes.c_int, [ctypes.POINTER(_vp), _vp, _vp, ctypes.POINTER(_Config)]),
     "tleCommDestroy": (ctypes.c_int, [_vp]),
     "tleCommRank": (ctypes.c_int, [_vp, ctypes.POINTER(ctypes.c_int)]),
     "tleCommSize": (ctypes.c_int, [_vp, ctypes.POINTER(ctypes.c_int)]),
@@ -296,6 +299,22 @@ class Comm:
         outs = (_vp * max(n_ranks, 1))()
         _check(library().tleCommInitAll(outs, n_ranks, devs, ctypes.byref(config)), f"tleCommInitAll({n_ranks})")
         return [cls(outs[i]) for i in range(n_ranks)]
+
+    @classmethod
+    def init_from_nccl(cls, nccl_comm: int, *, backend: Backend = Backend.CUDA, n_barriers: int = 64,
+                       timeout_ms: int | None = None, bootstrap_timeout_ms: int | None = None,
+                       alloc: Alloc = Alloc.DEFAULT) -> Comm:
+        """This rank's communicator over the ranks of the NCCL communicator
+        at address ``nccl_comm`` (an ``ncclComm_t``), exchanging through
+        NCCL's all-gather (``tleCommInitFromNccl``; collective). The
+        process must already have the libnccl that made it loaded (as
+        PyTorch does)."""
+        comm_ptr = _integer("nccl_comm", nccl_comm, _C_SIZE_T)
+        config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms, alloc)
+        out = _vp()
+        _check(library().tleCommInitFromNccl(ctypes.byref(out), comm_ptr, None, ctypes.byref(config)),
+               "tleCommInitFromNccl")
+        return cls(out.value)
 
     @property
     def handle(self) -> int:

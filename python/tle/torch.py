@@ -44,9 +44,9 @@ import torch.distributed as dist
 import torch.utils.dlpack
 
 from ._interp import interpreting
-from .runtime import Backend, Comm, ErrorInfo, Mem, TLEError, get_unique_id
+from .runtime import Alloc, Backend, Comm, ErrorInfo, Mem, TLEError, get_unique_id
 
-__all__ = ["Communicator", "SymmetricBuffer", "TLEError"]
+__all__ = ["Alloc", "Communicator", "SymmetricBuffer", "TLEError"]
 
 
 class _DLDevice(ctypes.Structure):
@@ -106,6 +106,28 @@ def _bytes_tensor(owner: object, address: int, nbytes: int, device: torch.device
     new_capsule.restype = ctypes.py_object
     new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
     return torch.utils.dlpack.from_dlpack(new_capsule(ctypes.addressof(managed), b"dltensor", None))
+
+
+def _nccl_comm_of(group: dist.ProcessGroup, index: int) -> int:
+    """The address of ``group``'s NCCL communicator on CUDA device ``index``
+    (the current device), ``ProcessGroupNCCL._comm_ptr()``. One collective
+    first: a group creates its communicators lazily unless
+    ``init_process_group`` had a ``device_id``, and some PyTorch releases
+    dereference a missing one."""
+    try:
+        backend = group._get_backend(torch.device("cuda", index))
+    except RuntimeError as e:
+        raise ValueError(f"bootstrap='nccl' needs a process group with an NCCL backend: {e}") from e
+    comm_ptr = getattr(backend, "_comm_ptr", None)
+    if comm_ptr is None:
+        raise ValueError(f"{type(backend).__name__} does not expose its NCCL communicator (_comm_ptr); "
+                         f"use bootstrap='tle'")
+    dist.all_reduce(torch.zeros(1, device=torch.device("cuda", index)), group=group)
+    torch.cuda.synchronize(index)
+    address = comm_ptr()
+    if not address:
+        raise RuntimeError("the process group has no NCCL communicator on this device")
+    return address
 
 
 class SymmetricBuffer:
@@ -175,9 +197,17 @@ class Communicator:
     @classmethod
     def from_process_group(cls, group: dist.ProcessGroup | None = None, device: int | torch.device | None = None,
                            *, n_barriers: int = 64, timeout_ms: int | None = None,
-                           bootstrap_timeout_ms: int | None = None) -> Communicator:
+                           bootstrap_timeout_ms: int | None = None, bootstrap: str = "tle",
+                           alloc: Alloc = Alloc.DEFAULT) -> Communicator:
         """Create a communicator over ``group`` (default: the world), whose
         processes must all run on this node, one GPU each. Collective.
+
+        ``bootstrap="tle"`` (the default) joins TLE's own bootstrap, whose
+        id the group broadcasts; ``bootstrap="nccl"`` rides on the group's
+        NCCL communicator instead (``tleCommInitFromNccl``: TLE's exchanges
+        become NCCL all-gathers, no second bootstrap; CUDA ranks only).
+        ``alloc`` chooses the CUDA backend's memory (``Alloc.DEFAULT``:
+        ``$TLE_CUDA_ALLOC`` or TLE's default).
 
         ``device`` defaults to ``torch.cuda.current_device()``, and under
         Triton's interpreter to ``"cpu"``: CPU ranks, whose communicator uses
@@ -202,6 +232,16 @@ class Communicator:
         index = None
         if device.type == "cuda":
             index = device.index if device.index is not None else torch.cuda.current_device()
+        if bootstrap == "nccl":
+            if index is None:
+                raise ValueError("bootstrap='nccl' needs CUDA ranks: NCCL has no CPU ranks")
+            with torch.cuda.device(index):
+                comm = Comm.init_from_nccl(_nccl_comm_of(group, index), n_barriers=n_barriers,
+                                           timeout_ms=timeout_ms, bootstrap_timeout_ms=bootstrap_timeout_ms,
+                                           alloc=alloc)
+            return cls(comm, index, group)
+        if bootstrap != "tle":
+            raise ValueError(f"bootstrap must be 'tle' or 'nccl'; got {bootstrap!r}")
         rank = dist.get_rank(group)
         size = dist.get_world_size(group)
         holder: list[bytes | None] = [get_unique_id() if rank == 0 else None]
@@ -212,7 +252,7 @@ class Communicator:
             comm = Comm.init_rank(size, unique_id, rank, 0 if index is None else index,
                                   backend=Backend.EMULATOR if index is None else Backend.CUDA,
                                   n_barriers=n_barriers, timeout_ms=timeout_ms,
-                                  bootstrap_timeout_ms=bootstrap_timeout_ms)
+                                  bootstrap_timeout_ms=bootstrap_timeout_ms, alloc=alloc)
         return cls(comm, index, group)
 
     def alloc(self, shape: int | Sequence[int], dtype: torch.dtype = torch.float32) -> SymmetricBuffer:

@@ -1,12 +1,13 @@
 //===- Comm.cpp - Creating, querying and destroying communicators -*- C++ -*-=//
 //
-// The C API of communicators. Both creation paths build the same state per
+// The C API of communicators. Every creation path builds the same state per
 // rank: epochs and grid counters in local memory, the error record in
 // host-visible memory, the inbox as symmetric memory, and finally the
 // DevComm, assembled on the host and copied into local (device) memory.
 // tleCommInitRank does it with a socket bootstrap, one process per rank;
 // tleCommInitAll for every rank at once from one thread, leaving the ranks
-// an in-process rendezvous for later collectives such as tleMemAlloc.
+// an in-process rendezvous for later collectives such as tleMemAlloc;
+// tleCommInitFromNccl (CommFromNccl.cpp) over an NCCL communicator.
 // On any failure everything built so far is released before returning.
 //
 //===----------------------------------------------------------------------===//
@@ -101,12 +102,6 @@ void logCreated(const CommState &c, int device, const char *how) {
           static_cast<unsigned long long>(c.config.timeoutNs / 1000000));
 }
 
-tleResult_t checkRanks(int nRanks) {
-  if (nRanks < 1 || nRanks > kMaxRanks)
-    return fail(tleInvalidArgument, "nRanks %d is not in 1..%d", nRanks,
-                kMaxRanks);
-  return tleSuccess;
-}
 
 tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
                      int rank, int device, const tleConfig_t *config) {
@@ -132,14 +127,7 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
   if (tleResult_t r = connectSocketBootstrap(
           *id, nRanks, rank, c->config.bootstrapTimeoutMs, c->bootstrap))
     return r;
-  c->inbox = std::make_unique<SymmetricView>(c->backend, rank, nRanks, false);
-  tleResult_t local = allocateLocalState(*c);
-  // Ranks must agree on the backend as well as on nBarriers (the size).
-  if (tleResult_t r = allocSymmetric(
-          *c->bootstrap, *c->inbox, inboxBytes(*c), local,
-          static_cast<uint64_t>(c->config.backend), "barrier inboxes"))
-    return r;
-  if (tleResult_t r = publishDevComm(*c))
+  if (tleResult_t r = buildComm(*c, tleSuccess))
     return r;
   logCreated(*c, device, "one process per rank");
   *outComm = registerComm(std::move(c));
@@ -190,6 +178,27 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
 }
 
 } // namespace
+
+tleResult_t checkRanks(int nRanks) {
+  if (nRanks < 1 || nRanks > kMaxRanks)
+    return fail(tleInvalidArgument, "nRanks %d is not in 1..%d", nRanks,
+                kMaxRanks);
+  return tleSuccess;
+}
+
+tleResult_t buildComm(CommState &c, tleResult_t prior) {
+  c.inbox = std::make_unique<SymmetricView>(c.backend, c.rank, c.size,
+                                            !c.multiProcess);
+  tleResult_t local = prior;
+  if (local == tleSuccess)
+    local = allocateLocalState(c);
+  // Ranks must agree on the backend as well as on nBarriers (the size).
+  if (tleResult_t r = allocSymmetric(
+          *c.bootstrap, *c.inbox, inboxBytes(c), local,
+          static_cast<uint64_t>(c.config.backend), "barrier inboxes"))
+    return r;
+  return publishDevComm(c);
+}
 
 tleResult_t getCommInfo(tleComm_t handle, CommInfo &out) {
   return guard("getCommInfo", [&] {

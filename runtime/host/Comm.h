@@ -177,6 +177,15 @@ struct MemState {
   ~MemState();
 };
 
+/// nRanks within what the DevComm layout serves, else tleInvalidArgument.
+tleResult_t checkRanks(int nRanks);
+
+/// Completes rank `c` once its rank, size, config, backend (may be null
+/// when `prior` failed) and bootstrap are set: local state, the inbox
+/// (collective through c.bootstrap; `prior`, this rank's status so far, is
+/// shared with every rank so that all fail together) and the DevComm.
+tleResult_t buildComm(CommState &c, tleResult_t prior);
+
 /// The communicators of a ...All call (tleMemAllocAll, tleMemImportAll):
 /// every rank of one tleCommInitAll set, in rank order. Sets the nRanks
 /// outMems to NULL first.

@@ -138,6 +138,39 @@ TLE_API tleResult_t tleCommInitRank(tleComm_t *outComm, int nRanks,
                                     const tleUniqueId *id, int rank, int device,
                                     const tleConfig_t *config);
 
+/** The NCCL functions tleCommInitFromNccl calls, with NCCL's signatures
+ *  (ncclResult_t and ncclDataType_t are ints, ncclComm_t and cudaStream_t
+ *  pointers: cast &ncclAllGather and the others to these types). libtle
+ *  does not link NCCL. */
+typedef struct {
+  size_t size; /**< sizeof(tleNcclFunctions_t) */
+  int (*allGather)(const void *sendbuff, void *recvbuff, size_t sendcount,
+                   int datatype, void *comm, void *stream);
+  int (*commCount)(void *comm, int *count);
+  int (*commUserRank)(void *comm, int *rank);
+  int (*commCuDevice)(void *comm, int *device);
+  int (*commGetAsyncError)(void *comm, int *asyncError); /**< may be NULL */
+  const char *(*getErrorString)(int result);             /**< may be NULL */
+} tleNcclFunctions_t;
+
+/** One rank's communicator over the ranks of an existing NCCL communicator
+ *  `ncclComm` (an ncclComm_t; its rank, size and CUDA device), without a
+ *  bootstrap of TLE's own: its exchanges (at creation and in tleMemAlloc)
+ *  are ncclAllGather calls on `ncclComm`, on a stream of TLE's. Collective
+ *  like an NCCL call: every rank calls it, ranks of one process from one
+ *  thread each. `nccl`: the caller's NCCL functions, or NULL for those of
+ *  the libnccl.so.2 already loaded in this process. `config` NULL means
+ *  the defaults with the CUDA backend. The NCCL communicator must outlive
+ *  the TLE one's collective calls; destroying the TLE communicator leaves
+ *  it alone. NCCL carries no file descriptors: across processes the CUDA
+ *  backend shares legacy IPC handles (tleAllocCuMem fails with
+ *  tleNotSupported, tleAllocAuto takes cudaMalloc) and the emulator cannot
+ *  share memory at all. A step that times out leaves its all-gather queued
+ *  on the NCCL communicator (abort that with ncclCommAbort). */
+TLE_API tleResult_t tleCommInitFromNccl(tleComm_t *outComm, void *ncclComm,
+                                        const tleNcclFunctions_t *nccl,
+                                        const tleConfig_t *config);
+
 /** All ranks in this process; devices[i] is rank i's GPU (ignored by the
  *  emulator; may be NULL for 0..nRanks-1). */
 TLE_API tleResult_t tleCommInitAll(tleComm_t *outComms, int nRanks,

@@ -1,0 +1,288 @@
+//===- NcclBootstrap.cpp - The exchange over an existing NCCL comm -*- C++ -*-=//
+//
+// A communicator made from an NCCL communicator (tleCommInitFromNccl)
+// exchanges its handles with NCCL's own all-gather instead of a second
+// bootstrap: each step stages this rank's blob in device memory, runs
+// ncclAllGather on a stream of TLE's, and copies the result back; a first
+// all-gather of the blobs' lengths sizes the second. libtle never links
+// NCCL: the functions are the caller's, or those of the libnccl.so.2
+// already loaded in the process, found with dlopen(RTLD_NOLOAD).
+//
+// NCCL's collectives carry bytes, not file descriptors, so this bootstrap
+// refuses descriptors (the emulator's memory files and cuMem exports need
+// them; the CUDA backend falls back to legacy IPC). A step waits for the
+// all-gather until the bootstrap deadline, watching NCCL's asynchronous
+// error; a step that times out leaves the all-gather queued on the stream,
+// so its buffers are left to it (never freed under a running kernel) and
+// the channel fails every later step with the reason.
+//
+//===----------------------------------------------------------------------===//
+
+#include "NcclBootstrap.h"
+
+#include "Error.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+namespace tle {
+namespace {
+
+/// NCCL's encodings that TLE needs (nccl.h): ncclInt8, ncclSuccess,
+/// ncclInProgress.
+constexpr int kNcclInt8 = 0;
+constexpr int kNcclSuccess = 0;
+constexpr int kNcclInProgress = 7;
+
+class NcclBootstrap final : public Bootstrap {
+public:
+  NcclBootstrap(const NcclApi &api, void *comm, int rank, int size,
+                std::shared_ptr<Backend> staging, void *stream,
+                int64_t timeoutMs)
+      : api(api), comm(comm), myRank(rank), nRanks(size),
+        staging(std::move(staging)), stream(stream), timeoutMs(timeoutMs) {}
+
+  ~NcclBootstrap() override {
+    // After a step that never completed, NCCL may still write into the
+    // buffers: leave them (and the stream, which destroyStream does not
+    // wait for) to the queued all-gather.
+    if (!pending) {
+      if (send)
+        staging->freeLocal(send);
+      if (recv)
+        staging->freeLocal(recv);
+    }
+    if (stream)
+      staging->destroyStream(stream);
+  }
+
+  int rank() const override { return myRank; }
+  int size() const override { return nRanks; }
+
+  tleResult_t allGather(const std::string &mine,
+                        std::vector<std::string> &out) override {
+    if (!brokenReason.empty())
+      return fail(tlePeerFailure, "%s", brokenReason.c_str());
+    uint64_t length = mine.size();
+    std::string lengths;
+    if (tleResult_t r = gather(&length, sizeof(length), lengths))
+      return breakWith(r);
+    uint64_t longest = 0;
+    for (int p = 0; p < nRanks; ++p) {
+      uint64_t l;
+      memcpy(&l, lengths.data() + p * sizeof(l), sizeof(l));
+      longest = std::max(longest, l);
+    }
+    out.assign(nRanks, std::string());
+    if (longest == 0)
+      return tleSuccess;
+    std::string padded = mine;
+    padded.resize(longest);
+    std::string all;
+    if (tleResult_t r = gather(padded.data(), longest, all))
+      return breakWith(r);
+    for (int p = 0; p < nRanks; ++p) {
+      uint64_t l;
+      memcpy(&l, lengths.data() + p * sizeof(l), sizeof(l));
+      out[p] = all.substr(p * longest, l);
+    }
+    return tleSuccess;
+  }
+
+  tleResult_t
+  allGatherFds(const std::string &mine, const std::vector<int> &myFds,
+               std::vector<std::string> &out,
+               std::vector<std::vector<UniqueFd>> &outFds) override {
+    if (!myFds.empty())
+      return fail(tleInternalError,
+                  "file descriptors cannot travel through NCCL's "
+                  "collectives");
+    outFds.clear();
+    outFds.resize(nRanks);
+    return allGather(mine, out);
+  }
+
+private:
+  tleResult_t breakWith(tleResult_t r) {
+    brokenReason = "an earlier exchange through NCCL failed: " +
+                   lastErrorDetail();
+    return r;
+  }
+
+  /// Grows the staging buffers to `bytes` per rank.
+  tleResult_t reserve(size_t bytes) {
+    if (bytes <= capacity)
+      return tleSuccess;
+    size_t want = std::max<size_t>(bytes, 2 * capacity);
+    void *s, *r;
+    if (tleResult_t e = staging->allocLocal(want, &s))
+      return e;
+    if (tleResult_t e = staging->allocLocal(want * nRanks, &r)) {
+      staging->freeLocal(s);
+      return e;
+    }
+    if (send)
+      staging->freeLocal(send);
+    if (recv)
+      staging->freeLocal(recv);
+    send = s;
+    recv = r;
+    capacity = want;
+    return tleSuccess;
+  }
+
+  std::string ncclText(int result) const {
+    const char *text = api.getErrorString ? api.getErrorString(result) : "";
+    return "NCCL error " + std::to_string(result) +
+           (text && *text ? std::string(" (") + text + ")" : "");
+  }
+
+  /// All-gathers `bytes` at `data` from every rank into `out`.
+  tleResult_t gather(const void *data, size_t bytes, std::string &out) {
+    if (tleResult_t r = reserve(bytes))
+      return r;
+    if (tleResult_t r = staging->copyToLocal(send, data, bytes))
+      return r;
+    pending = true;
+    int result =
+        api.allGather(send, recv, bytes, kNcclInt8, comm, stream);
+    if (result != kNcclSuccess && result != kNcclInProgress) {
+      pending = false;
+      return fail(tlePeerFailure, "ncclAllGather failed: %s",
+                  ncclText(result).c_str());
+    }
+    if (tleResult_t r = await())
+      return r;
+    pending = false;
+    out.resize(bytes * nRanks);
+    return staging->copyFromLocal(out.data(), recv, bytes * nRanks);
+  }
+
+  /// Waits until the all-gather on `stream` is done, NCCL reports an error
+  /// or the deadline passes.
+  tleResult_t await() {
+    using Clock = std::chrono::steady_clock;
+    const auto start = Clock::now();
+    auto nap = std::chrono::microseconds(5);
+    for (;;) {
+      if (api.commGetAsyncError) {
+        int async = kNcclSuccess;
+        int r = api.commGetAsyncError(comm, &async);
+        if (r != kNcclSuccess)
+          return fail(tlePeerFailure, "ncclCommGetAsyncError failed: %s",
+                      ncclText(r).c_str());
+        if (async != kNcclSuccess && async != kNcclInProgress)
+          return fail(tlePeerFailure,
+                      "NCCL reported an error during the exchange: %s (a "
+                      "peer failed or left)",
+                      ncclText(async).c_str());
+      }
+      bool done = false;
+      if (tleResult_t r = staging->streamDone(stream, done))
+        return r;
+      if (done)
+        return tleSuccess;
+      auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        Clock::now() - start)
+                        .count();
+      if (timeoutMs > 0 && waited >= timeoutMs)
+        return fail(tleTimeout,
+                    "an exchange through NCCL (ncclAllGather) did not "
+                    "complete within %lld ms: a rank did not make the same "
+                    "call; the NCCL communicator keeps the all-gather queued "
+                    "(abort it with ncclCommAbort)",
+                    static_cast<long long>(timeoutMs));
+      std::this_thread::sleep_for(nap);
+      nap = std::min(nap * 2, std::chrono::microseconds(1000));
+    }
+  }
+
+  NcclApi api;
+  void *comm;
+  int myRank, nRanks;
+  std::shared_ptr<Backend> staging;
+  void *stream;
+  int64_t timeoutMs;
+  void *send = nullptr, *recv = nullptr;
+  size_t capacity = 0;
+  /// An all-gather was queued and has not been seen to complete.
+  bool pending = false;
+  std::string brokenReason;
+};
+
+/// Finds `name` in the libnccl loaded in this process.
+void *findLoaded(void *library, const char *name) {
+  void *fn = library ? dlsym(library, name) : nullptr;
+  return fn ? fn : dlsym(RTLD_DEFAULT, name);
+}
+
+} // namespace
+
+tleResult_t resolveNccl(const tleNcclFunctions_t *given, NcclApi &out) {
+  if (given) {
+    if (given->size < sizeof(tleNcclFunctions_t))
+      return fail(tleInvalidArgument,
+                  "nccl->size is %zu, expected %zu: set it to "
+                  "sizeof(tleNcclFunctions_t)",
+                  given->size, sizeof(tleNcclFunctions_t));
+    if (!given->allGather || !given->commCount || !given->commUserRank ||
+        !given->commCuDevice)
+      return fail(tleInvalidArgument,
+                  "nccl lacks allGather, commCount, commUserRank or "
+                  "commCuDevice (only commGetAsyncError and getErrorString "
+                  "may be NULL)");
+    out.allGather = given->allGather;
+    out.commCount = given->commCount;
+    out.commUserRank = given->commUserRank;
+    out.commCuDevice = given->commCuDevice;
+    out.commGetAsyncError = given->commGetAsyncError;
+    out.getErrorString = given->getErrorString;
+    return tleSuccess;
+  }
+  // RTLD_NOLOAD: only a library the process already has (the one that made
+  // the communicator); loading another copy would call into a second NCCL
+  // that knows nothing of it.
+  void *library = dlopen("libnccl.so.2", RTLD_NOW | RTLD_NOLOAD);
+  if (!library)
+    library = dlopen("libnccl.so", RTLD_NOW | RTLD_NOLOAD);
+  out.allGather = reinterpret_cast<decltype(out.allGather)>(
+      findLoaded(library, "ncclAllGather"));
+  out.commCount = reinterpret_cast<decltype(out.commCount)>(
+      findLoaded(library, "ncclCommCount"));
+  out.commUserRank = reinterpret_cast<decltype(out.commUserRank)>(
+      findLoaded(library, "ncclCommUserRank"));
+  out.commCuDevice = reinterpret_cast<decltype(out.commCuDevice)>(
+      findLoaded(library, "ncclCommCuDevice"));
+  out.commGetAsyncError = reinterpret_cast<decltype(out.commGetAsyncError)>(
+      findLoaded(library, "ncclCommGetAsyncError"));
+  out.getErrorString = reinterpret_cast<decltype(out.getErrorString)>(
+      findLoaded(library, "ncclGetErrorString"));
+  // The handle only pins a library the process holds anyway.
+  if (library)
+    dlclose(library);
+  if (!out.allGather || !out.commCount || !out.commUserRank ||
+      !out.commCuDevice)
+    return fail(tleNotSupported,
+                "no NCCL library is loaded in this process (libnccl.so.2 "
+                "not found with RTLD_NOLOAD, ncclAllGather not a global "
+                "symbol): pass its functions in tleNcclFunctions_t");
+  return tleSuccess;
+}
+
+tleResult_t createNcclBootstrap(const NcclApi &api, void *comm, int rank,
+                                int size, std::shared_ptr<Backend> staging,
+                                int64_t timeoutMs,
+                                std::unique_ptr<Bootstrap> &out) {
+  void *stream = nullptr;
+  if (tleResult_t r = staging->createStream(&stream))
+    return r;
+  out = std::make_unique<NcclBootstrap>(api, comm, rank, size,
+                                        std::move(staging), stream, timeoutMs);
+  return tleSuccess;
+}
+
+} // namespace tle

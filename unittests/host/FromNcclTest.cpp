@@ -1,0 +1,303 @@
+//===- FromNcclTest.cpp - Communicators over an NCCL communicator -*- C++ -*-=//
+//
+// tleCommInitFromNccl against a fake NCCL: an all-gather through shared
+// memory and a process-shared pthread barrier, so that its ranks may be
+// threads of one process, processes, or both. This executable exports the
+// fake under NCCL's own names (ncclAllGather, ...), which is how libtle's
+// run-time lookup finds a libnccl the program linked; the tests also pass
+// the functions explicitly. Checked: ranks of one process get a working
+// communicator whose collectives (tleMemAlloc) run through the fake;
+// across processes the emulator is refused (its memory files need file
+// descriptors, which NCCL cannot carry); ranks spread over processes
+// unevenly are refused on every rank; bad arguments are refused.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ChildProcess.h"
+#include "tle/detail/DevComm.h"
+#include "tle/tle.h"
+
+#include <gtest/gtest.h>
+
+#include <pthread.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace {
+
+/// The shared state of one fake NCCL communicator.
+struct FakeWorld {
+  pthread_barrier_t barrier;
+  int size;
+  std::atomic<int> calls; ///< all-gathers, over all ranks
+  static constexpr size_t kSlotBytes = 1 << 16;
+  char slots[8][kSlotBytes];
+};
+
+/// One rank's ncclComm_t of the fake.
+struct FakeComm {
+  FakeWorld *world;
+  int rank;
+  int device;
+};
+
+/// A fake world in memory that forked children share.
+FakeWorld *newWorld(int size) {
+  void *p = mmap(nullptr, sizeof(FakeWorld), PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  EXPECT_NE(p, MAP_FAILED);
+  auto *w = static_cast<FakeWorld *>(p);
+  pthread_barrierattr_t attr;
+  pthread_barrierattr_init(&attr);
+  pthread_barrierattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
+  pthread_barrier_init(&w->barrier, &attr, size);
+  w->size = size;
+  w->calls = 0;
+  return w;
+}
+
+void deleteWorld(FakeWorld *w) {
+  pthread_barrier_destroy(&w->barrier);
+  munmap(w, sizeof(FakeWorld));
+}
+
+} // namespace
+
+// The fake, under NCCL's names and with its calling convention; exported
+// from this executable (ENABLE_EXPORTS) so that dlsym finds them.
+extern "C" {
+
+__attribute__((visibility("default"))) int
+ncclAllGather(const void *send, void *recv, size_t count, int datatype,
+              void *comm, void *stream) {
+  (void)stream;
+  auto *c = static_cast<FakeComm *>(comm);
+  if (datatype != 0 || count > FakeWorld::kSlotBytes)
+    return 4; // ncclInvalidArgument
+  FakeWorld *w = c->world;
+  ++w->calls;
+  memcpy(w->slots[c->rank], send, count);
+  pthread_barrier_wait(&w->barrier);
+  for (int p = 0; p < w->size; ++p)
+    memcpy(static_cast<char *>(recv) + p * count, w->slots[p], count);
+  pthread_barrier_wait(&w->barrier);
+  return 0;
+}
+
+__attribute__((visibility("default"))) int ncclCommCount(void *comm,
+                                                         int *count) {
+  *count = static_cast<FakeComm *>(comm)->world->size;
+  return 0;
+}
+
+__attribute__((visibility("default"))) int ncclCommUserRank(void *comm,
+                                                            int *rank) {
+  *rank = static_cast<FakeComm *>(comm)->rank;
+  return 0;
+}
+
+__attribute__((visibility("default"))) int ncclCommCuDevice(void *comm,
+                                                            int *device) {
+  *device = static_cast<FakeComm *>(comm)->device;
+  return 0;
+}
+
+} // extern "C"
+
+namespace {
+
+using namespace tle::test;
+
+tleNcclFunctions_t fakeFunctions() {
+  tleNcclFunctions_t f = {};
+  f.size = sizeof(f);
+  f.allGather = &ncclAllGather;
+  f.commCount = &ncclCommCount;
+  f.commUserRank = &ncclCommUserRank;
+  f.commCuDevice = &ncclCommCuDevice;
+  return f;
+}
+
+/// The emulator backend (the fake has no GPUs).
+tleConfig_t emulatorConfig() {
+  tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
+  cfg.nBarriers = 8;
+  cfg.bootstrapTimeoutMs = 10000;
+  return cfg;
+}
+
+/// Runs `body(rank)` on one thread per rank and joins them.
+template <typename Body> void perRankThread(int n, Body body) {
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r)
+    threads.emplace_back([&, r] { body(r); });
+  for (std::thread &t : threads)
+    t.join();
+}
+
+class FromNccl : public testing::TestWithParam<bool> {};
+
+TEST_P(FromNccl, RanksOfOneProcessShareMemoryThroughTheirExchanges) {
+  const bool explicitFunctions = GetParam();
+  const int n = 3;
+  FakeWorld *world = newWorld(n);
+  std::vector<FakeComm> fakes;
+  for (int r = 0; r < n; ++r)
+    fakes.push_back({world, r, 0});
+  tleNcclFunctions_t functions = fakeFunctions();
+  tleConfig_t cfg = emulatorConfig();
+  std::vector<tleComm_t> comms(n);
+  std::vector<tleMem_t> mems(n), meets(n);
+  std::vector<tleResult_t> results(n, tleInternalError);
+  std::vector<std::string> details(n);
+  perRankThread(n, [&](int r) {
+    results[r] = tleCommInitFromNccl(
+        &comms[r], &fakes[r], explicitFunctions ? &functions : nullptr, &cfg);
+    if (results[r] == tleSuccess)
+      results[r] = tleMemAlloc(comms[r], 4096, &mems[r]);
+    details[r] = tleGetLastErrorDetail();
+  });
+  for (int r = 0; r < n; ++r)
+    ASSERT_EQ(results[r], tleSuccess) << r << ": " << details[r];
+  EXPECT_GT(world->calls.load(), 0);
+  for (int r = 0; r < n; ++r) {
+    int rank, size;
+    tleBackend_t backend;
+    EXPECT_EQ(tleCommRank(comms[r], &rank), tleSuccess);
+    EXPECT_EQ(tleCommSize(comms[r], &size), tleSuccess);
+    EXPECT_EQ(tleCommBackend(comms[r], &backend), tleSuccess);
+    EXPECT_EQ(rank, r);
+    EXPECT_EQ(size, n);
+    EXPECT_EQ(backend, tleBackendEmulator);
+    void *h, *dc;
+    tleMemGetHandle(mems[r], &h);
+    tleCommGetDevComm(comms[r], &dc);
+    auto *sym = static_cast<tle::SymMem *>(h);
+    auto *devComm = static_cast<tle::DevComm *>(dc);
+    for (int p = 0; p < n; ++p) {
+      static_cast<uint32_t *>(sym->ptrs[p])[r] = 10 * p + r;
+      devComm->inbox[p][3 * devComm->inboxStride + r] = r + 1;
+    }
+  }
+  // A second allocation through the fake, from every rank's thread.
+  perRankThread(n, [&](int r) {
+    results[r] = tleMemAlloc(comms[r], 64, &meets[r]);
+  });
+  for (int r = 0; r < n; ++r) {
+    ASSERT_EQ(results[r], tleSuccess);
+    void *local, *dc;
+    tleMemGetLocalPtr(mems[r], &local);
+    tleCommGetDevComm(comms[r], &dc);
+    auto *devComm = static_cast<tle::DevComm *>(dc);
+    for (int q = 0; q < n; ++q) {
+      EXPECT_EQ(static_cast<uint32_t *>(local)[q], uint32_t(10 * r + q));
+      EXPECT_EQ(devComm->inbox[r][3 * devComm->inboxStride + q],
+                uint32_t(q + 1));
+    }
+  }
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(tleMemFree(meets[r]), tleSuccess);
+    EXPECT_EQ(tleMemFree(mems[r]), tleSuccess);
+    EXPECT_EQ(tleCommDestroy(comms[r]), tleSuccess);
+  }
+  deleteWorld(world);
+}
+
+INSTANTIATE_TEST_SUITE_P(Functions, FromNccl, testing::Bool(),
+                         [](const testing::TestParamInfo<bool> &info) {
+                           return info.param ? "Given" : "FoundInProcess";
+                         });
+
+class FromNcclProcesses : public ProcessFixture {};
+
+TEST_F(FromNcclProcesses, EmulatorAcrossProcessesIsRefusedOnEveryRank) {
+  FakeWorld *world = newWorld(2);
+  std::vector<Child> children;
+  for (int r = 0; r < 2; ++r)
+    children.push_back(start([world, r](std::string &) {
+      FakeComm fake{world, r, 0};
+      tleConfig_t cfg = emulatorConfig();
+      tleComm_t comm;
+      return tleCommInitFromNccl(&comm, &fake, nullptr, &cfg);
+    }));
+  for (int r = 0; r < 2; ++r) {
+    Outcome o = collect(children[r], 20000);
+    ASSERT_TRUE(o.finished) << "rank " << r << " hung";
+    EXPECT_NE(o.result, tleSuccess);
+    EXPECT_NE(o.detail.find("memory files"), std::string::npos)
+        << "rank " << r << ": " << o.detail;
+  }
+  deleteWorld(world);
+}
+
+TEST_F(FromNcclProcesses, RanksSpreadUnevenlyOverProcessesAreRefused) {
+  // Ranks 0 and 1 are threads of one child, rank 2 another child.
+  FakeWorld *world = newWorld(3);
+  auto ranks = [world](std::vector<int> mine) {
+    return [world, mine](std::string &detail) {
+      std::vector<tleResult_t> results(mine.size());
+      std::vector<std::string> details(mine.size());
+      std::vector<std::thread> threads;
+      for (size_t i = 0; i < mine.size(); ++i)
+        threads.emplace_back([&, i] {
+          FakeComm fake{world, mine[i], 0};
+          tleConfig_t cfg = emulatorConfig();
+          tleComm_t comm;
+          results[i] = tleCommInitFromNccl(&comm, &fake, nullptr, &cfg);
+          details[i] = tleGetLastErrorDetail();
+        });
+      for (std::thread &t : threads)
+        t.join();
+      for (size_t i = 0; i < mine.size(); ++i)
+        if (results[i] != tleNotSupported ||
+            details[i].find("3 ranks live in 2 processes") ==
+                std::string::npos) {
+          detail = "rank " + std::to_string(mine[i]) + ": " + details[i];
+          return tleInternalError;
+        }
+      return tleSuccess;
+    };
+  };
+  Child a = start(ranks({0, 1}));
+  Child b = start(ranks({2}));
+  for (Child *c : {&a, &b}) {
+    Outcome o = collect(*c, 20000);
+    ASSERT_TRUE(o.finished);
+    EXPECT_EQ(o.result, tleSuccess) << o.detail;
+  }
+  deleteWorld(world);
+}
+
+TEST(FromNcclArguments, AreRefused) {
+  FakeWorld *world = newWorld(1);
+  FakeComm fake{world, 0, 0};
+  tleComm_t comm = reinterpret_cast<tleComm_t>(0x1);
+  EXPECT_EQ(tleCommInitFromNccl(nullptr, &fake, nullptr, nullptr),
+            tleInvalidArgument);
+  EXPECT_EQ(tleCommInitFromNccl(&comm, nullptr, nullptr, nullptr),
+            tleInvalidArgument);
+  EXPECT_EQ(comm, nullptr);
+  tleNcclFunctions_t f = fakeFunctions();
+  f.size = 8;
+  EXPECT_EQ(tleCommInitFromNccl(&comm, &fake, &f, nullptr),
+            tleInvalidArgument);
+  f = fakeFunctions();
+  f.allGather = nullptr;
+  EXPECT_EQ(tleCommInitFromNccl(&comm, &fake, &f, nullptr),
+            tleInvalidArgument);
+  // NULL config means the CUDA backend, which this build or machine lacks
+  // (or, with a GPU, device 0 exists and it works: either way no crash).
+  tleResult_t r = tleCommInitFromNccl(&comm, &fake, nullptr, nullptr);
+  if (r == tleSuccess)
+    EXPECT_EQ(tleCommDestroy(comm), tleSuccess);
+  else
+    EXPECT_TRUE(r == tleNotSupported || r == tleCudaError) << r;
+  deleteWorld(world);
+}
+
+} // namespace
