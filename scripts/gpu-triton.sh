@@ -2,7 +2,8 @@
 # The Triton front end's GPU tests, run on the GPU machine from the
 # repository root after scripts/gpu-run.sh has built build-gpu (libtle.so
 # with the CUDA backend):
-#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench]  (default all)
+#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d]
+#                                                              (default all)
 # The GPU machine has no LLVM, so the device bitcode is built on the CPU
 # machine (build/lib/libtle_device.bc) and carried as .gpu/libtle_device.bc.
 # Python: $PYTHON, else /opt/torch/.venv/bin/python, else python3 (needs
@@ -15,8 +16,8 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 cd "$(dirname "$0")/.."
 root=$(pwd)
 phase=${1:-all}
-case "$phase" in all | example | exchange | timeout | bench) ;; *)
-  echo "usage: $0 [all|example|exchange|timeout|bench]" >&2
+case "$phase" in all | example | exchange | timeout | bench | import | nccl | c10d) ;; *)
+  echo "usage: $0 [all|example|exchange|timeout|bench|import|nccl|c10d]" >&2
   exit 2
   ;;
 esac
@@ -40,7 +41,10 @@ export PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH}
 # A fresh Triton cache: kernels are compiled against this run's bitcode.
 export TRITON_CACHE_DIR=$(mktemp -d /tmp/tle-triton-cache.XXXXXX)
 trap 'rm -rf "$TRITON_CACHE_DIR"' EXIT
-ngpu=${NGPU:-2}
+# One process per GPU of the machine (a TLE communicator serves up to 8).
+ngpu=${NGPU:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
+[ "$ngpu" -ge 2 ] 2>/dev/null || ngpu=2
+[ "$ngpu" -le 8 ] || ngpu=8
 
 missing=()
 [ -n "$py" ] || missing+=("a Python with torch and triton (set PYTHON)")
@@ -80,6 +84,22 @@ if [ "$phase" = all ] || [ "$phase" = bench ]; then
   say "3. benchmark: barrier latency from Triton"
   timeout -k 10 240 "${torchrun[@]}" python/tests_gpu/bench.py
   record "benchmark" $?
+fi
+
+if [ "$phase" = all ] || [ "$phase" = import ]; then
+  say "4. PyTorch symmetric memory as a TLE buffer (import_symmetric), synchronized by distributed_barrier"
+  timeout -k 10 180 "${torchrun[@]}" python/tests_gpu/symm_import.py
+  record "symm_mem import" $?
+fi
+if [ "$phase" = all ] || [ "$phase" = nccl ]; then
+  say "5. a communicator made from the process group's NCCL communicator (bootstrap='nccl')"
+  timeout -k 10 240 "${torchrun[@]}" python/tests_gpu/exchange.py --bootstrap nccl --iters 1000
+  record "exchange, communicator from NCCL" $?
+fi
+if [ "$phase" = all ] || [ "$phase" = c10d ]; then
+  say "6. tle/c10d.hpp: a communicator from a c10d process group in C++ (compiles an extension first)"
+  timeout -k 10 300 "${torchrun[@]}" python/tests_gpu/c10d_helper.py
+  record "c10d helper (C++)" $?
 fi
 
 say "summary"

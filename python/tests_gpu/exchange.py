@@ -11,7 +11,11 @@ launch, reading another program's block). Several launches per case check
 that barrier epochs carry across launches; at the end the host reads the
 buffer through SymmetricBuffer.tensor.
 
-    torchrun --nproc-per-node 2 python/tests_gpu/exchange.py [--iters N]
+    torchrun --nproc-per-node N python/tests_gpu/exchange.py [--iters N] [--bootstrap tle|nccl]
+
+With ``--bootstrap nccl`` the communicator rides on the process group's NCCL
+communicator (``Communicator.from_process_group(bootstrap="nccl")``): the
+same cases then check a TLE communicator made from an NCCL communicator.
 """
 
 from __future__ import annotations
@@ -54,14 +58,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iters", type=int, default=2000)
     parser.add_argument("--launches", type=int, default=3)
+    parser.add_argument("--bootstrap", choices=("tle", "nccl"), default="tle")
     args = parser.parse_args()
-    with distributed(n_barriers=128) as comm:
+    with distributed(n_barriers=128, bootstrap=args.bootstrap) as comm:
         log(f"communicator {comm}")
         results = [run_case(comm, *case, iters=args.iters, launches=args.launches) for case in EXCHANGE_CASES]
         dist.barrier()
     if not all(results):
         fail(f"{results.count(False)} of {len(results)} exchange cases failed")
-    log(f"PASS exchange: all {len(results)} cases")
+    log(f"PASS exchange ({args.bootstrap} bootstrap): all {len(results)} cases")
 
 
 if __name__ == "__main__":

@@ -81,6 +81,16 @@ public:
       comms.emplace_back(c);
     return comms;
   }
+  /// tleCommInitFromNccl: this rank of NCCL communicator `ncclComm`
+  /// (ncclComm_t), exchanging through NCCL; `nccl` NULL finds the process's
+  /// libnccl. The default config is the CUDA backend's.
+  static Comm initFromNccl(void *ncclComm,
+                           const tleNcclFunctions_t *nccl = nullptr,
+                           const tleConfig_t *config = nullptr) {
+    tleComm_t c;
+    check(tleCommInitFromNccl(&c, ncclComm, nccl, config));
+    return Comm(c);
+  }
   /// A fresh id for initRank (made once, shared with every rank).
   static tleUniqueId uniqueId() {
     tleUniqueId id;
@@ -171,6 +181,15 @@ public:
     for (tleMem_t m : out)
       mems.emplace_back(m);
     return mems;
+  }
+
+  /// tleMemImport: `bytes` at `localPtr`, already mapped into every rank;
+  /// `peerPtrs` (comm size entries) or NULL to exchange the addresses.
+  static Mem importMapped(const Comm &comm, void *localPtr, size_t bytes,
+                          void *const *peerPtrs = nullptr) {
+    tleMem_t m;
+    check(tleMemImport(comm.get(), localPtr, bytes, peerPtrs, &m));
+    return Mem(m);
   }
 
   tleMem_t get() const { return mem; }
