@@ -1,9 +1,10 @@
-//===- BarrierStress.cu - Data visibility across the barrier, on 2 GPUs ---===//
+//===- BarrierStress.cu - Data visibility across the barrier, on N GPUs ---===//
 //
 // The memory-model test of the barrier on real GPUs. Every thread of every
-// round stores a round-stamped payload into the peer's symmetric buffer,
-// crosses the barrier, and loads the payload that a *different* thread of
-// its group stored on the peer (its own word for group `thread`). With an
+// round stores a round-stamped payload into the next rank's symmetric
+// buffer, crosses the barrier, and loads the payload that a *different*
+// thread of its group stored there from the previous rank (its own word for
+// group `thread`). With an
 // order that releases on arrive and acquires on wait, the barrier must make
 // every one of those stores visible: a stale or torn value is a violation,
 // counted on the device. Payloads alternate between two halves by round
@@ -12,16 +13,25 @@
 // `relaxed` promises no visibility: it runs for the barrier's progress only
 // and its stale reads are reported, not failed.
 //
-// Configurations: CTAs x group kinds x orders, in one process with both GPUs
+// Configurations: CTAs x group kinds x orders, on every GPU of the machine
+// (up to 8; --ranks lowers it), in one process driving all of them
 // (tleCommInitAll) or one process per rank (fork before any CUDA call, the
 // unique id passed through a pipe). All configurations share one
-// communicator, so slot epochs also carry across launches.
+// communicator, so slot epochs also carry across launches. --alloc chooses
+// the CUDA backend's memory for the inboxes and the buffer (cudaMalloc with
+// peer access or legacy IPC, or cuMem); --from-nccl (one process per rank)
+// makes the communicator from an NCCL communicator (tleCommInitFromNccl) in
+// a build that found NCCL.
 //
 //===----------------------------------------------------------------------===//
 
 #include "GpuSupport.h"
 
 #include "tle/device.h"
+
+#ifdef TLE_STRESS_WITH_NCCL
+#include <nccl.h>
+#endif
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -210,7 +220,24 @@ struct Options {
   std::vector<std::string> orders = {"relaxed", "acq_rel", "seq_cst",
                                      "release/acquire"};
   uint32_t rounds = 20000;
+  int ranks = 0; ///< 0: every GPU (ranksFor)
+  tleAllocType_t alloc = tleAllocDefault;
+  bool fromNccl = false;
 };
+
+/// The communicator configuration of every run.
+tleConfig_t stressConfig(const Options &o) {
+  tleConfig_t cfg = cudaConfig(kSlots);
+  cfg.allocType = o.alloc;
+  return cfg;
+}
+
+/// What a run is, for its verdict lines.
+std::string describe(const Options &o, int n) {
+  static const char *allocs[] = {"default", "cudamalloc", "cumem", "auto"};
+  return std::to_string(n) + " ranks, alloc " + allocs[o.alloc] +
+         (o.fromNccl ? ", from NCCL" : "");
+}
 
 struct Config {
   int ctas;
@@ -244,12 +271,15 @@ std::vector<Config> expand(const Options &o) {
 /// One rank's part of one configuration: launch (cooperatively for `grid`,
 /// which needs all CTAs co-resident), without waiting.
 void launch(const Config &c, int dev, const void *comm, const void *mem,
-            int rank, uint32_t rounds, uint32_t salt, Result *res) {
+            int rank, int nRanks, uint32_t rounds, uint32_t salt,
+            Result *res) {
   CK(cudaSetDevice(dev));
   CK(cudaMemset(res, 0, sizeof(Result)));
   int coop = c.kind->coop;
   Mode mode = c.mode->mode;
-  int peer = 1 - rank;
+  // Stores go to the next rank, so every rank's buffer is written by the
+  // previous one: a ring covers every pair of neighbours.
+  int peer = (rank + 1) % nRanks;
   if (coop == kCoopGrid) {
     void *args[] = {&comm, &mem,    &rank, &peer, &coop,
                     &mode, &rounds, &salt, &res};
@@ -300,18 +330,22 @@ uint32_t saltOf(size_t configIndex) {
 }
 
 int runSingle(const Options &o) {
-  if (!gpusOrSkip(2))
+  int visible = gpusOrSkip(2);
+  if (!visible)
     return 0;
+  const int n = o.ranks ? std::min(o.ranks, ranksFor(visible)) : ranksFor(visible);
   std::vector<Config> cfgs = expand(o);
-  tleConfig_t cfg = cudaConfig(kSlots);
-  tleComm_t comms[2];
-  int devs[2] = {0, 1};
-  TK(tleCommInitAll(comms, 2, devs, &cfg));
-  tleMem_t mems[2];
-  TK(tleMemAllocAll(comms, 2, kBufBytes, mems));
-  void *dcomm[2], *dmem[2];
-  Result *res[2];
-  for (int r = 0; r < 2; ++r) {
+  tleConfig_t cfg = stressConfig(o);
+  std::vector<tleComm_t> comms(n);
+  std::vector<int> devs(n);
+  for (int r = 0; r < n; ++r)
+    devs[r] = r;
+  TK(tleCommInitAll(comms.data(), n, devs.data(), &cfg));
+  std::vector<tleMem_t> mems(n);
+  TK(tleMemAllocAll(comms.data(), n, kBufBytes, mems.data()));
+  std::vector<void *> dcomm(n), dmem(n);
+  std::vector<Result *> res(n);
+  for (int r = 0; r < n; ++r) {
     TK(tleCommGetDevComm(comms[r], &dcomm[r]));
     TK(tleMemGetHandle(mems[r], &dmem[r]));
     CK(cudaSetDevice(r));
@@ -321,45 +355,91 @@ int runSingle(const Options &o) {
   for (size_t i = 0; i < cfgs.size(); ++i) {
     const Config &c = cfgs[i];
     uint64_t t0 = hostNowNs();
-    // One host thread launches on both GPUs: launches are asynchronous, so
-    // the two kernels run concurrently and meet at the barrier.
-    for (int r = 0; r < 2; ++r)
-      launch(c, r, dcomm[r], dmem[r], r, o.rounds, saltOf(i), res[r]);
-    for (int r = 0; r < 2; ++r)
+    // One host thread launches on every GPU: launches are asynchronous, so
+    // the kernels run concurrently and meet at the barrier.
+    for (int r = 0; r < n; ++r)
+      launch(c, r, dcomm[r], dmem[r], r, n, o.rounds, saltOf(i), res[r]);
+    for (int r = 0; r < n; ++r)
       failures += !finish(c, r, r, o.rounds, "single", res[r], comms[r]);
     std::printf("    (%.2f s)\n", (hostNowNs() - t0) / 1e9);
   }
-  for (int r = 0; r < 2; ++r) {
+  for (int r = 0; r < n; ++r) {
     CK(cudaSetDevice(r));
     CK(cudaFree(res[r]));
     TK(tleMemFree(mems[r]));
     TK(tleCommDestroy(comms[r]));
   }
-  std::printf("%s: %zu configurations x 2 ranks, %d failed\n",
-              failures ? "FAIL" : "PASS", cfgs.size(), failures);
+  std::printf("%s: %zu configurations x %s, %d failed\n",
+              failures ? "FAIL" : "PASS", cfgs.size(), describe(o, n).c_str(),
+              failures);
   return failures ? 1 : 0;
 }
 
+/// This rank's communicator made from an NCCL communicator: rank 0's NCCL
+/// unique id goes through the pipe, then ncclCommInitRank and
+/// tleCommInitFromNccl, which finds this program's libnccl by itself.
+/// Returns false after printing why.
+bool commFromNccl(const Options &o, int rank, int n, int idPipe[2],
+                  tleComm_t &comm, void *&nccl) {
+#ifdef TLE_STRESS_WITH_NCCL
+  ncclUniqueId id;
+  if (rank == 0 && ncclGetUniqueId(&id) != ncclSuccess) {
+    std::printf("rank 0: ncclGetUniqueId failed\n");
+    return false;
+  }
+  if (!shareIdOverPipe(rank, idPipe, id, n)) {
+    std::printf("rank %d: the NCCL unique id did not go through the pipe\n",
+                rank);
+    return false;
+  }
+  ncclComm_t nc;
+  ncclResult_t r = ncclCommInitRank(&nc, n, id, rank);
+  if (r != ncclSuccess) {
+    std::printf("rank %d: ncclCommInitRank failed: %s\n", rank,
+                ncclGetErrorString(r));
+    return false;
+  }
+  tleConfig_t cfg = stressConfig(o);
+  TK(tleCommInitFromNccl(&comm, nc, nullptr, &cfg));
+  nccl = nc;
+  return true;
+#else
+  (void)o, (void)rank, (void)n, (void)idPipe, (void)comm, (void)nccl;
+  std::printf("rank %d: built without NCCL (configure with "
+              "TLE_NCCL_INCLUDE_DIR and TLE_NCCL_LIBRARY)\n",
+              rank);
+  return false;
+#endif
+}
+
 /// One rank process of the multi-process mode. Rank 0 creates the unique id
-/// and writes it to the pipe; rank 1 reads it (EOF: rank 0 gave up).
-int rankMain(const Options &o, int rank, int idPipe[2]) {
-  int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n < 2) {
-    std::printf("SKIPPED: no CUDA device pair in rank %d (%d visible)\n", rank,
-                n);
+/// and writes it to the pipe; the others read it (EOF: rank 0 gave up).
+int rankMain(const Options &o, int rank, int n, int idPipe[2]) {
+  int visible = 0;
+  if (cudaGetDeviceCount(&visible) != cudaSuccess || visible < n) {
+    std::printf("SKIPPED: rank %d sees %d CUDA devices, %d needed\n", rank,
+                visible, n);
     return kExitSkip;
   }
-  tleUniqueId id;
-  if (rank == 0)
-    TK(tleGetUniqueId(&id));
-  if (!shareIdOverPipe(rank, idPipe, id)) {
-    std::printf("rank %d: the unique id did not go through the pipe\n", rank);
-    return rank == 0 ? 1 : kExitSkip;
-  }
+  CK(cudaSetDevice(rank));
   std::vector<Config> cfgs = expand(o);
-  tleConfig_t cfg = cudaConfig(kSlots);
   tleComm_t comm;
-  TK(tleCommInitRank(&comm, 2, &id, rank, rank, &cfg));
+  void *nccl = nullptr;
+  if (o.fromNccl) {
+    if (!commFromNccl(o, rank, n, idPipe, comm, nccl))
+      return 1;
+  } else {
+    tleUniqueId id;
+    if (rank == 0)
+      TK(tleGetUniqueId(&id));
+    if (!shareIdOverPipe(rank, idPipe, id, n)) {
+      std::printf("rank %d: the unique id did not go through the pipe\n",
+                  rank);
+      return rank == 0 ? 1 : kExitSkip;
+    }
+    tleConfig_t cfg = stressConfig(o);
+    TK(tleCommInitRank(&comm, n, &id, rank, rank, &cfg));
+  }
   tleMem_t mem;
   TK(tleMemAlloc(comm, kBufBytes, &mem));
   void *dcomm, *dmem;
@@ -370,59 +450,71 @@ int rankMain(const Options &o, int rank, int idPipe[2]) {
   CK(cudaMalloc(&res, sizeof(Result)));
   int failures = 0;
   for (size_t i = 0; i < cfgs.size(); ++i) {
-    launch(cfgs[i], rank, dcomm, dmem, rank, o.rounds, saltOf(i), res);
-    failures += !finish(cfgs[i], rank, rank, o.rounds, "multi", res, comm);
+    launch(cfgs[i], rank, dcomm, dmem, rank, n, o.rounds, saltOf(i), res);
+    failures += !finish(cfgs[i], rank, rank, o.rounds,
+                        o.fromNccl ? "nccl" : "multi", res, comm);
   }
   CK(cudaFree(res));
   TK(tleMemFree(mem));
   TK(tleCommDestroy(comm));
+#ifdef TLE_STRESS_WITH_NCCL
+  // After TLE's communicator: its collectives ran on this one.
+  if (nccl)
+    ncclCommDestroy(static_cast<ncclComm_t>(nccl));
+#endif
   return failures ? 1 : 0;
 }
 
 int runMulti(const Options &o) {
   // No CUDA call may happen in this process before the fork: a forked child
-  // cannot use a CUDA driver initialised by its parent.
+  // cannot use a CUDA driver initialised by its parent. A child counts the
+  // GPUs.
+  int n = ranksFromChild();
+  if (!n)
+    return 0;
+  if (o.ranks)
+    n = std::min(n, o.ranks);
   int idPipe[2];
   if (pipe(idPipe) != 0) {
     std::perror("pipe");
     return 1;
   }
   std::fflush(stdout);
-  pid_t pids[2];
-  for (int r = 0; r < 2; ++r) {
+  std::vector<pid_t> pids(n);
+  for (int r = 0; r < n; ++r) {
     pids[r] = fork();
     if (pids[r] < 0) {
       std::perror("fork");
       return 1;
     }
     if (pids[r] == 0) {
-      int rc = rankMain(o, r, idPipe);
+      int rc = rankMain(o, r, n, idPipe);
       std::fflush(stdout);
       std::_Exit(rc);
     }
   }
   close(idPipe[0]);
   close(idPipe[1]);
-  int status[2];
   int skipped = 0, failed = 0;
-  for (int r = 0; r < 2; ++r) {
-    waitpid(pids[r], &status[r], 0);
-    if (WIFEXITED(status[r]) && WEXITSTATUS(status[r]) == kExitSkip)
+  for (int r = 0; r < n; ++r) {
+    int status;
+    waitpid(pids[r], &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kExitSkip)
       ++skipped;
-    else if (!WIFEXITED(status[r]) || WEXITSTATUS(status[r]) != 0) {
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
       std::printf("rank %d process: %s %d\n", r,
-                  WIFEXITED(status[r]) ? "exit status" : "killed by signal",
-                  WIFEXITED(status[r]) ? WEXITSTATUS(status[r])
-                                       : WTERMSIG(status[r]));
+                  WIFEXITED(status) ? "exit status" : "killed by signal",
+                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
       ++failed;
     }
   }
-  if (skipped == 2 && failed == 0) {
+  if (skipped == n && failed == 0) {
     std::printf("SKIPPED: no CUDA device pair\n");
     return 0;
   }
-  std::printf("%s: multi-process, %zu configurations\n",
-              failed || skipped ? "FAIL" : "PASS", expand(o).size());
+  std::printf("%s: multi-process, %zu configurations x %s\n",
+              failed || skipped ? "FAIL" : "PASS", expand(o).size(),
+              describe(o, n).c_str());
   return failed || skipped ? 1 : 0;
 }
 
@@ -431,8 +523,12 @@ void usage() {
       "usage: tle-gpu-barrier-stress [--mode single|multi] [--ctas 1,8,132]\n"
       "  [--kinds thread,warp,block,grid]\n"
       "  [--orders relaxed,acq_rel,seq_cst,release/acquire,split_acq_rel]\n"
-      "  [--rounds N]   (default 20000, at most %u; env TLE_STRESS_ROUNDS)\n",
-      kMaxRounds);
+      "  [--rounds N]   (default 20000, at most %u; env TLE_STRESS_ROUNDS)\n"
+      "  [--ranks N]    (default: every GPU, at most %d)\n"
+      "  [--alloc cudamalloc|cumem|auto]   (default: TLE_CUDA_ALLOC or "
+      "TLE's)\n"
+      "  [--from-nccl]  (--mode multi: a communicator made from NCCL's)\n",
+      kMaxRounds, tle::kMaxRanks);
 }
 
 } // namespace
@@ -454,12 +550,30 @@ int main(int argc, char **argv) {
       o.orders = parseList(v), ++i;
     else if (a == "--rounds" && v)
       o.rounds = uint32_t(std::strtoul(v, nullptr, 10)), ++i;
+    else if (a == "--ranks" && v)
+      o.ranks = std::atoi(v), ++i;
+    else if (a == "--alloc" && v) {
+      std::string t = v;
+      ++i;
+      if (t == "cudamalloc")
+        o.alloc = tleAllocCudaMalloc;
+      else if (t == "cumem")
+        o.alloc = tleAllocCuMem;
+      else if (t == "auto")
+        o.alloc = tleAllocAuto;
+      else {
+        usage();
+        return 2;
+      }
+    } else if (a == "--from-nccl")
+      o.fromNccl = true;
     else {
       usage();
       return 2;
     }
   }
-  if (o.rounds > kMaxRounds) {
+  if (o.rounds > kMaxRounds || (o.ranks && o.ranks < 2) ||
+      (o.fromNccl && o.mode != "multi")) {
     usage();
     return 2;
   }

@@ -1,12 +1,12 @@
-//===- GpuSupport.h - Helpers shared by the GPU tests and benchmarks
-//-------===//
+//===- GpuSupport.h - Helpers shared by the GPU tests and benchmarks -----===//
 //
 // Error checks that abort a test or benchmark process with the failing call
 // and its message (tests may exit; the library never does), the "SKIPPED"
-// convention for machines without two GPUs, the ABI encodings spelled as
-// named constants, and small timing and process helpers. Both
-// integration_test/ and bench/ include this header; it is not part of the
-// library.
+// convention for machines without two GPUs, how many ranks a program runs
+// (every GPU of the machine, up to what one communicator serves), the ABI
+// encodings spelled as named constants, and small timing and process
+// helpers. Both integration_test/ and bench/ include this header; it is not
+// part of the library.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +26,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <vector>
@@ -93,6 +94,48 @@ inline int gpusOrSkip(int needed = 2) {
   return n;
 }
 
+/// The ranks a program runs on `visible` GPUs: one per GPU, at most what one
+/// communicator serves (tle::kMaxRanks); TLE_GPU_RANKS lowers it (to run
+/// the 2-GPU configuration on a bigger machine).
+inline int ranksFor(int visible) {
+  int n = std::min(visible, ::tle::kMaxRanks);
+  if (const char *env = std::getenv("TLE_GPU_RANKS"))
+    n = std::min(n, std::atoi(env));
+  return n;
+}
+
+/// The number of ranks (ranksFor the visible GPUs), found by a child
+/// process, so that the caller may still fork rank processes: a child
+/// cannot use a CUDA driver its parent initialised. 0 (after printing
+/// "SKIPPED: ...") when fewer than two GPUs are usable.
+inline int ranksFromChild() {
+  int fds[2];
+  if (pipe(fds) != 0)
+    return 0;
+  std::fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess)
+      n = 0;
+    ssize_t ignored = write(fds[1], &n, sizeof(n));
+    (void)ignored;
+    _exit(0);
+  }
+  close(fds[1]);
+  int n = 0;
+  if (pid < 0 || read(fds[0], &n, sizeof(n)) != ssize_t(sizeof(n)))
+    n = 0;
+  close(fds[0]);
+  if (pid > 0)
+    waitpid(pid, nullptr, 0);
+  n = ranksFor(n);
+  if (n < 2)
+    std::printf("SKIPPED: fewer than two usable CUDA devices (%d)\n", n);
+  return n < 2 ? 0 : n;
+}
+
 /// Monotonic host clock in ns (CLOCK_MONOTONIC is system-wide, so a parent
 /// can subtract timestamps printed by its children).
 /// One figure of the benchmarks, as the line bench/run.sh collects into
@@ -108,15 +151,24 @@ inline void printResult(const char *section, const std::string &impl,
   std::fflush(stdout);
 }
 
-/// Hands a unique id (TLE's, NVSHMEM's: any trivially copyable type) from
-/// rank 0 to the other rank processes of a fork()ed run through `fds` (a
-/// pipe made before the fork): rank 0 writes `id`, the others read it. Each
+/// Hands a unique id (TLE's, NCCL's, NVSHMEM's: any trivially copyable
+/// type) from rank 0 to the other nRanks-1 rank processes of a fork()ed run
+/// through `fds` (a pipe made before the fork): rank 0 writes one copy per
+/// reader in a single write, which the pipe keeps whole (at most PIPE_BUF
+/// bytes), so that each reader's read of one id gets a whole one. Each
 /// process closes the ends it does not use. False on a short write or read
 /// (EOF: rank 0 gave up before sending).
-template <typename Id> bool shareIdOverPipe(int rank, int fds[2], Id &id) {
+template <typename Id>
+bool shareIdOverPipe(int rank, int fds[2], Id &id, int nRanks = 2) {
+  static_assert(sizeof(Id) * (::tle::kMaxRanks - 1) <= 4096,
+                "ids must fit one atomic pipe write (PIPE_BUF)");
   if (rank == 0) {
     close(fds[0]);
-    bool ok = write(fds[1], &id, sizeof(id)) == ssize_t(sizeof(id));
+    std::string copies;
+    for (int r = 1; r < nRanks; ++r)
+      copies.append(reinterpret_cast<const char *>(&id), sizeof(id));
+    bool ok = write(fds[1], copies.data(), copies.size()) ==
+              ssize_t(copies.size());
     close(fds[1]);
     return ok;
   }

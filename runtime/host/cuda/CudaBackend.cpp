@@ -41,11 +41,68 @@ tleResult_t cudaFail(cudaError_t err, int device, const char *call) {
               cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
+/// The driver API functions of the cuMem path. They come from the runtime
+/// (cudaGetDriverEntryPointByVersion), not from linking libcuda, so that
+/// libtle and every program linking it build where only the toolkit's stub
+/// exists (the CPU machines) and load where the driver is.
+#define TLE_DRIVER_FUNCTIONS(X)                                                \
+  X(cuGetErrorName)                                                            \
+  X(cuGetErrorString)                                                          \
+  X(cuDeviceGet)                                                               \
+  X(cuDeviceGetAttribute)                                                      \
+  X(cuMemGetAllocationGranularity)                                             \
+  X(cuMemCreate)                                                               \
+  X(cuMemRelease)                                                              \
+  X(cuMemAddressReserve)                                                       \
+  X(cuMemAddressFree)                                                          \
+  X(cuMemMap)                                                                  \
+  X(cuMemUnmap)                                                                \
+  X(cuMemSetAccess)                                                            \
+  X(cuMemGetAccess)                                                            \
+  X(cuMemExportToShareableHandle)                                              \
+  X(cuMemImportFromShareableHandle)                                            \
+  X(cuMemGetAllocationPropertiesFromHandle)
+
+struct Driver {
+#define TLE_DRIVER_POINTER(name) decltype(&::name) name = nullptr;
+  TLE_DRIVER_FUNCTIONS(TLE_DRIVER_POINTER)
+#undef TLE_DRIVER_POINTER
+  /// The first function the driver did not provide ("" when all are here).
+  std::string missing;
+};
+
+/// The driver's functions, looked up once. The ABI asked for is CUDA 12.0's
+/// (every function above has kept its signature since 11.x).
+const Driver &drv() {
+  static const Driver driver = [] {
+    Driver d;
+#define TLE_DRIVER_LOOKUP(name)                                                \
+  {                                                                            \
+    void *fn = nullptr;                                                        \
+    cudaDriverEntryPointQueryResult found;                                     \
+    if (cudaGetDriverEntryPointByVersion(#name, &fn, 12000, cudaEnableDefault, \
+                                         &found) != cudaSuccess ||             \
+        found != cudaDriverEntryPointSuccess || !fn) {                         \
+      (void)cudaGetLastError();                                                \
+      if (d.missing.empty())                                                   \
+        d.missing = #name;                                                     \
+    }                                                                          \
+    d.name = reinterpret_cast<decltype(d.name)>(fn);                           \
+  }
+    TLE_DRIVER_FUNCTIONS(TLE_DRIVER_LOOKUP)
+#undef TLE_DRIVER_LOOKUP
+    return d;
+  }();
+  return driver;
+}
+
 /// The same for a failed driver API call.
 tleResult_t cuFail(CUresult err, int device, const char *call) {
   const char *name = nullptr, *text = nullptr;
-  cuGetErrorName(err, &name);
-  cuGetErrorString(err, &text);
+  if (drv().cuGetErrorName)
+    drv().cuGetErrorName(err, &name);
+  if (drv().cuGetErrorString)
+    drv().cuGetErrorString(err, &text);
   return fail(tleCudaError, "%s on device %d failed: %s (%s)", call, device,
               text ? text : "unknown error", name ? name : "?");
 }
@@ -169,7 +226,7 @@ public:
       // Peers' mappings hold their own references to the physical memory,
       // so the owner may release its part at any time.
       tleResult_t r = unmapVmm(alloc.ptr, block->mapped);
-      CUresult err = cuMemRelease(block->handle);
+      CUresult err = drv().cuMemRelease(block->handle);
       delete block;
       alloc.impl = nullptr;
       alloc.exportFd = -1;
@@ -364,8 +421,10 @@ public:
     // than let a kernel fault. (cuMemGetAccess fails on other memory.)
     CUmemLocation here = readWriteFor(device_).location;
     unsigned long long flags = 0;
-    if (cuMemGetAccess(&flags, &here, reinterpret_cast<CUdeviceptr>(ptr)) ==
-        CUDA_SUCCESS) {
+    if (drv().cuMemGetAccess &&
+        drv().cuMemGetAccess(&flags, &here,
+                             reinterpret_cast<CUdeviceptr>(ptr)) ==
+            CUDA_SUCCESS) {
       if (flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
         return fail(tleInvalidArgument,
                     "device %d has no read-write access to the cuMem "
@@ -413,14 +472,14 @@ private:
   tleResult_t allocVmm(size_t bytes, SharedAlloc &out) {
     CUmemAllocationProp prop = vmmProp();
     size_t granularity = 0;
-    TLE_CU_TRY(cuMemGetAllocationGranularity(&granularity, &prop,
+    TLE_CU_TRY(drv().cuMemGetAllocationGranularity(&granularity, &prop,
                                              CU_MEM_ALLOC_GRANULARITY_MINIMUM));
     size_t mapped = (bytes + granularity - 1) / granularity * granularity;
     if (mapped < bytes)
       return fail(tleInvalidArgument, "cannot allocate %zu bytes", bytes);
     auto block = std::make_unique<VmmBlock>();
     block->mapped = mapped;
-    TLE_CU_TRY(cuMemCreate(&block->handle, mapped, &prop, 0));
+    TLE_CU_TRY(drv().cuMemCreate(&block->handle, mapped, &prop, 0));
     void *ptr = nullptr;
     tleResult_t r = mapVmm(block->handle, mapped, granularity, &ptr);
     if (r == tleSuccess)
@@ -428,7 +487,7 @@ private:
     std::string blob;
     if (r == tleSuccess && multiProcess_) {
       int fd = -1;
-      CUresult err = cuMemExportToShareableHandle(
+      CUresult err = drv().cuMemExportToShareableHandle(
           &fd, block->handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
       if (err != CUDA_SUCCESS)
         r = cuFail(err, device_, "cuMemExportToShareableHandle");
@@ -440,7 +499,7 @@ private:
     if (r != tleSuccess) {
       if (ptr)
         (void)unmapVmm(ptr, mapped);
-      (void)cuMemRelease(block->handle);
+      (void)drv().cuMemRelease(block->handle);
       return r;
     }
     out.ptr = ptr;
@@ -469,20 +528,20 @@ private:
                   "block",
                   static_cast<unsigned long long>(size), peer.bytes);
     CUmemGenericAllocationHandle handle;
-    TLE_CU_TRY(cuMemImportFromShareableHandle(
+    TLE_CU_TRY(drv().cuMemImportFromShareableHandle(
         &handle,
         reinterpret_cast<void *>(static_cast<intptr_t>(peer.exportFd)),
         CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
     CUmemAllocationProp prop = {};
     size_t granularity = 0;
-    CUresult err = cuMemGetAllocationPropertiesFromHandle(&prop, handle);
+    CUresult err = drv().cuMemGetAllocationPropertiesFromHandle(&prop, handle);
     if (err == CUDA_SUCCESS)
-      err = cuMemGetAllocationGranularity(&granularity, &prop,
+      err = drv().cuMemGetAllocationGranularity(&granularity, &prop,
                                           CU_MEM_ALLOC_GRANULARITY_MINIMUM);
     tleResult_t r = err == CUDA_SUCCESS
                         ? mapVmm(handle, size, granularity, mapped)
                         : cuFail(err, device_, "cuMemGetAllocationGranularity");
-    CUresult released = cuMemRelease(handle);
+    CUresult released = drv().cuMemRelease(handle);
     if (r != tleSuccess)
       return r;
     if (released != CUDA_SUCCESS) {
@@ -510,17 +569,17 @@ private:
   tleResult_t mapVmm(CUmemGenericAllocationHandle handle, size_t bytes,
                      size_t alignment, void **out) {
     CUdeviceptr va = 0;
-    TLE_CU_TRY(cuMemAddressReserve(&va, bytes, alignment, 0, 0));
-    CUresult err = cuMemMap(va, bytes, 0, handle, 0);
+    TLE_CU_TRY(drv().cuMemAddressReserve(&va, bytes, alignment, 0, 0));
+    CUresult err = drv().cuMemMap(va, bytes, 0, handle, 0);
     if (err != CUDA_SUCCESS) {
-      (void)cuMemAddressFree(va, bytes);
+      (void)drv().cuMemAddressFree(va, bytes);
       return cuFail(err, device_, "cuMemMap");
     }
     CUmemAccessDesc access = readWriteFor(device_);
-    err = cuMemSetAccess(va, bytes, &access, 1);
+    err = drv().cuMemSetAccess(va, bytes, &access, 1);
     if (err != CUDA_SUCCESS) {
-      (void)cuMemUnmap(va, bytes);
-      (void)cuMemAddressFree(va, bytes);
+      (void)drv().cuMemUnmap(va, bytes);
+      (void)drv().cuMemAddressFree(va, bytes);
       return cuFail(err, device_, "cuMemSetAccess");
     }
     *out = reinterpret_cast<void *>(va);
@@ -529,8 +588,8 @@ private:
 
   tleResult_t unmapVmm(void *ptr, size_t bytes) {
     CUdeviceptr va = reinterpret_cast<CUdeviceptr>(ptr);
-    TLE_CU_TRY(cuMemUnmap(va, bytes));
-    TLE_CU_TRY(cuMemAddressFree(va, bytes));
+    TLE_CU_TRY(drv().cuMemUnmap(va, bytes));
+    TLE_CU_TRY(drv().cuMemAddressFree(va, bytes));
     return tleSuccess;
   }
 
@@ -584,7 +643,7 @@ private:
         // Both backends live in this process, so the owner's VmmBlock is
         // ours to read.
         CUmemAccessDesc access = readWriteFor(device_);
-        TLE_CU_TRY(cuMemSetAccess(reinterpret_cast<CUdeviceptr>(peer.ptr),
+        TLE_CU_TRY(drv().cuMemSetAccess(reinterpret_cast<CUdeviceptr>(peer.ptr),
                                   block->mapped, &access, 1));
       } else if (tleResult_t r = enablePeerAccess(owner)) {
         return r;
@@ -611,10 +670,14 @@ private:
 /// not.
 bool cuMemUsable(int device, bool multiProcess,
                  const CudaBackendOptions &options, std::string &why) {
+  if (!drv().missing.empty()) {
+    why = "the driver does not provide " + drv().missing;
+    return false;
+  }
   CUdevice dev;
   int vmm = 0, posixFd = 0;
-  if (cuDeviceGet(&dev, device) != CUDA_SUCCESS ||
-      cuDeviceGetAttribute(
+  if (drv().cuDeviceGet(&dev, device) != CUDA_SUCCESS ||
+      drv().cuDeviceGetAttribute(
           &vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
           dev) != CUDA_SUCCESS ||
       !vmm) {
@@ -625,7 +688,7 @@ bool cuMemUsable(int device, bool multiProcess,
   }
   if (!multiProcess)
     return true;
-  if (cuDeviceGetAttribute(
+  if (drv().cuDeviceGetAttribute(
           &posixFd,
           CU_DEVICE_ATTRIBUTE_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR_SUPPORTED,
           dev) != CUDA_SUCCESS ||
