@@ -3,14 +3,14 @@
 // Faults must be reported, never hang and never corrupt memory. A faulting
 // launch kills its CUDA context (a trap is sticky), so every case runs in a
 // child process that this harness forks before any CUDA call, captures,
-// times and judges:
+// times and judges. Every case runs on all N GPUs of the machine (up to 8):
 //
-//  - timeout:    one process, both GPUs; rank 1 never calls the barrier.
+//  - timeout:    one process, all GPUs; only rank 0 calls the barrier.
 //                Rank 0's wait must give up after TLE_BARRIER_TIMEOUT_MS
 //                (1000, from the environment), the launch must fail, and
 //                tleCommGetError must name rank 0, slot 3, epoch 1 and
-//                missing peer 1; the child prints it and exits non-zero
-//                within 2x the timeout of the launch.
+//                every other rank as missing; the child prints it and exits
+//                non-zero within 2x the timeout of the launch.
 //  - timeout-mp: the same with one process per rank (config.timeoutMs).
 //  - oob:        one process per rank. Rank 0 calls the barrier with a slot
 //                index past nBarriers, chosen so that an unchecked arrive
@@ -19,7 +19,8 @@
 //                must be unchanged, as read back by rank 1's own process
 //                once rank 0's launch has failed: after a trap, CUDA calls
 //                of the faulting process fail on every device, so only
-//                another process can still judge the memory.
+//                another process can still judge the memory. Ranks 2 and up
+//                only take part in the collectives.
 //
 //===----------------------------------------------------------------------===//
 
@@ -48,6 +49,8 @@ constexpr uint32_t kSlots = 8;
 constexpr uint32_t kFaultSlot = 3;
 /// Exit status of a child that saw the expected fault and reported it.
 constexpr int kExitReported = 3;
+/// Ranks of every case: set by main from the machine before any fork.
+int gRanks = 2;
 
 __global__ void barrierOnce(const void *comm, uint32_t slot) {
   flagcxIntraBarrierSyncS(comm, kCoopBlock, slot, false, kAcqRel);
@@ -76,14 +79,16 @@ int report(tleComm_t comm, cudaError_t launch, uint64_t launchNs) {
 }
 
 int caseTimeoutSingle() {
-  if (!gpusOrSkip(2))
+  if (gpusOrSkip(gRanks) < gRanks)
     return kExitSkip;
   // timeoutMs -1: the deadline comes from TLE_BARRIER_TIMEOUT_MS, which
   // the harness sets, so the environment path is exercised too.
   tleConfig_t cfg = cudaConfig(kSlots, -1);
-  tleComm_t comms[2];
-  int devs[2] = {0, 1};
-  TK(tleCommInitAll(comms, 2, devs, &cfg));
+  std::vector<tleComm_t> comms(gRanks);
+  std::vector<int> devs(gRanks);
+  for (int r = 0; r < gRanks; ++r)
+    devs[r] = r;
+  TK(tleCommInitAll(comms.data(), gRanks, devs.data(), &cfg));
   void *dc0;
   TK(tleCommGetDevComm(comms[0], &dc0));
   CK(cudaSetDevice(0));
@@ -129,104 +134,132 @@ void tellPeer(int fd, char c) {
     std::perror("write to the other rank's process");
 }
 
-/// Rank 1's process and rank 0's pipe to it, while rank 1 runs. Global so
-/// that the atexit hook also reaps it when rank 0 leaves through CK / TK.
-pid_t gRank1 = -1;
-int gToRank1 = -1;
-constexpr int kRank1GraceMs = 10000;
+/// The other ranks' processes and rank 0's pipes to them, while they run
+/// (index r - 1 for rank r). Global so that the atexit hook also reaps
+/// them when rank 0 leaves through CK / TK.
+std::vector<pid_t> gPeers;
+std::vector<int> gToPeers;
+constexpr int kPeerGraceMs = 10000;
 
-/// Closes the pipe to rank 1 (its cue that rank 0 is done: rank 1's part
-/// returns at the latest then) and reaps it, killing it after
-/// kRank1GraceMs. Returns its wait status, or -1 when there was none.
-int finishRank1() {
-  if (gRank1 <= 0)
+/// Closes the pipes to the other ranks (their cue that rank 0 is done:
+/// their parts return at the latest then) and reaps them, killing any
+/// still there after kPeerGraceMs. Returns the wait status of the first
+/// rank that failed, else rank 1's; -1 when there were none.
+int finishPeers() {
+  if (gPeers.empty())
     return -1;
-  pid_t pid = gRank1;
-  gRank1 = -1;
-  close(gToRank1);
-  gToRank1 = -1;
+  std::vector<pid_t> pids;
+  pids.swap(gPeers);
+  for (int fd : gToPeers)
+    close(fd);
+  gToPeers.clear();
   std::fflush(stdout);
-  int status = -1;
-  uint64_t deadline = hostNowNs() + uint64_t(kRank1GraceMs) * 1000000ull;
-  while (waitpid(pid, &status, WNOHANG) != pid) {
-    if (hostNowNs() > deadline) {
-      std::printf("rank 1's process hung: killing it\n");
-      kill(pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      break;
+  int result = -1;
+  bool failed = false;
+  uint64_t deadline = hostNowNs() + uint64_t(kPeerGraceMs) * 1000000ull;
+  for (size_t i = 0; i < pids.size(); ++i) {
+    int status = -1;
+    while (waitpid(pids[i], &status, WNOHANG) != pids[i]) {
+      if (hostNowNs() > deadline) {
+        std::printf("rank %zu's process hung: killing it\n", i + 1);
+        kill(pids[i], SIGKILL);
+        waitpid(pids[i], &status, 0);
+        break;
+      }
+      usleep(1000);
     }
-    usleep(1000);
+    bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (i == 0 || (!ok && !failed))
+      result = status;
+    failed = failed || !ok;
+    if (!ok && i > 0)
+      std::printf("rank %zu's process failed: wait status 0x%x\n", i + 1,
+                  status);
   }
-  return status;
+  return result;
 }
 
-void reapRank1AtExit() { finishRank1(); }
+void reapPeersAtExit() { finishPeers(); }
 
-/// One rank's part of a two-process case, given its communicator and the
-/// pipes to and from the other rank's process; returns an exit status.
+/// One rank's part of a multi-process case, given its communicator and the
+/// pipes to and from rank 0's process (for rank 0: to and from rank 1's);
+/// returns an exit status.
 using RankPart = int (*)(tleComm_t comm, int toPeer, int fromPeer);
 
-/// Runs a case with one process per rank on devices 0 and 1: rank 1 in a
-/// child forked here, before any CUDA call (a forked CUDA context is
-/// unusable), which gets the unique id through the pipe that then carries
-/// rank 0's messages; rank 0 in this process. Rank 0's exit status is the
-/// one the harness judges, so this process also waits for rank 1 (its
-/// output reaches the harness through the inherited stdout before we exit)
-/// and turns a failure of rank 1 into status 1.
-int runRankPair(const tleConfig_t &cfg, RankPart rank0, RankPart rank1) {
-  int down[2], up[2]; // rank 0 -> rank 1, rank 1 -> rank 0
-  if (pipe(down) != 0 || pipe(up) != 0) {
-    std::perror("pipe");
-    return 1;
-  }
+/// Runs a case with one process per rank on devices 0..gRanks-1: ranks 1
+/// and up in children forked here, before any CUDA call (a forked CUDA
+/// context is unusable), each of which gets the unique id through its pipe
+/// from rank 0, which then carries rank 0's messages; rank 0 in this
+/// process. Rank 1 runs `rank1`, the others `others`. Rank 0's exit status
+/// is the one the harness judges, so this process also waits for the
+/// others (their output reaches the harness through the inherited stdout
+/// before we exit) and turns a failure of any into status 1.
+int runRanks(const tleConfig_t &cfg, RankPart rank0, RankPart rank1,
+             RankPart others) {
+  std::vector<int> ups;
   std::fflush(stdout);
-  pid_t pid = fork();
-  if (pid < 0) {
-    std::perror("fork");
-    return 1;
+  for (int r = 1; r < gRanks; ++r) {
+    int down[2], up[2]; // rank 0 -> rank r, rank r -> rank 0
+    if (pipe(down) != 0 || pipe(up) != 0) {
+      std::perror("pipe");
+      return 1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+      std::perror("fork");
+      return 1;
+    }
+    if (pid == 0) {
+      close(down[1]);
+      close(up[0]);
+      // Not the other ranks' pipes: only rank 0's closing ends a part.
+      for (int fd : gToPeers)
+        close(fd);
+      for (int fd : ups)
+        close(fd);
+      tleUniqueId id;
+      if (read(down[0], &id, sizeof(id)) != ssize_t(sizeof(id)))
+        std::_Exit(kExitSkip); // rank 0 found too few GPUs
+      tleComm_t comm;
+      TK(tleCommInitRank(&comm, gRanks, &id, r, r, &cfg));
+      int rc = (r == 1 ? rank1 : others)(comm, up[1], down[0]);
+      std::fflush(stdout);
+      std::fflush(stderr);
+      std::_Exit(rc);
+    }
+    close(down[0]);
+    close(up[1]);
+    gPeers.push_back(pid);
+    gToPeers.push_back(down[1]);
+    ups.push_back(up[0]);
   }
-  if (pid == 0) {
-    close(down[1]);
-    close(up[0]);
-    tleUniqueId id;
-    if (read(down[0], &id, sizeof(id)) != ssize_t(sizeof(id)))
-      std::_Exit(kExitSkip); // rank 0 found no GPU pair
-    tleComm_t comm;
-    TK(tleCommInitRank(&comm, 2, &id, 1, 1, &cfg));
-    int rc = rank1(comm, up[1], down[0]);
-    std::fflush(stdout);
-    std::fflush(stderr);
-    std::_Exit(rc);
-  }
-  close(down[0]);
-  close(up[1]);
-  gRank1 = pid;
-  gToRank1 = down[1];
-  signal(SIGPIPE, SIG_IGN); // a dead rank 1 must not kill rank 0's report
-  std::atexit(reapRank1AtExit);
-  if (!gpusOrSkip(2)) {
-    finishRank1(); // rank 1 sees the closed pipe and skips too
+  signal(SIGPIPE, SIG_IGN); // a dead peer must not kill rank 0's report
+  std::atexit(reapPeersAtExit);
+  if (gpusOrSkip(gRanks) < gRanks) {
+    finishPeers(); // the others see their closed pipes and skip too
     return kExitSkip;
   }
   tleUniqueId id;
   TK(tleGetUniqueId(&id));
-  if (write(down[1], &id, sizeof(id)) != ssize_t(sizeof(id))) {
-    std::perror("write unique id");
-    finishRank1(); // the harness's _Exit runs no atexit hook
-    return 1;
-  }
+  for (int fd : gToPeers)
+    if (write(fd, &id, sizeof(id)) != ssize_t(sizeof(id))) {
+      std::perror("write unique id");
+      finishPeers(); // the harness's _Exit runs no atexit hook
+      return 1;
+    }
   tleComm_t comm;
-  TK(tleCommInitRank(&comm, 2, &id, 0, 0, &cfg));
-  int rc = rank0(comm, down[1], up[0]);
-  int status = finishRank1();
-  close(up[0]);
+  TK(tleCommInitRank(&comm, gRanks, &id, 0, 0, &cfg));
+  int rc = rank0(comm, gToPeers[0], ups[0]);
+  int status = finishPeers();
+  for (int fd : ups)
+    close(fd);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
     return rc;
   if (WIFEXITED(status))
-    std::printf("rank 1's process failed: exit status %d\n",
+    std::printf("a peer's process failed: exit status %d\n",
                 WEXITSTATUS(status));
   else
-    std::printf("rank 1's process failed: wait status 0x%x\n", status);
+    std::printf("a peer's process failed: wait status 0x%x\n", status);
   return 1;
 }
 
@@ -242,8 +275,8 @@ int timeoutRank0(tleComm_t comm, int, int) {
   return report(comm, err, t0);
 }
 
-/// Rank 1 never calls the barrier and stays alive (its memory stays
-/// mapped) until rank 0 is done and closes the pipe.
+/// The other ranks never call the barrier and stay alive (their memory
+/// stays mapped) until rank 0 is done and closes the pipe.
 int timeoutRank1(tleComm_t, int, int fromPeer) {
   char c;
   while (read(fromPeer, &c, 1) > 0) {
@@ -252,8 +285,8 @@ int timeoutRank1(tleComm_t, int, int fromPeer) {
 }
 
 int caseTimeoutMulti() {
-  return runRankPair(cudaConfig(kSlots, kTimeoutMs), timeoutRank0,
-                     timeoutRank1);
+  return runRanks(cudaConfig(kSlots, kTimeoutMs), timeoutRank0, timeoutRank1,
+                  timeoutRank1);
 }
 
 /// Canaries are allocated right after the inboxes, so that they likely sit
@@ -358,8 +391,20 @@ int oobRank1(tleComm_t comm, int toPeer, int fromPeer) {
   return bad || dirty ? 1 : 0;
 }
 
+/// Ranks 2 and up: the canary's allocation is collective, so they take
+/// part in it, then wait for rank 0 to finish.
+int oobOther(tleComm_t comm, int, int fromPeer) {
+  tleMem_t canary;
+  TK(tleMemAlloc(comm, kCanaryBytes, &canary));
+  char c;
+  while (read(fromPeer, &c, 1) > 0) {
+  }
+  return 0;
+}
+
 int caseOutOfRange() {
-  return runRankPair(cudaConfig(kSlots, kTimeoutMs), oobRank0, oobRank1);
+  return runRanks(cudaConfig(kSlots, kTimeoutMs), oobRank0, oobRank1,
+                  oobOther);
 }
 
 /// What the harness expects of one case.
@@ -447,21 +492,24 @@ Outcome runChild(const Case &c) {
 } // namespace
 
 int main(int argc, char **argv) {
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  // Counted in a child: this process forks the cases, which use CUDA.
+  gRanks = ranksFromChild();
+  if (!gRanks)
+    return 0;
+  std::printf("fault cases on %d ranks\n", gRanks);
+  // Rank 0 waits for every other rank.
+  char missing[64];
+  std::snprintf(missing, sizeof(missing), "rank=0 slot=3 epoch=1 missing=0x%x",
+                ((1u << gRanks) - 1) & ~1u);
   std::vector<Case> cases = {
-      {"timeout",
-       caseTimeoutSingle,
-       {"FAULT-RECORD code=4(", "rank=0 slot=3 epoch=1 missing=0x2"},
-       true},
-      {"timeout-mp",
-       caseTimeoutMulti,
-       {"FAULT-RECORD code=4(", "rank=0 slot=3 epoch=1 missing=0x2"},
-       true},
+      {"timeout", caseTimeoutSingle, {"FAULT-RECORD code=4(", missing}, true},
+      {"timeout-mp", caseTimeoutMulti, {"FAULT-RECORD code=4(", missing}, true},
       {"oob", caseOutOfRange, {"FAULT-RECORD code=6(", "CANARY intact"}, false},
   };
   std::vector<std::string> only;
   for (int i = 1; i < argc; ++i)
     only.push_back(argv[i]);
-  setvbuf(stdout, nullptr, _IOLBF, 0);
   int failed = 0, skipped = 0, ran = 0;
   for (const Case &c : cases) {
     if (!only.empty() &&
