@@ -1,15 +1,20 @@
-//===- BarrierBench.cu - TLE barrier benchmarks on two GPUs ---------------===//
+//===- BarrierBench.cu - TLE barrier benchmarks on the GPUs of a node -----===//
 //
 // Every TLE figure of the benchmark table, measured in one process that
-// drives both GPUs (tleCommInitAll). Results are printed as CSV lines
+// drives every GPU of the machine (tleCommInitAll; up to 8, TLE_GPU_RANKS
+// lowers it). Results are printed as CSV lines
 //   RESULT,<section>,<impl>,<x>,<microseconds>,<note>
 // that bench/run.sh collects. Sections:
-//   flag      one-way GPU->GPU flag latency (ping-pong / 2): the floor
+//   flag      one-way GPU->GPU flag latency (ping-pong / 2, GPUs 0 and 1)
 //   latency   sync(acq_rel) of group block in a kernel loop, slowest CTA,
 //             vs CTAs; timeouts on and off; reference epoch barriers with
 //             packed and padded slots (why does latency grow with CTAs?)
+//   alloc     the same TLE loop over inboxes of each allocation type,
+//             measured alternately in one run: cudaMalloc vs cuMem in one
+//             process, legacy IPC vs cuMem file descriptors with one
+//             process per GPU (this program re-executed per rank)
 //   overlap   arrive, W us of independent work, wait: cost over the work
-//   grid      grid barrier over all CTAs of both GPUs vs kernel boundaries
+//   grid      grid barrier over all CTAs of all GPUs vs kernel boundaries
 //   hostbar   one kernel per barrier, eager and CUDA-graph replayed
 //   allreduce one-shot all-reduce (float sum) 8 KB - 1 MB, eager and graph
 // In-kernel loops time themselves with %globaltimer after one untimed
@@ -22,10 +27,17 @@
 #include "tle/device.h"
 #include "tle/session.h"
 
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 using namespace tle::gpu;
@@ -35,7 +47,8 @@ using namespace tle::gpu;
 
 namespace {
 
-constexpr int kRanks = 2;
+/// Ranks of the run: every GPU of the machine (set in main).
+int gRanks = 2;
 constexpr int kThreads = 128;
 constexpr uint32_t kSlots = 1024;
 /// Slot ranges per section, so sections never share epochs by accident.
@@ -46,8 +59,9 @@ constexpr uint32_t kSlotGrid = 400;    // 1
 constexpr uint32_t kSlotReduce = 512;  // up to 132
 
 struct Options {
-  std::vector<std::string> sections = {"flag", "latency", "overlap",
-                                       "grid", "hostbar", "allreduce"};
+  std::vector<std::string> sections = {"flag",    "latency", "alloc",
+                                       "overlap", "grid",    "hostbar",
+                                       "allreduce"};
   std::vector<int> ctas = {1, 8, 32, 132};
   int iters = 20000; ///< in-kernel rounds per measurement
   int reps = 3;      ///< measurements; the median is reported
@@ -61,34 +75,56 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-/// The two ranks' communicators and a symmetric scratch buffer.
+/// Every rank's communicator and a symmetric scratch buffer.
 struct World {
-  tleComm_t comm[kRanks];
-  void *dcomm[kRanks];
-  tleMem_t mem[kRanks];
-  void *dmem[kRanks];
-  void *local[kRanks];
-  unsigned long long *out[kRanks]; ///< per-CTA nanoseconds
+  std::vector<tleComm_t> comm;
+  std::vector<void *> dcomm;
+  std::vector<tleMem_t> mem;
+  std::vector<void *> dmem;
+  std::vector<void *> local;
+  std::vector<unsigned long long *> out; ///< per-CTA nanoseconds
 };
 
 constexpr size_t kMemBytes = 8u << 20;
 
-void makeWorld(World &w, int64_t timeoutMs) {
+/// Creates `w`; false (after printing why) when the communicator cannot be
+/// made with `alloc`, which only an explicit allocation type may cause.
+bool tryMakeWorld(World &w, int64_t timeoutMs,
+                  tleAllocType_t alloc = tleAllocDefault) {
   tleConfig_t cfg = cudaConfig(kSlots, timeoutMs);
-  int devs[kRanks] = {0, 1};
-  TK(tleCommInitAll(w.comm, kRanks, devs, &cfg));
-  TK(tleMemAllocAll(w.comm, kRanks, kMemBytes, w.mem));
-  for (int r = 0; r < kRanks; ++r) {
+  cfg.allocType = alloc;
+  w.comm.assign(gRanks, nullptr);
+  w.dcomm.assign(gRanks, nullptr);
+  w.mem.assign(gRanks, nullptr);
+  w.dmem.assign(gRanks, nullptr);
+  w.local.assign(gRanks, nullptr);
+  w.out.assign(gRanks, nullptr);
+  std::vector<int> devs(gRanks);
+  for (int r = 0; r < gRanks; ++r)
+    devs[r] = r;
+  if (tleResult_t r = tleCommInitAll(w.comm.data(), gRanks, devs.data(), &cfg)) {
+    std::printf("communicator with allocation type %d: %s: %s\n", int(alloc),
+                tleGetErrorString(r), tleGetLastErrorDetail());
+    return false;
+  }
+  TK(tleMemAllocAll(w.comm.data(), gRanks, kMemBytes, w.mem.data()));
+  for (int r = 0; r < gRanks; ++r) {
     TK(tleCommGetDevComm(w.comm[r], &w.dcomm[r]));
     TK(tleMemGetHandle(w.mem[r], &w.dmem[r]));
     TK(tleMemGetLocalPtr(w.mem[r], &w.local[r]));
     CK(cudaSetDevice(r));
     CK(cudaMalloc(&w.out[r], 1024 * sizeof(unsigned long long)));
   }
+  return true;
+}
+
+void makeWorld(World &w, int64_t timeoutMs) {
+  if (!tryMakeWorld(w, timeoutMs))
+    std::exit(1);
 }
 
 void freeWorld(World &w) {
-  for (int r = 0; r < kRanks; ++r) {
+  for (int r = 0; r < gRanks; ++r) {
     CK(cudaSetDevice(r));
     CK(cudaDeviceSynchronize());
     CK(cudaFree(w.out[r]));
@@ -97,11 +133,11 @@ void freeWorld(World &w) {
   }
 }
 
-/// Waits for both GPUs and returns the slowest of `n` per-CTA times (ns).
+/// Waits for every GPU and returns the slowest of `n` per-CTA times (ns).
 double slowest(World &w, int n) {
   double worst = 0;
   std::vector<unsigned long long> h(n);
-  for (int r = 0; r < kRanks; ++r) {
+  for (int r = 0; r < gRanks; ++r) {
     CK(cudaSetDevice(r));
     CK(cudaDeviceSynchronize());
     CK(cudaMemcpy(h.data(), w.out[r], n * sizeof(h[0]),
@@ -139,23 +175,24 @@ __global__ void pingPong(int rank, uint32_t *mine, uint32_t *peers, int iters,
   out[0] = globalTimer() - t0;
 }
 
+/// Between GPUs 0 and 1: the floor of one hop, whatever the rank count.
 void benchFlag(World &w, const Options &o) {
   std::vector<double> oneWay;
   for (int rep = 0; rep < o.reps; ++rep) {
     // A fresh pair of flag words per repetition (offset by 4 KB each), so
     // no reset is needed between them.
     size_t off = 4096 * size_t(rep + 1);
-    uint32_t *flag[kRanks];
-    for (int r = 0; r < kRanks; ++r)
+    uint32_t *flag[2];
+    for (int r = 0; r < 2; ++r)
       flag[r] =
           reinterpret_cast<uint32_t *>(static_cast<char *>(w.local[r]) + off);
-    for (int r = 0; r < kRanks; ++r) {
+    for (int r = 0; r < 2; ++r) {
       CK(cudaSetDevice(r));
       pingPong<<<1, 1>>>(r, flag[r], flag[1 - r], o.iters, w.out[r]);
       CK_LAUNCH();
     }
     double ns = 0;
-    for (int r = 0; r < kRanks; ++r) {
+    for (int r = 0; r < 2; ++r) {
       CK(cudaSetDevice(r));
       CK(cudaDeviceSynchronize());
     }
@@ -208,23 +245,29 @@ enum class Ref {
                      ///< (not a valid barrier: the cost of the signal alone)
 };
 
-/// A minimal two-rank epoch barrier written out here (no timeout, no
-/// bounds check) to separate the cost of the protocol from the cost of the
-/// slot layout: slot s of rank r lives at inbox[r][s * stride]; thread 0
-/// signals the peer's word and polls its own.
+/// Every rank's inbox of a reference barrier, as this rank maps it.
+struct Inboxes {
+  uint32_t *of[tle::kMaxRanks];
+};
+
+/// A minimal epoch barrier written out here (no timeout, no bounds check)
+/// to separate the cost of the protocol from the cost of the slot layout:
+/// slot s of rank r lives at inbox[r][s * stride], where word q is rank q's
+/// flag; thread j < n-1 signals peer (rank + 1 + j) % n and polls that
+/// peer's word in its own inbox.
 template <Ref kRef>
-__global__ void refBarrierLoop(uint32_t *myInbox, uint32_t *peerInbox,
-                               uint32_t stride, int iters,
-                               unsigned long long *out) {
-  uint32_t *mine = myInbox + blockIdx.x * stride;
-  uint32_t *theirs = peerInbox + blockIdx.x * stride;
+__global__ void refBarrierLoop(Inboxes inbox, int rank, int n, uint32_t stride,
+                               int iters, unsigned long long *out) {
+  const int q = (rank + 1 + int(threadIdx.x)) % n;
+  uint32_t *mine = inbox.of[rank] + blockIdx.x * stride + q;
+  uint32_t *theirs = inbox.of[q] + blockIdx.x * stride + rank;
   uint32_t epoch = 0; // fresh words: both sides start at 0
   uint64_t t0 = 0;
   for (int i = -1; i < iters; ++i) {
     if (i == 0)
       t0 = globalTimer();
     __syncthreads();
-    if (threadIdx.x == 0) {
+    if (threadIdx.x < unsigned(n - 1)) {
       ++epoch;
       if (kRef == Ref::RedAcquire)
         Ptx::redAddReleaseSys(theirs, 1);
@@ -252,16 +295,18 @@ __global__ void refBarrierLoop(uint32_t *myInbox, uint32_t *peerInbox,
 }
 
 template <Ref kRef>
-void launchRef(int ctas, uint32_t *mine, uint32_t *theirs, uint32_t stride,
+void launchRef(int ctas, const Inboxes &inbox, int rank, uint32_t stride,
                int iters, unsigned long long *out) {
-  refBarrierLoop<kRef><<<ctas, kThreads>>>(mine, theirs, stride, iters, out);
+  refBarrierLoop<kRef>
+      <<<ctas, kThreads>>>(inbox, rank, gRanks, stride, iters, out);
 }
 
+/// The median over `reps` (default o.reps) of TLE's sync loop on `w`.
 double runTleLatency(World &w, int ctas, const Options &o,
-                     bool session = false) {
+                     bool session = false, int reps = 0) {
   std::vector<double> v;
-  for (int rep = 0; rep < o.reps; ++rep) {
-    for (int r = 0; r < kRanks; ++r) {
+  for (int rep = 0; rep < (reps ? reps : o.reps); ++rep) {
+    for (int r = 0; r < gRanks; ++r) {
       CK(cudaSetDevice(r));
       if (session)
         tleSessionLoop<<<ctas, kThreads>>>(w.dcomm[r], kSlotLatency, o.iters,
@@ -293,13 +338,13 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
   struct Variant {
     const char *name;
     uint32_t stride;
-    void (*launch)(int, uint32_t *, uint32_t *, uint32_t, int,
+    void (*launch)(int, const Inboxes &, int, uint32_t, int,
                    unsigned long long *);
     const char *what;
   };
   const Variant variants[] = {
-      {"ref-packed", 2, launchRef<Ref::StoreAcquire>,
-       "slots 2 words apart as NCCL's index*nRanks+peer; store/acquire"},
+      {"ref-packed", uint32_t(gRanks), launchRef<Ref::StoreAcquire>,
+       "slots nRanks words apart as NCCL's index*nRanks+peer; store/acquire"},
       {"ref-padded", 32, launchRef<Ref::StoreAcquire>,
        "one 128-byte line per slot; store/acquire"},
       {"ref-padded-relaxedpoll", 32, launchRef<Ref::StoreRelaxedFence>,
@@ -314,18 +359,24 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
     for (int ctas : o.ctas) {
       std::vector<double> t;
       for (int rep = 0; rep < o.reps; ++rep) {
-        uint32_t *inbox[kRanks];
-        for (int r = 0; r < kRanks; ++r)
-          inbox[r] = reinterpret_cast<uint32_t *>(
-              static_cast<char *>(w.local[r]) + off);
+        // Rank r's scratch as rank p maps it: the buffer's handle.
+        std::vector<Inboxes> inbox(gRanks);
+        for (int p = 0; p < gRanks; ++p) {
+          tle::SymMem h;
+          CK(cudaMemcpy(&h, w.dmem[p], sizeof(h), cudaMemcpyDeviceToHost));
+          for (int r = 0; r < gRanks; ++r)
+            inbox[p].of[r] =
+                reinterpret_cast<uint32_t *>(static_cast<char *>(h.ptrs[r]) +
+                                             off);
+        }
         off += size_t(132) * 32 * 4 + 4096;
         if (off + size_t(132) * 32 * 4 > kMemBytes) {
           std::fprintf(stderr, "scratch exhausted\n");
           std::exit(1);
         }
-        for (int r = 0; r < kRanks; ++r) {
+        for (int r = 0; r < gRanks; ++r) {
           CK(cudaSetDevice(r));
-          v.launch(ctas, inbox[r], inbox[1 - r], v.stride, o.iters, w.out[r]);
+          v.launch(ctas, inbox[r], r, v.stride, o.iters, w.out[r]);
           CK_LAUNCH();
         }
         t.push_back(slowest(w, ctas) / 1e3 / o.iters);
@@ -373,7 +424,7 @@ void benchOverlap(World &w, const Options &o) {
       for (int mode = 0; mode < 3; ++mode) {
         std::vector<double> v;
         for (int rep = 0; rep < o.reps; ++rep) {
-          for (int r = 0; r < kRanks; ++r) {
+          for (int r = 0; r < gRanks; ++r) {
             CK(cudaSetDevice(r));
             overlapLoop<<<ctas, kThreads>>>(w.dcomm[r], kSlotOverlap, mode,
                                             uint64_t(workUs) * 1000, iters,
@@ -417,9 +468,9 @@ __global__ void emptyKernel() {}
 /// One host thread per GPU runs `body(rank, stream)`; returns the slowest
 /// rank's seconds as measured by `body`.
 template <typename Body> double perRank(Body body) {
-  double secs[kRanks] = {};
+  std::vector<double> secs(gRanks);
   std::vector<std::thread> th;
-  for (int r = 0; r < kRanks; ++r)
+  for (int r = 0; r < gRanks; ++r)
     th.emplace_back([&, r] {
       CK(cudaSetDevice(r));
       cudaStream_t s;
@@ -430,7 +481,7 @@ template <typename Body> double perRank(Body body) {
     });
   for (auto &t : th)
     t.join();
-  return *std::max_element(secs, secs + kRanks);
+  return *std::max_element(secs.begin(), secs.end());
 }
 
 void benchGrid(World &w, const Options &o) {
@@ -448,7 +499,7 @@ void benchGrid(World &w, const Options &o) {
   const int iters = std::max(1000, o.iters / 4);
   std::vector<double> v;
   for (int rep = 0; rep < o.reps; ++rep) {
-    for (int r = 0; r < kRanks; ++r) {
+    for (int r = 0; r < gRanks; ++r) {
       CK(cudaSetDevice(r));
       const void *comm = w.dcomm[r];
       uint32_t slot = kSlotGrid;
@@ -463,7 +514,7 @@ void benchGrid(World &w, const Options &o) {
   }
   std::string x = std::to_string(ctas);
   printResult("grid", "tle-grid-barrier", x, median(v),
-         "all CTAs of both GPUs, cooperative launch");
+         "all CTAs of all GPUs, cooperative launch");
 
   const int n = o.hostIters;
   // Kernel boundary alone: back-to-back launches on each GPU, no cross-GPU
@@ -482,7 +533,7 @@ void benchGrid(World &w, const Options &o) {
          "empty kernel launches, no cross-GPU sync");
   // Kernel boundary + host barrier: what a user without a device barrier
   // does: launch, wait for the GPU, meet the other rank's thread.
-  HostBarrier meet(kRanks);
+  HostBarrier meet(gRanks);
   double hb = perRank([&](int, cudaStream_t s) {
     emptyKernel<<<ctas, kThreads, 0, s>>>();
     CK_LAUNCH();
@@ -511,7 +562,7 @@ __global__ void syncOnce(const void *comm, uint32_t slot) {
 
 void benchHostBarrier(World &w, const Options &o) {
   const int n = o.hostIters;
-  HostBarrier meet(kRanks);
+  HostBarrier meet(gRanks);
   double eager = perRank([&](int r, cudaStream_t s) {
     syncOnce<<<1, kThreads, 0, s>>>(w.dcomm[r], kSlotHost);
     CK_LAUNCH();
@@ -593,22 +644,23 @@ int reduceCtas(uint32_t n4) {
 }
 
 void benchAllReduce(World &w, const Options &o) {
-  float *out[kRanks];
-  for (int r = 0; r < kRanks; ++r) {
+  std::vector<float *> out(gRanks);
+  for (int r = 0; r < gRanks; ++r) {
     CK(cudaSetDevice(r));
     CK(cudaMalloc(&out[r], 1 << 20));
   }
   for (size_t bytes = 8 << 10; bytes <= (1u << 20); bytes *= 2) {
     const uint32_t n = uint32_t(bytes / 4), n4 = n / 4;
     const int ctas = reduceCtas(n4);
-    for (int r = 0; r < kRanks; ++r) {
+    for (int r = 0; r < gRanks; ++r) {
       CK(cudaSetDevice(r));
       fillInput<<<64, 256>>>(static_cast<float *>(w.local[r]), n, float(r + 1));
       CK_LAUNCH();
       CK(cudaDeviceSynchronize());
     }
     // Correctness once per size: sum over ranks of (r+1) * (1 + i % 7).
-    for (int r = 0; r < kRanks; ++r) {
+    const float sumOfRanks = float(gRanks * (gRanks + 1) / 2);
+    for (int r = 0; r < gRanks; ++r) {
       CK(cudaSetDevice(r));
       oneShotAllReduce<<<ctas, kReduceThreads>>>(w.dcomm[r], w.dmem[r], out[r],
                                                  n4, kSlotReduce);
@@ -616,12 +668,12 @@ void benchAllReduce(World &w, const Options &o) {
     }
     size_t wrong = 0;
     std::vector<float> h(n);
-    for (int r = 0; r < kRanks; ++r) {
+    for (int r = 0; r < gRanks; ++r) {
       CK(cudaSetDevice(r));
       CK(cudaDeviceSynchronize());
       CK(cudaMemcpy(h.data(), out[r], bytes, cudaMemcpyDeviceToHost));
       for (uint32_t i = 0; i < n; ++i)
-        wrong += h[i] != 3.0f * float(1 + (i % 7));
+        wrong += h[i] != sumOfRanks * float(1 + (i % 7));
     }
     if (wrong) {
       std::printf("allreduce %zu bytes: %zu wrong elements: FAIL\n", bytes,
@@ -629,7 +681,7 @@ void benchAllReduce(World &w, const Options &o) {
       std::exit(1);
     }
     const int iters = 1000;
-    HostBarrier meet(kRanks);
+    HostBarrier meet(gRanks);
     double eager = perRank([&](int r, cudaStream_t s) {
       meet.arriveAndWait();
       return timed(s, [&] {
@@ -656,10 +708,242 @@ void benchAllReduce(World &w, const Options &o) {
     printResult("allreduce", "tle-oneshot-graph", x,
            graph / (perGraph * replays) * 1e6);
   }
-  for (int r = 0; r < kRanks; ++r) {
+  for (int r = 0; r < gRanks; ++r) {
     CK(cudaSetDevice(r));
     CK(cudaFree(out[r]));
   }
+}
+
+//===----------------------------------------------------------------------===//
+// alloc: the barrier over inboxes of each allocation type
+//===----------------------------------------------------------------------===//
+
+/// Repetitions of the alloc section, alternating between the types so that
+/// drift during the run hits both alike.
+int allocReps(const Options &o) { return std::max(o.reps, 5); }
+
+/// One process: inboxes from cudaMalloc reached by peer access, and from
+/// cuMem mapped with access granted to every device.
+void benchAllocInProcess(const Options &o) {
+  World plain, vmm;
+  if (!tryMakeWorld(plain, -1, tleAllocCudaMalloc))
+    return;
+  if (!tryMakeWorld(vmm, -1, tleAllocCuMem)) {
+    std::printf("SKIPPED alloc (one process): no cuMem communicator\n");
+    freeWorld(plain);
+    return;
+  }
+  for (int ctas : o.ctas) {
+    std::vector<double> a, b;
+    for (int rep = 0; rep < allocReps(o); ++rep) {
+      a.push_back(runTleLatency(plain, ctas, o, false, 1));
+      b.push_back(runTleLatency(vmm, ctas, o, false, 1));
+    }
+    std::string x = std::to_string(ctas);
+    printResult("alloc", "cudamalloc-peer", x, median(a),
+                "one process; inboxes cudaMalloc, peer access");
+    printResult("alloc", "cumem-peer", x, median(b),
+                "one process; inboxes cuMem, cuMemSetAccess per device");
+  }
+  freeWorld(vmm);
+  freeWorld(plain);
+}
+
+std::string toHex(const void *data, size_t bytes) {
+  static const char digits[] = "0123456789abcdef";
+  std::string out;
+  for (size_t i = 0; i < bytes; ++i) {
+    unsigned char c = static_cast<const unsigned char *>(data)[i];
+    out += digits[c >> 4];
+    out += digits[c & 15];
+  }
+  return out;
+}
+
+bool fromHex(const char *text, void *data, size_t bytes) {
+  if (std::strlen(text) != 2 * bytes)
+    return false;
+  for (size_t i = 0; i < bytes; ++i) {
+    unsigned v;
+    if (std::sscanf(text + 2 * i, "%2x", &v) != 1)
+      return false;
+    static_cast<unsigned char *>(data)[i] = static_cast<unsigned char>(v);
+  }
+  return true;
+}
+
+/// The allocation types of the multi-process rows, in the order the rank
+/// processes create their communicators.
+constexpr tleAllocType_t kProcessAllocs[] = {tleAllocCudaMalloc,
+                                             tleAllocCuMem};
+const char *const kProcessAllocRows[] = {"cudamalloc-ipc", "cumem-fd"};
+const char *const kProcessAllocNotes[] = {
+    "one process per GPU; inboxes cudaMalloc, legacy CUDA IPC",
+    "one process per GPU; inboxes cuMem, POSIX fd over the bootstrap"};
+
+/// A rank process of the multi-process rows (this program re-executed with
+/// --alloc-child RANK NRANKS ID... CTAS ITERS REPS): one communicator per
+/// allocation type, the sync loop alternately on each, and per measurement
+/// a line ALLOC,<type index>,<ctas>,<rep>,<slowest CTA ns> for the parent.
+int allocChild(int argc, char **argv) {
+  constexpr int kTypes = sizeof(kProcessAllocs) / sizeof(kProcessAllocs[0]);
+  if (argc != 7 + kTypes)
+    return 2;
+  const int rank = std::atoi(argv[2]), n = std::atoi(argv[3]);
+  std::vector<int> ctasList = parseIntList(argv[4 + kTypes]);
+  const int iters = std::atoi(argv[5 + kTypes]),
+            reps = std::atoi(argv[6 + kTypes]);
+  gRanks = n;
+  CK(cudaSetDevice(rank));
+  void *dcomm[kTypes] = {};
+  tleComm_t comm[kTypes] = {};
+  for (int k = 0; k < kTypes; ++k) {
+    tleUniqueId id;
+    if (!fromHex(argv[4 + k], &id, sizeof(id)))
+      return 2;
+    tleConfig_t cfg = cudaConfig(kSlots, -1);
+    cfg.allocType = kProcessAllocs[k];
+    // Every rank fails alike (the bootstrap shares a failure), so a type
+    // the machine cannot serve is left out by all of them.
+    if (tleResult_t r = tleCommInitRank(&comm[k], n, &id, rank, rank, &cfg)) {
+      if (rank == 0)
+        std::printf("SKIPPED alloc row %s: %s: %s\n", kProcessAllocRows[k],
+                    tleGetErrorString(r), tleGetLastErrorDetail());
+      comm[k] = nullptr;
+      continue;
+    }
+    TK(tleCommGetDevComm(comm[k], &dcomm[k]));
+  }
+  unsigned long long *out;
+  CK(cudaMalloc(&out, 1024 * sizeof(unsigned long long)));
+  std::vector<unsigned long long> h(1024);
+  for (int ctas : ctasList)
+    for (int rep = 0; rep < reps; ++rep)
+      for (int k = 0; k < kTypes; ++k) {
+        if (!comm[k])
+          continue;
+        tleSyncLoop<<<ctas, kThreads>>>(dcomm[k], kSlotLatency, iters, out);
+        CK_LAUNCH();
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(h.data(), out, ctas * sizeof(h[0]),
+                      cudaMemcpyDeviceToHost));
+        std::printf("ALLOC,%d,%d,%d,%llu\n", k, ctas, rep,
+                    *std::max_element(h.begin(), h.begin() + ctas));
+      }
+  std::fflush(stdout);
+  CK(cudaFree(out));
+  for (tleComm_t c : comm)
+    if (c)
+      TK(tleCommDestroy(c));
+  return 0;
+}
+
+/// One process per GPU: legacy CUDA IPC against cuMem file descriptors.
+/// This process has initialised CUDA, so the ranks are this program
+/// executed afresh (--alloc-child), their output read through pipes.
+void benchAllocProcesses(const Options &o) {
+  constexpr int kTypes = sizeof(kProcessAllocs) / sizeof(kProcessAllocs[0]);
+  std::vector<std::string> args = {"/proc/self/exe", "--alloc-child", "", ""};
+  for (int k = 0; k < kTypes; ++k) {
+    tleUniqueId id;
+    TK(tleGetUniqueId(&id));
+    args.push_back(toHex(&id, sizeof(id)));
+  }
+  std::string ctas;
+  for (int c : o.ctas)
+    ctas += (ctas.empty() ? "" : ",") + std::to_string(c);
+  args.push_back(ctas);
+  args.push_back(std::to_string(o.iters));
+  args.push_back(std::to_string(allocReps(o)));
+  args[3] = std::to_string(gRanks);
+  std::vector<pid_t> pids;
+  std::vector<int> outs;
+  std::fflush(stdout);
+  for (int r = 0; r < gRanks; ++r) {
+    args[2] = std::to_string(r);
+    std::vector<char *> argv;
+    for (std::string &a : args)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int fds[2];
+    if (pipe(fds) != 0) {
+      std::perror("pipe");
+      break;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+      dup2(fds[1], 1);
+      close(fds[0]);
+      close(fds[1]);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(fds[1]);
+    pids.push_back(pid);
+    outs.push_back(fds[0]);
+  }
+  // (type, ctas, rep) -> slowest CTA over the ranks, in ns.
+  std::map<std::tuple<int, int, int>, double> worst;
+  std::vector<std::string> pending(outs.size());
+  const uint64_t deadline = hostNowNs() + 120ull * 1000000000ull;
+  size_t open = outs.size();
+  while (open && hostNowNs() < deadline) {
+    std::vector<pollfd> p;
+    for (int fd : outs)
+      p.push_back({fd, short(fd >= 0 ? POLLIN : 0), 0});
+    if (poll(p.data(), p.size(), 1000) <= 0)
+      continue;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      if (outs[i] < 0 || !(p[i].revents & (POLLIN | POLLHUP)))
+        continue;
+      char buf[4096];
+      ssize_t k = read(outs[i], buf, sizeof(buf));
+      if (k <= 0) {
+        close(outs[i]);
+        outs[i] = -1;
+        --open;
+        continue;
+      }
+      pending[i].append(buf, size_t(k));
+      size_t nl;
+      while ((nl = pending[i].find('\n')) != std::string::npos) {
+        std::string line = pending[i].substr(0, nl);
+        pending[i].erase(0, nl + 1);
+        int type, c, rep;
+        unsigned long long ns;
+        if (std::sscanf(line.c_str(), "ALLOC,%d,%d,%d,%llu", &type, &c, &rep,
+                        &ns) == 4) {
+          double &w = worst[{type, c, rep}];
+          w = std::max(w, double(ns));
+        } else {
+          std::printf("[alloc rank %zu] %s\n", i, line.c_str());
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < pids.size(); ++i) {
+    if (outs[i] >= 0) {
+      std::printf("alloc rank %zu: no end of output in time; killing it\n", i);
+      kill(pids[i], SIGKILL);
+      close(outs[i]);
+    }
+    int status;
+    waitpid(pids[i], &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+      std::printf("alloc rank %zu: wait status 0x%x\n", i, status);
+  }
+  for (int k = 0; k < kTypes; ++k)
+    for (int c : o.ctas) {
+      std::vector<double> v;
+      for (int rep = 0; rep < allocReps(o); ++rep) {
+        auto it = worst.find({k, c, rep});
+        if (it != worst.end())
+          v.push_back(it->second / 1e3 / o.iters);
+      }
+      if (int(v.size()) == allocReps(o))
+        printResult("alloc", kProcessAllocRows[k], std::to_string(c),
+                    median(v), kProcessAllocNotes[k]);
+    }
 }
 
 bool wants(const Options &o, const char *s) {
@@ -669,6 +953,10 @@ bool wants(const Options &o, const char *s) {
 } // namespace
 
 int main(int argc, char **argv) {
+  if (argc > 1 && std::string(argv[1]) == "--alloc-child") {
+    setvbuf(stdout, nullptr, _IOLBF, 0);
+    return allocChild(argc, argv);
+  }
   Options o;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -686,15 +974,19 @@ int main(int argc, char **argv) {
     else if (a == "--no-reference")
       o.reference = false;
     else {
-      std::printf("usage: tle-bench-barrier [--sections flag,latency,overlap,"
-                  "grid,hostbar,allreduce] [--ctas 1,8,32,132] [--iters N] "
-                  "[--reps N] [--host-iters N] [--no-reference]\n");
+      std::printf("usage: tle-bench-barrier [--sections flag,latency,alloc,"
+                  "overlap,grid,hostbar,allreduce] [--ctas 1,8,32,132] "
+                  "[--iters N] [--reps N] [--host-iters N] "
+                  "[--no-reference]\n");
       return 2;
     }
   }
   setvbuf(stdout, nullptr, _IOLBF, 0);
-  if (!gpusOrSkip(2))
+  int visible = gpusOrSkip(2);
+  if (!visible)
     return 0;
+  gRanks = ranksFor(visible);
+  std::printf("INFO,ranks,%d GPUs\n", gRanks);
   cudaDeviceProp prop;
   CK(cudaGetDeviceProperties(&prop, 0));
   int driver = 0, runtime = 0;
@@ -714,6 +1006,11 @@ int main(int argc, char **argv) {
     benchFlag(w, o), step("flag");
   if (wants(o, "latency"))
     benchLatency(w, noTimeout, o), step("latency");
+  if (wants(o, "alloc")) {
+    benchAllocInProcess(o);
+    benchAllocProcesses(o);
+    step("alloc");
+  }
   if (wants(o, "overlap"))
     benchOverlap(w, o), step("overlap");
   if (wants(o, "grid"))
