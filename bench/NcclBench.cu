@@ -6,6 +6,7 @@
 //   latency    ncclLsaBarrierSession<ncclCoopCta>::sync(acq_rel) in a
 //              kernel loop, one barrier per CTA, slowest CTA, vs CTAs
 //   allreduce  ncclAllReduce float sum 8 KB - 1 MB, eager and graph-captured
+// Every GPU of the machine (up to 8), one thread per rank in one process.
 // Output lines match BarrierBench.cu: RESULT,<section>,<impl>,<x>,<us>,<note>.
 //
 //===----------------------------------------------------------------------===//
@@ -36,7 +37,8 @@ using namespace tle::gpu;
 
 namespace {
 
-constexpr int kRanks = 2;
+/// Ranks of the run: every GPU of the machine (set in main).
+int gRanks = 2;
 
 
 __global__ void lsaSyncLoop(ncclDevComm dc, int iters,
@@ -79,8 +81,10 @@ int main(int argc, char **argv) {
     }
   }
   setvbuf(stdout, nullptr, _IOLBF, 0);
-  if (!gpusOrSkip(2))
+  int visible = gpusOrSkip(2);
+  if (!visible)
     return 0;
+  gRanks = ranksFor(visible);
   int version = 0;
   NK(ncclGetVersion(&version));
   std::printf("INFO,nccl,version %d\n", version);
@@ -88,15 +92,17 @@ int main(int argc, char **argv) {
     std::printf("WARNING: libnccl %d does not match the headers (%d)\n",
                 version, NCCL_VERSION_CODE);
 
-  ncclComm_t comms[kRanks];
-  int devs[kRanks] = {0, 1};
-  NK(ncclCommInitAll(comms, kRanks, devs));
+  std::vector<ncclComm_t> comms(gRanks);
+  std::vector<int> devs(gRanks);
+  for (int r = 0; r < gRanks; ++r)
+    devs[r] = r;
+  NK(ncclCommInitAll(comms.data(), gRanks, devs.data()));
 
   if (doLatency) {
     for (int ctas : ctasList) {
       std::vector<double> worst(reps, 0);
       std::vector<std::thread> th;
-      for (int r = 0; r < kRanks; ++r)
+      for (int r = 0; r < gRanks; ++r)
         th.emplace_back([&, r] {
           CK(cudaSetDevice(r));
           ncclDevCommRequirements reqs = {};
@@ -131,12 +137,12 @@ int main(int argc, char **argv) {
   }
 
   if (doReduce) {
-    HostBarrier meet(kRanks);
+    HostBarrier meet(gRanks);
     for (size_t bytes = 8 << 10; bytes <= (1u << 20); bytes *= 2) {
-      double eager[kRanks] = {}, graph[kRanks] = {};
+      std::vector<double> eager(gRanks), graph(gRanks);
       const int n = 1000, perGraph = 50, replays = 10;
       std::vector<std::thread> th;
-      for (int r = 0; r < kRanks; ++r)
+      for (int r = 0; r < gRanks; ++r)
         th.emplace_back([&, r] {
           CK(cudaSetDevice(r));
           cudaStream_t s;
@@ -169,11 +175,13 @@ int main(int argc, char **argv) {
       for (auto &t : th)
         t.join();
       std::string x = std::to_string(bytes);
-      printResult("allreduce", "nccl", x, std::max(eager[0], eager[1]) / n * 1e6,
-             "ncclAllReduce eager");
+      printResult("allreduce", "nccl", x,
+                  *std::max_element(eager.begin(), eager.end()) / n * 1e6,
+                  "ncclAllReduce eager");
       printResult("allreduce", "nccl-graph", x,
-             std::max(graph[0], graph[1]) / (perGraph * replays) * 1e6,
-             "ncclAllReduce graph-captured");
+                  *std::max_element(graph.begin(), graph.end()) /
+                      (perGraph * replays) * 1e6,
+                  "ncclAllReduce graph-captured");
     }
   }
   for (auto c : comms)

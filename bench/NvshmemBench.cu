@@ -3,8 +3,9 @@
 // NVSHMEM's device barrier in a kernel loop, timed like the others (slowest
 // CTA, %globaltimer after one untimed round). NVSHMEM has one barrier per
 // team, so one CTA runs nvshmemx_barrier_all_block() and N CTAs run
-// nvshmemx_barrier_block() on N teams that each span both PEs (a team per
-// CTA is NVSHMEM's nearest equivalent of a barrier slot per CTA).
+// nvshmemx_barrier_block() on N teams that each span every PE (a team per
+// CTA is NVSHMEM's nearest equivalent of a barrier slot per CTA). One PE
+// per GPU of the machine, up to 8, like the TLE figures.
 //
 // NVSHMEM needs one process per GPU and a bootstrap. mpirun/nvshmrun are
 // not available on the GPU machine, so this program forks one child per GPU
@@ -33,15 +34,16 @@ using namespace tle::gpu;
 
 namespace {
 
-constexpr int kRanks = 2;
 constexpr int kMaxConfigs = 8;
 constexpr int kMaxReps = 5;
+/// PEs of the run: every GPU (set in main, before the fork).
+int gRanks = 2;
 
 /// What the children write for the parent: per rank, configuration and
 /// repetition, the slowest CTA's nanoseconds (0: not measured).
 struct Shared {
-  double ns[kRanks][kMaxConfigs][kMaxReps];
-  int ok[kRanks];
+  double ns[tle::kMaxRanks][kMaxConfigs][kMaxReps];
+  int ok[tle::kMaxRanks];
 };
 
 __global__ void nvshmemBarrierLoop(const nvshmem_team_t *teams, int useAll,
@@ -65,7 +67,7 @@ __global__ void nvshmemBarrierLoop(const nvshmem_team_t *teams, int useAll,
 int child(int rank, int idPipe[2], Shared *sh, const std::vector<int> &ctas,
           int iters, int reps) {
   int n = 0;
-  if (cudaGetDeviceCount(&n) != cudaSuccess || n < kRanks)
+  if (cudaGetDeviceCount(&n) != cudaSuccess || n < gRanks)
     return kExitSkip;
   CK(cudaSetDevice(rank));
   nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
@@ -75,20 +77,20 @@ int child(int rank, int idPipe[2], Shared *sh, const std::vector<int> &ctas,
       return 1;
     }
   }
-  if (!shareIdOverPipe(rank, idPipe, id))
+  if (!shareIdOverPipe(rank, idPipe, id, gRanks))
     return 1;
   nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
-  nvshmemx_set_attr_uniqueid_args(rank, kRanks, &id, &attr);
+  nvshmemx_set_attr_uniqueid_args(rank, gRanks, &id, &attr);
   nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
-  if (nvshmem_my_pe() != rank || nvshmem_n_pes() != kRanks) {
+  if (nvshmem_my_pe() != rank || nvshmem_n_pes() != gRanks) {
     std::printf("nvshmem: pe %d of %d, expected %d of %d\n", nvshmem_my_pe(),
-                nvshmem_n_pes(), rank, kRanks);
+                nvshmem_n_pes(), rank, gRanks);
     return 1;
   }
   const int maxCtas = *std::max_element(ctas.begin(), ctas.end());
   std::vector<nvshmem_team_t> teams(maxCtas);
   for (int i = 0; i < maxCtas; ++i)
-    if (nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, 0, 1, kRanks, nullptr, 0,
+    if (nvshmem_team_split_strided(NVSHMEM_TEAM_WORLD, 0, 1, gRanks, nullptr, 0,
                                    &teams[i]) != 0) {
       std::printf("nvshmem_team_split_strided failed at team %d (raise "
                   "NVSHMEM_MAX_TEAMS?)\n",
@@ -163,12 +165,15 @@ int main(int argc, char **argv) {
     return 1;
   }
   Shared *sh = new (mem) Shared();
+  gRanks = ranksFromChild();
+  if (!gRanks)
+    return 0;
   int idPipe[2];
   if (pipe(idPipe) != 0)
     return 1;
   std::fflush(stdout);
-  pid_t pids[kRanks];
-  for (int r = 0; r < kRanks; ++r) {
+  std::vector<pid_t> pids(gRanks);
+  for (int r = 0; r < gRanks; ++r) {
     pids[r] = fork();
     if (pids[r] == 0) {
       int rc = child(r, idPipe, sh, ctas, iters, reps);
@@ -179,7 +184,7 @@ int main(int argc, char **argv) {
   close(idPipe[0]);
   close(idPipe[1]);
   int skipped = 0, failed = 0;
-  for (int r = 0; r < kRanks; ++r) {
+  for (int r = 0; r < gRanks; ++r) {
     int st = 0;
     waitpid(pids[r], &st, 0);
     if (WIFEXITED(st) && WEXITSTATUS(st) == kExitSkip)
@@ -198,7 +203,8 @@ int main(int argc, char **argv) {
   for (size_t ci = 0; ci < ctas.size(); ++ci) {
     std::vector<double> worst(reps);
     for (int rep = 0; rep < reps; ++rep)
-      worst[rep] = std::max(sh->ns[0][ci][rep], sh->ns[1][ci][rep]);
+      for (int r = 0; r < gRanks; ++r)
+        worst[rep] = std::max(worst[rep], sh->ns[r][ci][rep]);
     std::sort(worst.begin(), worst.end());
     std::printf("RESULT,latency,nvshmem,%d,%.4f,%s\n", ctas[ci],
                 worst[reps / 2] / 1e3 / iters,
