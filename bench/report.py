@@ -109,6 +109,8 @@ def main():
         with open(sys.argv[3]) as f:
             info = [line.strip() for line in f if line.strip()]
     rows = load(csv_path)
+    # "ranks,<n> GPUs" from tle-bench-barrier's INFO line.
+    gpus = next((line.split(",", 1)[1] for line in info if line.startswith("ranks,")), "the GPUs")
     lat = table(rows, "latency")
     for impl, vals in table(rows, "flag").items():
         lat[impl] = vals
@@ -116,7 +118,7 @@ def main():
     md = ["# TLE benchmarks", ""]
     md += ["Machine and date:", ""] + [f"- {line}" for line in info] + [""]
     md += ["All figures in microseconds, measured side by side in one run "
-           "(bench/run.sh). In-kernel figures: slowest CTA over both GPUs, "
+           f"(bench/run.sh) on {gpus}. In-kernel figures: slowest CTA over all GPUs, "
            "median of 3 repetitions; host-launched figures: CUDA events, "
            "slower rank.", ""]
 
@@ -127,10 +129,21 @@ def main():
         md += ["Timeout checks: " + ", ".join(
             f"{x} CTAs {100 * (v / lat['tle-notimeout'][x] - 1):+.1f}%"
             for x, v in lat["tle"].items() if x in lat["tle-notimeout"]), ""]
+    alloc = table(rows, "alloc")
+    if alloc:
+        md += ["## Barrier latency by the inboxes' allocation type (same run, measured alternately)", "",
+               "TLE's `sync(acq_rel)` loop as in the latency table, median of at least 5 "
+               "repetitions that alternate between the types.", "",
+               md_table(alloc, xs_of(alloc), "impl \\ CTAs", "{:.3f}"), ""]
+        for new, old in (("cumem-peer", "cudamalloc-peer"), ("cumem-fd", "cudamalloc-ipc")):
+            if new in alloc and old in alloc:
+                md += [f"{new} vs {old}: " + ", ".join(
+                    f"{x} CTAs {alloc[new][x] - v:+.3f} us ({100 * (alloc[new][x] / v - 1):+.1f}%)"
+                    for x, v in alloc[old].items() if x in alloc[new]), ""]
     for section, title, xname in (
             ("hostbar", "Host-launched barrier (one kernel per barrier)",
              "impl \\ mode"),
-            ("grid", "Grid barrier (all CTAs of both GPUs) vs kernel "
+            ("grid", "Grid barrier (all CTAs of all GPUs) vs kernel "
              "boundaries, per round", "impl \\ CTAs per GPU"),
             ("overlap", "Overlap: arrive, W us of work, wait (per iteration)",
              "impl \\ W (us)")):
@@ -139,7 +152,7 @@ def main():
             xs = xs_of(t) if section != "hostbar" else ["eager", "graph"]
             md += [f"## {title}", "", md_table(t, xs, xname, "{:.3f}"), ""]
     if ar:
-        md += ["## One-shot all-reduce, float32 sum, 2 ranks (per call)", "",
+        md += [f"## One-shot all-reduce, float32 sum, {gpus} (per call)", "",
                md_table(ar, xs_of(ar), "impl \\ size", "{:.2f}",
                         size_label), ""]
     tg = targets(lat, ar)
@@ -181,7 +194,7 @@ def main():
         ax.set_xscale("log", base=2)
         ax.set_xlabel("CTAs per GPU (one barrier slot each)")
         ax.set_ylabel("sync latency, slowest CTA (us)")
-        ax.set_title("In-kernel barrier latency, 2 GPUs")
+        ax.set_title(f"In-kernel barrier latency, {gpus}")
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
         fig.tight_layout()
@@ -196,7 +209,7 @@ def main():
             ax.set_yscale("log")
             ax.set_xlabel("message size (bytes)")
             ax.set_ylabel("latency per call (us)")
-            ax.set_title("All-reduce float32 sum, 2 GPUs")
+            ax.set_title(f"All-reduce float32 sum, {gpus}")
             ax.grid(True, alpha=0.3, which="both")
             ax.legend(fontsize=7)
             fig.tight_layout()

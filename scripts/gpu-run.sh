@@ -150,8 +150,9 @@ echo "=================== TLE GPU run summary ($(date -u +%FT%TZ), ${SECONDS}s) 
 for line in "${summary[@]}"; do echo "- $line"; done
 if [ -f "$out/bench.md" ] && { [ "$phase" = all ] || [ "$phase" = bench ]; }; then
   echo
-  # The latency table, host-launched barrier, all-reduce and targets.
-  awk '/^## (Barrier sync latency|Host-launched|One-shot|Targets)/{p=1}
+  # The latency and allocation-type tables, host-launched barrier,
+  # all-reduce and targets.
+  awk '/^## (Barrier sync latency|Barrier latency by|Host-launched|One-shot|Targets)/{p=1}
        /^## (Grid|Overlap|What each)/{p=0} p' "$out/bench.md"
 fi
 ls "$out"
