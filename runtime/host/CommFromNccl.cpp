@@ -125,8 +125,14 @@ tleResult_t initFromNccl(tleComm_t *outComm, void *ncclComm,
   // Staging memory and the stream of the exchange are local to this rank,
   // so they come from a backend made before anyone knows how the ranks are
   // spread over processes; the communicator gets its own backend after.
+  // It allocates nothing peers map, so it never needs cuMem: a type the
+  // driver cannot serve must fail in the exchange below, where every rank
+  // learns of it, not here, where the others would wait for this rank.
+  ResolvedConfig stagingConfig = c->config;
+  stagingConfig.allocType = tleAllocCudaMalloc;
   std::shared_ptr<Backend> staging;
-  if (tleResult_t r = createBackend(c->config, device, false, false, staging))
+  if (tleResult_t r =
+          createBackend(stagingConfig, device, false, false, staging))
     return r;
   if (tleResult_t r =
           createNcclBootstrap(api, ncclComm, rank, size, std::move(staging),
