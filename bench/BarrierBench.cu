@@ -1,7 +1,7 @@
 //===- BarrierBench.cu - TLE barrier benchmarks on the GPUs of a node -----===//
 //
 // Every TLE figure of the benchmark table, measured in one process that
-// drives every GPU of the machine (tleCommInitAll; up to 8, TLE_GPU_RANKS
+// drives every GPU of the machine (tleCommInitAll; TLE_GPU_RANKS
 // lowers it). Results are printed as CSV lines
 //   RESULT,<section>,<impl>,<x>,<microseconds>,<note>
 // that bench/run.sh collects. Sections:

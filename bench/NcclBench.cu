@@ -6,7 +6,7 @@
 //   latency    ncclLsaBarrierSession<ncclCoopCta>::sync(acq_rel) in a
 //              kernel loop, one barrier per CTA, slowest CTA, vs CTAs
 //   allreduce  ncclAllReduce float sum 8 KB - 1 MB, eager and graph-captured
-// Every GPU of the machine (up to 8), one thread per rank in one process.
+// Every GPU of the machine, one thread per rank in one process.
 // Output lines match BarrierBench.cu: RESULT,<section>,<impl>,<x>,<us>,<note>.
 //
 //===----------------------------------------------------------------------===//

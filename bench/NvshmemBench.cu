@@ -5,7 +5,7 @@
 // team, so one CTA runs nvshmemx_barrier_all_block() and N CTAs run
 // nvshmemx_barrier_block() on N teams that each span every PE (a team per
 // CTA is NVSHMEM's nearest equivalent of a barrier slot per CTA). One PE
-// per GPU of the machine, up to 8, like the TLE figures.
+// per GPU of the machine, like the TLE figures.
 //
 // NVSHMEM needs one process per GPU and a bootstrap. mpirun/nvshmrun are
 // not available on the GPU machine, so this program forks one child per GPU

@@ -1,4 +1,4 @@
-"""PyTorch's figures for the side-by-side table (one process per GPU, every GPU of the machine up to 8).
+"""PyTorch's figures for the side-by-side table (one process per GPU of the machine).
 
 - hostbar:   SymmetricMemory.barrier() in an eager loop and replayed from a
              CUDA graph (one kernel per barrier, like TLE's host-launched
@@ -143,8 +143,8 @@ if __name__ == "__main__":
         "hostbar", "allreduce"]
     print(f"INFO,torch,{torch.__version__},nccl "
           f"{'.'.join(map(str, torch.cuda.nccl.version()))}", flush=True)
-    # Every GPU of the machine, as many as a TLE communicator serves.
-    world = min(8, torch.cuda.device_count())
+    # Every GPU of the machine, like the TLE figures.
+    world = torch.cuda.device_count()
     if world < 2:
         print("SKIPPED: fewer than 2 GPUs visible to torch", flush=True)
         sys.exit(0)

@@ -3,7 +3,7 @@
 // Faults must be reported, never hang and never corrupt memory. A faulting
 // launch kills its CUDA context (a trap is sticky), so every case runs in a
 // child process that this harness forks before any CUDA call, captures,
-// times and judges. Every case runs on all N GPUs of the machine (up to 8):
+// times and judges. Every case runs on all N GPUs of the machine:
 //
 //  - timeout:    one process, all GPUs; only rank 0 calls the barrier.
 //                Rank 0's wait must give up after TLE_BARRIER_TIMEOUT_MS

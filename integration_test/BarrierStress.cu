@@ -14,7 +14,7 @@
 // and its stale reads are reported, not failed.
 //
 // Configurations: CTAs x group kinds x orders, on every GPU of the machine
-// (up to 8; --ranks lowers it), in one process driving all of them
+// (--ranks lowers it), in one process driving all of them
 // (tleCommInitAll) or one process per rank (fork before any CUDA call, the
 // unique id passed through a pipe). All configurations share one
 // communicator, so slot epochs also carry across launches. --alloc chooses

@@ -154,21 +154,19 @@ inline void printResult(const char *section, const std::string &impl,
 /// Hands a unique id (TLE's, NCCL's, NVSHMEM's: any trivially copyable
 /// type) from rank 0 to the other nRanks-1 rank processes of a fork()ed run
 /// through `fds` (a pipe made before the fork): rank 0 writes one copy per
-/// reader in a single write, which the pipe keeps whole (at most PIPE_BUF
-/// bytes), so that each reader's read of one id gets a whole one. Each
-/// process closes the ends it does not use. False on a short write or read
-/// (EOF: rank 0 gave up before sending).
+/// reader, each in one write, which the pipe keeps whole (an id is at most
+/// PIPE_BUF bytes), so the pipe always holds whole ids and each reader's
+/// read of one id gets a whole one. Each process closes the ends it does
+/// not use. False on a short write or read (EOF: rank 0 gave up before
+/// sending).
 template <typename Id>
 bool shareIdOverPipe(int rank, int fds[2], Id &id, int nRanks = 2) {
-  static_assert(sizeof(Id) * (::tle::kMaxRanks - 1) <= 4096,
-                "ids must fit one atomic pipe write (PIPE_BUF)");
+  static_assert(sizeof(Id) <= 4096, "an id must fit one atomic pipe write");
   if (rank == 0) {
     close(fds[0]);
-    std::string copies;
-    for (int r = 1; r < nRanks; ++r)
-      copies.append(reinterpret_cast<const char *>(&id), sizeof(id));
-    bool ok = write(fds[1], copies.data(), copies.size()) ==
-              ssize_t(copies.size());
+    bool ok = true;
+    for (int r = 1; r < nRanks && ok; ++r)
+      ok = write(fds[1], &id, sizeof(id)) == ssize_t(sizeof(id));
     close(fds[1]);
     return ok;
   }

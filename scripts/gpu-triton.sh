@@ -41,10 +41,9 @@ export PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH}
 # A fresh Triton cache: kernels are compiled against this run's bitcode.
 export TRITON_CACHE_DIR=$(mktemp -d /tmp/tle-triton-cache.XXXXXX)
 trap 'rm -rf "$TRITON_CACHE_DIR"' EXIT
-# One process per GPU of the machine (a TLE communicator serves up to 8).
+# One process per GPU of the machine.
 ngpu=${NGPU:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
 [ "$ngpu" -ge 2 ] 2>/dev/null || ngpu=2
-[ "$ngpu" -le 8 ] || ngpu=8
 
 missing=()
 [ -n "$py" ] || missing+=("a Python with torch and triton (set PYTHON)")

@@ -105,9 +105,9 @@ def test_import_all_wraps_user_memory_and_frees_none_of_it():
     try:
         mems = Comm.import_all(comms, ptrs, 4096)
         assert [m.local_ptr for m in mems] == ptrs
-        # The handle's ptrs[] (after magic, rank, size, pad, bytes) lists the user's copies.
+        # The handle's ptrs[] (after magic, rank, size, pad, bytes, error) lists the user's copies.
         for m in mems:
-            assert list((ctypes.c_void_p * 2).from_address(m.dev_handle + 24)) == ptrs
+            assert list((ctypes.c_void_p * 2).from_address(m.dev_handle + 32)) == ptrs
         for m in mems:
             m.free()
         ctypes.memset(ptrs[1], 7, 4096)  # still the caller's memory

@@ -181,7 +181,7 @@ TEST_P(FromNccl, RanksOfOneProcessShareMemoryThroughTheirExchanges) {
     auto *devComm = static_cast<tle::DevComm *>(dc);
     for (int p = 0; p < n; ++p) {
       static_cast<uint32_t *>(sym->ptrs[p])[r] = 10 * p + r;
-      devComm->inbox[p][3 * devComm->inboxStride + r] = r + 1;
+      tle::inboxOf(*devComm, p)[3 * devComm->inboxStride + r] = r + 1;
     }
   }
   // A second allocation through the fake, from every rank's thread.
@@ -196,7 +196,7 @@ TEST_P(FromNccl, RanksOfOneProcessShareMemoryThroughTheirExchanges) {
     auto *devComm = static_cast<tle::DevComm *>(dc);
     for (int q = 0; q < n; ++q) {
       EXPECT_EQ(static_cast<uint32_t *>(local)[q], uint32_t(10 * r + q));
-      EXPECT_EQ(devComm->inbox[r][3 * devComm->inboxStride + q],
+      EXPECT_EQ(tle::inboxOf(*devComm, r)[3 * devComm->inboxStride + q],
                 uint32_t(q + 1));
     }
   }
