@@ -360,9 +360,16 @@ public:
   tleResult_t copyToLocal(void *dst, const void *src, size_t bytes) override {
     DeviceScope scope(device_);
     TLE_CUDA_TRY(scope.status());
-    // Synchronous with respect to the host: the DevComm must be complete
-    // before the host hands its pointer to a kernel.
-    TLE_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault));
+    // Complete before this returns: the DevComm before the host hands its
+    // pointer to a kernel, a staged blob before NCCL's all-gather reads it
+    // from another stream. cudaMemcpy from pageable memory may return
+    // before its DMA has landed, ordered only before later work of the
+    // legacy stream; a copy on the private stream, waited for, has landed.
+    cudaStream_t s;
+    if (tleResult_t r = privateStream(s))
+      return r;
+    TLE_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s));
+    TLE_CUDA_TRY(cudaStreamSynchronize(s));
     return tleSuccess;
   }
   tleResult_t copyFromLocal(void *dst, const void *src,
@@ -616,14 +623,20 @@ private:
   /// A private non-blocking stream keeps this from waiting on (or being
   /// ordered behind) kernels the user is running on the device.
   tleResult_t zeroFill(void *ptr, size_t bytes) {
-    {
-      std::lock_guard<std::mutex> lock(streamMutex_);
-      if (!stream_)
-        TLE_CUDA_TRY(
-            cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-    }
-    TLE_CUDA_TRY(cudaMemsetAsync(ptr, 0, bytes, stream_));
-    TLE_CUDA_TRY(cudaStreamSynchronize(stream_));
+    cudaStream_t s;
+    if (tleResult_t r = privateStream(s))
+      return r;
+    TLE_CUDA_TRY(cudaMemsetAsync(ptr, 0, bytes, s));
+    TLE_CUDA_TRY(cudaStreamSynchronize(s));
+    return tleSuccess;
+  }
+
+  /// The backend's own stream, created on first use.
+  tleResult_t privateStream(cudaStream_t &out) {
+    std::lock_guard<std::mutex> lock(streamMutex_);
+    if (!stream_)
+      TLE_CUDA_TRY(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    out = stream_;
     return tleSuccess;
   }
 
