@@ -59,9 +59,8 @@ constexpr uint32_t kSlotGrid = 400;    // 1
 constexpr uint32_t kSlotReduce = 512;  // up to 132
 
 struct Options {
-  std::vector<std::string> sections = {"flag",    "latency", "alloc",
-                                       "overlap", "grid",    "hostbar",
-                                       "allreduce"};
+  std::vector<std::string> sections = {"flag", "latency", "alloc",    "overlap",
+                                       "grid", "hostbar", "allreduce"};
   std::vector<int> ctas = {1, 8, 32, 132};
   int iters = 20000; ///< in-kernel rounds per measurement
   int reps = 3;      ///< measurements; the median is reported
@@ -102,7 +101,8 @@ bool tryMakeWorld(World &w, int64_t timeoutMs,
   std::vector<int> devs(gRanks);
   for (int r = 0; r < gRanks; ++r)
     devs[r] = r;
-  if (tleResult_t r = tleCommInitAll(w.comm.data(), gRanks, devs.data(), &cfg)) {
+  if (tleResult_t r =
+          tleCommInitAll(w.comm.data(), gRanks, devs.data(), &cfg)) {
     std::printf("communicator with allocation type %d: %s: %s\n", int(alloc),
                 tleGetErrorString(r), tleGetLastErrorDetail());
     return false;
@@ -302,8 +302,8 @@ void launchRef(int ctas, const Inboxes &inbox, int rank, uint32_t stride,
 }
 
 /// The median over `reps` (default o.reps) of TLE's sync loop on `w`.
-double runTleLatency(World &w, int ctas, const Options &o,
-                     bool session = false, int reps = 0) {
+double runTleLatency(World &w, int ctas, const Options &o, bool session = false,
+                     int reps = 0) {
   std::vector<double> v;
   for (int rep = 0; rep < (reps ? reps : o.reps); ++rep) {
     for (int r = 0; r < gRanks; ++r) {
@@ -365,9 +365,8 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
           tle::SymMem h;
           CK(cudaMemcpy(&h, w.dmem[p], sizeof(h), cudaMemcpyDeviceToHost));
           for (int r = 0; r < gRanks; ++r)
-            inbox[p].of[r] =
-                reinterpret_cast<uint32_t *>(static_cast<char *>(h.ptrs[r]) +
-                                             off);
+            inbox[p].of[r] = reinterpret_cast<uint32_t *>(
+                static_cast<char *>(h.ptrs[r]) + off);
         }
         off += size_t(132) * 32 * 4 + 4096;
         if (off + size_t(132) * 32 * 4 > kMemBytes) {
@@ -514,7 +513,7 @@ void benchGrid(World &w, const Options &o) {
   }
   std::string x = std::to_string(ctas);
   printResult("grid", "tle-grid-barrier", x, median(v),
-         "all CTAs of all GPUs, cooperative launch");
+              "all CTAs of all GPUs, cooperative launch");
 
   const int n = o.hostIters;
   // Kernel boundary alone: back-to-back launches on each GPU, no cross-GPU
@@ -774,8 +773,7 @@ bool fromHex(const char *text, void *data, size_t bytes) {
 
 /// The allocation types of the multi-process rows, in the order the rank
 /// processes create their communicators.
-constexpr tleAllocType_t kProcessAllocs[] = {tleAllocCudaMalloc,
-                                             tleAllocCuMem};
+constexpr tleAllocType_t kProcessAllocs[] = {tleAllocCudaMalloc, tleAllocCuMem};
 const char *const kProcessAllocRows[] = {"cudamalloc-ipc", "cumem-fd"};
 const char *const kProcessAllocNotes[] = {
     "one process per GPU; inboxes cudaMalloc, legacy CUDA IPC",
@@ -941,8 +939,8 @@ void benchAllocProcesses(const Options &o) {
           v.push_back(it->second / 1e3 / o.iters);
       }
       if (int(v.size()) == allocReps(o))
-        printResult("alloc", kProcessAllocRows[k], std::to_string(c),
-                    median(v), kProcessAllocNotes[k]);
+        printResult("alloc", kProcessAllocRows[k], std::to_string(c), median(v),
+                    kProcessAllocNotes[k]);
     }
 }
 

@@ -40,7 +40,6 @@ namespace {
 /// Ranks of the run: every GPU of the machine (set in main).
 int gRanks = 2;
 
-
 __global__ void lsaSyncLoop(ncclDevComm dc, int iters,
                             unsigned long long *out) {
   ncclLsaBarrierSession<ncclCoopCta> bar(ncclCoopCta(), dc, ncclTeamLsa(dc),

@@ -403,8 +403,7 @@ int oobOther(tleComm_t comm, int, int fromPeer) {
 }
 
 int caseOutOfRange() {
-  return runRanks(cudaConfig(kSlots, kTimeoutMs), oobRank0, oobRank1,
-                  oobOther);
+  return runRanks(cudaConfig(kSlots, kTimeoutMs), oobRank0, oobRank1, oobOther);
 }
 
 /// What the harness expects of one case.

@@ -271,8 +271,7 @@ std::vector<Config> expand(const Options &o) {
 /// One rank's part of one configuration: launch (cooperatively for `grid`,
 /// which needs all CTAs co-resident), without waiting.
 void launch(const Config &c, int dev, const void *comm, const void *mem,
-            int rank, int nRanks, uint32_t rounds, uint32_t salt,
-            Result *res) {
+            int rank, int nRanks, uint32_t rounds, uint32_t salt, Result *res) {
   CK(cudaSetDevice(dev));
   CK(cudaMemset(res, 0, sizeof(Result)));
   int coop = c.kind->coop;
@@ -333,7 +332,8 @@ int runSingle(const Options &o) {
   int visible = gpusOrSkip(2);
   if (!visible)
     return 0;
-  const int n = o.ranks ? std::min(o.ranks, ranksFor(visible)) : ranksFor(visible);
+  const int n =
+      o.ranks ? std::min(o.ranks, ranksFor(visible)) : ranksFor(visible);
   std::vector<Config> cfgs = expand(o);
   tleConfig_t cfg = stressConfig(o);
   std::vector<tleComm_t> comms(n);
@@ -433,8 +433,7 @@ int rankMain(const Options &o, int rank, int n, int idPipe[2]) {
     if (rank == 0)
       TK(tleGetUniqueId(&id));
     if (!shareIdOverPipe(rank, idPipe, id, n)) {
-      std::printf("rank %d: the unique id did not go through the pipe\n",
-                  rank);
+      std::printf("rank %d: the unique id did not go through the pipe\n", rank);
       return rank == 0 ? 1 : kExitSkip;
     }
     tleConfig_t cfg = stressConfig(o);

@@ -102,7 +102,6 @@ void logCreated(const CommState &c, int device, const char *how) {
           static_cast<unsigned long long>(c.config.timeoutNs / 1000000));
 }
 
-
 tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
                      int rank, int device, const tleConfig_t *config) {
   if (!outComm)
@@ -154,8 +153,8 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
     c->rank = r;
     c->size = nRanks;
     c->group = group;
-    if (tleResult_t s = createBackend(resolved, devices ? devices[r] : r,
-                                      false, /*fdsTravel=*/false, c->backend))
+    if (tleResult_t s = createBackend(resolved, devices ? devices[r] : r, false,
+                                      /*fdsTravel=*/false, c->backend))
       return s;
     c->bootstrap = createInProcBootstrap(group, r);
     c->inbox = std::make_unique<SymmetricView>(c->backend, r, nRanks, true);

@@ -160,7 +160,6 @@ using namespace tle;
 extern "C" tleResult_t tleCommInitFromNccl(tleComm_t *outComm, void *ncclComm,
                                            const tleNcclFunctions_t *nccl,
                                            const tleConfig_t *config) {
-  return guard("tleCommInitFromNccl", [&] {
-    return initFromNccl(outComm, ncclComm, nccl, config);
-  });
+  return guard("tleCommInitFromNccl",
+               [&] { return initFromNccl(outComm, ncclComm, nccl, config); });
 }

@@ -220,8 +220,8 @@ public:
     if (mincore(reinterpret_cast<void *>(first), span, resident.data()) != 0) {
       if (errno == ENOMEM)
         return fail(tleInvalidArgument,
-                    "%zu bytes at %p are not all mapped in this process",
-                    bytes, ptr);
+                    "%zu bytes at %p are not all mapped in this process", bytes,
+                    ptr);
       return failErrno(errno, "mincore of %zu bytes at %p", bytes, ptr);
     }
     return tleSuccess;

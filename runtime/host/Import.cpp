@@ -46,8 +46,7 @@ tleResult_t publishImported(MemState &m) {
 
 /// Checks every copy of `ptrs` for this rank, naming the failing one.
 tleResult_t adoptAll(Backend &backend, int me, const std::vector<void *> &ptrs,
-                     size_t bytes,
-                     const std::vector<ImportedCopy> &copies) {
+                     size_t bytes, const std::vector<ImportedCopy> &copies) {
   for (size_t p = 0; p < ptrs.size(); ++p)
     if (tleResult_t r = backend.adoptImported(ptrs[p], bytes, copies[p]))
       return fail(r, "rank %d cannot use rank %zu's copy %p: %s", me, p,
@@ -89,8 +88,8 @@ tleResult_t memImport(tleComm_t commHandle, void *localPtr, size_t bytes,
   std::string payload;
   putU64(payload, bytes);
   putU64(payload, reinterpret_cast<uintptr_t>(localPtr));
-  putU64(payload, static_cast<uint64_t>(static_cast<int64_t>(
-                      c.backend->device())));
+  putU64(payload,
+         static_cast<uint64_t>(static_cast<int64_t>(c.backend->device())));
   std::vector<std::string> payloads;
   std::vector<std::vector<UniqueFd>> noFds;
   if (tleResult_t r =
@@ -129,9 +128,8 @@ tleResult_t memImport(tleComm_t commHandle, void *localPtr, size_t bytes,
   if (adopted == tleSuccess)
     adopted = publishImported(*m);
   std::vector<std::string> ignored;
-  if (tleResult_t r =
-          gatherStatus(*c.bootstrap, adopted, std::string(), {}, ignored,
-                       noFds))
+  if (tleResult_t r = gatherStatus(*c.bootstrap, adopted, std::string(), {},
+                                   ignored, noFds))
     return r;
   *outMem = registerMem(std::move(m));
   return tleSuccess;

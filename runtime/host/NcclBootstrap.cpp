@@ -1,4 +1,5 @@
-//===- NcclBootstrap.cpp - The exchange over an existing NCCL comm -*- C++ -*-=//
+//===- NcclBootstrap.cpp - The exchange over an existing NCCL comm -*- C++
+//-*-=//
 //
 // A communicator made from an NCCL communicator (tleCommInitFromNccl)
 // exchanges its handles with NCCL's own all-gather instead of a second
@@ -108,8 +109,8 @@ public:
 
 private:
   tleResult_t breakWith(tleResult_t r) {
-    brokenReason = "an earlier exchange through NCCL failed: " +
-                   lastErrorDetail();
+    brokenReason =
+        "an earlier exchange through NCCL failed: " + lastErrorDetail();
     return r;
   }
 
@@ -148,8 +149,7 @@ private:
     if (tleResult_t r = staging->copyToLocal(send, data, bytes))
       return r;
     pending = true;
-    int result =
-        api.allGather(send, recv, bytes, kNcclInt8, comm, stream);
+    int result = api.allGather(send, recv, bytes, kNcclInt8, comm, stream);
     if (result != kNcclSuccess && result != kNcclInProgress) {
       pending = false;
       return fail(tlePeerFailure, "ncclAllGather failed: %s",

@@ -37,8 +37,8 @@ struct UserMemory {
 struct Imported {
   Imported(const Ranks &ranks, UserMemory &user, size_t bytes)
       : mems(ranks.size()) {
-    status = tleMemImportAll(ranks.comms.data(), ranks.size(),
-                             user.ptrs.data(), bytes, mems.data());
+    status = tleMemImportAll(ranks.comms.data(), ranks.size(), user.ptrs.data(),
+                             bytes, mems.data());
     for (tleMem_t m : mems) {
       void *h = nullptr;
       if (status == tleSuccess)

@@ -185,9 +185,8 @@ TEST_P(FromNccl, RanksOfOneProcessShareMemoryThroughTheirExchanges) {
     }
   }
   // A second allocation through the fake, from every rank's thread.
-  perRankThread(n, [&](int r) {
-    results[r] = tleMemAlloc(comms[r], 64, &meets[r]);
-  });
+  perRankThread(
+      n, [&](int r) { results[r] = tleMemAlloc(comms[r], 64, &meets[r]); });
   for (int r = 0; r < n; ++r) {
     ASSERT_EQ(results[r], tleSuccess);
     void *local, *dc;
@@ -284,12 +283,10 @@ TEST(FromNcclArguments, AreRefused) {
   EXPECT_EQ(comm, nullptr);
   tleNcclFunctions_t f = fakeFunctions();
   f.size = 8;
-  EXPECT_EQ(tleCommInitFromNccl(&comm, &fake, &f, nullptr),
-            tleInvalidArgument);
+  EXPECT_EQ(tleCommInitFromNccl(&comm, &fake, &f, nullptr), tleInvalidArgument);
   f = fakeFunctions();
   f.allGather = nullptr;
-  EXPECT_EQ(tleCommInitFromNccl(&comm, &fake, &f, nullptr),
-            tleInvalidArgument);
+  EXPECT_EQ(tleCommInitFromNccl(&comm, &fake, &f, nullptr), tleInvalidArgument);
   // NULL config means the CUDA backend, which this build or machine lacks
   // (or, with a GPU, device 0 exists and it works: either way no crash).
   tleResult_t r = tleCommInitFromNccl(&comm, &fake, nullptr, nullptr);

@@ -104,8 +104,8 @@ TEST(ImportTest, OneThreadPerRankExchangesTheAddresses) {
   std::vector<std::thread> threads;
   for (int r = 0; r < n; ++r)
     threads.emplace_back([&, r] {
-      results[r] = tleMemImport(set.comms[r], user.ptrs[r], user.bytes,
-                                nullptr, &mems[r]);
+      results[r] = tleMemImport(set.comms[r], user.ptrs[r], user.bytes, nullptr,
+                                &mems[r]);
     });
   for (std::thread &t : threads)
     t.join();
@@ -165,8 +165,7 @@ TEST(ImportTest, DisagreementsFailEveryRank) {
   EXPECT_NE(details[0].find("rank 0 cannot use rank 1's copy"),
             std::string::npos)
       << details[0];
-  EXPECT_NE(details[0].find("not all mapped"), std::string::npos)
-      << details[0];
+  EXPECT_NE(details[0].find("not all mapped"), std::string::npos) << details[0];
   EXPECT_EQ(results[1], tlePeerFailure);
   for (int r = 0; r < n; ++r)
     EXPECT_EQ(mems[r], nullptr);
@@ -215,8 +214,8 @@ class ImportProcessTest : public ProcessFixture {};
 /// that A's memory is still there; and checks that B refuses addresses
 /// the peers reported themselves (peerPtrs NULL), which the emulator
 /// cannot check across processes.
-tleResult_t importRank(const tleUniqueId &idA, const tleUniqueId &idB,
-                       int rank, std::string &detail) {
+tleResult_t importRank(const tleUniqueId &idA, const tleUniqueId &idB, int rank,
+                       std::string &detail) {
   tleConfig_t cfg = bootstrapConfig(10000);
   tleComm_t a, b;
   if (tleResult_t r = tleCommInitRank(&a, 2, &idA, rank, 0, &cfg))
@@ -230,8 +229,8 @@ tleResult_t importRank(const tleUniqueId &idA, const tleUniqueId &idB,
   tleMemGetHandle(mine, &h);
   auto *symA = static_cast<tle::SymMem *>(h);
   tleMem_t imported;
-  if (tleResult_t r = tleMemImport(b, symA->ptrs[rank], 4096, symA->ptrs,
-                                   &imported))
+  if (tleResult_t r =
+          tleMemImport(b, symA->ptrs[rank], 4096, symA->ptrs, &imported))
     return r;
   tleMemGetHandle(imported, &h);
   auto *symB = static_cast<tle::SymMem *>(h);

@@ -405,8 +405,8 @@ public:
         owner = attr.device;
       else if (attr.device != owner)
         return fail(tleInvalidArgument,
-                    "%zu bytes at %p span memory of devices %d and %d",
-                    bytes, ptr, owner, attr.device);
+                    "%zu bytes at %p span memory of devices %d and %d", bytes,
+                    ptr, owner, attr.device);
     }
     if (copy.source == ImportedCopy::Own && owner != device_)
       return fail(tleInvalidArgument,
@@ -479,8 +479,8 @@ private:
   tleResult_t allocVmm(size_t bytes, SharedAlloc &out) {
     CUmemAllocationProp prop = vmmProp();
     size_t granularity = 0;
-    TLE_CU_TRY(drv().cuMemGetAllocationGranularity(&granularity, &prop,
-                                             CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    TLE_CU_TRY(drv().cuMemGetAllocationGranularity(
+        &granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
     size_t mapped = (bytes + granularity - 1) / granularity * granularity;
     if (mapped < bytes)
       return fail(tleInvalidArgument, "cannot allocate %zu bytes", bytes);
@@ -536,15 +536,14 @@ private:
                   static_cast<unsigned long long>(size), peer.bytes);
     CUmemGenericAllocationHandle handle;
     TLE_CU_TRY(drv().cuMemImportFromShareableHandle(
-        &handle,
-        reinterpret_cast<void *>(static_cast<intptr_t>(peer.exportFd)),
+        &handle, reinterpret_cast<void *>(static_cast<intptr_t>(peer.exportFd)),
         CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
     CUmemAllocationProp prop = {};
     size_t granularity = 0;
     CUresult err = drv().cuMemGetAllocationPropertiesFromHandle(&prop, handle);
     if (err == CUDA_SUCCESS)
-      err = drv().cuMemGetAllocationGranularity(&granularity, &prop,
-                                          CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+      err = drv().cuMemGetAllocationGranularity(
+          &granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
     tleResult_t r = err == CUDA_SUCCESS
                         ? mapVmm(handle, size, granularity, mapped)
                         : cuFail(err, device_, "cuMemGetAllocationGranularity");
@@ -657,7 +656,7 @@ private:
         // ours to read.
         CUmemAccessDesc access = readWriteFor(device_);
         TLE_CU_TRY(drv().cuMemSetAccess(reinterpret_cast<CUdeviceptr>(peer.ptr),
-                                  block->mapped, &access, 1));
+                                        block->mapped, &access, 1));
       } else if (tleResult_t r = enablePeerAccess(owner)) {
         return r;
       }
@@ -691,8 +690,8 @@ bool cuMemUsable(int device, bool multiProcess,
   int vmm = 0, posixFd = 0;
   if (drv().cuDeviceGet(&dev, device) != CUDA_SUCCESS ||
       drv().cuDeviceGetAttribute(
-          &vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED,
-          dev) != CUDA_SUCCESS ||
+          &vmm, CU_DEVICE_ATTRIBUTE_VIRTUAL_MEMORY_MANAGEMENT_SUPPORTED, dev) !=
+          CUDA_SUCCESS ||
       !vmm) {
     why = "the driver does not support virtual memory management on "
           "device " +
