@@ -99,8 +99,16 @@ inline int gpusOrSkip(int needed = 2) {
 /// the 2-GPU configuration on a bigger machine).
 inline int ranksFor(int visible) {
   int n = std::min(visible, ::tle::kMaxRanks);
-  if (const char *env = std::getenv("TLE_GPU_RANKS"))
-    n = std::min(n, std::atoi(env));
+  if (const char *env = std::getenv("TLE_GPU_RANKS")) {
+    char *end = nullptr;
+    long want = std::strtol(env, &end, 10);
+    if (!*env || *end || want < 2 || want > ::tle::kMaxRanks) {
+      std::fprintf(stderr, "TLE_GPU_RANKS='%s' is not a rank count in 2..%d\n",
+                   env, ::tle::kMaxRanks);
+      std::exit(2);
+    }
+    n = std::min(n, int(want));
+  }
   return n;
 }
 

@@ -52,6 +52,8 @@ public:
   virtual tleBackend_t kind() const = 0;
   /// The device this rank runs on (-1 for the emulator).
   virtual int device() const = 0;
+  /// What memory peers map comes from, for the log ("cuMem", ...).
+  virtual const char *sharedMemoryKind() const = 0;
 
   /// Zero-filled memory that peers can map (inboxes, symmetric buffers).
   virtual tleResult_t allocShared(size_t bytes, SharedAlloc &out) = 0;

@@ -88,20 +88,6 @@ tleResult_t publishDevComm(CommState &c) {
   return c.backend->copyToLocal(c.devComm, &d, sizeof(DevComm));
 }
 
-/// The INFO line of a new communicator: what a user debugging a job checks
-/// first (ranks, backend, slots, memory, timeout).
-void logCreated(const CommState &c, int device, const char *how) {
-  TLE_LOG(Info, c.rank,
-          "communicator created: rank %d of %d (%s), backend %s%s, %u barrier "
-          "slots, inbox %zu bytes per rank, device wait timeout %llu ms",
-          c.rank, c.size, how,
-          c.backend->kind() == tleBackendCuda ? "cuda on device " : "emulator",
-          c.backend->kind() == tleBackendCuda ? std::to_string(device).c_str()
-                                              : "",
-          c.config.nBarriers, inboxBytes(c),
-          static_cast<unsigned long long>(c.config.timeoutNs / 1000000));
-}
-
 tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
                      int rank, int device, const tleConfig_t *config) {
   if (!outComm)
@@ -197,6 +183,18 @@ tleResult_t buildComm(CommState &c, tleResult_t prior) {
           static_cast<uint64_t>(c.config.backend), "barrier inboxes"))
     return r;
   return publishDevComm(c);
+}
+
+void logCreated(const CommState &c, int device, const char *how) {
+  TLE_LOG(Info, c.rank,
+          "communicator created: rank %d of %d (%s), backend %s%s, %u barrier "
+          "slots, inbox %zu bytes per rank (%s), device wait timeout %llu ms",
+          c.rank, c.size, how,
+          c.backend->kind() == tleBackendCuda ? "cuda on device " : "emulator",
+          c.backend->kind() == tleBackendCuda ? std::to_string(device).c_str()
+                                              : "",
+          c.config.nBarriers, inboxBytes(c), c.backend->sharedMemoryKind(),
+          static_cast<unsigned long long>(c.config.timeoutNs / 1000000));
 }
 
 tleResult_t getCommInfo(tleComm_t handle, CommInfo &out) {

@@ -186,6 +186,11 @@ tleResult_t checkRanks(int nRanks);
 /// shared with every rank so that all fail together) and the DevComm.
 tleResult_t buildComm(CommState &c, tleResult_t prior);
 
+/// The INFO line of a new communicator: what a user debugging a job checks
+/// first (ranks, backend, slots, memory, timeout); `how` says how it was
+/// made.
+void logCreated(const CommState &c, int device, const char *how);
+
 /// The communicators of a ...All call (tleMemAllocAll, tleMemImportAll):
 /// every rank of one tleCommInitAll set, in rank order. Sets the nRanks
 /// outMems to NULL first.

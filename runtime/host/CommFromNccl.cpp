@@ -148,6 +148,9 @@ tleResult_t initFromNccl(tleComm_t *outComm, void *ncclComm,
                                     /*fdsTravel=*/false, c->backend);
   if (tleResult_t r = buildComm(*c, local))
     return r;
+  logCreated(*c, device,
+             sameProcess ? "from an NCCL communicator, ranks in one process"
+                         : "from an NCCL communicator, one process per rank");
   *outComm = registerComm(std::move(c));
   return tleSuccess;
 }

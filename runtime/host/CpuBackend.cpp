@@ -71,6 +71,9 @@ public:
 
   tleBackend_t kind() const override { return tleBackendEmulator; }
   int device() const override { return -1; }
+  const char *sharedMemoryKind() const override {
+    return multiProcess ? "memory files" : "heap";
+  }
 
   tleResult_t allocShared(size_t bytes, SharedAlloc &out) override {
     if (!multiProcess) {

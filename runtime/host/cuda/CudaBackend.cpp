@@ -184,6 +184,9 @@ public:
 
   tleBackend_t kind() const override { return tleBackendCuda; }
   int device() const override { return device_; }
+  const char *sharedMemoryKind() const override {
+    return cuMem_ ? "cuMem" : "cudaMalloc";
+  }
 
   tleResult_t allocShared(size_t bytes, SharedAlloc &out) override {
     DeviceScope scope(device_);
