@@ -21,6 +21,11 @@ log=$out/bench.log
 say() { echo "[bench +${SECONDS}s] $*" | tee -a "$log"; }
 
 python=${PYTHON:-python3}
+# Every row on every GPU of the machine (TLE_GPU_RANKS lowers it, like the
+# C++ programs).
+ranks=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+[ -n "${TLE_GPU_RANKS:-}" ] && [ "$ranks" -gt "$TLE_GPU_RANKS" ] && ranks=$TLE_GPU_RANKS
+[ "$ranks" -ge 2 ] 2>/dev/null || ranks=2
 if ! "$python" -c "import torch" 2>/dev/null; then
   for p in /opt/torch/.venv/bin/python python3; do
     if "$p" -c "import torch" 2>/dev/null; then python=$p; break; fi
@@ -63,7 +68,7 @@ fi
 # tlerun --target cuda.
 bundle=${TLE_BENCH_BUNDLE:-$here/../.gpu/bundles/barrier_loop.bundle}
 if [ -x "$build/bin/tlerun" ] && [ -f "$bundle" ]; then
-  run tlec 150 "$python" "$here/tlec_bench.py" "$build/bin/tlerun" "$bundle"
+  run tlec 150 "$python" "$here/tlec_bench.py" "$build/bin/tlerun" "$bundle" --ranks "$ranks"
 else
   say "SKIPPED tlec: needs $build/bin/tlerun and $bundle (scripts/gpu-prepare.sh)"
 fi
@@ -96,7 +101,7 @@ else
     export TLE_DEVICE_BC=$bc TLE_LIB=$(cd "$build" && pwd)/lib/libtle.so
     export PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH}
     export TRITON_CACHE_DIR=$(mktemp -d /tmp/tle-bench-triton.XXXXXX)
-    run triton 240 "$python" -m torch.distributed.run --standalone --nproc-per-node=2 \
+    run triton 240 "$python" -m torch.distributed.run --standalone --nproc-per-node="$ranks" \
       "$root/python/tests_gpu/bench.py"
     rm -rf "$TRITON_CACHE_DIR"
   )

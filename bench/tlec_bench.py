@@ -1,14 +1,15 @@
 """The benchmark's tlec row: bench/kernels/barrier_loop.mlir, compiled by
-tlec into a bundle, run by `tlerun --target cuda` on two GPUs.
+tlec into a bundle, run by `tlerun --target cuda` on --ranks GPUs (2;
+bench/run.sh passes the machine's count, like the other rows).
 
 For each CTA count, one tlerun process makes REPS launches (`--repeat`);
 the kernel keeps every launch's time per block in its `times` buffer (see
 the kernel's comment), and `--dump times` returns them all. Each launch's
-figure is the slowest block of both ranks over the loop's rounds, like
+figure is the slowest block of all ranks over the loop's rounds, like
 tle-bench-barrier's rows; the RESULT line carries the median and, in its
 note, the number of launches, min and max.
 
-    python3 bench/tlec_bench.py TLERUN BUNDLE [--ctas 1,8,32,132] [--reps 7]
+    python3 bench/tlec_bench.py TLERUN BUNDLE [--ctas 1,8,32,132] [--reps 7] [--ranks 2]
 """
 
 from __future__ import annotations
@@ -22,10 +23,11 @@ import sys
 #: Rounds per launch: the kernel's %iters.
 ITERS = 20000
 THREADS = 128
+#: Ranks when --ranks is not given.
 RANKS = 2
 
 
-def launch_times_us(dump_lines: list[str], ctas: int, reps: int) -> list[float]:
+def launch_times_us(dump_lines: list[str], ctas: int, reps: int, ranks: int = RANKS) -> list[float]:
     """Per launch, µs per round of the slowest block of any rank, from
     tlerun's --dump output (one JSON object per rank)."""
     per_rank = {}
@@ -36,8 +38,8 @@ def launch_times_us(dump_lines: list[str], ctas: int, reps: int) -> list[float]:
         obj = json.loads(line)
         if obj.get("buffer") == "times":
             per_rank[obj["rank"]] = [int(v) for v in obj["values"]]
-    if len(per_rank) != RANKS:
-        raise ValueError(f"expected the times of {RANKS} ranks, got {sorted(per_rank)}")
+    if len(per_rank) != ranks:
+        raise ValueError(f"expected the times of {ranks} ranks, got {sorted(per_rank)}")
     out = []
     for k in range(reps):
         worst = 0
@@ -64,12 +66,13 @@ def main() -> int:
     parser.add_argument("bundle")
     parser.add_argument("--ctas", default="1,8,32,132")
     parser.add_argument("--reps", type=int, default=7)
+    parser.add_argument("--ranks", type=int, default=RANKS)
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per tlerun call")
     args = parser.parse_args()
     failed = 0
     for ctas in (int(c) for c in args.ctas.split(",")):
         cmd = [args.tlerun, args.bundle, "--target", "cuda", "--kernel", "barrier_loop",
-               "--ranks", str(RANKS), "--grid", str(ctas), "--block", str(THREADS),
+               "--ranks", str(args.ranks), "--grid", str(ctas), "--block", str(THREADS),
                "--repeat", str(args.reps), "--buffer", f"times:i64:{ctas * (args.reps + 1)}",
                "--dump", "times"]
         try:
@@ -83,7 +86,7 @@ def main() -> int:
             failed += 1
             continue
         try:
-            times = launch_times_us(p.stdout.splitlines(), ctas, args.reps)
+            times = launch_times_us(p.stdout.splitlines(), ctas, args.reps, args.ranks)
         except (ValueError, KeyError, json.JSONDecodeError) as e:
             print(f"tlec row, {ctas} CTAs: unreadable output ({e})", flush=True)
             failed += 1
