@@ -23,7 +23,8 @@ TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
   // and before any branch (see loadComm: the loads then overlap the sync,
   // and a compiler may hoist them out of a loop of barriers).
   Comm c = checkSlot(comm, index, g.rank, fn);
-  groupSync(g);
+  if (!TLE_MUTANT(10))
+    groupSync(g);
   if (g.rank >= kWarpSize)
     return;
   uint32_t workers = workerCount(c, g);
@@ -64,7 +65,7 @@ TLE_DEV_INLINE void groupWait(const void *comm, int coop, uint32_t index,
   // for one that trapped would turn the trap into an illegal-instruction
   // error that can beat the error record.
   Comm c = checkSlot(comm, index, g.rank, fn);
-  if (arrive)
+  if (arrive && !TLE_MUTANT(11))
     groupSync(g);
   if (g.rank < kWarpSize) {
     uint32_t workers = workerCount(c, g);
@@ -77,20 +78,23 @@ TLE_DEV_INLINE void groupWait(const void *comm, int coop, uint32_t index,
       next = loadRelaxedGpu(epochWord(c, index)) + 1;
     WaitCtx w{c, index, next, c.size - 1, "barrier wait", fn};
     if (workers > 1) {
-      syncWarp();
-      if (g.rank == 0)
+      if (!TLE_MUTANT(12))
+        syncWarp();
+      if (g.rank == 0 && !TLE_MUTANT(19))
         storeRelaxedGpu(epochWord(c, index), next);
       if (g.rank < workers)
         await(w, g.rank, workers, acquires(order));
     } else if (g.rank == 0) {
       if (workers == 1)
         await(w, 0, 1, acquires(order));
-      storeRelaxedGpu(epochWord(c, index), next);
+      if (!TLE_MUTANT(20))
+        storeRelaxedGpu(epochWord(c, index), next);
     }
     if (g.rank == 0)
       traceEvent(arrive ? "sync" : "wait", index, false);
   }
-  groupSync(g);
+  if (!TLE_MUTANT(13))
+    groupSync(g);
 }
 
 /// The barrier half `kind` (a BarrierKind) for a FlagCX coop kind.

@@ -65,7 +65,8 @@ constexpr uint32_t kRecordWaitPolls = 1u << 20;
     storeReleaseSys(&rec->state, 2);
     // A trap tears the context down; make the record reach host memory
     // first (the __threadfence_system() of CUDA C++).
-    fenceSeqCstSys();
+    if (!TLE_MUTANT(9))
+      fenceSeqCstSys();
   } else if (rec) {
     for (uint32_t i = 0;
          i < kRecordWaitPolls && loadAcquireSys(&rec->state) != 2; ++i) {
@@ -212,13 +213,17 @@ TLE_DEV_INLINE void checkOrder(const void *comm, uint32_t index, int order,
 /// The memory-order table of docs/abi.md: which halves of a barrier order
 /// memory. relaxed: neither; acquire: the wait; release: the arrive;
 /// acq_rel and seq_cst: both (seq_cst adds a fence.sc before the signal).
-TLE_DEV_INLINE bool releases(int order) { return order >= kOrderRelease; }
+TLE_DEV_INLINE bool releases(int order) {
+  return TLE_MUTANT(2) ? order == kOrderRelease : order >= kOrderRelease;
+}
 TLE_DEV_INLINE bool acquires(int order) {
-  return order == kOrderAcquire || order >= kOrderAcqRel;
+  return order == kOrderAcquire || (!TLE_MUTANT(1) && order >= kOrderAcqRel);
 }
 /// Wrap-safe epoch comparison: `value` is at or past `target`.
 TLE_DEV_INLINE bool reached(uint32_t value, uint32_t target) {
-  return static_cast<int32_t>(value - target) >= 0;
+  if (TLE_MUTANT(26))
+    return value >= target;
+  return static_cast<int32_t>(value - target) >= (TLE_MUTANT(25) ? -1 : 0);
 }
 TLE_DEV_INLINE uint32_t minU(uint32_t a, uint32_t b) { return a < b ? a : b; }
 

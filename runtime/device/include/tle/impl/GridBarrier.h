@@ -22,7 +22,8 @@ namespace tle::impl {
 TLE_DEV_INLINE void gridArrive(const void *comm, uint32_t index, int order,
                                abi::Fn fn) {
   checkOrder(comm, index, order, fn);
-  syncBlock();
+  if (!TLE_MUTANT(14))
+    syncBlock();
   if (threadRank() != 0)
     return;
   Comm c = checkSlot(comm, index, 0, fn);
@@ -38,8 +39,10 @@ TLE_DEV_INLINE void gridArrive(const void *comm, uint32_t index, int order,
   uint32_t *count = loadConst(&c.dc->gridCount) + index;
   if (fetchAddAcqRelGpu(count, 1) != gridBlocks() - 1)
     return;
-  storeRelaxedGpu(count, 0);
-  storeRelaxedGpu(epochWord(c, index), next);
+  if (!TLE_MUTANT(22))
+    storeRelaxedGpu(count, 0);
+  if (!TLE_MUTANT(21))
+    storeRelaxedGpu(epochWord(c, index), next);
   publishAll(c, index, next, order);
 }
 
@@ -52,13 +55,15 @@ TLE_DEV_INLINE void gridWait(const void *comm, uint32_t index, int order,
     Comm c = checkSlot(comm, index, t, fn);
     // Orders thread 0's scratch store (in arrive) before the pollers read
     // it; the warp is the first one, where all pollers live.
-    syncWarp();
+    if (!TLE_MUTANT(15))
+      syncWarp();
     uint32_t pollers = minU(c.size, minU(kWarpSize, blockThreads()));
     if (t < pollers)
       await(WaitCtx{c, index, *blockScratch(), c.size, "grid barrier wait", fn},
-            t, pollers, /*acquire=*/true);
+            t, pollers, /*acquire=*/!TLE_MUTANT(4) || acquires(order));
   }
-  syncBlock();
+  if (!TLE_MUTANT(16))
+    syncBlock();
 }
 
 /// The grid barrier half `kind` (a BarrierKind).

@@ -43,11 +43,16 @@
 
 #include "tle/detail/DevComm.h"
 #include "tle/detail/EmuHooks.h"
+#include "tle/impl/Mutation.h"
 
 #include <stdint.h>
 
 #if defined(__CUDACC__)
 #include "tle/impl/PlatformCuda.h"
+#elif defined(TLE_TEST_PLATFORM)
+// A test's own implementation of this contract (unittests/device's
+// recording platform, which logs every ordered operation the barrier issues).
+#include TLE_TEST_PLATFORM
 #else
 #include "tle/impl/PlatformHost.h"
 #endif

@@ -17,6 +17,10 @@
 #define TLE_DEV_COLD [[gnu::cold, gnu::noinline]] static
 #define TLE_DEV_GLOBAL_CONST static const
 
+/// The C++ memory order of a platform operation: `o`, or relaxed for all of
+/// them in mutant 3 (docs/testing.md), where the fences order nothing either.
+#define TLE_HOST_ORDER(o) (TLE_MUTANT(3) ? __ATOMIC_RELAXED : (o))
+
 namespace tle::impl {
 
 inline uint32_t threadRank() {
@@ -68,7 +72,7 @@ template <typename T> inline T *loadConst(T *const *p) {
 
 inline uint32_t loadAcquireSys(const uint32_t *p) {
   count(DeviceOp::Poll);
-  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+  return __atomic_load_n(p, TLE_HOST_ORDER(__ATOMIC_ACQUIRE));
 }
 inline uint32_t loadRelaxedSys(const uint32_t *p) {
   count(DeviceOp::Poll);
@@ -76,7 +80,7 @@ inline uint32_t loadRelaxedSys(const uint32_t *p) {
 }
 inline void storeReleaseSys(uint32_t *p, uint32_t v) {
   count(DeviceOp::Signal);
-  __atomic_store_n(p, v, __ATOMIC_RELEASE);
+  __atomic_store_n(p, v, TLE_HOST_ORDER(__ATOMIC_RELEASE));
 }
 inline void storeRelaxedSys(uint32_t *p, uint32_t v) {
   count(DeviceOp::Signal);
@@ -84,7 +88,7 @@ inline void storeRelaxedSys(uint32_t *p, uint32_t v) {
 }
 inline void addReleaseSys(uint32_t *p, uint32_t v) {
   count(DeviceOp::Signal);
-  __atomic_fetch_add(p, v, __ATOMIC_RELEASE);
+  __atomic_fetch_add(p, v, TLE_HOST_ORDER(__ATOMIC_RELEASE));
 }
 inline void addRelaxedSys(uint32_t *p, uint32_t v) {
   count(DeviceOp::Signal);
@@ -92,11 +96,11 @@ inline void addRelaxedSys(uint32_t *p, uint32_t v) {
 }
 inline void fenceAcqRelSys() {
   count(DeviceOp::Fence);
-  __atomic_thread_fence(__ATOMIC_ACQ_REL);
+  __atomic_thread_fence(TLE_HOST_ORDER(__ATOMIC_ACQ_REL));
 }
 inline void fenceSeqCstSys() {
   count(DeviceOp::Fence);
-  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+  __atomic_thread_fence(TLE_HOST_ORDER(__ATOMIC_SEQ_CST));
 }
 inline uint32_t loadRelaxedGpu(const uint32_t *p) {
   count(DeviceOp::EpochLoad);
@@ -108,7 +112,7 @@ inline void storeRelaxedGpu(uint32_t *p, uint32_t v) {
 }
 inline uint32_t fetchAddAcqRelGpu(uint32_t *p, uint32_t v) {
   count(DeviceOp::Rmw);
-  return __atomic_fetch_add(p, v, __ATOMIC_ACQ_REL);
+  return __atomic_fetch_add(p, v, TLE_HOST_ORDER(__ATOMIC_ACQ_REL));
 }
 inline bool casRelaxedSys(uint32_t *p, uint32_t expected, uint32_t desired) {
   count(DeviceOp::Rmw);

@@ -52,7 +52,8 @@ TLE_DEV_INLINE Session sessionOpen(const void *comm, int coop, uint32_t index) {
 /// `reconverge` is false only when the wait follows at once (sync).
 TLE_DEV_INLINE void sessionArrive(Session &s, int order, bool reconverge) {
   checkOrder(s.comm, s.slot, order, kSessionFn);
-  groupSync(s.g);
+  if (!TLE_MUTANT(17))
+    groupSync(s.g);
   if (s.g.rank < kWarpSize) {
     if (s.g.rank < s.workers)
       arriveAt(s.c, s.slot, s.g.rank, s.workers, order);
@@ -72,11 +73,12 @@ TLE_DEV_INLINE void sessionWait(Session &s, int order) {
       await(
           WaitCtx{s.c, s.slot, next, s.c.size - 1, "barrier wait", kSessionFn},
           s.g.rank, s.workers, acquires(order));
-    if (s.g.rank == 0)
+    if (s.g.rank == 0 && !TLE_MUTANT(23))
       storeRelaxedGpu(epochWord(s.c, s.slot), next);
     s.epoch = next;
   }
-  groupSync(s.g);
+  if (!TLE_MUTANT(18))
+    groupSync(s.g);
 }
 
 } // namespace tle::impl

@@ -61,7 +61,7 @@ TLE_DEV_INLINE uint32_t *epochWord(const Comm &c, uint32_t slot) {
 TLE_DEV_INLINE void arriveAt(const Comm &c, uint32_t slot, uint32_t first,
                              uint32_t stride, int order) {
   uint32_t count = c.size - 1;
-  if (order == kOrderSeqCst)
+  if (order == kOrderSeqCst && !TLE_MUTANT(5))
     fenceSeqCstSys();
   if (first + stride >= count) {
     if (releases(order))
@@ -70,7 +70,7 @@ TLE_DEV_INLINE void arriveAt(const Comm &c, uint32_t slot, uint32_t first,
       addRelaxedSys(outFlag(c, slot, first), 1);
     return;
   }
-  if (order != kOrderSeqCst && releases(order))
+  if (order != kOrderSeqCst && releases(order) && !TLE_MUTANT(6))
     fenceAcqRelSys();
   for (uint32_t j = first; j < count; j += stride)
     addRelaxedSys(outFlag(c, slot, j), 1);
@@ -82,7 +82,7 @@ TLE_DEV_INLINE void publishAll(const Comm &c, uint32_t slot, uint32_t value,
                                int order) {
   if (order == kOrderSeqCst)
     fenceSeqCstSys();
-  else
+  else if (!TLE_MUTANT(8))
     fenceAcqRelSys();
   for (uint32_t j = 0; j < c.size; ++j)
     storeRelaxedSys(outFlag(c, slot, j), value);
@@ -164,6 +164,8 @@ TLE_DEV_INLINE void pollOne(const WaitCtx &w, const uint32_t *flag) {
 /// acquires once after with a fence.
 TLE_DEV_INLINE void await(const WaitCtx &w, uint32_t first, uint32_t stride,
                           bool acquire) {
+  if (TLE_MUTANT(24))
+    return;
   if (first + stride >= w.count) {
     const uint32_t *flag = inFlag(w.c, w.slot, first);
     if (acquire)
@@ -181,7 +183,7 @@ TLE_DEV_INLINE void await(const WaitCtx &w, uint32_t first, uint32_t stride,
       break;
     onMiss(k, w);
   }
-  if (acquire)
+  if (acquire && !TLE_MUTANT(7))
     fenceAcqRelSys();
 }
 
