@@ -303,6 +303,33 @@ TEST_F(DeviceHost, EpochsWrapAround) {
   EXPECT_EQ(fake().spins, 0u);
 }
 
+TEST_F(DeviceHost, WaitSeesAPeerAheadAcrossTheWrap) {
+  // In lockstep rounds a peer's word always equals the target, which even a
+  // comparison that is not wrap-safe accepts. Here rank 1 completes round
+  // 0xffffffff and arrives for the next one, epoch 0, before rank 0 waits
+  // for 0xffffffff: rank 0's inbox then holds 0, which is at or past
+  // 0xffffffff only in wrap-safe arithmetic. The fake ends a spinning child
+  // with kSpinLimitExit.
+  build(2, 0xfffffffeu);
+  int status = runInChild(
+      [](void *p) {
+        DeviceHost *t = static_cast<DeviceHost *>(p);
+        flagcxIntraBarrierArriveS(t->comm(0), kCoopThread, 3, false,
+                                  kOrderRelease);
+        flagcxIntraBarrierSyncS(t->comm(1), kCoopThread, 3, false,
+                                kOrderAcqRel);
+        flagcxIntraBarrierArriveS(t->comm(1), kCoopThread, 3, false,
+                                  kOrderRelease);
+        flagcxIntraBarrierWaitS(t->comm(0), kCoopThread, 3, false,
+                                kOrderAcquire);
+      },
+      this);
+  EXPECT_EQ(status, 0) << "rank 0 did not see rank 1 past the wrap";
+  EXPECT_EQ(rank(0).inbox[3 * kStride + 1], 0u);
+  EXPECT_EQ(rank(0).epochs[3], 0xffffffffu);
+  EXPECT_EQ(rank(1).epochs[3], 0xffffffffu);
+}
+
 TEST_F(DeviceHost, UnifiedBarrierIntra) {
   build(2);
   for (int r = 0; r < 2; ++r)

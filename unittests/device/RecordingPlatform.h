@@ -1,0 +1,147 @@
+//===- RecordingPlatform.h - A platform layer that logs what it is asked -===//
+//
+// The device library's platform contract (tle/impl/Platform.h) implemented
+// for OrderTableTest.cpp: one simulated thread at a time, plain memory, and
+// a log of every group sync, fence and ordered flag access the barrier
+// issues, spelled like the PTX it would be on a GPU ("red.release.sys
+// inbox", "bar.block", ...). The emulator cannot show a missing fence or a
+// wrong memory order (it runs every fiber on one OS thread, so it is
+// sequentially consistent); this log can, in a unit test, for every order
+// and group. Included through TLE_TEST_PLATFORM, so that the test's
+// translation unit compiles the library's own source against it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_UNITTESTS_RECORDINGPLATFORM_H
+#define TLE_UNITTESTS_RECORDINGPLATFORM_H
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#define TLE_DEV_INLINE inline
+#define TLE_DEV_COLD [[gnu::cold, gnu::noinline]] static
+#define TLE_DEV_GLOBAL_CONST static const
+
+namespace tle::rec {
+
+/// The simulated caller and what it did.
+struct State {
+  uint32_t thread = 0, blockThreads = 1, block = 0, gridBlocks = 1;
+  uint32_t scratch = 0; ///< the block's scratch word
+  uint64_t clock = 0;
+  std::vector<std::string> log;
+  /// Named address ranges, to say which word an access touched.
+  struct Range {
+    const void *begin, *end;
+    const char *name;
+  };
+  std::vector<Range> ranges;
+};
+inline State &state() {
+  static State s;
+  return s;
+}
+
+inline const char *nameOf(const void *p) {
+  for (const State::Range &r : state().ranges)
+    if (p >= r.begin && p < r.end)
+      return r.name;
+  return "other";
+}
+inline void record(const char *op, const void *p = nullptr) {
+  std::string e = op;
+  if (p)
+    e += std::string(" ") + nameOf(p);
+  state().log.push_back(e);
+}
+
+/// abortLaunch: the test fails with the reason the library gave.
+struct Aborted : std::runtime_error {
+  Aborted() : std::runtime_error("the library aborted the launch") {}
+};
+
+} // namespace tle::rec
+
+namespace tle::impl {
+
+inline uint32_t threadRank() { return rec::state().thread; }
+inline uint32_t blockThreads() { return rec::state().blockThreads; }
+inline uint32_t blockRank() { return rec::state().block; }
+inline uint32_t gridBlocks() { return rec::state().gridBlocks; }
+inline void syncWarp() { rec::record("bar.warp"); }
+inline void syncBlock() { rec::record("bar.block"); }
+
+inline uint32_t loadConst(const uint32_t *p) { return *p; }
+inline int32_t loadConst(const int32_t *p) { return *p; }
+inline uint64_t loadConst(const uint64_t *p) { return *p; }
+inline void loadConstPair(const void *p, uint32_t &lo, uint32_t &hi) {
+  lo = static_cast<const uint32_t *>(p)[0];
+  hi = static_cast<const uint32_t *>(p)[1];
+}
+template <typename T> inline T *loadConst(T *const *p) { return *p; }
+
+inline uint32_t loadAcquireSys(const uint32_t *p) {
+  rec::record("ld.acquire.sys", p);
+  return *p;
+}
+inline uint32_t loadRelaxedSys(const uint32_t *p) {
+  rec::record("ld.relaxed.sys", p);
+  return *p;
+}
+inline void storeReleaseSys(uint32_t *p, uint32_t v) {
+  rec::record("st.release.sys", p);
+  *p = v;
+}
+inline void storeRelaxedSys(uint32_t *p, uint32_t v) {
+  rec::record("st.relaxed.sys", p);
+  *p = v;
+}
+inline void addReleaseSys(uint32_t *p, uint32_t v) {
+  rec::record("red.release.sys", p);
+  *p += v;
+}
+inline void addRelaxedSys(uint32_t *p, uint32_t v) {
+  rec::record("red.relaxed.sys", p);
+  *p += v;
+}
+inline void fenceAcqRelSys() { rec::record("fence.acq_rel.sys"); }
+inline void fenceSeqCstSys() { rec::record("fence.sc.sys"); }
+inline uint32_t loadRelaxedGpu(const uint32_t *p) {
+  rec::record("ld.relaxed.gpu", p);
+  return *p;
+}
+inline void storeRelaxedGpu(uint32_t *p, uint32_t v) {
+  rec::record("st.relaxed.gpu", p);
+  *p = v;
+}
+inline uint32_t fetchAddAcqRelGpu(uint32_t *p, uint32_t v) {
+  rec::record("atom.acq_rel.gpu", p);
+  uint32_t old = *p;
+  *p += v;
+  return old;
+}
+inline bool casRelaxedSys(uint32_t *p, uint32_t expected, uint32_t desired) {
+  rec::record("atom.relaxed.sys.cas", p);
+  if (*p != expected)
+    return false;
+  *p = desired;
+  return true;
+}
+
+/// Every read advances the clock, so that a poll that can never succeed
+/// (the test presets every flag it waits for) ends in the library's own
+/// timeout and an abort instead of a hang.
+inline uint64_t nowNs() { return ++rec::state().clock; }
+constexpr uint32_t kPollsPerClockRead = 1;
+constexpr bool kPlatformYields = false;
+inline void spinWait(const WaitInfo &) {}
+
+[[noreturn]] inline void abortLaunch() { throw rec::Aborted(); }
+
+inline uint32_t *blockScratch() { return &rec::state().scratch; }
+inline void traceEvent(const char *, uint32_t, bool) {}
+
+} // namespace tle::impl
+
+#endif // TLE_UNITTESTS_RECORDINGPLATFORM_H
