@@ -71,8 +71,9 @@ constexpr ::tle::MemoryOrder kRelease = ::tle::kOrderRelease;
 constexpr ::tle::MemoryOrder kAcqRel = ::tle::kOrderAcqRel;
 constexpr ::tle::MemoryOrder kSeqCst = ::tle::kOrderSeqCst;
 
-/// Exit status of a test process that found no usable GPUs: the harness
-/// turns it into "SKIPPED" and success.
+/// Exit status of a test process that found no usable GPUs (after printing
+/// "SKIPPED: ..."): ctest reports the test as skipped (SKIP_RETURN_CODE in
+/// integration_test/CMakeLists.txt), never as passed.
 constexpr int kExitSkip = 77;
 
 /// Number of CUDA devices, or 0 (after printing why) when CUDA reports an

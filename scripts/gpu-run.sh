@@ -112,12 +112,19 @@ if [ $build_ok = 1 ] && { [ "$phase" = all ] || [ "$phase" = tests ]; }; then
   # Verdicts only (every configuration's line is in gpu-tests.log): tests,
   # failing configurations, fault records, and the block-group timings.
   sed -E 's/^[0-9]+: //' "$out/gpu-tests.log" |
-    grep -E "Test +#|tests passed|FAIL|SKIPPED|first:|FAULT-RECORD|CANARY|exit after|^PASS" |
+    grep -E "Test +#|tests passed|FAIL|SKIPPED|first:|FAULT-RECORD|CANARY|exit after|^PASS|control " |
     grep -v "^\s*$" | head -80
   say "stress timings, block groups, rank 0:"
   sed -E 's/^[0-9]+: //' "$out/gpu-tests.log" | grep -E "rank 0\] .*kind=block" | head -30
-  tests_line=$(grep -E "tests passed" "$out/gpu-tests.log" | tail -1)
-  note "GPU tests: ${tests_line:-no ctest summary} (ctest exit $rc)"
+  # ctest's own line counts a skipped test as passed ("100% tests passed"
+  # when every test skipped): count the verdicts instead. A test skips only
+  # by exiting with kExitSkip (SKIP_RETURN_CODE), i.e. when it found no GPU
+  # pair, which on this machine is itself a failure to report.
+  verdicts=$(sed -E 's/^[0-9]+: //' "$out/gpu-tests.log" | grep -E "^ *[0-9]+/[0-9]+ Test +#")
+  n_pass=$(grep -c " Passed " <<<"$verdicts")
+  n_skip=$(grep -c "\*\*\*Skipped" <<<"$verdicts")
+  n_fail=$(($(grep -c . <<<"$verdicts") - n_pass - n_skip))
+  note "GPU tests: $n_pass passed, $n_fail failed, $n_skip skipped (ctest exit $rc)$([ "$n_skip" -gt 0 ] && echo ': a skip here means the GPUs were not usable')"
 
   # Example kernels through tlerun, where bundles were carried.
   if [ -x "$build/bin/tlerun" ] && ls .gpu/bundles/*.sh >/dev/null 2>&1; then
