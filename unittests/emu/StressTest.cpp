@@ -12,6 +12,15 @@
 // seed); the total exceeds 100,000 rounds. The last test breaks the
 // protocol on purpose to show that the checker catches it.
 //
+// What this cannot see: the emulator runs every fiber on one OS thread, so
+// its memory is sequentially consistent and a stale read never happens,
+// whatever the barrier's memory order (docs/emulator.md, "What the emulator
+// can observe"). Where the emulator is built with its race checker
+// (LaunchOptions::raceCheck, TLE_EMU_HAS_RACE_CHECK), the RaceCheck tests
+// run the same stress under it: it orders accesses only by the edges the
+// barrier's memory orders create, so a barrier that does not release or
+// acquire shows as a data race, and the relaxed control must show one.
+//
 //===----------------------------------------------------------------------===//
 
 #include "EmuTestUtil.h"
@@ -43,6 +52,31 @@ struct StressResult {
   LaunchResult launch;
 };
 
+/// The memory orders of one round's arrive and wait.
+struct Orders {
+  int arrive = kOrderRelease;
+  int wait = kOrderAcquire;
+};
+
+/// The payload's stores and loads: through the race checker's
+/// read()/write() when it checks the launch, plain otherwise.
+template <typename T> void put(T *p, T v, bool checked) {
+#if TLE_EMU_HAS_RACE_CHECK
+  if (checked)
+    return write(p, v);
+#endif
+  (void)checked;
+  *p = v;
+}
+template <typename T> T get(const T *p, bool checked) {
+#if TLE_EMU_HAS_RACE_CHECK
+  if (checked)
+    return read(p);
+#endif
+  (void)checked;
+  return *p;
+}
+
 /// Words a group member owns in one payload copy.
 constexpr uint32_t kWordsPerThread = 2;
 
@@ -53,7 +87,8 @@ uint32_t stamp(uint32_t round, int writer, uint32_t word) {
 }
 
 StressResult runStress(const StressConfig &c, Protocol protocol,
-                       uint64_t seed) {
+                       uint64_t seed, Orders orders = {},
+                       bool raceCheck = false) {
   StressResult out;
   Ranks ranks(c.ranks, 256);
   EXPECT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
@@ -77,6 +112,9 @@ StressResult runStress(const StressConfig &c, Protocol protocol,
 
   LaunchOptions o = shape({c.blocks, 1, 1}, {c.threads, 1, 1});
   o.seed = seed;
+#if TLE_EMU_HAS_RACE_CHECK
+  o.raceCheck = raceCheck;
+#endif
   out.launch = launch(ranks.comms.data(), c.ranks, o, [&](int rank, void *dc) {
     uint32_t t = linearThreadId();
     uint32_t group = linearBlockId() * groupsPerBlock + t / groupSize;
@@ -93,30 +131,32 @@ StressResult runStress(const StressConfig &c, Protocol protocol,
                 sizeof(uint32_t),
             p));
         for (uint32_t w = 0; w < kWordsPerThread; ++w)
-          dst[w] = stamp(round, rank, member * kWordsPerThread + w);
+          put(dst + w, stamp(round, rank, member * kWordsPerThread + w),
+              raceCheck);
       }
-      flagcxIntraBarrierArriveS(dc, c.kind, group, false, kOrderRelease);
+      flagcxIntraBarrierArriveS(dc, c.kind, group, false, orders.arrive);
       auto check = [&] {
         auto *mine = static_cast<uint32_t *>(flagcxGetLocalPointerS(mem, 0));
         for (int q = 0; q < c.ranks; ++q)
           for (uint32_t w = 0; w < kWordsPerThread; ++w) {
             uint32_t word = checked * kWordsPerThread + w;
             out.violations +=
-                mine[base +
-                     (size_t(q) * groupSize + checked) * kWordsPerThread + w] !=
-                stamp(round, q, word);
+                get(mine + base +
+                        (size_t(q) * groupSize + checked) * kWordsPerThread + w,
+                    raceCheck) != stamp(round, q, word);
           }
       };
       if (protocol == Protocol::ReadBeforeWait)
         check();
-      flagcxIntraBarrierWaitS(dc, c.kind, group, false, kOrderAcquire);
+      flagcxIntraBarrierWaitS(dc, c.kind, group, false, orders.wait);
       if (protocol == Protocol::Correct)
         check();
       // A round counts once per slot: when rank 0's first member is done.
       out.rounds += rank == 0 && member == 0;
     }
   });
-  EXPECT_EQ(out.rounds, uint64_t(groups) * c.rounds);
+  if (out.launch.result == tleSuccess)
+    EXPECT_EQ(out.rounds, uint64_t(groups) * c.rounds);
   return out;
 }
 
@@ -205,5 +245,61 @@ TEST(EmuStress, CheckerCatchesReadingBeforeTheWait) {
   std::printf("%llu violations caught\n",
               static_cast<unsigned long long>(violations));
 }
+
+#if TLE_EMU_HAS_RACE_CHECK
+// The stress under the race checker. Every order that releases on arrive
+// and acquires on wait must be race-free; the controls, which leave out one
+// half or both, must show a race: they prove that the checker sees what the
+// barrier's orders do (a mutant of the library that drops an order, see
+// docs/testing.md, fails here as the controls do).
+struct RaceCase {
+  const char *name;
+  Orders orders;
+  bool ordered; ///< releases on arrive and acquires on wait
+};
+
+void PrintTo(const RaceCase &c, std::ostream *os) { *os << c.name; }
+
+class RaceCheckStress
+    : public testing::TestWithParam<std::tuple<RaceCase, StressConfig>> {};
+
+TEST_P(RaceCheckStress, OnlyOrderedBarriersAreRaceFree) {
+  const auto &[rc, c] = GetParam();
+  std::mt19937_64 gen{std::random_device{}()};
+  StressResult r = runStress(c, Protocol::Correct, freshSeed(gen), rc.orders,
+                             /*raceCheck=*/true);
+  ASSERT_EQ(r.launch.raceCheckSkipped, "");
+  if (rc.ordered)
+    EXPECT_EQ(r.launch.result, tleSuccess) << r.launch.message;
+  else
+    EXPECT_EQ(r.launch.result, tleDataRace)
+        << "the race checker found nothing in a barrier that does not "
+           "order memory; replay with TLE_EMU_SEED="
+        << r.launch.seed;
+}
+
+std::string raceName(
+    const testing::TestParamInfo<std::tuple<RaceCase, StressConfig>> &info) {
+  testing::TestParamInfo<StressConfig> inner(std::get<1>(info.param),
+                                             info.index);
+  return std::string(std::get<0>(info.param).name) + "_" + stressName(inner);
+}
+
+// 3 ranks: a thread group's one thread signals and polls two peers (one
+// fence and relaxed accesses), a block's workers one peer each.
+INSTANTIATE_TEST_SUITE_P(
+    Emu, RaceCheckStress,
+    testing::Combine(
+        testing::Values(
+            RaceCase{"release_acquire", {kOrderRelease, kOrderAcquire}, true},
+            RaceCase{"acq_rel", {kOrderAcqRel, kOrderAcqRel}, true},
+            RaceCase{"seq_cst", {kOrderSeqCst, kOrderSeqCst}, true},
+            RaceCase{"relaxed", {kOrderRelaxed, kOrderRelaxed}, false},
+            RaceCase{"no_release", {kOrderAcquire, kOrderAcquire}, false},
+            RaceCase{"no_acquire", {kOrderRelease, kOrderRelease}, false}),
+        testing::Values(StressConfig{3, kCoopThread, 2, 2, 20},
+                        StressConfig{3, kCoopBlock, 2, 8, 20})),
+    raceName);
+#endif
 
 } // namespace

@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""Mutation testing of the device library: every listed mutant must be caught.
+
+The device library carries deliberate bugs behind TLE_MUTANT(n)
+(runtime/device/include/tle/impl/Mutation.h). The list, with the tests that
+must catch each one, is the table of docs/testing.md ("Mutants"), which this
+script reads: it is the one definition. For every mutant the script runs
+each of its catchers with TLE_MUTATION=n and requires it to FAIL; a catcher
+that passes means the suite can no longer tell that bug from a correct
+barrier. First it runs every catcher without a mutant and requires it to
+pass, and checks that the table and the library name the same mutants.
+
+  scripts/mutate.py [--build-dir build] [--all] [--only 1,2,...] [--no-build]
+
+--all also runs the catchers a mutant is not listed with, and prints the
+whole matrix (for the table's "also fails" column). CPU catchers:
+
+  order   tle-device-order-tests-mutant: the order table
+  fake    tle-device-host-tests-mutant: the host build against a fake emulator
+  emu     tle-emu-tests-mutant: the emulator's barrier and stress tests
+  ptx     ctest device-ptx-kernels: the PTX of one kernel per half/group/order
+  hostir  ctest device-host-orders: the emulator platform's C++ orders
+  race    the emulator's happens-before checker (where it is built)
+
+The GPU catcher (`gpu`, integration_test/BarrierStress.cu) runs with --gpu,
+on a machine with two GPUs, in a `cmake --preset gpu` build (default
+build-gpu): it builds tle-gpu-mutants (one stress binary per mutant listed
+with `gpu`, compiled with -DTLE_MUTATION=n), runs the unmutated stress with
+the same arguments (it must pass) and then each mutant (it must fail).
+
+Exit status 0 when every mutant is caught by every listed catcher.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs/testing.md"
+SOURCES = ROOT / "runtime/device/include/tle"
+# A pinned seed: the emulator's schedules, and so its verdicts, are the same
+# on every run (TLE_EMU_SEED, docs/emulator.md).
+SEED = "1"
+
+
+def catchers(build):
+    """name -> (command, extra environment). Each exits non-zero on failure."""
+    bin_ = build / "bin"
+    ctest = ["ctest", "--test-dir", str(build), "--output-on-failure", "-R"]
+    return {
+        "order": ([str(bin_ / "tle-device-order-tests-mutant"), "--gtest_brief=1"], {}),
+        "fake": ([str(bin_ / "tle-device-host-tests-mutant"), "--gtest_brief=1"], {}),
+        "emu": ([str(bin_ / "tle-emu-tests-mutant"), "--gtest_brief=1", "--gtest_fail_fast"],
+                {"TLE_EMU_SEED": SEED, "TLE_BARRIER_TIMEOUT_MS": "5000"}),
+        "ptx": (ctest + ["^device-ptx-kernels$"], {}),
+        "hostir": (ctest + ["^device-host-orders$"], {}),
+        "race": ([str(bin_ / "tle-emu-tests-mutant"), "--gtest_brief=1", "--gtest_fail_fast",
+                  "--gtest_filter=*RaceCheck*"], {"TLE_EMU_SEED": SEED, "TLE_BARRIER_TIMEOUT_MS": "5000"}),
+    }
+
+
+def parse_table():
+    """[(id, name, [catchers])] from docs/testing.md's mutant table: rows
+    `| n | what | where | `catcher`, ... | ... |`."""
+    rows = []
+    in_table = False
+    for line in DOC.read_text().splitlines():
+        if line.startswith("## "):
+            in_table = line.strip() == "## Mutants"
+            continue
+        m = re.match(r"^\|\s*(\d+)\s*\|([^|]*)\|([^|]*)\|([^|]*)\|", line)
+        if in_table and m:
+            names = re.findall(r"`(\w+)`", m.group(4))
+            rows.append((int(m.group(1)), m.group(2).strip(), names))
+    return rows
+
+
+def library_sites():
+    ids = {}
+    for path in sorted(SOURCES.rglob("*.h")):
+        if path.name == "Mutation.h":
+            continue
+        for n in re.findall(r"TLE_MUTANT\((\d+)\)", path.read_text()):
+            ids.setdefault(int(n), []).append(path.relative_to(SOURCES).as_posix())
+    return ids
+
+
+def run(cmd, env_extra, mutant, log):
+    env = dict(os.environ, **env_extra)
+    env["TLE_MUTATION"] = str(mutant)
+    t0 = time.monotonic()
+    try:
+        r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, timeout=300)
+        rc, out = r.returncode, r.stdout
+    except subprocess.TimeoutExpired as e:
+        rc, out = 124, (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+    log.write(f"\n==== mutant {mutant}: {' '.join(cmd)} -> {rc}\n{out[-4000:]}")
+    return rc, time.monotonic() - t0
+
+
+# The stress of a GPU mutant run: the kinds and ordered modes the GPU
+# mutants break, every CTA count, few rounds (a caught mutant shows stale
+# reads by the thousand, or times out).
+GPU_STRESS = ["--mode", "single", "--ctas", "1,8,132", "--kinds", "warp,block,grid",
+              "--orders", "acq_rel,seq_cst,release/acquire", "--rounds", "20000"]
+EXIT_SKIP = 77  # integration_test/GpuSupport.h kExitSkip
+
+
+def run_gpu(build, table, only):
+    # Multicast stays off (docs/gpu.md): never remove these three.
+    env = dict(os.environ, NCCL_NVLS_ENABLE="0", TORCH_SYMM_MEM_DISABLE_MULTICAST="1",
+               NVSHMEM_DISABLE_NVLS="1")
+    rows = [(n, name) for n, name, names in table if "gpu" in names and (not only or n in only)]
+    nproc = str(os.cpu_count() or 2)
+    print(f"mutate --gpu: building tle-gpu-barrier-stress and {len(rows)} mutants", flush=True)
+    subprocess.run(["cmake", "--build", str(build), "-j", nproc, "--target", "tle-gpu-barrier-stress",
+                    "tle-gpu-mutants"], check=True, stdout=subprocess.DEVNULL)
+
+    def stress(binary):
+        cmd = [str(build / "bin" / binary)] + GPU_STRESS
+        t0 = time.monotonic()
+        try:
+            r = subprocess.run(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True, timeout=180)
+            rc, out = r.returncode, r.stdout
+        except subprocess.TimeoutExpired as e:
+            rc, out = 124, e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        stale = sum(int(m) for m in re.findall(r"violations (\d+)", out))
+        return rc, stale, time.monotonic() - t0, out
+
+    rc, stale, dt, out = stress("tle-gpu-barrier-stress")
+    print(f"mutate --gpu: unmutated stress: exit {rc}, {stale} violations ({dt:.0f} s)", flush=True)
+    if rc == EXIT_SKIP:
+        print("mutate --gpu: SKIPPED (no pair of GPUs)")
+        return 0
+    if rc != 0:
+        print(out[-3000:])
+        print("mutate --gpu: the unmutated stress fails; no mutant can be judged")
+        return 1
+    survivors = []
+    for n, name in rows:
+        rc, stale, dt, out = stress(f"tle-gpu-barrier-stress-mutant-{n}")
+        how = ("timed out" if rc == 124 else f"exit {rc}")
+        caught = rc not in (0, EXIT_SKIP)
+        print(f"{n:>3}  {'caught' if caught else 'SURVIVED':<9} {how}, {stale} violations, {dt:.0f} s  {name}",
+              flush=True)
+        if not caught:
+            survivors.append(n)
+    print(f"mutate --gpu: {len(rows) - len(survivors)}/{len(rows)} GPU mutants caught")
+    return 1 if survivors else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build-dir", help="default: build, or build-gpu with --gpu")
+    ap.add_argument("--gpu", action="store_true", help="the GPU mutants, on a machine with 2 GPUs")
+    ap.add_argument("--all", action="store_true", help="run every catcher on every mutant")
+    ap.add_argument("--only", help="comma-separated mutant ids")
+    ap.add_argument("--no-build", action="store_true", help="do not build the mutant test binaries")
+    args = ap.parse_args()
+    build = Path(args.build_dir or ROOT / ("build-gpu" if args.gpu else "build")).resolve()
+    t_start = time.monotonic()
+
+    table = parse_table()
+    if args.gpu:
+        only = {int(x) for x in args.only.split(",")} if args.only else None
+        return run_gpu(build, table, only)
+    sites = library_sites()
+    problems = []
+    ids = [n for n, _, _ in table]
+    if len(set(ids)) != len(ids):
+        problems.append("docs/testing.md lists a mutant twice")
+    for n in sorted(set(sites) - set(ids)):
+        problems.append(f"mutant {n} ({', '.join(sites[n])}) is not in docs/testing.md")
+    for n in sorted(set(ids) - set(sites)):
+        problems.append(f"mutant {n} of docs/testing.md has no TLE_MUTANT({n}) site")
+    for n, name, names in table:
+        if not [c for c in names if c != "gpu"]:
+            problems.append(f"mutant {n} ({name}) lists no CPU catcher")
+    if problems:
+        print("mutate: the list and the library disagree:\n  " + "\n  ".join(problems))
+        return 1
+
+    if not args.no_build:
+        print("mutate: building tle-mutants", flush=True)
+        subprocess.run(["cmake", "--build", str(build), "--target", "tle-mutants"], check=True,
+                       stdout=subprocess.DEVNULL)
+    cmds = catchers(build)
+    available = {c for c, (cmd, _) in cmds.items() if not cmd[0].startswith("/") or Path(cmd[0]).exists()}
+    if "race" in available and not race_check_built(build):
+        available.discard("race")
+    missing = {c for n, _, names in table for c in names if c not in cmds and c != "gpu"}
+    if missing:
+        print(f"mutate: unknown catchers in docs/testing.md: {sorted(missing)}")
+        return 1
+
+    log_path = build / "mutate.log"
+    with open(log_path, "w") as log:
+        # Without a mutant every catcher must pass, or every mutant would
+        # look caught.
+        base_fail = []
+        for c in sorted(available):
+            rc, dt = run(cmds[c][0], cmds[c][1], 0, log)
+            print(f"mutate: baseline {c}: {'pass' if rc == 0 else 'FAIL'} ({dt:.1f} s)", flush=True)
+            if rc != 0:
+                base_fail.append(c)
+        if base_fail:
+            print(f"mutate: catchers fail without a mutant: {base_fail} (see {log_path})")
+            return 1
+
+        only = {int(x) for x in args.only.split(",")} if args.only else None
+        survivors, missed, skipped = [], [], []
+        caught = 0
+        print(f"\n{'#':>3}  {'caught by':<34} mutant")
+        for n, name, names in table:
+            if only and n not in only:
+                continue
+            listed = [c for c in names if c != "gpu"]
+            todo = sorted(available) if args.all else [c for c in listed if c in available]
+            failed = []
+            for c in todo:
+                rc, _ = run(cmds[c][0], cmds[c][1], n, log)
+                if rc != 0:
+                    failed.append(c)
+            not_run = [c for c in listed if c not in available]
+            skipped += [(n, c) for c in not_run]
+            miss = [c for c in listed if c in available and c not in failed]
+            extra = [c for c in failed if c not in listed]
+            if failed:
+                caught += 1
+            else:
+                survivors.append(n)
+            missed += [(n, c) for c in miss]
+            verdict = " ".join(failed) or "NOTHING"
+            notes = []
+            if miss:
+                notes.append(f"listed but passed: {' '.join(miss)}")
+            if extra:
+                notes.append(f"also: {' '.join(extra)}")
+            if not_run:
+                notes.append(f"not built here: {' '.join(not_run)}")
+            print(f"{n:>3}  {verdict:<34} {name}" + (f"  [{'; '.join(notes)}]" if notes else ""), flush=True)
+
+    total = len([n for n, _, _ in table if not only or n in only])
+    print(f"\nmutate: {caught}/{total} mutants caught on the CPU "
+          f"({time.monotonic() - t_start:.0f} s; log {log_path})")
+    if skipped:
+        print("mutate: catchers not built here: " + ", ".join(f"{n}:{c}" for n, c in skipped))
+    if survivors:
+        print(f"mutate: SURVIVED: {survivors}")
+    if missed:
+        print("mutate: listed catchers that did not fail: " + ", ".join(f"{n}:{c}" for n, c in missed))
+    return 0 if not survivors and not missed else 1
+
+
+def race_check_built(build):
+    """Whether the mutant emulator tests were built with the race checker's
+    API (unittests/mutation: TLE_EMU_HAS_RACE_CHECK)."""
+    cache = build / "CMakeCache.txt"
+    return cache.exists() and re.search(r"^TLE_EMU_HAS_RACE_CHECK:INTERNAL=1$", cache.read_text(), re.M)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
