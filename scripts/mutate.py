@@ -22,6 +22,12 @@ whole matrix (for the table's "also fails" column). CPU catchers:
   hostir  ctest device-host-orders: the emulator platform's C++ orders
   race    the emulator's happens-before checker (where it is built)
 
+The Triton front end's mutants (P1, P2, ... in docs/testing.md, "Front-end
+mutants") swap encodings in a copy of python/tle/language.py; the Python tests
+that must fail are `language` (tests/test_language.py) and `abi`
+(tests/test_abi.py). They need the .venv with Triton (scripts/setup.sh) and
+are skipped, saying so, without it.
+
 The GPU catcher (`gpu`, integration_test/BarrierStress.cu) runs with --gpu,
 on a machine with two GPUs, in a `cmake --preset gpu` build (default
 build-gpu): it builds tle-gpu-mutants (one stress binary per mutant listed
@@ -47,6 +53,16 @@ SOURCES = ROOT / "runtime/device/include/tle"
 SEED = "1"
 
 
+# The front end's mutants: (id, old text, new text) in python/tle/language.py.
+PY_MUTANTS = [
+    ("P1", '"acquire": 1, "release": 2', '"acquire": 2, "release": 1'),
+    ("P2", '"acq_rel": 3, "seq_cst": 4', '"acq_rel": 4, "seq_cst": 3'),
+    ("P3", '"block": 2, "grid": 5', '"block": 2, "grid": 3'),
+    ("P4", '"arrive": 0, "wait": 1', '"arrive": 1, "wait": 0'),
+]
+PY_TESTS = {"language": "tests/test_language.py", "abi": "tests/test_abi.py"}
+
+
 def catchers(build):
     """name -> (command, extra environment). Each exits non-zero on failure."""
     bin_ = build / "bin"
@@ -63,20 +79,79 @@ def catchers(build):
     }
 
 
-def parse_table():
-    """[(id, name, [catchers])] from docs/testing.md's mutant table: rows
-    `| n | what | where | `catcher`, ... | ... |`."""
+def parse_table(section="## Mutants", ids=r"\d+"):
+    """[(id, name, [catchers])] from a mutant table of docs/testing.md: rows
+    `| n | what | where | `catcher` ... |`."""
     rows = []
     in_table = False
     for line in DOC.read_text().splitlines():
         if line.startswith("## "):
-            in_table = line.strip() == "## Mutants"
+            in_table = line.strip() == section
             continue
-        m = re.match(r"^\|\s*(\d+)\s*\|([^|]*)\|([^|]*)\|([^|]*)\|", line)
+        m = re.match(rf"^\|\s*({ids})\s*\|([^|]*)\|([^|]*)\|([^|]*)\|", line)
         if in_table and m:
             names = re.findall(r"`(\w+)`", m.group(4))
-            rows.append((int(m.group(1)), m.group(2).strip(), names))
+            key = int(m.group(1)) if m.group(1).isdigit() else m.group(1)
+            rows.append((key, m.group(2).strip(), names))
     return rows
+
+
+def run_python(build, log, only=None):
+    """The front end's mutants; returns (caught, total, problems)."""
+    import shutil
+    import tempfile
+    table = parse_table("## Front-end mutants", r"P\d+")
+    known = {m[0] for m in PY_MUTANTS}
+    problems = [f"{n} of docs/testing.md is not in scripts/mutate.py" for n, _, _ in table if n not in known]
+    problems += [f"{n} of scripts/mutate.py is not in docs/testing.md" for n in sorted(known - {r[0] for r in table})]
+    python = ROOT / ".venv/bin/python"
+    if not python.exists() or subprocess.run([str(python), "-c", "import triton, pytest"],
+                                             capture_output=True).returncode != 0:
+        print("mutate: front-end mutants SKIPPED (no .venv with Triton and pytest: scripts/setup.sh)")
+        return 0, 0, problems
+    source = (ROOT / "python/tle/language.py").read_text()
+    env = dict(os.environ, TLE_BUILD_DIR=str(build))
+    caught = 0
+    with tempfile.TemporaryDirectory(prefix="tle-mutate-") as tmp:
+        # A copy of python/ beside links to what its tests read from the
+        # repository (abi.def, docs/abi.md).
+        root = Path(tmp)
+        shutil.copytree(ROOT / "python", root / "python",
+                        ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
+        for d in ("runtime", "docs", "examples"):
+            (root / d).symlink_to(ROOT / d)
+        target = root / "python/tle/language.py"
+
+        def pytest(test):
+            r = subprocess.run([str(python), "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", test],
+                               cwd=root / "python", env=env, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True, timeout=600)
+            log.write(f"\n==== {target.read_text() != source and 'mutant' or 'clean'} {test} -> "
+                      f"{r.returncode}\n{r.stdout[-3000:]}")
+            return r.returncode
+
+        for name, test in PY_TESTS.items():
+            if pytest(test) != 0:
+                problems.append(f"{test} fails without a mutant")
+        if problems:
+            return 0, len(table), problems
+        for n, what, names in table:
+            if only is not None and n not in only:
+                continue
+            old, new = next((o, w) for k, o, w in PY_MUTANTS if k == n)
+            if source.count(old) != 1:
+                problems.append(f"{n}: python/tle/language.py no longer holds {old!r}")
+                continue
+            target.write_text(source.replace(old, new))
+            failed = [c for c in names if c in PY_TESTS and pytest(PY_TESTS[c]) != 0]
+            target.write_text(source)
+            missed = [c for c in names if c in PY_TESTS and c not in failed]
+            caught += bool(failed) and not missed
+            print(f"{n:>3}  {' '.join(failed) or 'NOTHING':<34} {what}"
+                  + (f"  [listed but passed: {' '.join(missed)}]" if missed else ""), flush=True)
+            if missed:
+                problems.append(f"{n}: {' '.join(missed)} passed")
+    return caught, len([n for n, _, _ in table if only is None or n in only]), problems
 
 
 def library_sites():
@@ -213,12 +288,13 @@ def main():
             print(f"mutate: catchers fail without a mutant: {base_fail} (see {log_path})")
             return 1
 
-        only = {int(x) for x in args.only.split(",")} if args.only else None
+        only = {int(x) for x in args.only.split(",") if x.isdigit()} if args.only else None
+        only_py = {x for x in args.only.split(",") if x.startswith("P")} if args.only else None
         survivors, missed, skipped = [], [], []
         caught = 0
         print(f"\n{'#':>3}  {'caught by':<34} mutant")
         for n, name, names in table:
-            if only and n not in only:
+            if only is not None and n not in only:
                 continue
             listed = [c for c in names if c != "gpu"]
             todo = sorted(available) if args.all else [c for c in listed if c in available]
@@ -246,16 +322,24 @@ def main():
                 notes.append(f"not built here: {' '.join(not_run)}")
             print(f"{n:>3}  {verdict:<34} {name}" + (f"  [{'; '.join(notes)}]" if notes else ""), flush=True)
 
-    total = len([n for n, _, _ in table if not only or n in only])
-    print(f"\nmutate: {caught}/{total} mutants caught on the CPU "
+        py_caught, py_total, py_problems = (0, 0, [])
+        if only_py is None or only_py:
+            print()
+            py_caught, py_total, py_problems = run_python(build, log, only_py)
+
+    total = len([n for n, _, _ in table if only is None or n in only])
+    print(f"\nmutate: {caught}/{total} mutants of the device library caught on the CPU, "
+          f"{py_caught}/{py_total} of the front end "
           f"({time.monotonic() - t_start:.0f} s; log {log_path})")
+    for p in py_problems:
+        print(f"mutate: front end: {p}")
     if skipped:
         print("mutate: catchers not built here: " + ", ".join(f"{n}:{c}" for n, c in skipped))
     if survivors:
         print(f"mutate: SURVIVED: {survivors}")
     if missed:
         print("mutate: listed catchers that did not fail: " + ", ".join(f"{n}:{c}" for n, c in missed))
-    return 0 if not survivors and not missed else 1
+    return 0 if not survivors and not missed and not py_problems else 1
 
 
 def race_check_built(build):
