@@ -7,8 +7,11 @@
 // that bench/run.sh collects. Sections:
 //   flag      one-way GPU->GPU flag latency (ping-pong / 2, GPUs 0 and 1)
 //   latency   sync(acq_rel) of group block in a kernel loop, slowest CTA,
-//             vs CTAs; timeouts on and off; reference epoch barriers with
-//             packed and padded slots (why does latency grow with CTAs?)
+//             vs CTAs; timeouts on and off, measured interleaved (one of
+//             each per repetition, at least 5 repetitions; every one is
+//             printed as a `timeout` row so that the report can state the
+//             spread); reference epoch barriers with packed and padded
+//             slots (why does latency grow with CTAs?)
 //   alloc     the same TLE loop over inboxes of each allocation type,
 //             measured alternately in one run: cudaMalloc vs cuMem in one
 //             process, legacy IPC vs cuMem file descriptors with one
@@ -64,10 +67,13 @@ struct Options {
   std::vector<int> ctas = {1, 8, 32, 132};
   int iters = 20000; ///< in-kernel rounds per measurement
   int reps = 3;      ///< measurements; the median is reported
+  /// Interleaved on/off pairs for the cost of the timeout checks, which is
+  /// a few percent at most: smaller than the drift between runs, so it is
+  /// only meaningful as paired differences, with their spread.
+  int timeoutReps = 7;
   int hostIters = 2000;
   bool reference = true; ///< also run the reference epoch barriers
 };
-
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -323,13 +329,31 @@ double runTleLatency(World &w, int ctas, const Options &o, bool session = false,
 
 void benchLatency(World &w, World &noTimeout, const Options &o) {
   for (int ctas : o.ctas) {
-    printResult("latency", TLE_BENCH_TAG, std::to_string(ctas),
-           runTleLatency(w, ctas, o), "sync acq_rel block 128thr, timeouts on");
-    printResult("latency", TLE_BENCH_TAG "-notimeout", std::to_string(ctas),
-           runTleLatency(noTimeout, ctas, o), "timeoutMs=0");
-    printResult("latency", TLE_BENCH_TAG "-session", std::to_string(ctas),
-           runTleLatency(w, ctas, o, /*session=*/true),
-           "tle::BarrierSession sync acq_rel block 128thr, timeouts on");
+    // Timeouts on and off, interleaved: each repetition measures both, in
+    // alternating order, so that drift over the run (clocks, temperature)
+    // falls on both alike. Every measurement is printed (section
+    // `timeout`, note rep=<i>), the medians go into the latency table.
+    std::vector<double> on, off;
+    std::string x = std::to_string(ctas);
+    for (int rep = 0; rep < std::max(5, o.timeoutReps); ++rep) {
+      for (int k = 0; k < 2; ++k) {
+        bool timeouts = (rep + k) % 2 == 0;
+        double us = runTleLatency(timeouts ? w : noTimeout, ctas, o,
+                                  /*session=*/false, /*reps=*/1);
+        (timeouts ? on : off).push_back(us);
+        printResult("timeout", timeouts ? "on" : "off", x, us,
+                    "rep=" + std::to_string(rep));
+      }
+    }
+    printResult("latency", TLE_BENCH_TAG, x, median(on),
+                "sync acq_rel block 128thr, timeouts on; median of " +
+                    std::to_string(on.size()) + " interleaved with off");
+    printResult("latency", TLE_BENCH_TAG "-notimeout", x, median(off),
+                "timeoutMs=0; median of " + std::to_string(off.size()) +
+                    " interleaved with on");
+    printResult("latency", TLE_BENCH_TAG "-session", x,
+                runTleLatency(w, ctas, o, /*session=*/true),
+                "tle::BarrierSession sync acq_rel block 128thr, timeouts on");
   }
   if (!o.reference)
     return;
@@ -440,9 +464,9 @@ void benchOverlap(World &w, const Options &o) {
       printResult("overlap", "arrive-work-wait-" + c + "cta", x, t[1]);
       printResult("overlap", "sync-then-work-" + c + "cta", x, t[2]);
       printResult("overlap", "cost-split-" + c + "cta", x, t[1] - t[0],
-             "arrive+W+wait minus W alone");
+                  "arrive+W+wait minus W alone");
       printResult("overlap", "cost-sync-" + c + "cta", x, t[2] - t[0],
-             "sync+W minus W alone");
+                  "sync+W minus W alone");
     }
   }
 }
@@ -529,7 +553,7 @@ void benchGrid(World &w, const Options &o) {
     });
   });
   printResult("grid", "kernel-boundary", x, kb / n * 1e6,
-         "empty kernel launches, no cross-GPU sync");
+              "empty kernel launches, no cross-GPU sync");
   // Kernel boundary + host barrier: what a user without a device barrier
   // does: launch, wait for the GPU, meet the other rank's thread.
   HostBarrier meet(gRanks);
@@ -548,7 +572,7 @@ void benchGrid(World &w, const Options &o) {
     return (hostNowNs() - t0) / 1e9;
   });
   printResult("grid", "kernel+host-barrier", x, hb / n * 1e6,
-         "launch, cudaStreamSynchronize, std::barrier");
+              "launch, cudaStreamSynchronize, std::barrier");
 }
 
 //===----------------------------------------------------------------------===//
@@ -575,7 +599,7 @@ void benchHostBarrier(World &w, const Options &o) {
     });
   });
   printResult("hostbar", "tle", "eager", eager / n * 1e6,
-         "one <<<1,128>>> kernel per barrier");
+              "one <<<1,128>>> kernel per barrier");
   // The epoch lives in device memory, so a captured graph replays the
   // barrier correctly with no host involvement.
   const int perGraph = 100, replays = std::max(1, n / perGraph);
@@ -588,7 +612,7 @@ void benchHostBarrier(World &w, const Options &o) {
     return timeGraphReplays(s, g, replays, meet);
   });
   printResult("hostbar", "tle", "graph", graph / (perGraph * replays) * 1e6,
-         "100 barrier kernels per graph");
+              "100 barrier kernels per graph");
 }
 
 //===----------------------------------------------------------------------===//
@@ -657,28 +681,43 @@ void benchAllReduce(World &w, const Options &o) {
       CK_LAUNCH();
       CK(cudaDeviceSynchronize());
     }
-    // Correctness once per size: sum over ranks of (r+1) * (1 + i % 7).
+    // The result, checked after the first call and after each timed
+    // series (whose output is cleared first, so that it is theirs): the sum
+    // over ranks of (r+1) * (1 + i % 7). A wrong sum ends the program.
     const float sumOfRanks = float(gRanks * (gRanks + 1) / 2);
+    auto clearOut = [&] {
+      for (int r = 0; r < gRanks; ++r) {
+        CK(cudaSetDevice(r));
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemset(out[r], 0, bytes));
+        CK(cudaDeviceSynchronize());
+      }
+    };
+    auto expectSum = [&](const char *what) {
+      size_t wrong = 0;
+      std::vector<float> h(n);
+      for (int r = 0; r < gRanks; ++r) {
+        CK(cudaSetDevice(r));
+        CK(cudaDeviceSynchronize());
+        CK(cudaMemcpy(h.data(), out[r], bytes, cudaMemcpyDeviceToHost));
+        for (uint32_t i = 0; i < n; ++i)
+          wrong += h[i] != sumOfRanks * float(1 + (i % 7));
+      }
+      if (wrong) {
+        std::printf("allreduce %zu bytes, %s: %zu wrong elements: FAIL\n",
+                    bytes, what, wrong);
+        std::exit(1);
+      }
+    };
+    clearOut();
     for (int r = 0; r < gRanks; ++r) {
       CK(cudaSetDevice(r));
       oneShotAllReduce<<<ctas, kReduceThreads>>>(w.dcomm[r], w.dmem[r], out[r],
                                                  n4, kSlotReduce);
       CK_LAUNCH();
     }
-    size_t wrong = 0;
-    std::vector<float> h(n);
-    for (int r = 0; r < gRanks; ++r) {
-      CK(cudaSetDevice(r));
-      CK(cudaDeviceSynchronize());
-      CK(cudaMemcpy(h.data(), out[r], bytes, cudaMemcpyDeviceToHost));
-      for (uint32_t i = 0; i < n; ++i)
-        wrong += h[i] != sumOfRanks * float(1 + (i % 7));
-    }
-    if (wrong) {
-      std::printf("allreduce %zu bytes: %zu wrong elements: FAIL\n", bytes,
-                  wrong);
-      std::exit(1);
-    }
+    expectSum("first call");
+    clearOut();
     const int iters = 1000;
     HostBarrier meet(gRanks);
     double eager = perRank([&](int r, cudaStream_t s) {
@@ -691,9 +730,12 @@ void benchAllReduce(World &w, const Options &o) {
         }
       });
     });
+    expectSum("eager series");
     std::string x = std::to_string(bytes);
     printResult("allreduce", "tle-oneshot", x, eager / iters * 1e6,
-           std::to_string(ctas) + " CTAs x " + std::to_string(kReduceThreads));
+                std::to_string(ctas) + " CTAs x " +
+                    std::to_string(kReduceThreads) + "; sum checked");
+    clearOut();
     const int perGraph = 50, replays = 10;
     double graph = perRank([&](int r, cudaStream_t s) {
       cudaGraph_t g;
@@ -704,8 +746,9 @@ void benchAllReduce(World &w, const Options &o) {
       CK(cudaStreamEndCapture(s, &g));
       return timeGraphReplays(s, g, replays, meet);
     });
+    expectSum("graph replays");
     printResult("allreduce", "tle-oneshot-graph", x,
-           graph / (perGraph * replays) * 1e6);
+                graph / (perGraph * replays) * 1e6, "sum checked");
   }
   for (int r = 0; r < gRanks; ++r) {
     CK(cudaSetDevice(r));
@@ -967,6 +1010,8 @@ int main(int argc, char **argv) {
       o.iters = std::atoi(v), ++i;
     else if (a == "--reps" && v)
       o.reps = std::max(1, std::atoi(v)), ++i;
+    else if (a == "--timeout-reps" && v)
+      o.timeoutReps = std::max(5, std::atoi(v)), ++i;
     else if (a == "--host-iters" && v)
       o.hostIters = std::atoi(v), ++i;
     else if (a == "--no-reference")
@@ -974,8 +1019,8 @@ int main(int argc, char **argv) {
     else {
       std::printf("usage: tle-bench-barrier [--sections flag,latency,alloc,"
                   "overlap,grid,hostbar,allreduce] [--ctas 1,8,32,132] "
-                  "[--iters N] [--reps N] [--host-iters N] "
-                  "[--no-reference]\n");
+                  "[--iters N] [--reps N] [--timeout-reps N (>= 5)] "
+                  "[--host-iters N] [--no-reference]\n");
       return 2;
     }
   }

@@ -5,7 +5,11 @@
 // GPU machine is older and does not match the 2.28.9 device headers):
 //   latency    ncclLsaBarrierSession<ncclCoopCta>::sync(acq_rel) in a
 //              kernel loop, one barrier per CTA, slowest CTA, vs CTAs
-//   allreduce  ncclAllReduce float sum 8 KB - 1 MB, eager and graph-captured
+//   allreduce  ncclAllReduce float sum 8 KB - 1 MB, eager and graph-captured,
+//              on a non-zero input whose sum is checked after the warm-up,
+//              the eager series and the graph replays: a wrong sum marks the
+//              row "WRONG RESULT" (bench/report.py fails it) and the program
+//              exits 1
 // Every GPU of the machine, one thread per rank in one process.
 // Output lines match BarrierBench.cu: RESULT,<section>,<impl>,<x>,<us>,<note>.
 //
@@ -130,15 +134,19 @@ int main(int argc, char **argv) {
         t.join();
       std::sort(worst.begin(), worst.end());
       printResult("latency", "nccl-lsa", std::to_string(ctas),
-             worst[reps / 2] / 1e3 / iters,
-             "ncclLsaBarrierSession<ncclCoopCta> sync acq_rel");
+                  worst[reps / 2] / 1e3 / iters,
+                  "ncclLsaBarrierSession<ncclCoopCta> sync acq_rel");
     }
   }
 
+  bool anyWrong = false;
   if (doReduce) {
     HostBarrier meet(gRanks);
     for (size_t bytes = 8 << 10; bytes <= (1u << 20); bytes *= 2) {
       std::vector<double> eager(gRanks), graph(gRanks);
+      // Elements each rank found wrong after the warm-up and the eager
+      // series / after the graph replays.
+      std::vector<size_t> wrongEager(gRanks), wrongGraph(gRanks);
       const int n = 1000, perGraph = 50, replays = 10;
       std::vector<std::thread> th;
       for (int r = 0; r < gRanks; ++r)
@@ -149,11 +157,30 @@ int main(int argc, char **argv) {
           float *in, *out;
           CK(cudaMalloc(&in, bytes));
           CK(cudaMalloc(&out, bytes));
-          CK(cudaMemset(in, 0, bytes));
           size_t count = bytes / 4;
+          // Rank r holds (r+1) * (1 + i % 7): every sum is exact in float
+          // and differs from a lost or doubled contribution.
+          std::vector<float> h(count);
+          for (size_t i = 0; i < count; ++i)
+            h[i] = float(r + 1) * float(1 + i % 7);
+          CK(cudaMemcpy(in, h.data(), bytes, cudaMemcpyHostToDevice));
+          const float sumOfRanks = float(gRanks * (gRanks + 1) / 2);
+          // Wrong elements of `out`, which is then cleared, so that the
+          // next check sees only what the calls after it wrote.
+          auto wrongElements = [&] {
+            CK(cudaStreamSynchronize(s));
+            CK(cudaMemcpy(h.data(), out, bytes, cudaMemcpyDeviceToHost));
+            size_t wrong = 0;
+            for (size_t i = 0; i < count; ++i)
+              wrong += h[i] != sumOfRanks * float(1 + i % 7);
+            CK(cudaMemsetAsync(out, 0, bytes, s));
+            return wrong;
+          };
+          CK(cudaMemset(out, 0, bytes));
           // Warm-up (NCCL sets up its channels on first use).
           for (int i = 0; i < 20; ++i)
             NK(ncclAllReduce(in, out, count, ncclFloat, ncclSum, comms[r], s));
+          wrongEager[r] = wrongElements();
           CK(cudaStreamSynchronize(s));
           meet.arriveAndWait();
           eager[r] = timed(s, [&] {
@@ -161,12 +188,14 @@ int main(int argc, char **argv) {
               NK(ncclAllReduce(in, out, count, ncclFloat, ncclSum, comms[r],
                                s));
           });
+          wrongEager[r] += wrongElements();
           cudaGraph_t g;
           CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
           for (int i = 0; i < perGraph; ++i)
             NK(ncclAllReduce(in, out, count, ncclFloat, ncclSum, comms[r], s));
           CK(cudaStreamEndCapture(s, &g));
           graph[r] = timeGraphReplays(s, g, replays, meet);
+          wrongGraph[r] = wrongElements();
           CK(cudaFree(in));
           CK(cudaFree(out));
           CK(cudaStreamDestroy(s));
@@ -174,16 +203,30 @@ int main(int argc, char **argv) {
       for (auto &t : th)
         t.join();
       std::string x = std::to_string(bytes);
+      size_t badEager = 0, badGraph = 0;
+      for (int r = 0; r < gRanks; ++r)
+        badEager += wrongEager[r], badGraph += wrongGraph[r];
+      auto verdict = [](size_t bad) {
+        return bad ? "; WRONG RESULT: " + std::to_string(bad) +
+                         " elements differ from the sum"
+                   : std::string("; sum checked");
+      };
+      if (badEager || badGraph) {
+        std::printf("FAIL: ncclAllReduce %zu bytes: %zu wrong elements eager, "
+                    "%zu after graph replays\n",
+                    bytes, badEager, badGraph);
+        anyWrong = true;
+      }
       printResult("allreduce", "nccl", x,
                   *std::max_element(eager.begin(), eager.end()) / n * 1e6,
-                  "ncclAllReduce eager");
+                  "ncclAllReduce eager" + verdict(badEager));
       printResult("allreduce", "nccl-graph", x,
                   *std::max_element(graph.begin(), graph.end()) /
                       (perGraph * replays) * 1e6,
-                  "ncclAllReduce graph-captured");
+                  "ncclAllReduce graph-captured" + verdict(badGraph));
     }
   }
   for (auto c : comms)
     NK(ncclCommDestroy(c));
-  return 0;
+  return anyWrong ? 1 : 0;
 }

@@ -4,7 +4,11 @@
              CUDA graph (one kernel per barrier, like TLE's host-launched
              barrier);
 - allreduce: torch.ops.symm_mem.one_shot_all_reduce (float32 sum) for
-             8 KB - 1 MB, eager and, where capture works, graph-replayed.
+             8 KB - 1 MB, eager and, where capture works, graph-replayed;
+             the sum of a non-zero input is checked after the first call,
+             the eager series and the graph replays: a wrong one marks the
+             row "WRONG RESULT" (bench/report.py fails it) and the program
+             exits 1.
 
 Prints the same CSV lines as the C++ benchmarks:
 RESULT,<section>,<impl>,<x>,<microseconds>,<note>; the slower rank's figure.
@@ -54,6 +58,24 @@ def graphed(fn, per_graph, replays):
     return us
 
 
+def wrong(out, expected):
+    """Elements of `out` that differ from `expected` (after the stream)."""
+    torch.cuda.synchronize()
+    return int((out != expected).sum().item())
+
+
+def verdict(bad):
+    return (f"; WRONG RESULT: {bad} elements differ from the sum" if bad
+            else "; sum checked")
+
+
+def total(value):
+    """The sum of the ranks' figures (every rank gets it)."""
+    got = [None] * dist.get_world_size()
+    dist.all_gather_object(got, value)
+    return sum(got)
+
+
 def slowest(value):
     """The larger of the ranks' figures (every rank gets it)."""
     got = [None] * dist.get_world_size()
@@ -64,6 +86,7 @@ def slowest(value):
 
 
 def worker(rank, world, sections):
+    failures = []
     os.environ.setdefault("MASTER_ADDR", "127.0.0.1")
     os.environ.setdefault("MASTER_PORT", "29541")
     torch.cuda.set_device(rank)
@@ -106,36 +129,54 @@ def worker(rank, world, sections):
                 buf = symm_mem.empty(n, dtype=torch.float32,
                                      device=f"cuda:{rank}")
                 symm_mem.rendezvous(buf, group_name)
-                buf.fill_(float(rank + 1))
+                # Rank r holds (r+1) * (1 + i % 7): exact float sums that
+                # differ from a lost or doubled contribution.
+                pattern = 1 + torch.arange(n, device=f"cuda:{rank}") % 7
+                buf.copy_(float(rank + 1) * pattern.float())
+                expected = float(world * (world + 1) // 2) * pattern.float()
                 torch.cuda.synchronize()
                 dist.barrier()
-                out = op(buf, "sum", group_name)
-                torch.cuda.synchronize()
-                ok = bool(torch.all(out == float(world * (world + 1) // 2)))
+                # Wrong elements, summed over the ranks, of each check.
+                wrong_eager = wrong(op(buf, "sum", group_name), expected)
                 for _ in range(20):
                     op(buf, "sum", group_name)
                 torch.cuda.synchronize()
                 dist.barrier()
-                eager = slowest(timed(lambda: op(buf, "sum", group_name),
-                                      1000))
+                outs = []
+
+                def call():
+                    outs[:] = [op(buf, "sum", group_name)]
+                eager = slowest(timed(call, 1000))
+                wrong_eager += wrong(outs[0], expected)
                 try:
-                    graph = graphed(lambda: op(buf, "sum", group_name), 50, 10)
+                    graph = graphed(call, 50, 10)
+                    # The graph's own output tensor, written by the replays.
+                    wrong_graph = wrong(outs[0], expected)
                 except Exception as e:  # capture unsupported: eager only
-                    graph = None
+                    graph, wrong_graph = None, 0
                     if rank == 0:
                         print(f"note: graph capture of one_shot_all_reduce "
                               f"failed: {e}", flush=True)
                 graph = slowest(graph)
+                wrong_eager = total(wrong_eager)
+                wrong_graph = total(wrong_graph)
                 if rank == 0:
+                    if wrong_eager or wrong_graph:
+                        failures.append(size)
+                        print(f"FAIL: one_shot_all_reduce {size} bytes: "
+                              f"{wrong_eager} wrong elements eager, "
+                              f"{wrong_graph} after graph replays",
+                              flush=True)
                     result("allreduce", "torch-oneshot", size, eager,
-                           "symm_mem.one_shot_all_reduce" +
-                           ("" if ok else " WRONG RESULT"))
+                           "symm_mem.one_shot_all_reduce" + verdict(wrong_eager))
                     if graph is not None:
                         result("allreduce", "torch-oneshot-graph", size,
-                               graph)
+                               graph, "graph-replayed" + verdict(wrong_graph))
                 size *= 2
     dist.barrier()
     dist.destroy_process_group()
+    if failures:
+        sys.exit(1)
 
 
 if __name__ == "__main__":
