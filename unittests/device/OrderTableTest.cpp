@@ -324,11 +324,14 @@ struct RankMem {
   DevComm comm;
 };
 
+/// The most ranks a case uses.
+constexpr uint32_t kNodeRanks = 8;
+
 /// n ranks' barrier memory in which every peer has arrived at kEpoch + 1
 /// on kSlot (and, for the grid barrier, so has rank 0 itself), as seen by
 /// rank 0, whose calls are recorded.
 struct Node {
-  RankMem rank[kMaxRanks];
+  RankMem rank[kNodeRanks];
 
   explicit Node(uint32_t n, uint32_t gridCount = 0) {
     std::memset(static_cast<void *>(rank), 0, sizeof(rank));
@@ -351,11 +354,11 @@ struct Node {
       c.gridCount = m.gridCount;
       c.error = &m.error;
     }
-    for (uint32_t r = 0; r < n; ++r) {
-      for (uint32_t q = 0; q < n; ++q)
-        rank[r].comm.inbox[q] = rank[q].inbox;
-      fillRoutes(rank[r].comm);
-    }
+    uint32_t *inboxes[kNodeRanks];
+    for (uint32_t q = 0; q < n; ++q)
+      inboxes[q] = rank[q].inbox;
+    for (uint32_t r = 0; r < n; ++r)
+      fillRoutes(rank[r].comm, inboxes);
     rec::State &s = rec::state();
     s.log.clear();
     s.ranges.clear();
