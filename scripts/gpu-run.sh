@@ -112,7 +112,7 @@ if [ $build_ok = 1 ] && { [ "$phase" = all ] || [ "$phase" = tests ]; }; then
   # Verdicts only (every configuration's line is in gpu-tests.log): tests,
   # failing configurations, fault records, and the block-group timings.
   sed -E 's/^[0-9]+: //' "$out/gpu-tests.log" |
-    grep -E "Test +#|tests passed|FAIL|SKIPPED|first:|FAULT-RECORD|CANARY|exit after|^PASS|control " |
+    grep -E "Test +#|tests passed|FAIL|SKIPPED|first:|FAULT-RECORD|CANARY|exit after|^PASS" |
     grep -v "^\s*$" | head -80
   say "stress timings, block groups, rank 0:"
   sed -E 's/^[0-9]+: //' "$out/gpu-tests.log" | grep -E "rank 0\] .*kind=block" | head -30
