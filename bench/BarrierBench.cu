@@ -1027,7 +1027,7 @@ int main(int argc, char **argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
   int visible = gpusOrSkip(2);
   if (!visible)
-    return 0;
+    return kExitSkip;
   gRanks = ranksFor(visible);
   std::printf("INFO,ranks,%d GPUs\n", gRanks);
   cudaDeviceProp prop;

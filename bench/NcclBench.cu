@@ -86,7 +86,7 @@ int main(int argc, char **argv) {
   setvbuf(stdout, nullptr, _IOLBF, 0);
   int visible = gpusOrSkip(2);
   if (!visible)
-    return 0;
+    return kExitSkip;
   gRanks = ranksFor(visible);
   int version = 0;
   NK(ncclGetVersion(&version));

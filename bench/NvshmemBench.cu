@@ -194,7 +194,7 @@ int main(int argc, char **argv) {
   }
   if (skipped) {
     std::printf("SKIPPED: no CUDA device pair\n");
-    return 0;
+    return kExitSkip;
   }
   if (failed) {
     std::printf("nvshmem benchmark failed\n");

@@ -47,7 +47,12 @@ run() { # run NAME TIMEOUT CMD...
   say "$name: $*"
   timeout "$limit" "$@" 2>&1 | tee -a "$log" | grep -v '^RESULT,' | sed 's/^/    /'
   local rc=${PIPESTATUS[0]}
-  [ "$rc" -eq 0 ] || say "$name: exit status $rc$([ "$rc" -eq 124 ] && echo ' (timed out)')"
+  # 77: the program found no pair of GPUs (kExitSkip, GpuSupport.h).
+  if [ "$rc" -eq 77 ]; then
+    say "$name: SKIPPED (no pair of GPUs)"
+  elif [ "$rc" -ne 0 ]; then
+    say "$name: exit status $rc$([ "$rc" -eq 124 ] && echo ' (timed out)')"
+  fi
 }
 
 # Machine and date for the report (kept out of $out: few files come back).
