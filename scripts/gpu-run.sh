@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The one script run on the GPU machine, from the repository root:
-#   scripts/gpu-run.sh [all|tests|bench|build]      (default all)
+#   scripts/gpu-run.sh [all|tests|bench|build|mutants]   (default all)
 # It builds the runtime with the CUDA backend (`cmake --preset gpu`, no LLVM
 # needed), prints the GPU topology, runs the GPU test suite (ctest label
 # `gpu`), then the benchmarks (bench/run.sh), and prints a short summary
 # LAST. Logs, tables and plots go to ${OUT:-/tmp/tle-out}:
 #   run.log gpu-tests.log bench.log bench.csv bench.md latency.png
-#   allreduce.png
+#   allreduce.png (and for `mutants`: gpu-mutants.log gpu-controls.log)
 # Prepare on the CPU machine first: scripts/gpu-prepare.sh (NCCL device
 # headers into .gpu/, carried with the run). Every command has a timeout;
 # the whole run is sized to finish in about 9 minutes.
@@ -17,8 +17,8 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 cd "$(dirname "$0")/.."
 root=$(pwd)
 phase=${1:-all}
-case "$phase" in all | tests | bench | build) ;; *)
-  echo "usage: $0 [all|tests|bench|build]" >&2
+case "$phase" in all | tests | bench | build | mutants) ;; *)
+  echo "usage: $0 [all|tests|bench|build|mutants]" >&2
   exit 2
   ;;
 esac
@@ -83,7 +83,7 @@ if [ $build_ok = 1 ]; then
     grep -E "error|Error" "$blog" | head -30
     tail -15 "$blog"
     build_ok=0
-  else
+  elif [ "$phase" != mutants ]; then
     say "build: everything else"
     if ! timeout "$(limit 200)" cmake --build "$build" -j "$(nproc)" >>"$blog" 2>&1; then
       grep -E "error|Error" "$blog" | head -15
@@ -141,6 +141,31 @@ if [ $build_ok = 1 ] && { [ "$phase" = all ] || [ "$phase" = tests ]; }; then
   else
     note "examples via tlerun: not run (no $build/bin/tlerun or no .gpu/bundles/*.sh)"
   fi
+fi
+
+#--- Mutants (not part of `all`) ---------------------------------------------
+# The GPU mutants of docs/testing.md must make the stress fail, and the
+# stress's controls alone, over payload sizes, show where it can see
+# (gpu-mutants.log, gpu-controls.log).
+if [ $build_ok = 1 ] && [ "$phase" = mutants ]; then
+  say "GPU mutants (scripts/mutate.py --gpu); full output in gpu-mutants.log"
+  timeout "$(limit 300)" python3 scripts/mutate.py --gpu --build-dir "$build" \
+    >"$out/gpu-mutants.log" 2>&1
+  rc=$?
+  grep -E "^ *[0-9]+ |^mutate" "$out/gpu-mutants.log" | tail -12
+  note "GPU mutants: $(grep -E "GPU mutants caught|SKIPPED" "$out/gpu-mutants.log" | tail -1) (exit $rc)"
+  : >"$out/gpu-controls.log"
+  for w in 4 16 32; do
+    say "controls alone, --words $w"
+    echo "== --words $w" >>"$out/gpu-controls.log"
+    got=$(timeout "$(limit 60)" "$build/bin/tle-gpu-barrier-stress" --mode single \
+      --ctas 1,8,132 --kinds thread,warp,block,grid \
+      --orders relaxed,no_release,no_acquire --rounds 20000 --words "$w" 2>&1)
+    rc=$?
+    echo "$got" >>"$out/gpu-controls.log"
+    note "controls alone, --words $w: exit $rc, $(grep -c "control .*PASS" <<<"$got") saw stale reads, $(grep -c "control .*FAIL" <<<"$got") saw none"
+  done
+  grep -E "control .*FAIL" "$out/gpu-controls.log" | head -20
 fi
 
 #--- Benchmarks ------------------------------------------------------------
