@@ -14,6 +14,7 @@
 #include "ChildProcess.h"
 #include "tle/detail/DevComm.h"
 #include "tle/tle.h"
+#include "tle/tle.hpp"
 
 #include <gtest/gtest.h>
 
@@ -137,6 +138,22 @@ TEST(RegisterTest, BadArgumentsFailEveryRank) {
             tleInvalidArgument);
   for (tleComm_t c : comms)
     EXPECT_EQ(tleCommDestroy(c), tleSuccess);
+}
+
+TEST(RegisterTest, CxxLayerReleasesTheRegistrationNotTheMemory) {
+  std::vector<tle::Comm> comms = tle::Comm::initAll(1);
+  std::vector<uint32_t> user(16, 3);
+  tleMem_t raw;
+  {
+    tle::Mem mem = tle::Mem::registerMemory(comms[0], user.data(), 64);
+    raw = mem.get();
+    void *local = nullptr;
+    ASSERT_EQ(tleMemGetLocalPtr(raw, &local), tleSuccess);
+    EXPECT_EQ(local, user.data());
+  }
+  EXPECT_EQ(tleMemFree(raw), tleInvalidArgument); // released by ~Mem
+  user[15] = 4;
+  EXPECT_THROW(tle::Mem::registerMemory(comms[0], nullptr, 64), tle::Error);
 }
 
 TEST(ShareableAllocTest, HostMemoryIsZeroedAlignedAndFreedOnce) {

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 from typing import Any
 
 from .._interp import interpreting
@@ -110,17 +111,17 @@ def create_dist_tensor(tensor) -> DistContext:
     Triton's interpreter, an array of ``tle.cpu.shareable_array``. The
     tensor stays registered (and referenced) until ``cleanup_communicator``.
     """
-    from ..cpu import Tensor
-    import numpy as np
-    if isinstance(tensor, (np.ndarray, Tensor)):
-        comm = _cpu_communicator()
-    else:
+    # A torch tensor needs torch imported already; NumPy (CPU ranks) is not
+    # imported for it: PyTorch does not need NumPy.
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(tensor, torch.Tensor):
         comm = _torch_communicator()
         if comm.device is not None:
-            import torch
             # Registration publishes the tensor to the peers: the writes
             # queued to it so far must have landed first.
             torch.cuda.synchronize(comm.device)
+    else:
+        comm = _cpu_communicator()
     buf = comm.register(tensor)
     _state.registered.append(buf)
     return DistContext(mem=buf.handle, dev_comm=comm.dev_comm, rank=comm.rank, size=comm.size, spans_world=True,
