@@ -402,3 +402,45 @@ def test_bitcode_digest_follows_the_file(tmp_path, monkeypatch):
     monkeypatch.setenv("TLE_DEVICE_BC", str(tmp_path / "missing.bc"))
     assert _link.bitcode_digest() == "none"
     assert tle.EXTERN_LIB_NAME == "tle"
+
+
+# ---- scripts/flagtree-tests.py: the one edit FlagTree's tests get -------------
+
+
+def load_fetcher():
+    import importlib.util
+    from test_interpreter import PYTHON_DIR
+    spec = importlib.util.spec_from_file_location("flagtree_tests", PYTHON_DIR.parent / "scripts" / "flagtree-tests.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_prepare_swaps_the_import_and_drops_only_flagcx_ptx_asserts(tmp_path, capsys):
+    fetcher = load_fetcher()
+    source = tmp_path / "in"
+    source.mkdir()
+    body = ("import os\nimport triton.experimental.tle.language as tle\n"
+            "    assert \"distributed_barrier\" in compiled.asm[\"ttgir\"]\n"
+            "    assert \"flagcxIntraBarrier\" in compiled.asm['ptx']\n"
+            "    assert \"flagcxDevCommGetRank\" in compiled.asm[\"ptx\"]\n"
+            "    assert \"tle_x\" in compiled.asm['ptx']\n"
+            "    assert \"flagcxX\" in compiled.asm['ttgir']\n")
+    for name in fetcher.MANIFEST:
+        (source / name).write_text(body)
+    fetcher.prepare(source, tmp_path / "out")
+    for name in fetcher.MANIFEST:
+        assert (tmp_path / "out" / name).read_text() == (
+            "import os\nimport tle.flagtree as tle\n"
+            "    assert \"distributed_barrier\" in compiled.asm[\"ttgir\"]\n"
+            "    assert \"tle_x\" in compiled.asm['ptx']\n"
+            "    assert \"flagcxX\" in compiled.asm['ttgir']\n")
+    assert "removed assert \"flagcxIntraBarrier\"" in capsys.readouterr().out
+    # The import must be there exactly once; the checksums catch any change.
+    first = next(iter(fetcher.MANIFEST))
+    (source / first).write_text("import triton\n")
+    with pytest.raises(SystemExit, match="expected the line"):
+        fetcher.prepare(source, tmp_path / "out")
+    problems = fetcher.check(source)
+    assert len(problems) == len(fetcher.MANIFEST) and "SHA-256" in problems[0]
+    assert "missing" in fetcher.check(tmp_path / "nowhere")[0]
