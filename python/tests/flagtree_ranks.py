@@ -21,6 +21,7 @@ Every line is prefixed with "[rank r]"; a case prints PASS or FAIL lines.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 
@@ -37,8 +38,7 @@ DELAY = 1.5
 
 
 def log(message: str) -> None:
-    rank = tle.host._state.comm.rank if tle.host._state.comm is not None else "?"
-    sys.stdout.write(f"[rank {rank}] {message}\n")
+    sys.stdout.write(f"[rank {os.environ.get('RANK', '?')}] {message}\n")
     sys.stdout.flush()
 
 
@@ -90,7 +90,9 @@ def case_d2d() -> bool:
                 np.array_equal(out2.numpy(), expected) and (ranks.numpy() == size).all() and
                 np.array_equal(coords.numpy(), np.arange(N) % size),
                 f"{out2.numpy()} {ranks.numpy()} {coords.numpy()}")
+    tle.communicator().synchronize()  # no device error was recorded
     tle.cleanup_communicator()
+    ok &= check("cleanup_communicator ends the communicator", tle.communicator() is None)
     return ok
 
 

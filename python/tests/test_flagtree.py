@@ -372,7 +372,7 @@ def test_every_name_of_the_issue_is_exported():
 RANKS = "flagtree_ranks.py"
 
 
-@pytest.mark.parametrize("case, passes", [("d2d", 2), ("node", 1), ("delay", 1)])
+@pytest.mark.parametrize("case, passes", [("d2d", 3), ("node", 1), ("delay", 1)])
 def test_on_cpu_ranks(case, passes):
     from test_interpreter import PYTHON_DIR
     proc, _ = run_ranks(2, str(PYTHON_DIR / "tests" / RANKS), case)

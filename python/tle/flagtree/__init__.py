@@ -17,7 +17,7 @@ context of ``create_dist_tensor`` exists in this module only: TLE's own API
 
 from . import _link
 from .context import DistContext
-from .host import cleanup_communicator, create_dist_tensor, device_type, get_mem_pool
+from .host import cleanup_communicator, communicator, create_dist_tensor, device_type, get_mem_pool
 from .language import (BarrierKind, GroupKind, MemoryOrder, MemoryScope, distributed_barrier, n_pes, remote,
                        shard_id, signal, signal_wait)
 from .mesh import MeshConfig, device_mesh
@@ -28,6 +28,7 @@ _link.install()
 
 __all__ = [
     "BarrierKind", "DistContext", "GroupKind", "MemoryOrder", "MemoryScope", "MeshConfig", "cleanup_communicator",
+    "communicator",
     "create_dist_tensor", "device_mesh", "device_type", "distributed_barrier", "get_mem_pool", "n_pes", "remote",
     "shard_id", "signal", "signal_wait"
 ]

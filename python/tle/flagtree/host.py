@@ -27,7 +27,7 @@ from .._interp import interpreting
 from . import _link
 from .context import DistContext
 
-__all__ = ["cleanup_communicator", "create_dist_tensor", "device_type", "get_mem_pool"]
+__all__ = ["cleanup_communicator", "communicator", "create_dist_tensor", "device_type", "get_mem_pool"]
 
 #: The device kind FlagTree's tests allocate on.
 device_type = "cpu" if interpreting() else "cuda"
@@ -126,6 +126,15 @@ def create_dist_tensor(tensor) -> DistContext:
     _state.registered.append(buf)
     return DistContext(mem=buf.handle, dev_comm=comm.dev_comm, rank=comm.rank, size=comm.size, spans_world=True,
                        comm_tag=_state.tag, bitcode=_link.bitcode_digest())
+
+
+def communicator():
+    """TLE's communicator behind the contexts (a ``tle.torch`` or
+    ``tle.cpu`` ``Communicator``), None before the first
+    ``create_dist_tensor``. Not FlagTree's: TLE's way to read a failed
+    launch's report, ``tle.flagtree.communicator().synchronize()`` (a
+    barrier wait that timed out, a slot or peer out of range)."""
+    return _state.comm
 
 
 def cleanup_communicator() -> None:
