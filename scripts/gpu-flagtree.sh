@@ -82,7 +82,8 @@ say "test_tle_shard_id_runtime (pytest, one GPU)"
 record "FlagTree test_tle_shard_id_runtime" $?
 
 say "TLE: registering tensors the program has (default allocator, shareable pool)"
-timeout -k 10 180 "${torchrun[@]}" python/tests_gpu/register.py share
+# PyTorch's default allocator as this test means it: cudaMalloc segments.
+PYTORCH_CUDA_ALLOC_CONF=expandable_segments:False timeout -k 10 180 "${torchrun[@]}" python/tests_gpu/register.py share
 record "TLE register (share)" $?
 say "TLE: a cuMem tensor (expandable_segments) is refused with the reason"
 PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True timeout -k 10 180 "${torchrun[@]}" python/tests_gpu/register.py refuse

@@ -15,6 +15,8 @@ Cases:
             returns at once); also repeated barriers and an arrive/wait pair.
   refuse    a plain NumPy array (not tle.cpu.shareable_array) cannot be
             registered across processes: every rank fails, with the reason.
+  coords    shard_id over meshes of blocks (FlagTree's test_tle_shard_id_runtime
+            shapes), twice as many programs as the mesh has.
 
 Every line is prefixed with "[rank r]"; a case prints PASS or FAIL lines.
 """
@@ -167,7 +169,31 @@ def case_refuse() -> bool:
     return check("plain memory is refused", False, "create_dist_tensor succeeded")
 
 
-CASES = {"d2d": case_d2d, "node": case_node, "delay": case_delay, "refuse": case_refuse}
+@triton.jit
+def coordinates_kernel(output, mesh: tl.constexpr, rank: tl.constexpr):
+    pid = tl.program_id(0)
+    for axis in tl.static_range(rank):
+        tl.store(output + pid * rank + axis, tle.shard_id(mesh, axis))
+
+
+def case_coords() -> bool:
+    """shard_id over meshes of blocks (no communicator): program p's
+    coordinate on axis i is p // prod(shape[i+1:]) % shape[i], an axis of
+    size 1 is 0, and programs beyond the mesh wrap around."""
+    ok = True
+    for shape in [(2, 1), (2, 1, 2), (1, 4), (2, 3)]:
+        mesh = tle.device_mesh({"block": [(f"axis{i}", size) for i, size in enumerate(shape)]})
+        count = 2 * int(np.prod(shape))
+        out = Tensor(np.full((count, len(shape)), -1, np.int32))
+        coordinates_kernel[(count,)](out, mesh, len(shape))
+        expected = np.array([[pid % np.prod(shape) // int(np.prod(shape[i + 1:])) % size
+                              for i, size in enumerate(shape)] for pid in range(count)], np.int32)
+        ok &= check(f"shard_id coordinates of a {shape} mesh of blocks", np.array_equal(out.numpy(), expected),
+                    f"{out.numpy().tolist()} != {expected.tolist()}")
+    return ok
+
+
+CASES = {"d2d": case_d2d, "node": case_node, "delay": case_delay, "refuse": case_refuse, "coords": case_coords}
 
 if __name__ == "__main__":
     sys.exit(0 if CASES[sys.argv[1]]() else 1)

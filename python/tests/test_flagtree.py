@@ -372,12 +372,12 @@ def test_every_name_of_the_issue_is_exported():
 RANKS = "flagtree_ranks.py"
 
 
-@pytest.mark.parametrize("case, passes", [("d2d", 3), ("node", 1), ("delay", 1)])
-def test_on_cpu_ranks(case, passes):
+@pytest.mark.parametrize("case, passes, ranks", [("d2d", 3, 2), ("node", 1, 2), ("delay", 1, 2), ("coords", 4, 1)])
+def test_on_cpu_ranks(case, passes, ranks):
     from test_interpreter import PYTHON_DIR
-    proc, _ = run_ranks(2, str(PYTHON_DIR / "tests" / RANKS), case)
+    proc, _ = run_ranks(ranks, str(PYTHON_DIR / "tests" / RANKS), case)
     assert proc.returncode == 0, proc.stdout
-    for rank in range(2):
+    for rank in range(ranks):
         lines = rank_lines(proc.stdout, rank)
         assert not [line for line in lines if line.startswith("FAIL")], proc.stdout
         assert len([line for line in lines if line.startswith("PASS")]) >= passes, proc.stdout

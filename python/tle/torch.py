@@ -30,6 +30,7 @@ here with ``comm.import_tensor(tensor, peer_ptrs)``.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import math
@@ -157,7 +158,16 @@ def shareable_mem_pool() -> torch.cuda.MemPool:
             from ._paths import host_library_path
             allocator = CUDAPluggableAllocator(host_library_path(), "tleShareableAlloc", "tleShareableFree")
             _pool = (torch.cuda.MemPool(allocator.allocator()), allocator)
+            # Dropped at exit while CUDA and libtle are still up, rather
+            # than whenever interpreter teardown reaches this module.
+            atexit.register(_drop_pool)
         return _pool[0]
+
+
+def _drop_pool() -> None:
+    global _pool
+    with _pool_lock:
+        _pool = None
 
 
 class SymmetricBuffer:
