@@ -130,7 +130,7 @@ def enums_kernel(comm, mem, out, mesh: tl.constexpr):
     ft.distributed_barrier(mesh, comm, "intra", ft.GroupKind.BLOCK, ft.BarrierKind.ARRIVE, ft.MemoryOrder.RELEASE,
                            index=pid, memory_scope=ft.MemoryScope.DEVICE)
     ft.distributed_barrier(mesh, comm, "intra_node", "block", "wait", ft.MemoryOrder.ACQ_REL, index=pid)
-    ft.distributed_barrier(mesh, comm, "device", order="acqrel", context_id=0, memory_scope="system")
+    ft.distributed_barrier(mesh, comm, "device", order="acqrel", index=None, context_id=0, memory_scope="system")
 
 
 def test_runtime_arguments_enums_and_element_offsets(compile_kernel):

@@ -185,6 +185,8 @@ def distributed_barrier(mesh=None, device_dptr=None, space=None, group_kind="blo
     memory_order = _text("order", order)
     memory_order = _ORDERS.get(memory_order, memory_order) if isinstance(memory_order, str) else memory_order
     comm = _comm("device_dptr", device_dptr, _semantic)
+    if core._unwrap_if_constexpr(index) is None:  # FlagTree reads None as slot 0
+        index = 0
     _tle._barrier("tle_distributed_barrier", comm, _text("barrier_kind", barrier_kind), group, memory_order, index,
                   _semantic, _link.bitcode_path)
 
