@@ -355,9 +355,15 @@ def shard_id(mesh, axis, device_dptr=None, _semantic=None) -> core.tensor:
 
 
 # Point-to-point signals (FlagTree's tle.signal and tle.signal_wait) map onto
-# TLE's signal entry points, which are being added on the branch `signals`
-# and are not on main yet. Until they are, these names exist with
-# FlagTree's parameters and refuse at compile time.
+# TLE's signals (tle.language.signal/signal_wait, on the branch `signals`,
+# not on main yet): signal(device_dptr, peer, slot_id, value, op, space,
+# group_kind, context_id, scope) -> tle.language.signal(comm, peer,
+# index=slot_id, op, value, group_kind), with space intra (or world on one
+# node), context_id 0 and scope system as for the barrier;
+# signal_wait(device_dptr, slot_id, "signal", target, group_kind, context_id,
+# order) -> tle.language.signal_wait(comm, slot_id, target, group_kind,
+# order), FlagTree's "counter" and "shadow" wait kinds refused. Until then
+# these names exist with FlagTree's parameters and refuse at compile time.
 _SIGNALS_PENDING = ("TLE's point-to-point signals are not in this TLE yet (they come with the signal entry "
                     "points of the device library); tle.flagtree maps FlagTree's {} onto them once they are")
 
