@@ -2,7 +2,7 @@
 # The Triton front end's GPU tests, run on the GPU machine from the
 # repository root after scripts/gpu-run.sh has built build-gpu (libtle.so
 # with the CUDA backend):
-#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d]
+#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree]
 #                                                              (default all)
 # The GPU machine has no LLVM, so the device bitcode is built on the CPU
 # machine (build/lib/libtle_device.bc) and carried as .gpu/libtle_device.bc.
@@ -16,8 +16,8 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 cd "$(dirname "$0")/.."
 root=$(pwd)
 phase=${1:-all}
-case "$phase" in all | example | exchange | timeout | bench | import | nccl | c10d) ;; *)
-  echo "usage: $0 [all|example|exchange|timeout|bench|import|nccl|c10d]" >&2
+case "$phase" in all | example | exchange | timeout | bench | import | nccl | c10d | flagtree) ;; *)
+  echo "usage: $0 [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree]" >&2
   exit 2
   ;;
 esac
@@ -99,6 +99,17 @@ if [ "$phase" = all ] || [ "$phase" = c10d ]; then
   say "6. tle/c10d.hpp: a communicator from a c10d process group in C++ (compiles an extension first)"
   timeout -k 10 300 "${torchrun[@]}" python/tests_gpu/c10d_helper.py
   record "c10d helper (C++)" $?
+fi
+if [ "$phase" = all ] || [ "$phase" = flagtree ]; then
+  # FlagTree's own tests through tle.flagtree, and TLE's registration test
+  # (scripts/gpu-flagtree.sh; its own log is $out/flagtree-gpu.log).
+  if [ -d .gpu/flagtree-tests ]; then
+    say "7. FlagTree's distributed tests on tle.flagtree (scripts/gpu-flagtree.sh)"
+    timeout -k 10 560 scripts/gpu-flagtree.sh .gpu/flagtree-tests
+    record "FlagTree tests (see flagtree-gpu.log)" $?
+  else
+    summary+=("FlagTree tests: SKIPPED (no .gpu/flagtree-tests; docs/flagtree.md says how to get them)")
+  fi
 fi
 
 say "summary"

@@ -34,6 +34,7 @@ class Compiled:
     ttir: str
     llir: str
     ptx: str
+    ttgir: str = ""
 
 
 @pytest.fixture(scope="session")
@@ -56,6 +57,6 @@ def compile_kernel(bitcode):
             options["extern_libs"] = tle.extern_libs()
         src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs or {})
         kernel = triton.compile(src, target=TARGET, options=options)
-        return Compiled(kernel.asm["ttir"], kernel.asm["llir"], kernel.asm["ptx"])
+        return Compiled(kernel.asm["ttir"], kernel.asm["llir"], kernel.asm["ptx"], kernel.asm["ttgir"])
 
     return compile_

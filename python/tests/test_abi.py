@@ -76,6 +76,15 @@ def test_triton_entry_points_have_abi_signatures():
     for name in ("tleTritonBarrier", "tleTritonIntraRank", "tleTritonIntraSize",
                  "tleTritonLocalPointer", "tleTritonIntraPointer"):
         assert f'"{name}"' in source, f"tle.language no longer calls {name}"
+    # FlagTree's spellings, which tle.flagtree calls, have their twins'
+    # signatures.
+    twins = {"tle_distributed_barrier": "tleTritonBarrier", "tle_remote_pointer": "tleTritonIntraPointer",
+             "tle_get_device_id": "tleTritonIntraRank", "tle_get_world_rank": "tleTritonIntraRank",
+             "tle_get_num_pes": "tleTritonIntraSize"}
+    flagtree = (Path(language.__file__).parent / "flagtree" / "language.py").read_text()
+    for name, twin in twins.items():
+        assert FUNCTIONS[name] == FUNCTIONS[twin], name
+        assert f'"{name}"' in flagtree, f"tle.flagtree no longer calls {name}"
 
 
 def test_docs_tabulate_every_entry_point():

@@ -79,6 +79,67 @@ def test_init_rank_bootstraps_one_comm_per_thread():
             c.destroy()
 
 
+def test_register_shares_memory_the_ranks_already_have():
+    """Comm.register on the ranks of one process (a thread each, as the
+    collective needs): the handle maps each rank's own memory, a peer's
+    store lands in it, a size mismatch fails every rank, and freeing the
+    registration leaves the memory to its owner."""
+    comms = Comm.init_all(2, backend=Backend.EMULATOR)
+    arrays = [(ctypes.c_uint32 * 64)() for _ in comms]
+
+    def on_both(nbytes_of) -> list:
+        out: list = [None, None]
+
+        def run(r: int) -> None:
+            try:
+                out[r] = comms[r].register(ctypes.addressof(arrays[r]), nbytes_of(r))
+            except TLEError as e:
+                out[r] = e
+
+        threads = [threading.Thread(target=run, args=(r,)) for r in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        return out
+
+    try:
+        mems = on_both(lambda r: 256)
+        assert [m.local_ptr for m in mems] == [ctypes.addressof(a) for a in arrays]
+        # Rank 1's copy as rank 0's handle has it, asked of the device
+        # library (the interpreter's entry point of tle_remote_pointer).
+        from tle import _interp
+        remote_pointer = _interp._entry_point("tle_remote_pointer", ("int64", "int64", "int32"), "int64")
+        out, info = ctypes.c_int64(), runtime._ErrorInfo()
+        program = _interp._Program((ctypes.c_uint32 * 3)(0, 0, 0), (ctypes.c_uint32 * 3)(1, 1, 1))
+        assert remote_pointer(ctypes.byref(program), mems[0].dev_handle, 0, 1, ctypes.byref(out),
+                              ctypes.byref(info)) == Result.SUCCESS
+        peer_of_0 = out.value
+        assert peer_of_0 == ctypes.addressof(arrays[1])
+        ctypes.c_uint32.from_address(peer_of_0).value = 7
+        assert arrays[1][0] == 7
+        for m in mems:
+            m.free()
+        arrays[0][0] = 1  # still the caller's
+        refused = on_both(lambda r: 64 * (r + 1))
+        assert all(isinstance(e, TLEError) and e.code is Result.INVALID_ARGUMENT for e in refused)
+        assert "rank 1 asked for 128 bytes, rank 0 for 64" in str(refused[0])
+    finally:
+        for c in comms:
+            c.destroy()
+
+
+def test_shareable_host_memory():
+    address = runtime.shareable_alloc(5000, -1)
+    try:
+        assert address % 4096 == 0
+        assert ctypes.string_at(address, 5000) == bytes(5000)
+    finally:
+        runtime.shareable_free(address, -1)
+    with pytest.raises(RuntimeError, match="built without CUDA"):
+        runtime.shareable_alloc(64, 0)
+
+
 def test_c_api_errors_raise_tle_error_with_string_and_detail():
     with pytest.raises(TLEError) as info:
         Comm.init_all(0, backend=Backend.EMULATOR)

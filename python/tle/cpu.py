@@ -5,8 +5,10 @@ process per rank, started by TLE's launcher (``python -m tle.launch --ranks
 N script.py``). The communicator uses the emulator backend: every symmetric
 buffer is shared memory mapped into every rank, so the interpreter's loads
 and stores through ``intra_pointer`` reach the peers' copies directly.
-Buffers are NumPy arrays; ``Tensor`` makes any NumPy array a pointer
-argument the interpreter accepts, as it accepts torch tensors::
+Buffers are NumPy arrays; ``Communicator.register`` makes an array of
+``shareable_array`` a symmetric buffer without a copy. ``Tensor`` makes any
+NumPy array a pointer argument the interpreter accepts, as it accepts torch
+tensors::
 
     import numpy as np
     from tle.cpu import Communicator, Tensor
@@ -25,15 +27,16 @@ import ctypes
 import math
 import os
 import sys
+import weakref
 from typing import Sequence
 
 import numpy as np
 
 from ._interp import interpreting
 from .launch import ENV_RANK, ENV_SIZE, ENV_UNIQUE_ID
-from .runtime import Backend, Comm, ErrorInfo, Mem, TLEError
+from .runtime import Backend, Comm, ErrorInfo, Mem, TLEError, shareable_alloc, shareable_free
 
-__all__ = ["Communicator", "SymmetricBuffer", "Tensor", "TLEError"]
+__all__ = ["Communicator", "SymmetricBuffer", "Tensor", "TLEError", "shareable_array"]
 
 
 class _Storage:
@@ -123,6 +126,21 @@ class Tensor:
         return self
 
 
+def shareable_array(shape: int | Sequence[int], dtype=np.float32) -> np.ndarray:
+    """A zero-filled NumPy array in memory that the peers' processes can map
+    once it is registered (``Communicator.register``): host memory from
+    ``tleShareableAlloc`` (a memory file), freed when the array and every
+    view of it are gone."""
+    shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+    dtype = np.dtype(dtype)
+    nbytes = max(math.prod(shape) * dtype.itemsize, 1)
+    address = shareable_alloc(nbytes, -1)
+    raw = (ctypes.c_char * nbytes).from_address(address)
+    # The array refers to `raw`; the memory goes when `raw` does.
+    weakref.finalize(raw, shareable_free, address, -1)
+    return np.frombuffer(raw, dtype=dtype, count=math.prod(shape)).reshape(shape)
+
+
 class SymmetricBuffer:
     """A symmetric buffer of one rank: the same shape and dtype on every
     rank, each rank's copy mapped into every peer.
@@ -134,12 +152,17 @@ class SymmetricBuffer:
     it must not be used afterwards.
     """
 
-    def __init__(self, mem: Mem, shape: tuple[int, ...], dtype: np.dtype):
+    def __init__(self, mem: Mem, shape: tuple[int, ...], dtype: np.dtype, array: np.ndarray | None = None):
         self._mem = mem
         self.shape = shape
         self.dtype = dtype
-        raw = (ctypes.c_char * mem.nbytes).from_address(mem.local_ptr)
-        self.array: np.ndarray = np.frombuffer(raw, dtype=dtype).reshape(shape)
+        #: A registration (``Communicator.register``): the memory is the
+        #: user's array, which this buffer keeps alive until it is closed.
+        self.registered = array is not None
+        if array is None:
+            raw = (ctypes.c_char * mem.nbytes).from_address(mem.local_ptr)
+            array = np.frombuffer(raw, dtype=dtype).reshape(shape)
+        self.array: np.ndarray = array
         self.tensor = Tensor(self.array)
         #: Address of the buffer's device handle (``tleMemGetHandle``).
         self.handle: int = mem.dev_handle
@@ -209,6 +232,25 @@ class Communicator:
             raise ValueError(f"a symmetric buffer needs a non-empty shape; got {shape}")
         dtype = np.dtype(dtype)
         buf = SymmetricBuffer(self._comm.alloc(math.prod(shape) * dtype.itemsize), shape, dtype)
+        self._buffers.append(buf)
+        return buf
+
+    def register(self, array: np.ndarray | Tensor) -> SymmetricBuffer:
+        """``array``'s existing memory as a symmetric buffer (collective:
+        every rank registers an array of the same size in bytes). Ranks in
+        separate processes can only map memory of ``shareable_array``; any
+        other array is refused (every rank fails, with the reason). Closing
+        the buffer unmaps the peers' copies and leaves the array alone."""
+        if isinstance(array, Tensor):
+            array = array.numpy()
+        if not isinstance(array, np.ndarray):
+            raise TypeError(f"register needs a NumPy array; got {type(array).__name__}")
+        if not array.flags.c_contiguous:
+            raise ValueError("register needs a C-contiguous array: kernels address its copies as base + offset")
+        if array.nbytes == 0:
+            raise ValueError("register needs a non-empty array")
+        buf = SymmetricBuffer(self._comm.register(array.ctypes.data, array.nbytes), array.shape, array.dtype,
+                              array=array)
         self._buffers.append(buf)
         return buf
 

@@ -156,13 +156,16 @@ def _library_path(_semantic) -> str:
     return libs[EXTERN_LIB_NAME]
 
 
-def _call(symbol: str, args: list[core.tensor], ret: core.dtype, _semantic) -> core.tensor:
+def _call(symbol: str, args: list[core.tensor], ret: core.dtype, _semantic,
+          library: Callable[[Any], str] = _library_path) -> core.tensor:
     """One non-pure call of a TLE entry point with already-typed scalars
-    (under the interpreter: the call itself, on the CPU)."""
+    (under the interpreter: the call itself, on the CPU). ``library`` gives
+    the bitcode's path for this compilation (``tle.flagtree`` links it
+    itself instead of requiring ``extern_libs``)."""
     if _interp.is_interpreter(_semantic):
         return _interp.call(symbol, args, ret, _semantic)
     signature = tuple(a.dtype for a in args)
-    return core.extern_elementwise(EXTERN_LIB_NAME, _library_path(_semantic), args, {signature: (symbol, ret)},
+    return core.extern_elementwise(EXTERN_LIB_NAME, library(_semantic), args, {signature: (symbol, ret)},
                                    is_pure=False, _semantic=_semantic)
 
 
@@ -217,6 +220,14 @@ def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_
             ``n_barriers`` (checked at run time, reported as an error).
     """
     _choice("space", space, SPACES)
+    _barrier("tleTritonBarrier", _address("device_dptr", device_dptr, _semantic), barrier_kind, group_kind, order,
+             index, _semantic)
+
+
+def _barrier(symbol: str, comm: core.tensor, barrier_kind, group_kind, order, index, _semantic,
+             library: Callable[[Any], str] = _library_path) -> None:
+    """The checks and the call of a barrier entry point shaped as
+    tleTritonBarrier, for an int64 communicator ``comm``."""
     kind = BARRIER_KINDS[_choice("barrier_kind", barrier_kind, BARRIER_KINDS)]
     group = _choice("group_kind", group_kind, GROUP_KINDS)
     memory_order = ORDERS[_choice("order", order, ORDERS)]
@@ -234,7 +245,6 @@ def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_
                          f"and this kernel has num_warps={options.num_warps}); use 'block'")
     elif group == "grid" and options is not None and not getattr(options, "launch_cooperative_grid", False):
         raise ValueError("group_kind 'grid' needs a co-resident launch: pass launch_cooperative_grid=True")
-    comm = _address("device_dptr", device_dptr, _semantic)
     slot = _int32("index", index, _semantic)
     args = [
         comm,
@@ -243,7 +253,7 @@ def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_
         slot,
         _semantic.scalar_constant(memory_order, core.int32),
     ]
-    _call("tleTritonBarrier", args, core.int32, _semantic)
+    _call(symbol, args, core.int32, _semantic, library)
 
 
 @_builtin

@@ -172,6 +172,9 @@ _PROTOTYPES: dict[str, tuple[type | None, list]] = {
     "tleMemImport": (ctypes.c_int, [_vp, _vp, ctypes.c_size_t, ctypes.POINTER(_vp), ctypes.POINTER(_vp)]),
     "tleMemImportAll": (ctypes.c_int, [ctypes.POINTER(_vp), ctypes.c_int, ctypes.POINTER(_vp), ctypes.c_size_t,
                                        ctypes.POINTER(_vp)]),
+    "tleMemRegister": (ctypes.c_int, [_vp, _vp, ctypes.c_size_t, ctypes.POINTER(_vp)]),
+    "tleShareableAlloc": (_vp, [ctypes.c_size_t, ctypes.c_int, _vp]),
+    "tleShareableFree": (None, [_vp, ctypes.c_size_t, ctypes.c_int, _vp]),
     "tleMemFree": (ctypes.c_int, [_vp]),
     "tleMemGetHandle": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
     "tleMemGetLocalPtr": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
@@ -354,6 +357,19 @@ class Comm:
         _check(library().tleMemAlloc(self.handle, nbytes, ctypes.byref(out)), f"tleMemAlloc({nbytes})")
         return Mem(out.value, nbytes)
 
+    def register(self, address: int, nbytes: int) -> Mem:
+        """``nbytes`` of memory this rank already allocated at ``address``,
+        registered as a symmetric buffer (``tleMemRegister``; collective,
+        every rank with the same ``nbytes``). Freeing the ``Mem`` unmaps the
+        peers' copies; the memory stays the caller's, who keeps it alive
+        until every rank has freed its registration."""
+        address = _integer("address", address, _C_SIZE_T)
+        nbytes = _integer("nbytes", nbytes, _C_SIZE_T)
+        out = _vp()
+        _check(library().tleMemRegister(self.handle, address, nbytes, ctypes.byref(out)),
+               f"tleMemRegister(0x{address:x}, {nbytes})")
+        return Mem(out.value, nbytes)
+
     @staticmethod
     def alloc_all(comms: Sequence[Comm], nbytes: int) -> list[Mem]:
         """One symmetric buffer per rank of an ``init_all`` set."""
@@ -409,6 +425,28 @@ class Comm:
         if self._handle is not None:
             handle, self._handle = self._handle, None
             _check(library().tleCommDestroy(handle), "tleCommDestroy")
+
+
+def shareable_alloc(nbytes: int, device: int) -> int:
+    """``tleShareableAlloc``: memory that ``Comm.register`` can share with
+    other processes (``device`` >= 0: cudaMalloc on that GPU; -1: host memory
+    in a memory file, for the emulator backend). Returns its address; free it
+    with ``shareable_free``."""
+    nbytes = _integer("nbytes", nbytes, _C_SIZE_T)
+    device = _integer("device", device, _C_INT)
+    address = library().tleShareableAlloc(nbytes, device, None)
+    if not address:
+        # The allocator interface (PyTorch's) returns no status: the reason
+        # is the last error detail only.
+        detail = library().tleGetLastErrorDetail()
+        raise RuntimeError(detail.decode(errors="replace") if detail else
+                           f"tleShareableAlloc({nbytes}, device {device}) failed")
+    return address
+
+
+def shareable_free(address: int, device: int) -> None:
+    """``tleShareableFree`` of what ``shareable_alloc`` returned."""
+    library().tleShareableFree(_integer("address", address, _C_SIZE_T), 0, _integer("device", device, _C_INT), None)
 
 
 class Mem:

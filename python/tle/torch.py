@@ -6,6 +6,9 @@ communicator with the CUDA backend: rank 0 creates the bootstrap id, the
 group broadcasts it, every rank joins with its current CUDA device. Kernels
 take ``comm.dev_comm`` and ``buf.handle`` (ints) as arguments; ``buf.tensor``
 is this rank's copy of a symmetric buffer as a torch tensor.
+``comm.register(tensor)`` makes a tensor the program already has a
+symmetric buffer, without a copy (its memory must be shareable: see
+``shareable_mem_pool``).
 
 Under Triton's interpreter (``TRITON_INTERPRET=1``; a ``gloo`` group, no GPU
 needed) the ranks are CPU ranks instead: the communicator uses the emulator
@@ -27,9 +30,11 @@ here with ``comm.import_tensor(tensor, peer_ptrs)``.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import math
+import threading
 from typing import Sequence
 
 try:
@@ -46,7 +51,7 @@ import torch.utils.dlpack
 from ._interp import interpreting
 from .runtime import Alloc, Backend, Comm, ErrorInfo, Mem, TLEError, get_unique_id
 
-__all__ = ["Alloc", "Communicator", "SymmetricBuffer", "TLEError"]
+__all__ = ["Alloc", "Communicator", "SymmetricBuffer", "TLEError", "shareable_mem_pool"]
 
 
 class _DLDevice(ctypes.Structure):
@@ -130,6 +135,41 @@ def _nccl_comm_of(group: dist.ProcessGroup, index: int) -> int:
     return address
 
 
+_pool_lock = threading.Lock()
+#: The pool of shareable_mem_pool and its allocator, made once per process.
+_pool: tuple[object, object] | None = None
+
+
+def shareable_mem_pool() -> torch.cuda.MemPool:
+    """A ``torch.cuda.MemPool`` whose allocations ``Communicator.register``
+    can share with the other processes: its allocator is libtle's
+    ``tleShareableAlloc``/``tleShareableFree`` (plain ``cudaMalloc``, which
+    legacy CUDA IPC exports), through PyTorch's ``CUDAPluggableAllocator``.
+    Nothing is compiled. The same pool every call::
+
+        with torch.cuda.use_mem_pool(tle.torch.shareable_mem_pool()):
+            x = torch.empty(n, device="cuda")
+        buf = comm.register(x)
+    """
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            from torch.cuda.memory import CUDAPluggableAllocator
+            from ._paths import host_library_path
+            allocator = CUDAPluggableAllocator(host_library_path(), "tleShareableAlloc", "tleShareableFree")
+            _pool = (torch.cuda.MemPool(allocator.allocator()), allocator)
+            # Dropped at exit while CUDA and libtle are still up, rather
+            # than whenever interpreter teardown reaches this module.
+            atexit.register(_drop_pool)
+        return _pool[0]
+
+
+def _drop_pool() -> None:
+    global _pool
+    with _pool_lock:
+        _pool = None
+
+
 class SymmetricBuffer:
     """A symmetric buffer of one rank: the same shape and dtype on every rank,
     each rank's copy mapped into every peer.
@@ -140,16 +180,21 @@ class SymmetricBuffer:
     it must not be used afterwards. An imported buffer (``import_tensor``,
     ``import_symmetric``) is the caller's tensor: ``close()`` releases only
     TLE's handle, and the buffer keeps the tensor (and ``owner``, such as
-    the symmetric-memory handle) alive as long as it is open.
+    the symmetric-memory handle) alive as long as it is open; so is a
+    registered one (``register``), whose ``close()`` also unmaps the peers'
+    copies TLE mapped.
     """
 
     def __init__(self, comm: Communicator, mem: Mem, shape: tuple[int, ...], dtype: torch.dtype,
-                 tensor: torch.Tensor | None = None, owner: object = None):
+                 tensor: torch.Tensor | None = None, owner: object = None, registered: bool = False):
         self._comm = comm
         self._mem = mem
         self.shape = shape
         self.dtype = dtype
         self._owner = owner
+        #: A registration (``Communicator.register``): the memory is the
+        #: user's tensor, which this buffer keeps alive until it is closed.
+        self.registered = registered
         if tensor is None:
             tensor = _bytes_tensor(self, mem.local_ptr, mem.nbytes, comm.torch_device).view(dtype).view(shape)
         self.tensor: torch.Tensor = tensor
@@ -165,7 +210,9 @@ class SymmetricBuffer:
         return self._mem.freed
 
     def close(self) -> None:
-        """Free this rank's handle (not collective); idempotent."""
+        """Free this rank's handle (not collective); idempotent. A
+        registration unmaps the peers' copies and leaves the tensor's
+        memory to its owner."""
         self._mem.free()
         self._owner = None
 
@@ -318,6 +365,35 @@ class Communicator:
             raise ValueError(f"the tensor ({nbytes} bytes at offset {offset}) is not inside the symmetric buffer "
                              f"of {limit} bytes")
         return self.import_tensor(tensor, [base + offset for base in bases], owner=handle)
+
+    def register(self, tensor: torch.Tensor) -> SymmetricBuffer:
+        """``tensor``'s existing memory as a symmetric buffer (collective:
+        every rank registers a tensor of the same size in bytes). Its
+        ``handle`` is a kernel's ``mem`` argument, as for ``alloc``; its
+        ``tensor`` is ``tensor`` itself.
+
+        The tensor must be contiguous and on this rank's device, in memory
+        that CUDA IPC can share: PyTorch's default allocator without
+        ``expandable_segments``, or a pool of ``shareable_mem_pool()``
+        (``with torch.cuda.use_mem_pool(tle.torch.shareable_mem_pool()):``).
+        Closing the buffer unmaps the peers' copies; keep the tensor alive
+        on every rank until every rank has closed its registration.
+        """
+        if not isinstance(tensor, torch.Tensor):
+            raise TypeError(f"register needs a torch.Tensor; got {type(tensor).__name__}")
+        if tensor.device != self.torch_device:
+            raise ValueError(f"the tensor is on {tensor.device}, but this rank's communicator is on "
+                             f"{self.torch_device}")
+        if not tensor.is_contiguous():
+            raise ValueError("register needs a contiguous tensor: kernels address its copies as base + offset")
+        nbytes = tensor.numel() * tensor.element_size()
+        if nbytes == 0:
+            raise ValueError("register needs a non-empty tensor")
+        with torch.cuda.device(self.device) if self.device is not None else contextlib.nullcontext():
+            mem = self._comm.register(tensor.data_ptr(), nbytes)
+        buf = SymmetricBuffer(self, mem, tuple(tensor.shape), tensor.dtype, tensor=tensor, registered=True)
+        self._buffers.append(buf)
+        return buf
 
     def get_error(self) -> ErrorInfo | None:
         """Read and clear the device error record (None when there is none)."""

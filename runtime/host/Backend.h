@@ -73,6 +73,21 @@ public:
     return tleSuccess;
   }
 
+  /// Registration of memory the user allocated (tleMemRegister,
+  /// Register.cpp). exportRegion checks that `bytes` at `ptr` can be shared
+  /// and fills `out` as allocShared would (ptr, bytes, and across processes
+  /// the export blob and descriptor), without taking ownership of the
+  /// memory; a peer in the same process uses importPeer/closePeer on it as
+  /// on an allocation. Across processes a peer maps it with importRegion
+  /// and unmaps it with closeRegion. unexportRegion releases what
+  /// exportRegion made and leaves the memory to its owner. The defaults
+  /// refuse: a backend that cannot share user memory says so.
+  virtual tleResult_t exportRegion(void *ptr, size_t bytes, bool sameProcess,
+                                   SharedAlloc &out);
+  virtual tleResult_t unexportRegion(SharedAlloc &region);
+  virtual tleResult_t importRegion(const SharedAlloc &peer, void **mapped);
+  virtual tleResult_t closeRegion(void *mapped);
+
   /// Memory only this rank uses (epochs, the DevComm itself), zero-filled.
   virtual tleResult_t allocLocal(size_t bytes, void **out) = 0;
   virtual tleResult_t freeLocal(void *ptr) = 0;
@@ -126,6 +141,10 @@ struct CudaBackendOptions {
 tleResult_t createCudaBackend(int device, bool multiProcess,
                               const CudaBackendOptions &options,
                               std::unique_ptr<Backend> &out);
+/// tleShareableAlloc/Free on a GPU: device memory that the CUDA backend's
+/// exportRegion accepts (tleNotSupported in a build without CUDA).
+tleResult_t allocCudaShareable(int device, size_t bytes, void **out);
+tleResult_t freeCudaShareable(int device, void *ptr);
 
 } // namespace tle
 

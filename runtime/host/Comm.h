@@ -74,6 +74,10 @@ public:
 
   /// Allocates this rank's zero-filled block.
   tleResult_t allocate(size_t bytes);
+  /// Makes `bytes` of the user's memory at `ptr` this rank's block instead
+  /// (tleMemRegister): exported by Backend::exportRegion, mapped by peers
+  /// with importRegion, and never freed by the view.
+  tleResult_t adopt(void *ptr, size_t bytes);
   /// What a peer passes to importFrom: the backend's export blob, or within
   /// one process this view's address.
   std::string exportBlob() const;
@@ -96,6 +100,7 @@ private:
   std::shared_ptr<Backend> backend;
   int rank;
   bool sameProcess;
+  bool registered = false; ///< the blocks are user memory (adopt)
   std::shared_ptr<Block> own;
   std::vector<void *> ptrs;
   std::vector<std::shared_ptr<Block>> peerBlocks;
@@ -124,6 +129,12 @@ tleResult_t gatherStatus(Bootstrap &bs, tleResult_t local,
 /// and the export released.
 tleResult_t allocSymmetric(Bootstrap &bs, SymmetricView &view, size_t bytes,
                            tleResult_t prior, uint64_t check, const char *what);
+
+/// The part of allocSymmetric after the allocation, for a view whose own
+/// block is ready (allocated or adopted) or failed with `local`: the
+/// exchange, the mappings and the release of the export.
+tleResult_t shareSymmetric(Bootstrap &bs, SymmetricView &view, size_t bytes,
+                           tleResult_t local, uint64_t check, const char *what);
 
 /// The same for all ranks of one process at once, from one thread.
 tleResult_t allocSymmetricAll(const std::vector<SymmetricView *> &views,
@@ -197,6 +208,15 @@ void logCreated(const CommState &c, int device, const char *how);
 tleResult_t lookupCommSet(const tleComm_t *handles, int nRanks,
                           tleMem_t *outMems,
                           std::vector<std::shared_ptr<CommState>> &comms);
+
+/// A symmetric buffer's state for communicator `c` (its view still empty);
+/// the local memory of its device-side handle; the handle's contents,
+/// published from the view (Memory.cpp).
+std::shared_ptr<MemState> newMem(CommState &c, size_t bytes);
+tleResult_t allocHandle(MemState &m);
+tleResult_t publishHandle(MemState &m);
+/// The INFO line of a buffer mapped into every peer.
+void logMapped(const MemState &m);
 
 } // namespace tle
 

@@ -11,21 +11,20 @@
 // it when the last descriptor and mapping are gone, whenever and however
 // the processes end (kill -9 included). The owner closes its descriptor
 // once every peer has confirmed its mapping (releaseExport) or when the
-// allocation fails.
+// allocation fails. Registered user memory (tleMemRegister) is shared the
+// same way when it lies in a memory file of tleShareableAlloc (MemoryFile.h).
 //
 //===----------------------------------------------------------------------===//
 
 #include "Backend.h"
 #include "Error.h"
-#include "UniqueFd.h"
+#include "MemoryFile.h"
 
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
 #include <mutex>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <unordered_map>
 #include <vector>
@@ -35,14 +34,9 @@ namespace {
 
 constexpr size_t kPageBytes = 4096;
 
-size_t roundUp(size_t bytes) {
-  size_t n = bytes == 0 ? 1 : bytes;
-  return (n + kPageBytes - 1) / kPageBytes * kPageBytes;
-}
-
 tleResult_t alignedCalloc(size_t bytes, void **out) {
-  size_t n = roundUp(bytes);
-  if (n < bytes)
+  size_t n = memoryFileBytes(bytes);
+  if (n == 0)
     return fail(tleSystemError, "cannot allocate %zu bytes", bytes);
   void *p = aligned_alloc(kPageBytes, n);
   if (!p)
@@ -53,17 +47,14 @@ tleResult_t alignedCalloc(size_t bytes, void **out) {
   return tleSuccess;
 }
 
-/// A memory file this rank created, and its descriptor until every peer
-/// has mapped it.
-struct MemoryFile {
+/// What SharedAlloc::impl holds across processes: the memory file of an
+/// allocation, or for a registration (exportRegion) only a duplicate of the
+/// descriptor of the user's file, whose mapping the user owns. The
+/// descriptor is kept until every peer has mapped the file.
+struct Export {
   UniqueFd fd;
-  size_t mappedBytes;
+  size_t mappedBytes = 0; ///< of an allocation's mapping; 0 for a registration
 };
-
-/// The seals a memory file carries before it is shared: a peer cannot
-/// shrink it under the others' mappings (which would make their accesses
-/// fault) or grow it, and no one can change the seals.
-constexpr int kSeals = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
 
 class CpuBackend final : public Backend {
 public:
@@ -80,25 +71,13 @@ public:
       out.bytes = bytes;
       return alignedCalloc(bytes, &out.ptr);
     }
-    size_t mapped = roundUp(bytes);
-    if (mapped < bytes || mapped > static_cast<size_t>(INT64_MAX))
-      return fail(tleSystemError, "cannot allocate %zu bytes", bytes);
-    UniqueFd fd(memfd_create("tle-shared", MFD_CLOEXEC | MFD_ALLOW_SEALING));
-    if (!fd)
-      return failErrno(errno, "memfd_create");
-    if (ftruncate(fd.get(), static_cast<off_t>(mapped)) != 0)
-      return failErrno(errno, "ftruncate of a memory file to %zu bytes",
-                       mapped);
-    if (fcntl(fd.get(), F_ADD_SEALS, kSeals) != 0)
-      return failErrno(errno, "sealing a memory file");
-    void *p =
-        mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_SHARED, fd.get(), 0);
-    if (p == MAP_FAILED)
-      return failErrno(errno, "mmap of a memory file of %zu bytes", mapped);
-    out.ptr = p;
+    MemoryFile file;
+    if (tleResult_t r = createMemoryFile(bytes, file))
+      return r;
+    out.ptr = file.ptr;
     out.bytes = bytes;
-    out.exportFd = fd.get();
-    out.impl = new MemoryFile{std::move(fd), mapped};
+    out.exportFd = file.fd.get();
+    out.impl = new Export{std::move(file.fd), file.mappedBytes};
     return tleSuccess;
   }
 
@@ -106,7 +85,7 @@ public:
     if (!alloc.ptr)
       return tleSuccess;
     tleResult_t result = tleSuccess;
-    if (auto *file = static_cast<MemoryFile *>(alloc.impl)) {
+    if (auto *file = static_cast<Export *>(alloc.impl)) {
       if (munmap(alloc.ptr, file->mappedBytes) != 0)
         result = failErrno(errno, "munmap");
       delete file;
@@ -120,7 +99,7 @@ public:
   }
 
   tleResult_t releaseExport(SharedAlloc &alloc) override {
-    if (auto *file = static_cast<MemoryFile *>(alloc.impl))
+    if (auto *file = static_cast<Export *>(alloc.impl))
       file->fd.reset();
     alloc.exportFd = -1;
     return tleSuccess;
@@ -132,25 +111,12 @@ public:
       *mapped = peer.ptr;
       return tleSuccess;
     }
-    int fd = peer.exportFd;
-    if (fd < 0)
-      return fail(tleInternalError, "a peer exported no memory file");
-    // The file came from an authenticated peer, but it is checked anyway:
-    // a file too small or not sealed could fault this process later.
-    struct stat st;
-    size_t want = roundUp(peer.bytes);
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
-        static_cast<size_t>(st.st_size) < want)
-      return fail(tleInternalError,
-                  "a peer's memory file is not a file of %zu bytes", want);
-    int seals = fcntl(fd, F_GET_SEALS);
-    if (seals < 0 || (seals & kSeals) != kSeals)
-      return fail(tleInternalError, "a peer's memory file is not sealed");
-    void *p = mmap(nullptr, want, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    if (p == MAP_FAILED)
-      return failErrno(errno, "mmap of a peer's memory file");
+    void *p;
+    size_t bytes;
+    if (tleResult_t r = mapMemoryFile(peer.exportFd, peer.bytes, &p, &bytes))
+      return r;
     std::lock_guard<std::mutex> lock(mutex);
-    peerMappings[p] = want;
+    peerMappings[p] = {p, bytes};
     *mapped = p;
     return tleSuccess;
   }
@@ -158,19 +124,14 @@ public:
   tleResult_t closePeer(void *mapped, bool sameProcess) override {
     if (sameProcess || !mapped)
       return tleSuccess;
-    size_t bytes;
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      auto it = peerMappings.find(mapped);
-      if (it == peerMappings.end())
-        return fail(tleInternalError, "closePeer of an unknown mapping");
-      bytes = it->second;
-      peerMappings.erase(it);
-    }
-    if (munmap(mapped, bytes) != 0)
-      return failErrno(errno, "munmap of a peer's memory file");
-    return tleSuccess;
+    return unmapPeer(mapped);
   }
+
+  tleResult_t exportRegion(void *ptr, size_t bytes, bool sameProcess,
+                           SharedAlloc &out) override;
+  tleResult_t unexportRegion(SharedAlloc &region) override;
+  tleResult_t importRegion(const SharedAlloc &peer, void **mapped) override;
+  tleResult_t closeRegion(void *mapped) override { return unmapPeer(mapped); }
 
   tleResult_t allocLocal(size_t bytes, void **out) override {
     return alignedCalloc(bytes, out);
@@ -231,10 +192,86 @@ public:
   }
 
 private:
+  /// A peer's file as mapped here: `base` and the whole file's size, by the
+  /// address handed out (base itself, or inside it for a registration).
+  struct PeerMapping {
+    void *base;
+    size_t bytes;
+  };
+
+  tleResult_t unmapPeer(void *mapped) {
+    if (!mapped)
+      return tleSuccess;
+    PeerMapping m;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      auto it = peerMappings.find(mapped);
+      if (it == peerMappings.end())
+        return fail(tleInternalError, "closing an unknown peer mapping");
+      m = it->second;
+      peerMappings.erase(it);
+    }
+    if (munmap(m.base, m.bytes) != 0)
+      return failErrno(errno, "munmap of a peer's memory file");
+    return tleSuccess;
+  }
+
   bool multiProcess;
   std::mutex mutex;
-  std::unordered_map<void *, size_t> peerMappings;
+  std::unordered_map<void *, PeerMapping> peerMappings;
 };
+
+// Registration (tleMemRegister). In one process a peer uses the pointer
+// itself, so any host memory does. Across processes the peers map the
+// memory file behind the range, which only tleShareableAlloc's memory has;
+// the blob carries the range's offset in the file.
+
+tleResult_t CpuBackend::exportRegion(void *ptr, size_t bytes, bool sameProcess,
+                                     SharedAlloc &out) {
+  HostRegion region;
+  if (!sameProcess)
+    if (tleResult_t r = findHostShareable(ptr, bytes, region))
+      return r;
+  out.ptr = ptr;
+  out.bytes = bytes;
+  if (sameProcess)
+    return tleSuccess;
+  uint64_t offset = region.offset;
+  out.exportBlob.assign(reinterpret_cast<const char *>(&offset),
+                        sizeof(offset));
+  out.exportFd = region.fd.get();
+  out.impl = new Export{std::move(region.fd)};
+  return tleSuccess;
+}
+
+tleResult_t CpuBackend::unexportRegion(SharedAlloc &region) {
+  delete static_cast<Export *>(region.impl);
+  region.impl = nullptr;
+  region.exportFd = -1;
+  region.ptr = nullptr;
+  return tleSuccess;
+}
+
+tleResult_t CpuBackend::importRegion(const SharedAlloc &peer, void **mapped) {
+  uint64_t offset;
+  if (peer.exportBlob.size() != sizeof(offset))
+    return fail(tleInternalError, "malformed registration from a peer");
+  memcpy(&offset, peer.exportBlob.data(), sizeof(offset));
+  if (offset + peer.bytes < offset)
+    return fail(tleInternalError, "malformed registration from a peer");
+  void *base;
+  size_t fileBytes;
+  if (tleResult_t r =
+          mapMemoryFile(peer.exportFd, offset + peer.bytes, &base, &fileBytes))
+    return r;
+  void *p = static_cast<char *>(base) + offset;
+  std::lock_guard<std::mutex> lock(mutex);
+  // Two registrations of one peer's file at the same offset get two
+  // mappings, hence two distinct addresses: the key stays unique.
+  peerMappings[p] = {base, fileBytes};
+  *mapped = p;
+  return tleSuccess;
+}
 
 } // namespace
 

@@ -2,8 +2,9 @@
 //-*-===//
 //
 // Compiled instead of the real CUDA backend (runtime/host/cuda) when the
-// library is built without CUDA, so that asking for tleBackendCuda fails
-// with a clear status instead of a link error.
+// library is built without CUDA, so that asking for tleBackendCuda (or for
+// GPU memory from tleShareableAlloc) fails with a clear status instead of a
+// link error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,6 +20,22 @@ tleResult_t createCudaBackend(int device, bool multiProcess,
   (void)multiProcess;
   (void)options;
   out.reset();
+  return fail(tleNotSupported,
+              "this libtle was built without CUDA (TLE_ENABLE_CUDA=OFF)");
+}
+
+tleResult_t allocCudaShareable(int device, size_t bytes, void **out) {
+  (void)bytes;
+  *out = nullptr;
+  return fail(tleNotSupported,
+              "GPU memory for device %d: this libtle was built without CUDA "
+              "(TLE_ENABLE_CUDA=OFF)",
+              device);
+}
+
+tleResult_t freeCudaShareable(int device, void *ptr) {
+  (void)device;
+  (void)ptr;
   return fail(tleNotSupported,
               "this libtle was built without CUDA (TLE_ENABLE_CUDA=OFF)");
 }

@@ -22,8 +22,6 @@ MemState::~MemState() {
   view.reset();
 }
 
-namespace {
-
 std::shared_ptr<MemState> newMem(CommState &c, size_t bytes) {
   auto m = std::make_shared<MemState>();
   m->rank = c.rank;
@@ -36,7 +34,6 @@ std::shared_ptr<MemState> newMem(CommState &c, size_t bytes) {
   return m;
 }
 
-/// The INFO line of a buffer mapped into every peer.
 void logMapped(const MemState &m) {
   TLE_LOG(Info, m.rank,
           "buffer mapped: %zu bytes on each of %d ranks, local copy at %p, "
@@ -44,10 +41,19 @@ void logMapped(const MemState &m) {
           m.bytes, m.size, m.view->ptr(m.rank), static_cast<void *>(m.handle));
 }
 
+tleResult_t allocHandle(MemState &m) {
+  void *symMem = nullptr;
+  tleResult_t r = m.backend->allocLocal(sizeof(SymMem), &symMem);
+  m.handle = static_cast<SymMem *>(symMem);
+  return r;
+}
+
 tleResult_t publishHandle(MemState &m) {
   SymMem h = makeSymMem(*m.view, m.rank, m.size, m.bytes, m.error);
   return m.backend->copyToLocal(m.handle, &h, sizeof(h));
 }
+
+namespace {
 
 tleResult_t memAlloc(tleComm_t commHandle, size_t bytes, tleMem_t *outMem) {
   if (!outMem)
@@ -62,10 +68,8 @@ tleResult_t memAlloc(tleComm_t commHandle, size_t bytes, tleMem_t *outMem) {
   tleResult_t local = tleSuccess;
   if (bytes == 0)
     local = fail(tleInvalidArgument, "bytes is 0");
-  void *symMem = nullptr;
   if (local == tleSuccess)
-    local = comm->backend->allocLocal(sizeof(SymMem), &symMem);
-  m->handle = static_cast<SymMem *>(symMem);
+    local = allocHandle(*m);
   if (tleResult_t r = allocSymmetric(*comm->bootstrap, *m->view, bytes, local,
                                      0, "symmetric buffer"))
     return r;
@@ -87,11 +91,8 @@ tleResult_t memAllocAll(const tleComm_t *handles, int nRanks, size_t bytes,
   std::vector<SymmetricView *> views;
   for (int r = 0; r < nRanks; ++r) {
     auto m = newMem(*comms[r], bytes);
-    void *symMem;
-    if (tleResult_t s =
-            m->backend->allocLocal(sizeof(SymMem), &symMem))
+    if (tleResult_t s = allocHandle(*m))
       return s;
-    m->handle = static_cast<SymMem *>(symMem);
     views.push_back(m->view.get());
     mems.push_back(std::move(m));
   }

@@ -1,10 +1,12 @@
 //===- Symmetric.cpp - Memory every rank allocates and maps ----*- C++ -*-===//
 //
-// The collective allocation behind barrier inboxes and symmetric buffers.
-// Each step is an all-gather that carries every rank's status, so a rank
-// that fails makes all ranks fail at once with its reason, and all ranks
-// take the same decision from the same data:
-//   1. each rank allocates its block (or reports why it could not);
+// The collective allocation behind barrier inboxes and symmetric buffers,
+// and the exchange behind registered user memory (tleMemRegister). Each
+// step is an all-gather that carries every rank's status, so a rank that
+// fails makes all ranks fail at once with its reason, and all ranks take
+// the same decision from the same data:
+//   1. each rank allocates its block, or for a registration exports the
+//      user's (or reports why it could not);
 //   2. all-gather of (status, size, check, export blob) with the export's
 //      descriptor, if the backend has one (the CPU backend's memory file);
 //      any failure or disagreement fails everyone;
@@ -25,8 +27,11 @@ namespace tle {
 struct SymmetricView::Block {
   std::shared_ptr<Backend> backend;
   SharedAlloc alloc;
+  bool registered = false; ///< user memory: unexported, never freed
   ~Block() {
-    if (alloc.ptr)
+    if (registered)
+      backend->unexportRegion(alloc);
+    else if (alloc.ptr)
       backend->freeShared(alloc);
   }
 };
@@ -37,9 +42,14 @@ SymmetricView::SymmetricView(std::shared_ptr<Backend> backend, int rank,
       ptrs(size, nullptr), peerBlocks(size) {}
 
 SymmetricView::~SymmetricView() {
-  for (size_t p = 0; p < ptrs.size(); ++p)
-    if (static_cast<int>(p) != rank && ptrs[p])
+  for (size_t p = 0; p < ptrs.size(); ++p) {
+    if (static_cast<int>(p) == rank || !ptrs[p])
+      continue;
+    if (registered && !sameProcess)
+      backend->closeRegion(ptrs[p]);
+    else
       backend->closePeer(ptrs[p], sameProcess);
+  }
 }
 
 tleResult_t SymmetricView::allocate(size_t bytes) {
@@ -49,6 +59,21 @@ tleResult_t SymmetricView::allocate(size_t bytes) {
     return r;
   own = std::move(block);
   ptrs[rank] = own->alloc.ptr;
+  return tleSuccess;
+}
+
+tleResult_t SymmetricView::adopt(void *ptr, size_t bytes) {
+  auto block = std::make_shared<Block>();
+  block->backend = backend;
+  // Registered before the export: whatever the export filled in before it
+  // failed must be unexported, never freed (it is the user's memory).
+  block->registered = true;
+  if (tleResult_t r =
+          backend->exportRegion(ptr, bytes, sameProcess, block->alloc))
+    return r;
+  registered = true;
+  own = std::move(block);
+  ptrs[rank] = ptr;
   return tleSuccess;
 }
 
@@ -78,6 +103,8 @@ tleResult_t SymmetricView::importFrom(int peer, const std::string &blob,
   peerAlloc.bytes = bytes();
   peerAlloc.exportBlob = blob;
   peerAlloc.exportFd = fd;
+  if (registered)
+    return backend->importRegion(peerAlloc, &ptrs[peer]);
   return backend->importPeer(peerAlloc, false, &ptrs[peer]);
 }
 
@@ -146,6 +173,12 @@ tleResult_t allocSymmetric(Bootstrap &bs, SymmetricView &view, size_t bytes,
   tleResult_t local = prior;
   if (local == tleSuccess)
     local = view.allocate(bytes);
+  return shareSymmetric(bs, view, bytes, local, check, what);
+}
+
+tleResult_t shareSymmetric(Bootstrap &bs, SymmetricView &view, size_t bytes,
+                           tleResult_t local, uint64_t check,
+                           const char *what) {
   std::string payload;
   std::vector<int> myFds;
   if (local == tleSuccess) {

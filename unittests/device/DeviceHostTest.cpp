@@ -140,6 +140,10 @@ TEST_F(DeviceHost, RankAndSize) {
     int64_t c = reinterpret_cast<int64_t>(comm(r));
     EXPECT_EQ(tleTritonIntraRank(c), r);
     EXPECT_EQ(tleTritonIntraSize(c), 4);
+    // FlagTree's spellings (abi.def).
+    EXPECT_EQ(tle_get_device_id(c), r);
+    EXPECT_EQ(tle_get_world_rank(c), r);
+    EXPECT_EQ(tle_get_num_pes(c), 4);
   }
 }
 
@@ -156,6 +160,8 @@ TEST_F(DeviceHost, Pointers) {
             reinterpret_cast<int64_t>(rank(1).buffer + 4));
   EXPECT_EQ(tleTritonIntraPointer(m, 4, 0),
             reinterpret_cast<int64_t>(rank(0).buffer + 4));
+  EXPECT_EQ(tle_remote_pointer(m, 12, 2),
+            reinterpret_cast<int64_t>(rank(2).buffer + 12));
 }
 
 TEST_F(DeviceHost, PointerBadPeerIsRecorded) {

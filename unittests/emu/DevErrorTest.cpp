@@ -112,6 +112,21 @@ TEST(DevError, EveryFailureIsWordedFromCallToMessage) {
        tleInvalidArgument,
        "tle.intra_pointer (tleTritonIntraPointer): peer -1 is out of range "
        "(the communicator has 2 ranks)"},
+      {"flagtree peer",
+       [](void *, const void *mem) {
+         tle_remote_pointer(reinterpret_cast<int64_t>(mem), 4, 2);
+       },
+       tleInvalidArgument,
+       "tle.remote (tle_remote_pointer): peer 2 is out of range (the "
+       "communicator has 2 ranks)"},
+      {"flagtree barrier kind",
+       [](void *dc, const void *) {
+         tle_distributed_barrier(reinterpret_cast<int64_t>(dc), 7, kCoopBlock,
+                                 0, kOrderAcqRel);
+       },
+       tleInvalidArgument,
+       "tle.distributed_barrier (tle_distributed_barrier): unknown barrier "
+       "kind 7 (valid: 0..2)"},
       {"offset",
        [](void *, const void *mem) { flagcxGetLocalPointerS(mem, 44); },
        tleInvalidArgument,

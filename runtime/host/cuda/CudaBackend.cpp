@@ -7,7 +7,9 @@
 // each peer device access (one process) or by exporting a POSIX file
 // descriptor that travels over the bootstrap's socket (one process per
 // rank). Every export blob names its kind, so a rank maps a peer's block
-// whatever kind this rank allocates. The error record lives in host-mapped
+// whatever kind this rank allocates. Memory the user allocated with
+// cudaMalloc is shared the legacy way too when tleMemRegister registers it
+// (found with the driver's pointer attributes). The error record lives in host-mapped
 // pinned memory, which the host can still read after a trap has killed the
 // CUDA context. Multicast objects are never created (docs/gpu.md).
 // Every method may run on any host thread, so each one selects the backend's
@@ -25,7 +27,9 @@
 
 #include <cstdint>
 #include <cstring>
+#include <map>
 #include <mutex>
+#include <string>
 #include <unordered_map>
 
 namespace tle {
@@ -61,7 +65,9 @@ tleResult_t cudaFail(cudaError_t err, int device, const char *call) {
   X(cuMemGetAccess)                                                            \
   X(cuMemExportToShareableHandle)                                              \
   X(cuMemImportFromShareableHandle)                                            \
-  X(cuMemGetAllocationPropertiesFromHandle)
+  X(cuMemGetAllocationPropertiesFromHandle)                                    \
+  X(cuPointerGetAttributes)                                                    \
+  X(cuMemGetAddressRange)
 
 struct Driver {
 #define TLE_DRIVER_POINTER(name) decltype(&::name) name = nullptr;
@@ -302,6 +308,16 @@ public:
     TLE_CUDA_TRY(cudaIpcCloseMemHandle(mapped));
     return tleSuccess;
   }
+
+  tleResult_t exportRegion(void *ptr, size_t bytes, bool sameProcess,
+                           SharedAlloc &out) override;
+  tleResult_t unexportRegion(SharedAlloc &region) override {
+    region.ptr = nullptr;
+    region.exportBlob.clear();
+    return tleSuccess;
+  }
+  tleResult_t importRegion(const SharedAlloc &peer, void **mapped) override;
+  tleResult_t closeRegion(void *mapped) override;
 
   tleResult_t allocLocal(size_t bytes, void **out) override {
     if (!out)
@@ -676,7 +692,134 @@ private:
   std::unordered_map<void *, size_t> vmmMappings_;
   std::mutex streamMutex_;
   cudaStream_t stream_ = nullptr;
+
+  /// Peers' allocations opened for registrations, by IPC handle: one
+  /// registration or several (tensors of one allocation, a tensor
+  /// registered twice) share one cudaIpcOpenMemHandle, closed with the
+  /// last. Plus the handle of each address importRegion handed out.
+  struct Opened {
+    void *base;
+    int refs;
+  };
+  std::mutex regionMutex_;
+  std::map<std::string, Opened> opened_;
+  std::multimap<void *, std::string> regionHandles_;
 };
+
+// Registration (tleMemRegister). The range must lie in one cudaMalloc
+// allocation of this rank's GPU: legacy IPC exports whole allocations
+// (cudaIpcGetMemHandle of the allocation's base; the blob adds the range's
+// offset), and peer access within one process covers cudaMalloc memory but
+// not cuMem/VMM or pool memory, which need per-device access rights.
+
+tleResult_t CudaBackend::exportRegion(void *ptr, size_t bytes, bool sameProcess,
+                                      SharedAlloc &out) {
+  DeviceScope scope(device_);
+  TLE_CUDA_TRY(scope.status());
+  if (!drv().cuPointerGetAttributes || !drv().cuMemGetAddressRange)
+    return fail(tleNotSupported,
+                "the driver does not provide cuPointerGetAttributes and "
+                "cuMemGetAddressRange, which registration needs");
+  unsigned int type = 0;
+  int ordinal = -1, ipcCapable = 0;
+  CUpointer_attribute attrs[] = {
+      CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+      CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE};
+  void *values[] = {&type, &ordinal, &ipcCapable};
+  // Not a CUDA pointer is no error here: the attributes stay zero.
+  TLE_CU_TRY(drv().cuPointerGetAttributes(3, attrs, values,
+                                          reinterpret_cast<CUdeviceptr>(ptr)));
+  if (type != CU_MEMORYTYPE_DEVICE)
+    return fail(tleInvalidArgument,
+                "%p is not device memory (host memory, or not from CUDA): "
+                "register memory of this rank's GPU %d",
+                ptr, device_);
+  if (ordinal != device_)
+    return fail(tleInvalidArgument,
+                "%p is memory of GPU %d, but this rank runs on GPU %d", ptr,
+                ordinal, device_);
+  if (!ipcCapable)
+    return fail(tleInvalidArgument,
+                "%p is in an allocation that legacy CUDA IPC cannot share: "
+                "virtual memory (cuMemCreate; PyTorch allocates so with "
+                "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True) or a "
+                "cudaMallocAsync pool. Allocate the buffer with cudaMalloc: "
+                "in a torch.cuda.MemPool over tleShareableAlloc "
+                "(tle.flagtree.get_mem_pool()), or with PyTorch's default "
+                "allocator without expandable_segments",
+                ptr);
+  CUdeviceptr base = 0;
+  size_t size = 0;
+  TLE_CU_TRY(drv().cuMemGetAddressRange(&base, &size,
+                                        reinterpret_cast<CUdeviceptr>(ptr)));
+  size_t offset = reinterpret_cast<uintptr_t>(ptr) - base;
+  if (bytes > size - offset)
+    return fail(tleInvalidArgument,
+                "%zu bytes at %p run past the end of their allocation (%zu "
+                "bytes at 0x%llx)",
+                bytes, ptr, size, static_cast<unsigned long long>(base));
+  out.ptr = ptr;
+  out.bytes = bytes;
+  if (sameProcess)
+    return tleSuccess;
+  cudaIpcMemHandle_t handle;
+  TLE_CUDA_TRY(cudaIpcGetMemHandle(&handle, reinterpret_cast<void *>(base)));
+  uint64_t off = offset;
+  out.exportBlob.assign(reinterpret_cast<const char *>(&handle),
+                        sizeof(handle));
+  out.exportBlob.append(reinterpret_cast<const char *>(&off), sizeof(off));
+  return tleSuccess;
+}
+
+tleResult_t CudaBackend::importRegion(const SharedAlloc &peer, void **mapped) {
+  cudaIpcMemHandle_t handle;
+  uint64_t offset;
+  if (peer.exportBlob.size() != sizeof(handle) + sizeof(offset))
+    return fail(tleInvalidArgument,
+                "importRegion: a registration of %zu bytes, expected %zu "
+                "(was the peer created with the CUDA backend?)",
+                peer.exportBlob.size(), sizeof(handle) + sizeof(offset));
+  std::string key = peer.exportBlob.substr(0, sizeof(handle));
+  memcpy(&handle, key.data(), sizeof(handle));
+  memcpy(&offset, peer.exportBlob.data() + sizeof(handle), sizeof(offset));
+  DeviceScope scope(device_);
+  TLE_CUDA_TRY(scope.status());
+  std::lock_guard<std::mutex> lock(regionMutex_);
+  auto it = opened_.find(key);
+  if (it == opened_.end()) {
+    void *base = nullptr;
+    TLE_CUDA_TRY(
+        cudaIpcOpenMemHandle(&base, handle, cudaIpcMemLazyEnablePeerAccess));
+    it = opened_.emplace(key, Opened{base, 0}).first;
+  }
+  ++it->second.refs;
+  void *p = static_cast<char *>(it->second.base) + offset;
+  regionHandles_.emplace(p, key);
+  *mapped = p;
+  return tleSuccess;
+}
+
+tleResult_t CudaBackend::closeRegion(void *mapped) {
+  if (!mapped)
+    return tleSuccess;
+  void *base = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(regionMutex_);
+    auto at = regionHandles_.find(mapped);
+    if (at == regionHandles_.end())
+      return fail(tleInternalError, "closeRegion of an unknown mapping");
+    auto it = opened_.find(at->second);
+    regionHandles_.erase(at);
+    if (it == opened_.end() || --it->second.refs > 0)
+      return tleSuccess;
+    base = it->second.base;
+    opened_.erase(it);
+  }
+  DeviceScope scope(device_);
+  TLE_CUDA_TRY(scope.status());
+  TLE_CUDA_TRY(cudaIpcCloseMemHandle(base));
+  return tleSuccess;
+}
 
 #undef TLE_CUDA_TRY
 #undef TLE_CU_TRY
@@ -752,6 +895,26 @@ tleResult_t createCudaBackend(int device, bool multiProcess,
                   why.c_str());
   }
   out = std::make_unique<CudaBackend>(device, multiProcess, cuMem);
+  return tleSuccess;
+}
+
+tleResult_t allocCudaShareable(int device, size_t bytes, void **out) {
+  *out = nullptr;
+  DeviceScope scope(device);
+  if (scope.status() != cudaSuccess)
+    return cudaFail(scope.status(), device, "cudaSetDevice");
+  // Plain cudaMalloc: the memory legacy IPC exports (exportRegion).
+  if (cudaError_t err = cudaMalloc(out, bytes); err != cudaSuccess)
+    return cudaFail(err, device, "cudaMalloc");
+  return tleSuccess;
+}
+
+tleResult_t freeCudaShareable(int device, void *ptr) {
+  DeviceScope scope(device);
+  if (scope.status() != cudaSuccess)
+    return cudaFail(scope.status(), device, "cudaSetDevice");
+  if (cudaError_t err = cudaFree(ptr); err != cudaSuccess)
+    return cudaFail(err, device, "cudaFree");
   return tleSuccess;
 }
 

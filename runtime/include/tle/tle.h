@@ -221,6 +221,38 @@ TLE_API tleResult_t tleMemGetHandle(tleMem_t mem, void **outHandle);
 /** This rank's copy of the buffer (device memory on GPUs). */
 TLE_API tleResult_t tleMemGetLocalPtr(tleMem_t mem, void **outPtr);
 
+/** Register memory the caller already allocated as a symmetric buffer:
+ *  kernels then reach every rank's copy through the handle, as with
+ *  tleMemAlloc. Collective: every rank passes its own `ptr` and the same
+ *  `bytes`, and gets a handle whose tleMemGetLocalPtr is `ptr`. The range
+ *  must lie in one allocation that the backend can share:
+ *  - CUDA, one process per rank: device memory of this rank's GPU from
+ *    cudaMalloc (directly, through PyTorch's default caching allocator, or
+ *    from tleShareableAlloc). Memory that legacy CUDA IPC cannot export
+ *    (cuMem/VMM allocations such as PyTorch's expandable_segments, or a
+ *    cudaMallocAsync pool) is refused with tleInvalidArgument and a detail
+ *    that says what to allocate instead.
+ *  - CPU backend, one process per rank: memory from tleShareableAlloc with
+ *    device -1 (a memory file; plain malloc memory cannot be mapped by
+ *    another process and is refused).
+ *  - ranks of one process (tleCommInitAll): any memory of the rank's device
+ *    (any host memory on the CPU backend).
+ *  A failure on one rank fails every rank. tleMemFree of a registration
+ *  unmaps the peers' copies and leaves `ptr` allocated; keep the memory
+ *  alive on every rank until every rank has freed its registration. */
+TLE_API tleResult_t tleMemRegister(tleComm_t comm, void *ptr, size_t bytes,
+                                   tleMem_t *outMem);
+/** Memory that tleMemRegister can share with other processes, shaped as
+ *  PyTorch's CUDAPluggableAllocator wants its malloc (torch.cuda.MemPool
+ *  over it). `device` >= 0: cudaMalloc on that GPU (NULL in a build without
+ *  CUDA). `device` < 0: host memory in a memory file, for the CPU backend,
+ *  page-aligned and zero-filled. `stream` is ignored. NULL when the
+ *  allocation fails, with the reason as the thread's last error detail. */
+TLE_API void *tleShareableAlloc(size_t bytes, int device, void *stream);
+/** Frees what tleShareableAlloc returned (`bytes` and `stream` are
+ *  ignored); NULL is ignored. */
+TLE_API void tleShareableFree(void *ptr, size_t bytes, int device,
+                              void *stream);
 /** Copy the epochs of barrier slots first..first+count-1 of this rank into
  *  outEpochs: the number of rounds each slot completed here (modulo 2^32),
  *  what tools print as barrier rounds. Call it between launches (it reads

@@ -168,6 +168,14 @@ public:
     check(tleMemAlloc(comm.get(), bytes, &m));
     return Mem(m);
   }
+  /// tleMemRegister: `bytes` of the caller's memory at `ptr` as a symmetric
+  /// buffer (collective over `comm`); destroying the Mem unmaps the peers'
+  /// copies and leaves the memory to the caller.
+  static Mem registerMemory(const Comm &comm, void *ptr, size_t bytes) {
+    tleMem_t m;
+    check(tleMemRegister(comm.get(), ptr, bytes, &m));
+    return Mem(m);
+  }
   /// tleMemAllocAll over every rank of a Comm::initAll set.
   static std::vector<Mem> allocAll(const std::vector<Comm> &comms,
                                    size_t bytes) {

@@ -82,24 +82,40 @@ TLE_DEVICE_API void *flagcxGetIntraPointerS(const void *mem, uint64_t offset,
                                tle::impl::Fn::flagcxGetIntraPointerS);
 }
 
-TLE_DEVICE_API int32_t tleTritonBarrier(int64_t comm, int32_t barrierKind,
-                                        int32_t groupKind, int32_t index,
-                                        int32_t order) {
-  using namespace tle::impl;
+namespace tle::impl {
+/// The Triton barrier entry points (tleTritonBarrier and FlagTree's
+/// spelling): `barrierKind` and `groupKind` arrive as plain ints.
+TLE_DEV_INLINE int32_t tritonBarrier(int64_t comm, int32_t barrierKind,
+                                     int32_t groupKind, int32_t index,
+                                     int32_t order, Fn fn) {
   const void *c = addressOf(comm);
   uint32_t slot = static_cast<uint32_t>(index);
   if (TLE_UNLIKELY(static_cast<uint32_t>(barrierKind) > tle::kBarrierSync))
-    failArgument(c, slot, Fn::tleTritonBarrier, tle::kArgBarrierKind,
-                 barrierKind, tle::kBarrierSync);
+    failArgument(c, slot, fn, tle::kArgBarrierKind, barrierKind,
+                 tle::kBarrierSync);
   // Triton's group space is FlagCX's plus grid; report it as such.
   if (TLE_UNLIKELY(static_cast<uint32_t>(groupKind) > tle::kCoopGrid))
-    failArgument(c, slot, Fn::tleTritonBarrier, tle::kArgCoopKind, groupKind,
-                 tle::kCoopGrid);
+    failArgument(c, slot, fn, tle::kArgCoopKind, groupKind, tle::kCoopGrid);
   if (groupKind == tle::kCoopGrid)
-    gridBarrier(c, slot, order, barrierKind, Fn::tleTritonBarrier);
+    gridBarrier(c, slot, order, barrierKind, fn);
   else
-    barrier(c, groupKind, slot, order, barrierKind, Fn::tleTritonBarrier);
+    barrier(c, groupKind, slot, order, barrierKind, fn);
   return 0;
+}
+/// A peer's (or with `local`, this rank's) address of byte `offset` of a
+/// buffer, as Triton's int64.
+TLE_DEV_INLINE int64_t tritonPointer(int64_t mem, int64_t offset, int32_t peer,
+                                     bool local, Fn fn) {
+  return reinterpret_cast<int64_t>(memPointer(
+      addressOf(mem), static_cast<uint64_t>(offset), peer, local, fn));
+}
+} // namespace tle::impl
+
+TLE_DEVICE_API int32_t tleTritonBarrier(int64_t comm, int32_t barrierKind,
+                                        int32_t groupKind, int32_t index,
+                                        int32_t order) {
+  return tle::impl::tritonBarrier(comm, barrierKind, groupKind, index, order,
+                                  tle::impl::Fn::tleTritonBarrier);
 }
 TLE_DEVICE_API int32_t tleTritonIntraRank(int64_t comm) {
   return tle::impl::intraRank(tle::impl::addressOf(comm),
@@ -110,15 +126,39 @@ TLE_DEVICE_API int32_t tleTritonIntraSize(int64_t comm) {
                               tle::impl::Fn::tleTritonIntraSize);
 }
 TLE_DEVICE_API int64_t tleTritonLocalPointer(int64_t mem, int64_t offset) {
-  return reinterpret_cast<int64_t>(tle::impl::memPointer(
-      tle::impl::addressOf(mem), static_cast<uint64_t>(offset), 0,
-      /*local=*/true, tle::impl::Fn::tleTritonLocalPointer));
+  return tle::impl::tritonPointer(mem, offset, 0, /*local=*/true,
+                                  tle::impl::Fn::tleTritonLocalPointer);
 }
 TLE_DEVICE_API int64_t tleTritonIntraPointer(int64_t mem, int64_t offset,
                                              int32_t peer) {
-  return reinterpret_cast<int64_t>(tle::impl::memPointer(
-      tle::impl::addressOf(mem), static_cast<uint64_t>(offset), peer,
-      /*local=*/false, tle::impl::Fn::tleTritonIntraPointer));
+  return tle::impl::tritonPointer(mem, offset, peer, /*local=*/false,
+                                  tle::impl::Fn::tleTritonIntraPointer);
+}
+
+// FlagTree's spellings of the same functions (abi.def says why).
+TLE_DEVICE_API int32_t tle_distributed_barrier(int64_t comm,
+                                               int32_t barrierKind,
+                                               int32_t groupKind, int32_t index,
+                                               int32_t order) {
+  return tle::impl::tritonBarrier(comm, barrierKind, groupKind, index, order,
+                                  tle::impl::Fn::tle_distributed_barrier);
+}
+TLE_DEVICE_API int64_t tle_remote_pointer(int64_t mem, int64_t offset,
+                                          int32_t peer) {
+  return tle::impl::tritonPointer(mem, offset, peer, /*local=*/false,
+                                  tle::impl::Fn::tle_remote_pointer);
+}
+TLE_DEVICE_API int32_t tle_get_device_id(int64_t comm) {
+  return tle::impl::intraRank(tle::impl::addressOf(comm),
+                              tle::impl::Fn::tle_get_device_id);
+}
+TLE_DEVICE_API int32_t tle_get_world_rank(int64_t comm) {
+  return tle::impl::intraRank(tle::impl::addressOf(comm),
+                              tle::impl::Fn::tle_get_world_rank);
+}
+TLE_DEVICE_API int32_t tle_get_num_pes(int64_t comm) {
+  return tle::impl::intraSize(tle::impl::addressOf(comm),
+                              tle::impl::Fn::tle_get_num_pes);
 }
 
 #endif // TLE_IMPL_ENTRY_H

@@ -1,0 +1,199 @@
+"""The rank program of the CPU tests of tle.flagtree (test_flagtree.py):
+kernels written as FlagTree's tests write them (``import tle.flagtree as
+tle``, the context of ``create_dist_tensor`` as a ``tl.constexpr``), run on
+CPU ranks under Triton's interpreter with NumPy buffers:
+
+    python -m tle.launch --ranks N python/tests/flagtree_ranks.py CASE
+
+Cases:
+  d2d       each program reads element pid of the next rank's registered
+            buffer through remote(), then a barrier; shard_id('device') and
+            n_pes; the same with a mesh, FlagTree's enums and space='world'.
+  node      shard_id(mesh, 'node') is 0 on one node.
+  delay     rank 0 starts its barrier DELAY s late: every other rank's
+            barrier must take about that long (a barrier that does not wait
+            returns at once); also repeated barriers and an arrive/wait pair.
+  refuse    a plain NumPy array (not tle.cpu.shareable_array) cannot be
+            registered across processes: every rank fails, with the reason.
+  coords    shard_id over meshes of blocks (FlagTree's test_tle_shard_id_runtime
+            shapes), twice as many programs as the mesh has.
+
+Every line is prefixed with "[rank r]"; a case prints PASS or FAIL lines.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+
+import numpy as np
+import triton
+import triton.language as tl
+
+import tle.flagtree as tle
+from tle.cpu import Tensor, shareable_array
+from tle.runtime import TLEError
+
+N = 8
+DELAY = 1.5
+
+
+def log(message: str) -> None:
+    sys.stdout.write(f"[rank {os.environ.get('RANK', '?')}] {message}\n")
+    sys.stdout.flush()
+
+
+def check(name: str, ok: bool, detail: str = "") -> bool:
+    log(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail and not ok else ''}")
+    return ok
+
+
+@triton.jit
+def read_next_kernel(out_ptr, device_dptr: tl.constexpr, mesh: tl.constexpr):
+    pid = tl.program_id(0)
+    local_rank = tle.shard_id(mesh, "device", device_dptr=device_dptr)
+    peer = (local_rank + 1) % mesh.shape[0]
+    value = tl.load(tle.remote(device_dptr, space="device", dtype=tl.float32, shard_id=peer, offset=pid))
+    tl.store(out_ptr + pid, value)
+    tle.distributed_barrier(device_dptr=device_dptr, space="device", index=pid)
+
+
+@triton.jit
+def read_next_enums_kernel(out_ptr, ranks_ptr, coords_ptr, device_dptr: tl.constexpr, mesh: tl.constexpr):
+    pid = tl.program_id(0)
+    peer = (tle.shard_id(mesh, "device", device_dptr=device_dptr) + 1) % tle.n_pes(device_dptr)
+    tl.store(out_ptr + pid, tl.load(tle.remote(device_dptr, peer, space="device", dtype=tl.float32) + pid))
+    tl.store(ranks_ptr + pid, tle.n_pes(device_dptr))
+    tl.store(coords_ptr + pid, tle.shard_id(mesh, -1))
+    tle.distributed_barrier(mesh, device_dptr, "world", tle.GroupKind.BLOCK, tle.BarrierKind.ARRIVE,
+                            tle.MemoryOrder.RELEASE, index=pid, memory_scope=tle.MemoryScope.SYSTEM)
+    tle.distributed_barrier(mesh, device_dptr, "intra_node", "block", "wait", "acqrel", index=pid)
+
+
+def case_d2d() -> bool:
+    x = shareable_array(N, np.float32)
+    ctx = tle.create_dist_tensor(x)
+    rank, size = ctx.rank, ctx.size
+    x[:] = np.arange(N, dtype=np.float32) + rank * 1000
+    # The registration's exchange ordered every rank's registration; the
+    # values are written after it, so meet once more before reading them.
+    _meet(ctx)
+    expected = np.arange(N, dtype=np.float32) + (rank + 1) % size * 1000
+    mesh = tle.device_mesh(tle.MeshConfig(device=size))
+    out = Tensor(np.zeros(N, np.float32))
+    read_next_kernel[(N,)](out, device_dptr=ctx, mesh=mesh)
+    ok = check("remote read of the next rank, then a barrier", np.array_equal(out.numpy(), expected),
+               f"{out.numpy()} != {expected}")
+    out2, ranks, coords = (Tensor(np.zeros(N, t)) for t in (np.float32, np.int32, np.int32))
+    world = tle.device_mesh(tle.MeshConfig(node=1, device=size))
+    read_next_enums_kernel[(N,)](out2, ranks, coords, device_dptr=ctx, mesh=world)
+    ok &= check("n_pes, a mesh coordinate, world and intra_node barriers, enums",
+                np.array_equal(out2.numpy(), expected) and (ranks.numpy() == size).all() and
+                np.array_equal(coords.numpy(), np.arange(N) % size),
+                f"{out2.numpy()} {ranks.numpy()} {coords.numpy()}")
+    tle.communicator().synchronize()  # no device error was recorded
+    tle.cleanup_communicator()
+    ok &= check("cleanup_communicator ends the communicator", tle.communicator() is None)
+    return ok
+
+
+@triton.jit
+def meet_kernel(device_dptr: tl.constexpr):
+    tle.distributed_barrier(device_dptr=device_dptr, space="device")
+
+
+def _meet(ctx) -> None:
+    meet_kernel[(1,)](device_dptr=ctx)
+
+
+@triton.jit
+def node_rank_kernel(out_ptr, device_dptr: tl.constexpr, mesh: tl.constexpr):
+    pid = tl.program_id(0)
+    tl.store(out_ptr + pid, tle.shard_id(mesh, "node", device_dptr=device_dptr))
+
+
+def case_node() -> bool:
+    ctx = tle.create_dist_tensor(shareable_array(1, np.float32))
+    mesh = tle.device_mesh(tle.MeshConfig(node=1, device=ctx.size))
+    out = Tensor(np.full(2, -1, np.int32))
+    node_rank_kernel[(2,)](out, device_dptr=ctx, mesh=mesh)
+    ok = check("shard_id(mesh, 'node') is 0 on one node", (out.numpy() == 0).all(), str(out.numpy()))
+    tle.cleanup_communicator()
+    return ok
+
+
+@triton.jit
+def barrier_kernel(out_ptr, device_dptr: tl.constexpr, mesh: tl.constexpr):
+    tle.distributed_barrier(mesh=mesh, device_dptr=device_dptr, space="device")
+    tl.store(out_ptr + tl.program_id(0), 1)
+
+
+@triton.jit
+def arrive_wait_kernel(out_ptr, device_dptr: tl.constexpr, mesh: tl.constexpr):
+    tle.distributed_barrier(mesh=mesh, device_dptr=device_dptr, space="device", barrier_kind="arrive")
+    tle.distributed_barrier(mesh=mesh, device_dptr=device_dptr, space="device", barrier_kind="wait")
+    tl.store(out_ptr + tl.program_id(0), 1)
+
+
+def case_delay() -> bool:
+    ctx = tle.create_dist_tensor(shareable_array((4, 4), np.float32))
+    mesh = tle.device_mesh({"device": ctx.size})
+    ok = True
+    for i in range(8):
+        out = Tensor(np.zeros(1, np.int32))
+        barrier_kernel[(1,)](out, device_dptr=ctx, mesh=mesh)
+        ok &= out.numpy()[0] == 1
+    out = Tensor(np.zeros(1, np.int32))
+    arrive_wait_kernel[(1,)](out, device_dptr=ctx, mesh=mesh)
+    ok = check("8 barriers and an arrive/wait pair complete", bool(ok and out.numpy()[0] == 1))
+    _meet(ctx)
+    start = time.monotonic()
+    if ctx.rank == 0:
+        time.sleep(DELAY)
+    barrier_kernel[(1,)](out, device_dptr=ctx, mesh=mesh)
+    elapsed = time.monotonic() - start
+    log(f"delayed barrier took {elapsed:.2f} s")
+    if ctx.rank != 0:
+        ok &= check("a barrier waits for a delayed peer", elapsed >= 0.8 * DELAY, f"returned after {elapsed:.2f} s")
+    tle.cleanup_communicator()
+    return ok
+
+
+def case_refuse() -> bool:
+    try:
+        tle.create_dist_tensor(np.zeros(16, np.float32))
+    except TLEError as e:
+        log(f"refused: {e}")
+        return True
+    return check("plain memory is refused", False, "create_dist_tensor succeeded")
+
+
+@triton.jit
+def coordinates_kernel(output, mesh: tl.constexpr, rank: tl.constexpr):
+    pid = tl.program_id(0)
+    for axis in tl.static_range(rank):
+        tl.store(output + pid * rank + axis, tle.shard_id(mesh, axis))
+
+
+def case_coords() -> bool:
+    """shard_id over meshes of blocks (no communicator): program p's
+    coordinate on axis i is p // prod(shape[i+1:]) % shape[i], an axis of
+    size 1 is 0, and programs beyond the mesh wrap around."""
+    ok = True
+    for shape in [(2, 1), (2, 1, 2), (1, 4), (2, 3)]:
+        mesh = tle.device_mesh({"block": [(f"axis{i}", size) for i, size in enumerate(shape)]})
+        count = 2 * int(np.prod(shape))
+        out = Tensor(np.full((count, len(shape)), -1, np.int32))
+        coordinates_kernel[(count,)](out, mesh, len(shape))
+        expected = np.array([[pid % np.prod(shape) // int(np.prod(shape[i + 1:])) % size
+                              for i, size in enumerate(shape)] for pid in range(count)], np.int32)
+        ok &= check(f"shard_id coordinates of a {shape} mesh of blocks", np.array_equal(out.numpy(), expected),
+                    f"{out.numpy().tolist()} != {expected.tolist()}")
+    return ok
+
+
+CASES = {"d2d": case_d2d, "node": case_node, "delay": case_delay, "refuse": case_refuse, "coords": case_coords}
+
+if __name__ == "__main__":
+    sys.exit(0 if CASES[sys.argv[1]]() else 1)
