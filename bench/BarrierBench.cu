@@ -66,7 +66,7 @@ struct Options {
                                        "grid", "hostbar", "allreduce"};
   std::vector<int> ctas = {1, 8, 32, 132};
   int iters = 20000; ///< in-kernel rounds per measurement
-  int reps = 3;      ///< measurements; the median is reported
+  int reps = 7;      ///< measurements; median, min and max are reported
   /// Interleaved on/off pairs for the cost of the timeout checks, which is
   /// a few percent at most: smaller than the drift between runs, so it is
   /// only meaningful as paired differences, with their spread.
@@ -208,7 +208,7 @@ void benchFlag(World &w, const Options &o) {
     ns = double(h);
     oneWay.push_back(ns / 2e3 / o.iters);
   }
-  printResult("flag", "flag-oneway", "1", median(oneWay), "ping-pong/2");
+  printStats("flag", "flag-oneway", "1", oneWay, "ping-pong/2");
 }
 
 //===----------------------------------------------------------------------===//
@@ -307,9 +307,9 @@ void launchRef(int ctas, const Inboxes &inbox, int rank, uint32_t stride,
       <<<ctas, kThreads>>>(inbox, rank, gRanks, stride, iters, out);
 }
 
-/// The median over `reps` (default o.reps) of TLE's sync loop on `w`.
-double runTleLatency(World &w, int ctas, const Options &o, bool session = false,
-                     int reps = 0) {
+/// `reps` (default o.reps) measurements of TLE's sync loop on `w`.
+std::vector<double> runTleLatency(World &w, int ctas, const Options &o,
+                                  bool session = false, int reps = 0) {
   std::vector<double> v;
   for (int rep = 0; rep < (reps ? reps : o.reps); ++rep) {
     for (int r = 0; r < gRanks; ++r) {
@@ -324,7 +324,7 @@ double runTleLatency(World &w, int ctas, const Options &o, bool session = false,
     }
     v.push_back(slowest(w, ctas) / 1e3 / o.iters);
   }
-  return median(v);
+  return v;
 }
 
 void benchLatency(World &w, World &noTimeout, const Options &o) {
@@ -339,20 +339,20 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
       for (int k = 0; k < 2; ++k) {
         bool timeouts = (rep + k) % 2 == 0;
         double us = runTleLatency(timeouts ? w : noTimeout, ctas, o,
-                                  /*session=*/false, /*reps=*/1);
+                                  /*session=*/false, /*reps=*/1)[0];
         (timeouts ? on : off).push_back(us);
         printResult("timeout", timeouts ? "on" : "off", x, us,
                     "rep=" + std::to_string(rep));
       }
     }
-    printResult("latency", TLE_BENCH_TAG, x, median(on),
+    printStats("latency", TLE_BENCH_TAG, x, on,
                 "sync acq_rel block 128thr, timeouts on; median of " +
                     std::to_string(on.size()) + " interleaved with off");
-    printResult("latency", TLE_BENCH_TAG "-notimeout", x, median(off),
+    printStats("latency", TLE_BENCH_TAG "-notimeout", x, off,
                 "timeoutMs=0; median of " + std::to_string(off.size()) +
                     " interleaved with on");
-    printResult("latency", TLE_BENCH_TAG "-session", x,
-                runTleLatency(w, ctas, o, /*session=*/true),
+    printStats("latency", TLE_BENCH_TAG "-session", x,
+               runTleLatency(w, ctas, o, /*session=*/true),
                 "tle::BarrierSession sync acq_rel block 128thr, timeouts on");
   }
   if (!o.reference)
@@ -404,7 +404,7 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
         }
         t.push_back(slowest(w, ctas) / 1e3 / o.iters);
       }
-      printResult("latency", v.name, std::to_string(ctas), median(t), v.what);
+      printStats("latency", v.name, std::to_string(ctas), t, v.what);
     }
   }
 }
@@ -536,7 +536,7 @@ void benchGrid(World &w, const Options &o) {
     v.push_back(slowest(w, ctas) / 1e3 / iters);
   }
   std::string x = std::to_string(ctas);
-  printResult("grid", "tle-grid-barrier", x, median(v),
+  printStats("grid", "tle-grid-barrier", x, v,
               "all CTAs of all GPUs, cooperative launch");
 
   const int n = o.hostIters;
@@ -720,35 +720,41 @@ void benchAllReduce(World &w, const Options &o) {
     clearOut();
     const int iters = 1000;
     HostBarrier meet(gRanks);
-    double eager = perRank([&](int r, cudaStream_t s) {
-      meet.arriveAndWait();
-      return timed(s, [&] {
-        for (int i = 0; i < iters; ++i) {
-          oneShotAllReduce<<<ctas, kReduceThreads, 0, s>>>(
-              w.dcomm[r], w.dmem[r], out[r], n4, kSlotReduce);
-          CK_LAUNCH();
-        }
-      });
-    });
+    std::vector<double> eager, graph;
+    for (int rep = 0; rep < o.reps; ++rep)
+      eager.push_back(perRank([&](int r, cudaStream_t s) {
+                        meet.arriveAndWait();
+                        return timed(s, [&] {
+                          for (int i = 0; i < iters; ++i) {
+                            oneShotAllReduce<<<ctas, kReduceThreads, 0, s>>>(
+                                w.dcomm[r], w.dmem[r], out[r], n4,
+                                kSlotReduce);
+                            CK_LAUNCH();
+                          }
+                        });
+                      }) /
+                      iters * 1e6);
     expectSum("eager series");
     std::string x = std::to_string(bytes);
-    printResult("allreduce", "tle-oneshot", x, eager / iters * 1e6,
-                std::to_string(ctas) + " CTAs x " +
-                    std::to_string(kReduceThreads) + "; sum checked");
+    printStats("allreduce", "tle-oneshot", x, eager,
+               std::to_string(ctas) + " CTAs x " +
+                   std::to_string(kReduceThreads) + "; sum checked");
     clearOut();
     const int perGraph = 50, replays = 10;
-    double graph = perRank([&](int r, cudaStream_t s) {
-      cudaGraph_t g;
-      CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
-      for (int i = 0; i < perGraph; ++i)
-        oneShotAllReduce<<<ctas, kReduceThreads, 0, s>>>(
-            w.dcomm[r], w.dmem[r], out[r], n4, kSlotReduce);
-      CK(cudaStreamEndCapture(s, &g));
-      return timeGraphReplays(s, g, replays, meet);
-    });
+    for (int rep = 0; rep < o.reps; ++rep)
+      graph.push_back(perRank([&](int r, cudaStream_t s) {
+                        cudaGraph_t g;
+                        CK(cudaStreamBeginCapture(
+                            s, cudaStreamCaptureModeThreadLocal));
+                        for (int i = 0; i < perGraph; ++i)
+                          oneShotAllReduce<<<ctas, kReduceThreads, 0, s>>>(
+                              w.dcomm[r], w.dmem[r], out[r], n4, kSlotReduce);
+                        CK(cudaStreamEndCapture(s, &g));
+                        return timeGraphReplays(s, g, replays, meet);
+                      }) /
+                      (perGraph * replays) * 1e6);
     expectSum("graph replays");
-    printResult("allreduce", "tle-oneshot-graph", x,
-                graph / (perGraph * replays) * 1e6, "sum checked");
+    printStats("allreduce", "tle-oneshot-graph", x, graph, "sum checked");
   }
   for (int r = 0; r < gRanks; ++r) {
     CK(cudaSetDevice(r));
@@ -778,13 +784,13 @@ void benchAllocInProcess(const Options &o) {
   for (int ctas : o.ctas) {
     std::vector<double> a, b;
     for (int rep = 0; rep < allocReps(o); ++rep) {
-      a.push_back(runTleLatency(plain, ctas, o, false, 1));
-      b.push_back(runTleLatency(vmm, ctas, o, false, 1));
+      a.push_back(runTleLatency(plain, ctas, o, false, 1)[0]);
+      b.push_back(runTleLatency(vmm, ctas, o, false, 1)[0]);
     }
     std::string x = std::to_string(ctas);
-    printResult("alloc", "cudamalloc-peer", x, median(a),
+    printStats("alloc", "cudamalloc-peer", x, a,
                 "one process; inboxes cudaMalloc, peer access");
-    printResult("alloc", "cumem-peer", x, median(b),
+    printStats("alloc", "cumem-peer", x, b,
                 "one process; inboxes cuMem, cuMemSetAccess per device");
   }
   freeWorld(vmm);
@@ -982,8 +988,8 @@ void benchAllocProcesses(const Options &o) {
           v.push_back(it->second / 1e3 / o.iters);
       }
       if (int(v.size()) == allocReps(o))
-        printResult("alloc", kProcessAllocRows[k], std::to_string(c), median(v),
-                    kProcessAllocNotes[k]);
+        printStats("alloc", kProcessAllocRows[k], std::to_string(c), v,
+                   kProcessAllocNotes[k]);
     }
 }
 

@@ -61,7 +61,7 @@ __global__ void lsaSyncLoop(ncclDevComm dc, int iters,
 
 int main(int argc, char **argv) {
   std::vector<int> ctasList = {1, 8, 32, 132};
-  int iters = 20000, reps = 3;
+  int iters = 20000, reps = 7;
   bool doLatency = true, doReduce = true;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
@@ -133,9 +133,10 @@ int main(int argc, char **argv) {
       for (auto &t : th)
         t.join();
       std::sort(worst.begin(), worst.end());
-      printResult("latency", "nccl-lsa", std::to_string(ctas),
-                  worst[reps / 2] / 1e3 / iters,
-                  "ncclLsaBarrierSession<ncclCoopCta> sync acq_rel");
+      for (double &v : worst)
+        v = v / 1e3 / iters;
+      printStats("latency", "nccl-lsa", std::to_string(ctas), worst,
+                 "ncclLsaBarrierSession<ncclCoopCta> sync acq_rel");
     }
   }
 
@@ -143,7 +144,9 @@ int main(int argc, char **argv) {
   if (doReduce) {
     HostBarrier meet(gRanks);
     for (size_t bytes = 8 << 10; bytes <= (1u << 20); bytes *= 2) {
-      std::vector<double> eager(gRanks), graph(gRanks);
+      // [rep][rank] seconds: each repetition's figure is its slower rank.
+      std::vector<std::vector<double>> eager(reps, std::vector<double>(gRanks)),
+          graph(reps, std::vector<double>(gRanks));
       // Elements each rank found wrong after the warm-up and the eager
       // series / after the graph replays.
       std::vector<size_t> wrongEager(gRanks), wrongGraph(gRanks);
@@ -182,19 +185,22 @@ int main(int argc, char **argv) {
             NK(ncclAllReduce(in, out, count, ncclFloat, ncclSum, comms[r], s));
           wrongEager[r] = wrongElements();
           CK(cudaStreamSynchronize(s));
-          meet.arriveAndWait();
-          eager[r] = timed(s, [&] {
-            for (int i = 0; i < n; ++i)
-              NK(ncclAllReduce(in, out, count, ncclFloat, ncclSum, comms[r],
-                               s));
-          });
+          for (int rep = 0; rep < reps; ++rep) {
+            meet.arriveAndWait();
+            eager[rep][r] = timed(s, [&] {
+              for (int i = 0; i < n; ++i)
+                NK(ncclAllReduce(in, out, count, ncclFloat, ncclSum, comms[r],
+                                 s));
+            });
+          }
           wrongEager[r] += wrongElements();
           cudaGraph_t g;
           CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
           for (int i = 0; i < perGraph; ++i)
             NK(ncclAllReduce(in, out, count, ncclFloat, ncclSum, comms[r], s));
           CK(cudaStreamEndCapture(s, &g));
-          graph[r] = timeGraphReplays(s, g, replays, meet);
+          for (int rep = 0; rep < reps; ++rep)
+            graph[rep][r] = timeGraphReplays(s, g, replays, meet);
           wrongGraph[r] = wrongElements();
           CK(cudaFree(in));
           CK(cudaFree(out));
@@ -217,13 +223,18 @@ int main(int argc, char **argv) {
                     bytes, badEager, badGraph);
         anyWrong = true;
       }
-      printResult("allreduce", "nccl", x,
-                  *std::max_element(eager.begin(), eager.end()) / n * 1e6,
-                  "ncclAllReduce eager" + verdict(badEager));
-      printResult("allreduce", "nccl-graph", x,
-                  *std::max_element(graph.begin(), graph.end()) /
-                      (perGraph * replays) * 1e6,
-                  "ncclAllReduce graph-captured" + verdict(badGraph));
+      std::vector<double> eagerUs, graphUs;
+      for (int rep = 0; rep < reps; ++rep) {
+        eagerUs.push_back(
+            *std::max_element(eager[rep].begin(), eager[rep].end()) / n * 1e6);
+        graphUs.push_back(
+            *std::max_element(graph[rep].begin(), graph[rep].end()) /
+            (perGraph * replays) * 1e6);
+      }
+      printStats("allreduce", "nccl", x, eagerUs,
+                 "ncclAllReduce eager" + verdict(badEager));
+      printStats("allreduce", "nccl-graph", x, graphUs,
+                 "ncclAllReduce graph-captured" + verdict(badGraph));
     }
   }
   for (auto c : comms)

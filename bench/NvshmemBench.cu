@@ -35,7 +35,7 @@ using namespace tle::gpu;
 namespace {
 
 constexpr int kMaxConfigs = 8;
-constexpr int kMaxReps = 5;
+constexpr int kMaxReps = 9;
 /// PEs of the run: every GPU (set in main, before the fork).
 int gRanks = 2;
 
@@ -137,7 +137,7 @@ int child(int rank, int idPipe[2], Shared *sh, const std::vector<int> &ctas,
 
 int main(int argc, char **argv) {
   std::vector<int> ctas = {1, 8, 32, 132};
-  int iters = 20000, reps = 3;
+  int iters = 20000, reps = 7;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
     if (a == "--ctas")
@@ -205,11 +205,11 @@ int main(int argc, char **argv) {
     for (int rep = 0; rep < reps; ++rep)
       for (int r = 0; r < gRanks; ++r)
         worst[rep] = std::max(worst[rep], sh->ns[r][ci][rep]);
-    std::sort(worst.begin(), worst.end());
-    std::printf("RESULT,latency,nvshmem,%d,%.4f,%s\n", ctas[ci],
-                worst[reps / 2] / 1e3 / iters,
-                ctas[ci] == 1 ? "nvshmemx_barrier_all_block"
-                              : "nvshmemx_barrier_block, one team per CTA");
+    for (double &v : worst)
+      v = v / 1e3 / iters;
+    printStats("latency", "nvshmem", std::to_string(ctas[ci]), worst,
+               ctas[ci] == 1 ? "nvshmemx_barrier_all_block"
+                             : "nvshmemx_barrier_block; one team per CTA");
   }
   return 0;
 }

@@ -16,6 +16,7 @@ Multicast stays off (TORCH_SYMM_MEM_DISABLE_MULTICAST=1, set by bench/run.sh).
 """
 
 import os
+import statistics
 import sys
 
 import torch
@@ -26,6 +27,18 @@ import torch.multiprocessing as mp
 def result(section, impl, x, us, note=""):
     note = note.replace(",", ";")  # the last CSV field: no commas in it
     print(f"RESULT,{section},{impl},{x},{us:.4f},{note}", flush=True)
+
+
+# Repetitions of every timed series: the figure is their median, and the
+# note carries n, min and max (bench/report.py's spread and error bars).
+REPS = 7
+
+
+def result_stats(section, impl, x, figures, note=""):
+    spread = (f"n={len(figures)};min={min(figures):.4f};"
+              f"max={max(figures):.4f}")
+    result(section, impl, x, statistics.median(figures),
+           spread + (";" + note if note else ""))
 
 
 def timed(fn, iters):
@@ -146,18 +159,23 @@ def worker(rank, world, sections):
 
                 def call():
                     outs[:] = [op(buf, "sum", group_name)]
-                eager = slowest(timed(call, 1000))
+                eager = [slowest(timed(call, 1000)) for _ in range(REPS)]
                 wrong_eager += wrong(outs[0], expected)
+                graph = []
                 try:
-                    graph = graphed(call, 50, 10)
+                    for _ in range(REPS):
+                        graph.append(graphed(call, 50, 10))
                     # The graph's own output tensor, written by the replays.
                     wrong_graph = wrong(outs[0], expected)
                 except Exception as e:  # capture unsupported: eager only
-                    graph, wrong_graph = None, 0
+                    graph, wrong_graph = [], 0
                     if rank == 0:
                         print(f"note: graph capture of one_shot_all_reduce "
                               f"failed: {e}", flush=True)
-                graph = slowest(graph)
+                # Every rank calls slowest() REPS times, whatever failed.
+                graph = [slowest(g) for g in (graph or [None] * REPS)]
+                if None in graph:
+                    graph = None
                 wrong_eager = total(wrong_eager)
                 wrong_graph = total(wrong_graph)
                 if rank == 0:
@@ -167,11 +185,13 @@ def worker(rank, world, sections):
                               f"{wrong_eager} wrong elements eager, "
                               f"{wrong_graph} after graph replays",
                               flush=True)
-                    result("allreduce", "torch-oneshot", size, eager,
-                           "symm_mem.one_shot_all_reduce" + verdict(wrong_eager))
+                    result_stats("allreduce", "torch-oneshot", size, eager,
+                                 "symm_mem.one_shot_all_reduce"
+                                 + verdict(wrong_eager))
                     if graph is not None:
-                        result("allreduce", "torch-oneshot-graph", size,
-                               graph, "graph-replayed" + verdict(wrong_graph))
+                        result_stats("allreduce", "torch-oneshot-graph", size,
+                                     graph,
+                                     "graph-replayed" + verdict(wrong_graph))
                 size *= 2
     dist.barrier()
     dist.destroy_process_group()

@@ -160,6 +160,20 @@ inline void printResult(const char *section, const std::string &impl,
   std::fflush(stdout);
 }
 
+/// A figure measured `v.size()` times: the median as the figure, and the
+/// count, min and max ahead of the note ("n=7;min=1.2;max=1.4;..."), which
+/// bench/report.py reads back for the spread and the plots' error bars.
+inline void printStats(const char *section, const std::string &impl,
+                       const std::string &x, std::vector<double> v,
+                       const std::string &note = "") {
+  std::sort(v.begin(), v.end());
+  char spread[96];
+  std::snprintf(spread, sizeof(spread), "n=%zu;min=%.4f;max=%.4f", v.size(),
+                v.front(), v.back());
+  printResult(section, impl, x, v[v.size() / 2],
+              note.empty() ? spread : std::string(spread) + ";" + note);
+}
+
 /// Hands a unique id (TLE's, NCCL's, NVSHMEM's: any trivially copyable
 /// type) from rank 0 to the other nRanks-1 rank processes of a fork()ed run
 /// through `fds` (a pipe made before the fork): rank 0 writes one copy per
