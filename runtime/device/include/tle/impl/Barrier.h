@@ -2,8 +2,8 @@
 //-*-===//
 //
 // arrive, wait and sync on one slot for the thread, warp and block groups
-// (Group.h), built from Signal.h's halves. docs/design.md ("The barrier")
-// is the specification; docs/device-library.md explains the choices.
+// (Group.h), built from BarrierFlags.h's halves. docs/design.md ("The
+// barrier") is the specification; docs/device-library.md explains the choices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,7 +11,7 @@
 #define TLE_IMPL_BARRIER_H
 
 #include "tle/impl/Group.h"
-#include "tle/impl/Signal.h"
+#include "tle/impl/BarrierFlags.h"
 
 namespace tle::impl {
 

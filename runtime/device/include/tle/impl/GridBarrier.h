@@ -15,7 +15,7 @@
 #ifndef TLE_IMPL_GRIDBARRIER_H
 #define TLE_IMPL_GRIDBARRIER_H
 
-#include "tle/impl/Signal.h"
+#include "tle/impl/BarrierFlags.h"
 
 namespace tle::impl {
 

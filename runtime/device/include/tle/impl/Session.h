@@ -14,7 +14,7 @@
 #define TLE_IMPL_SESSION_H
 
 #include "tle/impl/Group.h"
-#include "tle/impl/Signal.h"
+#include "tle/impl/BarrierFlags.h"
 
 namespace tle::impl {
 

@@ -1,9 +1,10 @@
-//===- Signal.h - Signalling peers and polling for them -----------*- C++
+//===- BarrierFlags.h - The barrier's flags: signalling and polling -*- C++
 //-*-===//
 //
-// The two halves every barrier is built from. Rank r's inbox word for slot
-// s and peer q, inbox[r][s * inboxStride + q], is written only by q and
-// counts q's arrivals on the slot (the epoch q reached). Signalling adds 1
+// The two halves every barrier is built from (the point-to-point signal
+// words of tle.signal are another thing: SignalOps.h). Rank r's inbox word
+// for slot s and peer q, inbox[r][s * inboxStride + q], is written only by
+// q and counts q's arrivals on the slot (the epoch q reached). Signalling adds 1
 // to our word in each peer's inbox with a release at system scope; polling
 // loads our own inbox with acquire until every peer's word reached the
 // target epoch, under a deadline.
@@ -17,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_IMPL_SIGNAL_H
-#define TLE_IMPL_SIGNAL_H
+#ifndef TLE_IMPL_BARRIERFLAGS_H
+#define TLE_IMPL_BARRIERFLAGS_H
 
 #include "tle/impl/Check.h"
 
@@ -189,4 +190,4 @@ TLE_DEV_INLINE void await(const WaitCtx &w, uint32_t first, uint32_t stride,
 
 } // namespace tle::impl
 
-#endif // TLE_IMPL_SIGNAL_H
+#endif // TLE_IMPL_BARRIERFLAGS_H
