@@ -56,7 +56,7 @@ def test_info_log_of_a_two_process_job(tmp_path):
         lines = text.splitlines()
         assert all(re.match(rf"[^:]+:{pid}:\d+ (\[rank \d\] )?TLE (INFO|WARN|TRACE) ", line) for line in lines), text
         created = [re.search(r"\[rank (\d)\] TLE INFO communicator created: rank \1 of 2 \(one process per rank\), "
-                             r"backend emulator, \d+ barrier slots, inbox \d+ bytes per rank \(memory files\), device wait timeout "
+                             r"backend emulator, \d+ barrier slots, inbox \d+ bytes per rank \(memory files\), signal words \d+, device wait timeout "
                              r"\d+ ms", line) for line in lines]
         created = [m for m in created if m]
         assert len(created) == 1, text

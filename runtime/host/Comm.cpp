@@ -2,8 +2,9 @@
 //
 // The C API of communicators. Every creation path builds the same state per
 // rank: epochs and grid counters in local memory, the error record in
-// host-visible memory, the inbox as symmetric memory, and finally the
-// DevComm, assembled on the host and copied into local (device) memory.
+// host-visible memory, the inbox and the signal words as symmetric memory,
+// and finally the DevComm, assembled on the host and copied into local
+// (device) memory.
 // tleCommInitRank does it with a socket bootstrap, one process per rank;
 // tleCommInitAll for every rank at once from one thread, leaving the ranks
 // an in-process rendezvous for later collectives such as tleMemAlloc;
@@ -36,6 +37,7 @@ CommState::~CommState() {
       backend->freeHostVisible(errorHost);
   }
   inbox.reset();
+  signals.reset();
   bootstrap.reset();
 }
 
@@ -68,6 +70,10 @@ size_t inboxBytes(const CommState &c) {
          sizeof(uint32_t);
 }
 
+size_t signalBytes(const CommState &c) {
+  return size_t(c.config.nSignals) * sizeof(uint64_t);
+}
+
 /// Assembles the DevComm of `c` and copies it to local memory.
 tleResult_t publishDevComm(CommState &c) {
   DevComm d = {};
@@ -85,6 +91,10 @@ tleResult_t publishDevComm(CommState &c) {
   for (int p = 0; p < c.size; ++p)
     inbox[p] = static_cast<uint32_t *>(c.inbox->ptr(p));
   fillRoutes(d, inbox.data());
+  d.nSignals = c.config.nSignals;
+  for (int p = 0; p < c.size; ++p)
+    d.signalPeers[p] = static_cast<uint64_t *>(c.signals->ptr(p));
+  d.signals = d.signalPeers[c.rank];
   return c.backend->copyToLocal(c.devComm, &d, sizeof(DevComm));
 }
 
@@ -132,7 +142,7 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
     return r;
   auto group = createInProcGroup(nRanks, resolved.bootstrapTimeoutMs);
   std::vector<std::shared_ptr<CommState>> comms;
-  std::vector<SymmetricView *> inboxes;
+  std::vector<SymmetricView *> inboxes, signals;
   for (int r = 0; r < nRanks; ++r) {
     auto c = std::make_shared<CommState>();
     c->config = resolved;
@@ -144,12 +154,16 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
       return s;
     c->bootstrap = createInProcBootstrap(group, r);
     c->inbox = std::make_unique<SymmetricView>(c->backend, r, nRanks, true);
+    c->signals = std::make_unique<SymmetricView>(c->backend, r, nRanks, true);
     if (tleResult_t s = allocateLocalState(*c))
       return s;
     inboxes.push_back(c->inbox.get());
+    signals.push_back(c->signals.get());
     comms.push_back(std::move(c));
   }
   if (tleResult_t s = allocSymmetricAll(inboxes, inboxBytes(*comms[0])))
+    return s;
+  if (tleResult_t s = allocSymmetricAll(signals, signalBytes(*comms[0])))
     return s;
   for (auto &c : comms)
     if (tleResult_t s = publishDevComm(*c))
@@ -174,13 +188,20 @@ tleResult_t checkRanks(int nRanks) {
 tleResult_t buildComm(CommState &c, tleResult_t prior) {
   c.inbox = std::make_unique<SymmetricView>(c.backend, c.rank, c.size,
                                             !c.multiProcess);
+  c.signals = std::make_unique<SymmetricView>(c.backend, c.rank, c.size,
+                                              !c.multiProcess);
   tleResult_t local = prior;
   if (local == tleSuccess)
     local = allocateLocalState(c);
-  // Ranks must agree on the backend as well as on nBarriers (the size).
+  // Ranks must agree on the backend as well as on nBarriers and nSignals
+  // (the sizes). A failure of the first allocation returns on every rank.
   if (tleResult_t r = allocSymmetric(
           *c.bootstrap, *c.inbox, inboxBytes(c), local,
           static_cast<uint64_t>(c.config.backend), "barrier inboxes"))
+    return r;
+  if (tleResult_t r = allocSymmetric(
+          *c.bootstrap, *c.signals, signalBytes(c), tleSuccess,
+          static_cast<uint64_t>(c.config.backend), "signal words"))
     return r;
   return publishDevComm(c);
 }
@@ -188,12 +209,14 @@ tleResult_t buildComm(CommState &c, tleResult_t prior) {
 void logCreated(const CommState &c, int device, const char *how) {
   TLE_LOG(Info, c.rank,
           "communicator created: rank %d of %d (%s), backend %s%s, %u barrier "
-          "slots, inbox %zu bytes per rank (%s), device wait timeout %llu ms",
+          "slots, inbox %zu bytes per rank (%s), signal words %u, device "
+          "wait timeout %llu ms",
           c.rank, c.size, how,
           c.backend->kind() == tleBackendCuda ? "cuda on device " : "emulator",
           c.backend->kind() == tleBackendCuda ? std::to_string(device).c_str()
                                               : "",
           c.config.nBarriers, inboxBytes(c), c.backend->sharedMemoryKind(),
+          c.config.nSignals,
           static_cast<unsigned long long>(c.config.timeoutNs / 1000000));
 }
 
@@ -330,6 +353,27 @@ tleResult_t tleCommGetBarrierEpochs(tleComm_t handle, uint32_t first,
       return tleSuccess;
     return comm->backend->copyFromLocal(outEpochs, comm->epochs + first,
                                         size_t(count) * sizeof(uint32_t));
+  });
+}
+
+tleResult_t tleCommGetSignals(tleComm_t handle, uint32_t first, uint32_t count,
+                              uint64_t *outValues) {
+  return guard("tleCommGetSignals", [&] {
+    std::shared_ptr<CommState> comm;
+    if (tleResult_t r = lookupComm(handle, comm))
+      return r;
+    if (!outValues && count)
+      return fail(tleInvalidArgument, "outValues is NULL");
+    uint32_t words = comm->config.nSignals;
+    if (first > words || count > words - first)
+      return fail(tleInvalidArgument,
+                  "signals %u..%u are out of range (the communicator has %u)",
+                  first, first + count, words);
+    if (!count)
+      return tleSuccess;
+    const auto *own = static_cast<const uint64_t *>(comm->signals->ptr(comm->rank));
+    return comm->backend->copyFromLocal(outValues, own + first,
+                                        size_t(count) * sizeof(uint64_t));
   });
 }
 

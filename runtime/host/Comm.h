@@ -33,6 +33,8 @@ constexpr uint32_t inboxStrideWords(int size) {
 }
 /// Upper bound on nBarriers (128 MiB of inbox per rank).
 constexpr uint32_t kMaxBarriers = 1u << 20;
+/// Upper bound on nSignals (8 MiB of signal words per rank).
+constexpr uint32_t kMaxSignals = 1u << 20;
 /// Bootstrap step deadline when the config says -1.
 constexpr int64_t kDefaultBootstrapTimeoutMs = 30000;
 /// Largest timeout in ms whose nanoseconds fit in 63 bits.
@@ -42,6 +44,7 @@ constexpr int64_t kMaxTimeoutMs = INT64_MAX / 1000000;
 struct ResolvedConfig {
   tleBackend_t backend = tleBackendEmulator;
   uint32_t nBarriers = 64;
+  uint32_t nSignals = 64;
   uint64_t timeoutNs = 0;         ///< 0: device waits forever
   int64_t bootstrapTimeoutMs = 0; ///< 0: bootstrap waits forever
   /// Never tleAllocDefault: resolved through TLE_CUDA_ALLOC and
@@ -148,7 +151,9 @@ SymMem makeSymMem(const SymmetricView &view, int rank, int size, size_t bytes,
 SymMem makeSymMem(const std::vector<void *> &ptrs, int rank, size_t bytes,
                   ErrorRecord *error);
 
-/// One rank's communicator: what a tleComm_t names (Handles.h).
+/// One rank's communicator: what a tleComm_t names (Handles.h). Its
+/// symmetric memory is the barrier inbox and the signal words (nSignals
+/// uint64 per rank, DevComm::signalPeers), two collective allocations.
 struct CommState {
   int rank = 0;
   int size = 0;
@@ -159,6 +164,7 @@ struct CommState {
   /// The rendezvous of a tleCommInitAll set (null for tleCommInitRank).
   std::shared_ptr<InProcGroup> group;
   std::unique_ptr<SymmetricView> inbox;
+  std::unique_ptr<SymmetricView> signals;
   uint32_t *epochs = nullptr;
   uint32_t *gridCount = nullptr;
   ErrorRecord *errorHost = nullptr;

@@ -113,6 +113,9 @@ tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out) {
   if (c.nBarriers < 1 || c.nBarriers > kMaxBarriers)
     return fail(tleInvalidArgument, "config.nBarriers %u is not in 1..%u",
                 c.nBarriers, kMaxBarriers);
+  if (c.nSignals < 1 || c.nSignals > kMaxSignals)
+    return fail(tleInvalidArgument, "config.nSignals %u is not in 1..%u",
+                c.nSignals, kMaxSignals);
 
   int64_t timeoutMs = c.timeoutMs;
   const char *timeoutFrom = "config.timeoutMs";
@@ -157,6 +160,7 @@ tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out) {
           static_cast<long long>(bootstrapMs));
   out.backend = c.backend;
   out.nBarriers = c.nBarriers;
+  out.nSignals = c.nSignals;
   out.timeoutNs = static_cast<uint64_t>(timeoutMs) * 1000000u;
   out.bootstrapTimeoutMs = bootstrapMs;
   return tleSuccess;

@@ -39,7 +39,12 @@ tleResult_t resultOfDevError(uint32_t code) {
   case kDevErrTimeout:
     return tleTimeout;
   case kDevErrIndexOutOfRange:
+  case kDevErrSignalOutOfRange:
     return tleIndexOutOfRange;
+  case kDevErrSignalTimeout:
+    return tleTimeout;
+  case kDevErrSignalDeadlock:
+    return tleDeadlock;
   case kDevErrBadComm:
     return tleInvalidComm;
   case kDevErrBadArgument:
@@ -81,6 +86,18 @@ std::string badArgument(const ErrorRecord &e) {
     snprintf(buf, sizeof(buf),
              "team kind %lld is not supported (TLE serves INTRA = %d only)",
              value, kTeamIntra);
+    break;
+  case kArgContextId:
+    snprintf(buf, sizeof(buf),
+             "context id %lld is not supported (TLE has one set of signal "
+             "words, context 0)",
+             value);
+    break;
+  case kArgBits:
+    snprintf(buf, sizeof(buf),
+             "a %lld-bit signal is not supported (TLE's signal words are "
+             "64-bit: pass bits = 64)",
+             value);
     break;
   case kArgCoopKind:
   case kArgOrder:
@@ -147,6 +164,25 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out) {
              "%s: deadlock in a barrier wait on slot %u epoch %u; missing "
              "peers: %s",
              where, e.slot, e.epoch, missing.c_str());
+    break;
+  case kDevErrSignalOutOfRange:
+    snprintf(m, n, "%ssignal %u out of range (nSignals %llu)", at.c_str(),
+             e.slot, static_cast<unsigned long long>(e.limit));
+    break;
+  case kDevErrSignalTimeout:
+    snprintf(m, n,
+             "%ssignal wait timed out after %llu ms on signal %u: it holds "
+             "%llu, waiting for >= %llu",
+             at.c_str(), static_cast<unsigned long long>(e.elapsedNs / 1000000),
+             e.slot, static_cast<unsigned long long>(e.seen),
+             static_cast<unsigned long long>(e.wanted));
+    break;
+  case kDevErrSignalDeadlock:
+    snprintf(m, n,
+             "%s: deadlock in a signal wait on signal %u: it holds %llu, "
+             "waiting for >= %llu; ranks that could still signal it: %s",
+             where, e.slot, static_cast<unsigned long long>(e.seen),
+             static_cast<unsigned long long>(e.wanted), missing.c_str());
     break;
   default:
     snprintf(m, n, "%s: unknown device error code %u", where, e.code);

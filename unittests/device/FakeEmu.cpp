@@ -78,6 +78,8 @@ void tleEmuSpinWait(const tle::WaitInfo *info) {
     _exit(tle::test::kSpinLimitExit);
 }
 
+void tleEmuSpinHint(const void *, uint64_t) { ++fake().spinHints; }
+
 void tleEmuAbortLaunch(void) {
   ++fake().aborts;
   _exit(tle::test::kAbortExit);

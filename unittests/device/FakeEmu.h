@@ -41,6 +41,7 @@ struct FakeEmu {
   uint32_t syncWarps;
   uint32_t aborts;
   uint32_t traceEvents;
+  uint32_t spinHints; ///< tleEmuSpinHint calls (signal reads)
   uint32_t scratch[kMaxBlocks];
 };
 

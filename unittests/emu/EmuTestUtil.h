@@ -25,10 +25,12 @@ namespace tle::emutest {
 /// All ranks of one node in this process.
 class Ranks {
 public:
-  explicit Ranks(int n, uint32_t nBarriers = 64, int64_t timeoutMs = -1) {
+  explicit Ranks(int n, uint32_t nBarriers = 64, int64_t timeoutMs = -1,
+                 uint32_t nSignals = 64) {
     tleConfig_t config = TLE_CONFIG_INITIALIZER;
     config.nBarriers = nBarriers;
     config.timeoutMs = timeoutMs;
+    config.nSignals = nSignals;
     comms.resize(n);
     status = tleCommInitAll(comms.data(), n, nullptr, &config);
     if (status != tleSuccess) {

@@ -6,7 +6,8 @@
 // environment. The result lands in DevComm::timeoutNs. config.allocType
 // (tleAllocDefault: TLE_CUDA_ALLOC) is checked on every backend, though
 // only the CUDA one uses it; a config from an older tle.h, shorter than
-// today's, takes the defaults of the fields it lacks.
+// today's, takes the defaults of the fields it lacks. Also nSignals: the
+// signal words it allocates, its range, and a config from before it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -128,6 +129,78 @@ TEST(ConfigTest, LargestTimeoutDoesNotOverflow) {
   EnvTimeout env2("9223372036855");
   timeoutNsFor(-1, r);
   EXPECT_EQ(r, tleInvalidArgument);
+}
+
+// nSignals: the words exist on every rank, mapped into every peer, zero;
+// out-of-range counts are refused with nothing created.
+TEST(ConfigTest, SignalWordsAreAllocatedAndMapped) {
+  tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
+  EXPECT_EQ(cfg.nSignals, 64u);
+  cfg.nSignals = 5;
+  tleComm_t comms[3] = {};
+  ASSERT_EQ(tleCommInitAll(comms, 3, nullptr, &cfg), tleSuccess);
+  const tle::DevComm *d[3];
+  for (int r = 0; r < 3; ++r) {
+    void *dc;
+    ASSERT_EQ(tleCommGetDevComm(comms[r], &dc), tleSuccess);
+    d[r] = static_cast<const tle::DevComm *>(dc);
+    EXPECT_EQ(d[r]->nSignals, 5u);
+    EXPECT_EQ(d[r]->signals, d[r]->signalPeers[r]);
+    for (int p = 0; p < 3; ++p) {
+      ASSERT_NE(d[r]->signalPeers[p], nullptr);
+      for (int w = 0; w < 5; ++w)
+        EXPECT_EQ(d[r]->signalPeers[p][w], 0u);
+    }
+  }
+  // Rank r writes word r of rank (r + 1) % 3 through its mapping.
+  for (int r = 0; r < 3; ++r)
+    d[r]->signalPeers[(r + 1) % 3][r] = 100 + r;
+  for (int r = 0; r < 3; ++r) {
+    uint64_t words[5];
+    ASSERT_EQ(tleCommGetSignals(comms[r], 0, 5, words), tleSuccess);
+    int from = (r + 2) % 3;
+    for (int w = 0; w < 5; ++w)
+      EXPECT_EQ(words[w], w == from ? 100u + from : 0u) << r << " " << w;
+  }
+  uint64_t word;
+  EXPECT_EQ(tleCommGetSignals(comms[0], 5, 1, &word), tleInvalidArgument);
+  EXPECT_NE(std::string(tleGetLastErrorDetail()).find("the communicator has 5"),
+            std::string::npos);
+  for (tleComm_t c : comms)
+    EXPECT_EQ(tleCommDestroy(c), tleSuccess);
+
+  for (uint32_t bad : {0u, (1u << 20) + 1}) {
+    cfg.nSignals = bad;
+    tleComm_t comm = nullptr;
+    EXPECT_EQ(tleCommInitAll(&comm, 1, nullptr, &cfg), tleInvalidArgument);
+    EXPECT_EQ(comm, nullptr);
+    EXPECT_NE(std::string(tleGetLastErrorDetail()).find("config.nSignals"),
+              std::string::npos);
+  }
+}
+
+// A caller compiled against the tle.h that had no nSignals passes a
+// shorter struct: it gets the default, and its other fields are honoured.
+TEST(ConfigTest, AConfigWithoutNSignalsGetsTheDefault) {
+  tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
+  cfg.nSignals = 0; // beyond the old size: must not be read
+  cfg.nBarriers = 3;
+  cfg.size = offsetof(tleConfig_t, nSignals);
+  tleComm_t comm = nullptr;
+  ASSERT_EQ(tleCommInitAll(&comm, 1, nullptr, &cfg), tleSuccess)
+      << tleGetLastErrorDetail();
+  void *dc;
+  ASSERT_EQ(tleCommGetDevComm(comm, &dc), tleSuccess);
+  EXPECT_EQ(static_cast<const tle::DevComm *>(dc)->nSignals, 64u);
+  EXPECT_EQ(static_cast<const tle::DevComm *>(dc)->nBarriers, 3u);
+  EXPECT_EQ(tleCommDestroy(comm), tleSuccess);
+  // The tle.h before allocType had no nSignals either.
+  cfg.size = offsetof(tleConfig_t, allocType);
+  ASSERT_EQ(tleCommInitAll(&comm, 1, nullptr, &cfg), tleSuccess)
+      << tleGetLastErrorDetail();
+  ASSERT_EQ(tleCommGetDevComm(comm, &dc), tleSuccess);
+  EXPECT_EQ(static_cast<const tle::DevComm *>(dc)->nSignals, 64u);
+  EXPECT_EQ(tleCommDestroy(comm), tleSuccess);
 }
 
 } // namespace

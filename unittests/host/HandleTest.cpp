@@ -64,6 +64,8 @@ void expectCommRefused(tleComm_t comm, const char *why) {
   uint32_t epoch;
   calls.push_back(
       {"tleCommGetBarrierEpochs", tleCommGetBarrierEpochs(comm, 0, 1, &epoch)});
+  uint64_t word;
+  calls.push_back({"tleCommGetSignals", tleCommGetSignals(comm, 0, 1, &word)});
   calls.push_back({"tleMemAlloc", tleMemAlloc(comm, 64, &mem)});
   EXPECT_EQ(mem, nullptr) << "tleMemAlloc: the output is cleared";
   calls.push_back({"tleMemAllocAll", tleMemAllocAll(&comm, 1, 64, &mem)});

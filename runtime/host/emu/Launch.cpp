@@ -327,14 +327,18 @@ tleResult_t plan(const tleComm_t *comms, int nRanks,
 
 /// Writes a deadlock into the record of the rank whose waiter the report
 /// names, as the device library writes its failures, so that a caller that
-/// only reads tleCommGetError after the launch sees it too.
-void recordDeadlock(const DevComm *dc, const tleErrorInfo &e) {
+/// only reads tleCommGetError after the launch sees it too. A signal wait's
+/// record carries the word's values (`wait`).
+void recordDeadlock(const DevComm *dc, const tleErrorInfo &e,
+                    const WaitInfo &wait) {
   ErrorRecord *rec = dc->error;
   uint32_t expected = 0;
   if (!rec || !__atomic_compare_exchange_n(&rec->state, &expected, 1, false,
                                            __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
     return;
-  rec->code = kDevErrDeadlock;
+  rec->code = wait.signal ? kDevErrSignalDeadlock : kDevErrDeadlock;
+  rec->seen = wait.signal ? wait.seen : 0;
+  rec->wanted = wait.signal ? wait.wanted : 0;
   rec->rank = e.rank;
   rec->slot = e.slot;
   rec->epoch = e.epoch;
@@ -422,13 +426,15 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
     e.rank = rank ? rank->rank : -1;
     e.slot = run.wait.slot;
     e.epoch = run.wait.epoch;
-    copyPeers(run.wait.missing, e);
+    // A signal wait misses no particular peer: any rank with threads left
+    // could have signalled its word.
+    copyPeers(run.wait.signal ? run.liveRanks : run.wait.missing, e);
     e.block = run.block;
     e.thread = run.thread;
     if (rank && devCommValid(rank->devComm)) {
       const auto *dc = static_cast<const DevComm *>(rank->devComm);
       e.nBarriers = dc->nBarriers;
-      recordDeadlock(dc, e);
+      recordDeadlock(dc, e, run.wait);
     }
     return failed(result, tleDeadlock,
                   run.message + "\n  " + replayHint(result.seed));

@@ -59,7 +59,8 @@ bool sameGroup(const Group &g, const EmuThread &t) {
     return g.wait.what == t.wait.what && g.wait.slot == t.wait.slot &&
            g.wait.epoch == t.wait.epoch &&
            samePeers(g.wait.missing, t.wait.missing) &&
-           g.wait.comm == t.wait.comm;
+           g.wait.comm == t.wait.comm && g.wait.seen == t.wait.seen &&
+           g.wait.wanted == t.wait.wanted;
   return true;
 }
 
@@ -86,6 +87,15 @@ std::string Scheduler::deadlockReport(RunResult &result,
   std::vector<std::string> lines;
   size_t groups = 0;
   bool haveFirst = false, firstSpins = false;
+  // Who could still signal a word a signal wait is waiting on: the ranks
+  // with threads left (any rank may signal any word, its own included).
+  PeerMask liveRanks = {};
+  for (const RankState &rank : ranks)
+    if (!rank.active.empty() && rank.info.rank >= 0 &&
+        rank.info.rank < kMaxRanks)
+      liveRanks.words[rank.info.rank / 64] |= uint64_t(1)
+                                              << (rank.info.rank % 64);
+  result.liveRanks = liveRanks;
   for (const RankState &rank : ranks) {
     std::vector<const Block *> blocks;
     for (const auto &b : rank.active)
@@ -137,6 +147,14 @@ std::string Scheduler::deadlockReport(RunResult &result,
                         static_cast<unsigned long long>(g.hintValue));
           line = who + (g.tids.size() == 1 ? " polls " : " poll ") + where +
                  " (tleEmuSpinHint)";
+        } else if (g.kind == Yield::Spin && g.wait.signal) {
+          line = who + (g.tids.size() == 1 ? " waits in " : " wait in ") +
+                 "signal wait on signal " + std::to_string(g.wait.slot) +
+                 " of rank " + std::to_string(g.wait.rank) +
+                 " for a value >= " + std::to_string(g.wait.wanted) +
+                 " (it holds " + std::to_string(g.wait.seen) +
+                 "); ranks that could still signal it: " +
+                 peerList(liveRanks);
         } else if (g.kind == Yield::Spin) {
           line = who + (g.tids.size() == 1 ? " waits in " : " wait in ") +
                  (g.wait.what ? g.wait.what : "a spin wait") + " on slot " +

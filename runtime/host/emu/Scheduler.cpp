@@ -44,7 +44,8 @@ uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 bool sameWait(const WaitInfo &a, const WaitInfo &b) {
   return a.comm == b.comm && a.rank == b.rank && a.slot == b.slot &&
          a.epoch == b.epoch && samePeers(a.missing, b.missing) &&
-         a.what == b.what;
+         a.what == b.what && a.signal == b.signal && a.seen == b.seen &&
+         a.wanted == b.wanted;
 }
 
 constexpr uint32_t kWarpSize = 32;

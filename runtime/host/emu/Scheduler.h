@@ -91,6 +91,9 @@ struct RunResult {
   uint64_t scheduleHash = 0;
   /// Deadlock: the first waiting thread (by rank, block, thread).
   WaitInfo wait{};
+  /// Deadlock: the ranks that still have live threads, which could signal
+  /// a word if they were not blocked themselves.
+  PeerMask liveRanks = {};
   int32_t block = -1, thread = -1;
 };
 

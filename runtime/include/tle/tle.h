@@ -31,7 +31,8 @@ typedef enum {
   tleCudaError = 3,       /**< a CUDA call failed */
   tleTimeout = 4,         /**< a device wait or a bootstrap step timed out */
   tleDeadlock = 5,        /**< the emulator found every thread blocked */
-  tleIndexOutOfRange = 6, /**< a barrier slot index >= nBarriers */
+  tleIndexOutOfRange = 6, /**< a barrier slot index >= nBarriers, or a
+                               signal index >= nSignals */
   tleInvalidComm = 7,     /**< a corrupt or foreign communicator */
   tlePeerFailure = 8,     /**< a peer died, refused us or never joined */
   tleNotSupported = 9,    /**< backend or feature not built in */
@@ -92,19 +93,22 @@ typedef struct {
                                    -1: default (30 s) */
   tleAllocType_t allocType;   /**< CUDA backend's shared memory; default
                                    tleAllocDefault */
+  uint32_t nSignals; /**< 64-bit signal words per rank (tle.signal);
+                          default 64 */
 } tleConfig_t;
 
 #define TLE_CONFIG_INITIALIZER                                                 \
   {                                                                            \
     sizeof(tleConfig_t), TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR,          \
-        tleBackendEmulator, 64, -1, -1, tleAllocDefault                        \
+        tleBackendEmulator, 64, -1, -1, tleAllocDefault, 64                    \
   }
 
 /** What the device library recorded when a launch failed. */
 typedef struct {
   tleResult_t result;   /**< tleSuccess when nothing was recorded */
   int rank;             /**< rank that detected it */
-  uint32_t slot;        /**< barrier slot */
+  uint32_t slot;        /**< barrier slot, or signal index (the message
+                             says which, and a signal wait's values) */
   uint32_t epoch;       /**< epoch being waited for */
   uint32_t missingMask; /**< bit p set: peer p < 32 had not arrived */
   int block;            /**< linear block id */
@@ -260,6 +264,11 @@ TLE_API void tleShareableFree(void *ptr, size_t bytes, int device,
 TLE_API tleResult_t tleCommGetBarrierEpochs(tleComm_t comm, uint32_t first,
                                             uint32_t count,
                                             uint32_t *outEpochs);
+
+/** Copy this rank's signal words first..first+count-1 into outValues.
+ *  Call it between launches (it reads device memory synchronously). */
+TLE_API tleResult_t tleCommGetSignals(tleComm_t comm, uint32_t first,
+                                      uint32_t count, uint64_t *outValues);
 
 /** Read and clear the device error record of `comm`. Returns tleSuccess and
  *  info->result == tleSuccess when nothing was recorded; otherwise fills

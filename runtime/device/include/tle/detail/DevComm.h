@@ -23,8 +23,10 @@ namespace tle {
 constexpr uint32_t kDevCommMagic = 0x544c4543u;
 /// "TLEM": the first word of every symmetric-buffer handle.
 constexpr uint32_t kSymMemMagic = 0x544c454du;
-/// Bumped whenever the layout below changes.
-constexpr uint32_t kDevCommVersion = 5;
+/// Bumped whenever the layout below changes. 6: signal words
+/// (DevComm::nSignals, signals, signalPeers) and the signal fields of
+/// ErrorRecord.
+constexpr uint32_t kDevCommVersion = 6;
 /// Largest communicator the layout serves: an NVLink domain of 72 GPUs
 /// (GB200 NVL72) fits, with room. DevComm's route table, SymMem's pointers
 /// and PeerMask are sized for it.
@@ -66,8 +68,14 @@ struct ErrorRecord {
   uint32_t argument;    ///< kDevErrBadArgument: which one (a BadArgument)
   uint64_t value;       ///< kDevErrBadArgument: the value passed
   uint64_t limit;       ///< kDevErrBadArgument: the bound it broke (ranks,
-                        ///< buffer bytes), 0 if none
-  PeerMask missing;     ///< peers that had not arrived
+                        ///< buffer bytes), 0 if none;
+                        ///< kDevErrSignalOutOfRange: nSignals
+  PeerMask missing;     ///< peers that had not arrived; a signal deadlock:
+                        ///< the ranks that could still have signalled
+  uint64_t seen;        ///< kDevErrSignalTimeout/SignalDeadlock: the word's
+                        ///< value when the wait gave up (`slot` holds the
+                        ///< signal index)
+  uint64_t wanted;      ///< and the value it waited for (>=)
 };
 
 /// Where entry j of a rank's round signals and polls (see DevComm).
@@ -103,6 +111,15 @@ struct Route {
 ///
 /// Grid barrier state (group `grid`): gridCount[s] counts the CTAs of this
 /// rank that arrived in the current round of slot s.
+///
+/// Signal words (tle.signal): every rank owns nSignals 64-bit words, zero
+/// at creation, which any rank (itself included) adds to with a release and
+/// only their owner waits on, reads and resets. signalPeers[p] is rank p's
+/// words as mapped here (kMaxRanks entries, null past size-1, indexed
+/// through impl::routeIndex like the routes); signals is ours
+/// (signalPeers[rank]), kept apart so that a wait loads its address without
+/// loading `rank` first. They follow the barrier's fields, whose offsets
+/// the barrier's loads rely on.
 struct DevComm {
   uint32_t magic;       ///< kDevCommMagic
   uint32_t version;     ///< kDevCommVersion
@@ -116,6 +133,10 @@ struct DevComm {
   ErrorRecord *error;   ///< host-readable
   uint64_t pad;
   Route routes[kMaxRanks]; ///< see above
+  uint32_t nSignals;                ///< signal words per rank
+  uint32_t reserved;                ///< 0
+  uint64_t *signals;                ///< [nSignals], this rank's words
+  uint64_t *signalPeers[kMaxRanks]; ///< signalPeers[p]: rank p's words
 };
 
 /// Fills the routes of `d` (rank and size set) from `inbox`, where inbox[p]

@@ -33,7 +33,8 @@
 //                         private to the calling block, kept for the launch
 //                         (`id` distinguishes users; the library uses 0)
 //   tleEmuTraceEvent(name, slot, begin)  an arrive/wait event of the barrier
-//                         (name a C string; begin = 1, end = 0)
+//                         or a signal / signal wait on word `slot` (name a
+//                         C string; begin = 1, end = 0)
 //   tleEmuCountOp(kind)   the host build did one device-memory operation of
 //                         `kind` (a DeviceOp), for tle::emu::deviceOpCounts
 //
@@ -48,14 +49,21 @@
 #include <stdint.h>
 
 namespace tle {
-/// What a spinning wait is waiting for, for the deadlock report.
+/// What a spinning wait is waiting for, for the deadlock report. A signal
+/// wait (`signal` set) names its word in `slot` and leaves epoch and
+/// missing empty: any rank may still signal a word.
 struct WaitInfo {
-  const void *comm;     ///< the DevComm being waited on (may be null)
-  int32_t rank;         ///< the waiting rank
-  uint32_t slot;        ///< barrier slot
-  uint32_t epoch;       ///< epoch it waits for
-  PeerMask missing;     ///< peers that have not arrived yet
-  const char *what;     ///< "barrier wait", "grid arrive", ...
+  const void *comm; ///< the DevComm being waited on (may be null)
+  int32_t rank;     ///< the waiting rank
+  uint32_t slot;    ///< barrier slot, or signal index
+  uint32_t epoch;   ///< epoch it waits for
+  PeerMask missing; ///< peers that have not arrived yet
+  const char *what; ///< "barrier wait", "grid arrive", "signal wait"
+  // Initialised here so that a barrier's WaitInfo, written with the six
+  // fields above, is complete.
+  uint32_t signal = 0; ///< 1: a signal wait
+  uint64_t seen = 0;   ///< signal wait: the word's value at the last poll
+  uint64_t wanted = 0; ///< signal wait: the value it waits for (>=)
 };
 /// The kinds of device-memory operation the host build counts
 /// (tleEmuCountOp): what a barrier costs in memory traffic, by kind.

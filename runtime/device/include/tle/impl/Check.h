@@ -35,6 +35,8 @@ struct Failure {
   uint32_t argument = 0;
   uint64_t value = 0;
   uint64_t limit = 0;
+  uint64_t seen = 0;
+  uint64_t wanted = 0;
 };
 
 /// The first failure of a launch: claim the record (CAS 0 -> 1), fill it,
@@ -62,6 +64,8 @@ constexpr uint32_t kRecordWaitPolls = 1u << 20;
     rec->argument = f.argument;
     rec->value = f.value;
     rec->limit = f.limit;
+    rec->seen = f.seen;
+    rec->wanted = f.wanted;
     storeReleaseSys(&rec->state, 2);
     // A trap tears the context down; make the record reach host memory
     // first (the __threadfence_system() of CUDA C++).

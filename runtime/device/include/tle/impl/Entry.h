@@ -2,9 +2,10 @@
 //-*-===//
 //
 // The definitions of every function tle/abi.def lists, as thin wrappers over
-// the library (tle/barrier.h's typed API and impl/). Included by
-// tle/device.h where the ABI is defined: in the nvcc header build (inline
-// functions), the clang bitcode build and the library's host build
+// the library (the typed APIs of tle/barrier.h and tle/signal.h, and
+// impl/). Included by tle/device.h where the ABI is defined: in the nvcc
+// header build (inline functions), the clang bitcode build and the
+// library's host build
 // (external definitions). Each definition must match its declaration from
 // abi.def, which tle/device.h makes first: a mismatch is a compile error.
 //
@@ -18,6 +19,7 @@
 #endif
 
 #include "tle/barrier.h"
+#include "tle/signal.h"
 
 // TLE_DEVICE_API (device.h) makes these inline in the nvcc header build and
 // external definitions in the bitcode and host builds. The bitcode does not
@@ -80,6 +82,48 @@ TLE_DEVICE_API void *flagcxGetIntraPointerS(const void *mem, uint64_t offset,
                                             int32_t peer) {
   return tle::impl::memPointer(mem, offset, peer, /*local=*/false,
                                tle::impl::Fn::flagcxGetIntraPointerS);
+}
+
+TLE_DEVICE_API void flagcxDevSignalInc(const void *comm, int32_t teamKind,
+                                       int32_t peer, uint32_t signal,
+                                       uint32_t contextId, int32_t coopKind,
+                                       int32_t scope) {
+  using namespace tle::impl;
+  checkSignalArgs(comm, signal, teamKind, contextId, scope, -1,
+                  Fn::flagcxDevSignalInc);
+  signalAdd(comm, peer, signal, 1, coopKind, Fn::flagcxDevSignalInc);
+}
+TLE_DEVICE_API void flagcxDevSignalAdd(const void *comm, int32_t teamKind,
+                                       int32_t peer, uint32_t signal,
+                                       uint64_t value, uint32_t contextId,
+                                       int32_t coopKind, int32_t scope) {
+  using namespace tle::impl;
+  checkSignalArgs(comm, signal, teamKind, contextId, scope, -1,
+                  Fn::flagcxDevSignalAdd);
+  signalAdd(comm, peer, signal, value, coopKind, Fn::flagcxDevSignalAdd);
+}
+TLE_DEVICE_API void flagcxDevWaitSignal(const void *comm, uint32_t signal,
+                                        uint64_t least, int32_t bits,
+                                        uint32_t contextId, int32_t coopKind,
+                                        int32_t order) {
+  using namespace tle::impl;
+  checkSignalArgs(comm, signal, -1, contextId, -1, bits,
+                  Fn::flagcxDevWaitSignal);
+  signalWait(comm, signal, least, coopKind, order, Fn::flagcxDevWaitSignal);
+}
+TLE_DEVICE_API uint64_t flagcxDevReadSignal(const void *comm, uint32_t signal,
+                                            int32_t bits, uint32_t contextId,
+                                            int32_t order) {
+  using namespace tle::impl;
+  checkSignalArgs(comm, signal, -1, contextId, -1, bits,
+                  Fn::flagcxDevReadSignal);
+  return readSignal(comm, signal, order, Fn::flagcxDevReadSignal);
+}
+TLE_DEVICE_API void flagcxDevResetSignal(const void *comm, uint32_t contextId,
+                                         uint32_t slot) {
+  using namespace tle::impl;
+  checkSignalArgs(comm, slot, -1, contextId, -1, -1, Fn::flagcxDevResetSignal);
+  resetSignal(comm, slot, Fn::flagcxDevResetSignal);
 }
 
 namespace tle::impl {
@@ -159,6 +203,37 @@ TLE_DEVICE_API int32_t tle_get_world_rank(int64_t comm) {
 TLE_DEVICE_API int32_t tle_get_num_pes(int64_t comm) {
   return tle::impl::intraSize(tle::impl::addressOf(comm),
                               tle::impl::Fn::tle_get_num_pes);
+}
+
+TLE_DEVICE_API int32_t tleTritonSignal(int64_t comm, int32_t peer,
+                                       int32_t signal, int64_t value,
+                                       int32_t groupKind) {
+  tle::impl::signalAdd(tle::impl::addressOf(comm), peer,
+                       static_cast<uint32_t>(signal),
+                       static_cast<uint64_t>(value), groupKind,
+                       tle::impl::Fn::tleTritonSignal);
+  return 0;
+}
+TLE_DEVICE_API int32_t tleTritonSignalWait(int64_t comm, int32_t signal,
+                                           int64_t least, int32_t groupKind,
+                                           int32_t order) {
+  tle::impl::signalWait(tle::impl::addressOf(comm),
+                        static_cast<uint32_t>(signal),
+                        static_cast<uint64_t>(least), groupKind, order,
+                        tle::impl::Fn::tleTritonSignalWait);
+  return 0;
+}
+TLE_DEVICE_API int64_t tleTritonReadSignal(int64_t comm, int32_t signal,
+                                           int32_t order) {
+  return static_cast<int64_t>(tle::impl::readSignal(
+      tle::impl::addressOf(comm), static_cast<uint32_t>(signal), order,
+      tle::impl::Fn::tleTritonReadSignal));
+}
+TLE_DEVICE_API int32_t tleTritonResetSignal(int64_t comm, int32_t signal) {
+  tle::impl::resetSignal(tle::impl::addressOf(comm),
+                         static_cast<uint32_t>(signal),
+                         tle::impl::Fn::tleTritonResetSignal);
+  return 0;
 }
 
 #endif // TLE_IMPL_ENTRY_H

@@ -18,6 +18,8 @@
 //                               are other GPUs)
 //             fenceAcqRelSys / fenceSeqCstSys
 //             addReleaseSys / addRelaxedSys   the same, as an atomic add
+//             loadAcquireSys / loadRelaxedSys / storeRelaxedSys /
+//             addReleaseSys on uint64_t   the signal words (SignalOps.h)
 //   handles:  loadConst, loadConstPair   fields of the DevComm / SymMem,
 //                           which nothing writes during a launch
 //   counters: loadRelaxedGpu / storeRelaxedGpu   this GPU's own words
@@ -26,7 +28,10 @@
 //   time:     nowNs(); kPollsPerClockRead polls between two clock reads
 //   waiting:  kPlatformYields (true: every failed poll must call
 //             spinWait(info) so that the emulator can schedule and detect
-//             deadlocks; false: spin), spinWait(info)
+//             deadlocks; false: spin), spinWait(info); pollHint(addr,
+//             value) after a load that may be a poll of the caller's own
+//             loop (a signal read): a yield on the emulator
+//             (tleEmuSpinHint), nothing on GPUs
 //   failure:  abortLaunch() [[noreturn]], ends the whole launch
 //   scratch:  blockScratch() one zero-initialised word per block, kept for
 //             the launch (the grid barrier's per-CTA target epoch)

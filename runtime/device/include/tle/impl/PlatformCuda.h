@@ -60,6 +60,31 @@ struct Ptx {
     asm volatile("red.relaxed.sys.global.add.u32 [%0], %1;" ::"l"(p), "r"(v)
                  : "memory");
   }
+  // The 64-bit signal words (SignalOps.h).
+  static TLE_DEV_INLINE uint64_t ldAcquireSysU64(const uint64_t *p) {
+    uint64_t v;
+    asm volatile("ld.acquire.sys.global.u64 %0, [%1];"
+                 : "=l"(v)
+                 : "l"(p)
+                 : "memory");
+    return v;
+  }
+  static TLE_DEV_INLINE uint64_t ldRelaxedSysU64(const uint64_t *p) {
+    uint64_t v;
+    asm volatile("ld.relaxed.sys.global.u64 %0, [%1];"
+                 : "=l"(v)
+                 : "l"(p)
+                 : "memory");
+    return v;
+  }
+  static TLE_DEV_INLINE void stRelaxedSysU64(uint64_t *p, uint64_t v) {
+    asm volatile("st.relaxed.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v)
+                 : "memory");
+  }
+  static TLE_DEV_INLINE void redAddReleaseSysU64(uint64_t *p, uint64_t v) {
+    asm volatile("red.release.sys.global.add.u64 [%0], %1;" ::"l"(p), "l"(v)
+                 : "memory");
+  }
   static TLE_DEV_INLINE uint32_t ldRelaxedGpu(const uint32_t *p) {
     uint32_t v;
     asm volatile("ld.relaxed.gpu.global.u32 %0, [%1];"
@@ -199,6 +224,18 @@ TLE_DEV_INLINE void addReleaseSys(uint32_t *p, uint32_t v) {
 TLE_DEV_INLINE void addRelaxedSys(uint32_t *p, uint32_t v) {
   Ptx::redAddRelaxedSys(p, v);
 }
+TLE_DEV_INLINE uint64_t loadAcquireSys(const uint64_t *p) {
+  return Ptx::ldAcquireSysU64(p);
+}
+TLE_DEV_INLINE uint64_t loadRelaxedSys(const uint64_t *p) {
+  return Ptx::ldRelaxedSysU64(p);
+}
+TLE_DEV_INLINE void storeRelaxedSys(uint64_t *p, uint64_t v) {
+  Ptx::stRelaxedSysU64(p, v);
+}
+TLE_DEV_INLINE void addReleaseSys(uint64_t *p, uint64_t v) {
+  Ptx::redAddReleaseSysU64(p, v);
+}
 TLE_DEV_INLINE void fenceAcqRelSys() { Ptx::fenceAcqRelSys(); }
 TLE_DEV_INLINE void fenceSeqCstSys() { Ptx::fenceSeqCstSys(); }
 TLE_DEV_INLINE uint32_t loadRelaxedGpu(const uint32_t *p) {
@@ -227,6 +264,7 @@ constexpr uint32_t kPollsPerClockRead = 128;
 /// peers nothing.
 constexpr bool kPlatformYields = false;
 TLE_DEV_INLINE void spinWait(const WaitInfo &) {}
+TLE_DEV_INLINE void pollHint(const void *, uint64_t) {}
 
 /// A trap fails the whole launch (every CTA, sticky on the context); the
 /// host then reads the error record.

@@ -94,6 +94,22 @@ inline void addRelaxedSys(uint32_t *p, uint32_t v) {
   count(DeviceOp::Signal);
   __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
+inline uint64_t loadAcquireSys(const uint64_t *p) {
+  count(DeviceOp::Poll);
+  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+inline uint64_t loadRelaxedSys(const uint64_t *p) {
+  count(DeviceOp::Poll);
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+inline void storeRelaxedSys(uint64_t *p, uint64_t v) {
+  count(DeviceOp::Signal);
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+inline void addReleaseSys(uint64_t *p, uint64_t v) {
+  count(DeviceOp::Signal);
+  __atomic_fetch_add(p, v, __ATOMIC_RELEASE);
+}
 inline void fenceAcqRelSys() {
   count(DeviceOp::Fence);
   __atomic_thread_fence(TLE_HOST_ORDER(__ATOMIC_ACQ_REL));
@@ -127,6 +143,9 @@ constexpr uint32_t kPollsPerClockRead = 1;
 
 constexpr bool kPlatformYields = true;
 inline void spinWait(const WaitInfo &info) { tleEmuSpinWait(&info); }
+inline void pollHint(const void *addr, uint64_t value) {
+  tleEmuSpinHint(addr, value);
+}
 
 [[noreturn]] inline void abortLaunch() { tleEmuAbortLaunch(); }
 

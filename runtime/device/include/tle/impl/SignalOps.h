@@ -1,0 +1,241 @@
+//===- SignalOps.h - Point-to-point signal words -----------------*- C++ -*-===//
+//
+// tle.signal and its companions: every rank owns nSignals 64-bit words
+// (tle/detail/DevComm.h); a signal adds to word `sig` of rank `peer` with a
+// release, a wait polls this rank's word until it is >= a value (unsigned)
+// with an acquire, under the barrier's deadline, a read loads it and a
+// reset zeroes it. A group (thread, warp, block; Group.h) signals or waits
+// together: it syncs, its rank 0 signals or polls, it syncs again.
+//
+// Memory model: as for the barrier (BarrierFlags.h). The first group sync
+// puts every member's writes in rank 0's causality past, and its release
+// reduction (red.release.sys.add.u64) is cumulative, so it publishes the
+// whole group's writes; the waiter's acquire load observes that reduction,
+// and the final group sync extends what it acquired to every member. Words
+// only grow (except by reset), so a poll that saw >= least can never have
+// seen a later value from before the release it pairs with.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_IMPL_SIGNALOPS_H
+#define TLE_IMPL_SIGNALOPS_H
+
+#include "tle/impl/BarrierFlags.h"
+#include "tle/impl/Group.h"
+
+namespace tle::impl {
+
+/// The word a signal call touches, in a checked communicator.
+struct SignalWord {
+  const DevComm *dc;
+  uint32_t rank;
+  uint64_t *word;
+};
+
+static_assert(offsetof(DevComm, nSignals) % 8 == 0 &&
+                  offsetof(DevComm, reserved) ==
+                      offsetof(DevComm, nSignals) + 4,
+              "loadSignalWord loads nSignals with the next field");
+
+/// Classifies and reports what loadSignalWord's one combined check
+/// rejected, in the order a reader would look: the communicator, the
+/// signal index, then the peer.
+[[noreturn]] TLE_DEV_COLD void failSignalCheck(const DevComm *dc, uint32_t sig,
+                                               int peer, bool remote,
+                                               abi::Fn fn) {
+  if (!dc || loadConst(&dc->magic) != kDevCommMagic ||
+      loadConst(&dc->version) != kDevCommVersion)
+    failNoRecord();
+  uint32_t size = static_cast<uint32_t>(loadConst(&dc->size));
+  uint32_t rank = static_cast<uint32_t>(loadConst(&dc->rank));
+  Failure f{kDevErrBadComm, fn};
+  f.aux = size;
+  if (size - 1 >= kMaxRanks || rank >= size)
+    failComm(dc, f);
+  f.aux = 0;
+  f.slot = sig;
+  uint32_t nSignals = loadConst(&dc->nSignals);
+  if (sig >= nSignals) {
+    f.code = kDevErrSignalOutOfRange;
+    f.limit = nSignals;
+    failComm(dc, f);
+  }
+  if (remote && static_cast<uint32_t>(peer) >= size) {
+    f.code = kDevErrBadArgument;
+    f.argument = kArgPeer;
+    f.value = static_cast<uint64_t>(static_cast<int64_t>(peer));
+    f.limit = size;
+    failComm(dc, f);
+  }
+  // A misaligned word pointer.
+  f.aux = size;
+  failComm(dc, f);
+}
+
+/// Loads and checks what a signal call needs: word `sig` of rank `peer`
+/// (`remote`) or of this rank. As in loadComm (Check.h), every load is
+/// issued before one combined check, so the call costs one load latency
+/// before it touches the word, and the check reads only the
+/// communicator's own struct.
+TLE_DEV_INLINE SignalWord loadSignalWord(const void *comm, uint32_t sig,
+                                         int peer, bool remote, abi::Fn fn) {
+  const DevComm *dc = static_cast<const DevComm *>(comm);
+  const DevComm *src = dc ? dc : &kNullDevComm;
+  uint32_t magic, version, rank, size, nSignals, reserved;
+  loadConstPair(&src->magic, magic, version);
+  loadConstPair(&src->rank, rank, size);
+  loadConstPair(&src->nSignals, nSignals, reserved);
+  // A peer's words through the mask of routeIndex: the load may come before
+  // the check that rejects the peer (see DevComm::routes).
+  uint32_t q = static_cast<uint32_t>(peer);
+  uint64_t *base = remote ? loadConst(&src->signalPeers[routeIndex(q)])
+                          : loadConst(&src->signals);
+  (void)reserved;
+  bool bad = (magic != kDevCommMagic) | (version != kDevCommVersion) |
+             (size - 1 >= kMaxRanks) | (rank >= size) | (sig >= nSignals) |
+             (remote & (q >= size)) |
+             ((reinterpret_cast<uintptr_t>(base) & (sizeof(uint64_t) - 1)) !=
+              0);
+  if (TLE_UNLIKELY(bad))
+    failSignalCheck(dc, sig, peer, remote, fn);
+  return {dc, rank, base + sig};
+}
+
+/// The FlagCX arguments TLE serves one value of: the INTRA team, network
+/// context 0 (FlagCX keeps signal words per context; TLE has one set), a
+/// scope that exists (a signal is always system-wide: its reader is
+/// another GPU) and 64-bit words. -1 skips an argument a function lacks.
+TLE_DEV_INLINE void checkSignalArgs(const void *comm, uint32_t sig, int team,
+                                    uint32_t context, int scope, int bits,
+                                    abi::Fn fn) {
+  if (TLE_UNLIKELY(team != -1 && team != kTeamIntra))
+    failArgument(comm, sig, fn, kArgTeamKind, team);
+  if (TLE_UNLIKELY(context != 0))
+    failArgument(comm, sig, fn, kArgContextId, context, 0);
+  if (TLE_UNLIKELY(scope != -1 &&
+                   static_cast<uint32_t>(scope) > kScopeThread))
+    failArgument(comm, sig, fn, kArgScope, scope, kScopeThread);
+  if (TLE_UNLIKELY(bits != -1 && bits != 64))
+    failArgument(comm, sig, fn, kArgBits, bits, 64);
+}
+
+/// Adds `value` to word `sig` of rank `peer` for the group `coop`.
+TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
+                              uint64_t value, int coop, abi::Fn fn) {
+  checkCoop(comm, sig, coop, kOrderRelaxed, fn);
+  Group g = makeGroup(coop);
+  // Every thread checks before the group sync, so that a failing check
+  // aborts all of them (see groupWait in Barrier.h).
+  SignalWord s = loadSignalWord(comm, sig, peer, /*remote=*/true, fn);
+  groupSync(g);
+  if (g.rank == 0) {
+    traceEvent("signal", sig, true);
+    addReleaseSys(s.word, value);
+    traceEvent("signal", sig, false);
+  }
+  groupSync(g);
+}
+
+/// Takes the communicator by value: a reference to the caller's SignalWord
+/// would make it store the struct to local memory before every poll loop.
+[[noreturn]] TLE_DEV_COLD void failSignalTimeout(const DevComm *dc,
+                                                 uint32_t sig, uint64_t seen,
+                                                 uint64_t least,
+                                                 uint64_t elapsedNs,
+                                                 abi::Fn fn) {
+  Failure f{kDevErrSignalTimeout, fn};
+  f.slot = sig;
+  f.seen = seen;
+  f.wanted = least;
+  f.elapsedNs = elapsedNs;
+  failComm(dc, f);
+}
+
+/// A failed poll: on the emulator a yield that names the word, and the
+/// deadline's clock every kPollsPerClockRead misses (as onMiss for the
+/// barrier; its first read starts the deadline).
+TLE_DEV_INLINE void onSignalMiss(PollClock &k, const SignalWord &s,
+                                 uint32_t sig, uint64_t seen, uint64_t least,
+                                 abi::Fn fn) {
+  if constexpr (kPlatformYields) {
+    WaitInfo info{};
+    info.comm = s.dc;
+    info.rank = static_cast<int32_t>(s.rank);
+    info.slot = sig;
+    info.what = "signal wait";
+    info.signal = 1;
+    info.seen = seen;
+    info.wanted = least;
+    spinWait(info);
+  }
+  if (++k.polls % kPollsPerClockRead != 0)
+    return;
+  uint64_t now = nowNs();
+  uint64_t timeout = loadConst(&s.dc->timeoutNs);
+  if (k.polls == kPollsPerClockRead)
+    k.start = now;
+  else if (timeout != 0 && now - k.start > timeout)
+    failSignalTimeout(s.dc, sig, seen, least, now - k.start, fn);
+}
+
+/// The poll loop: one word, acquire (or relaxed) loads, nothing else until
+/// a miss.
+template <bool Acquire>
+TLE_DEV_INLINE void pollSignal(const SignalWord &s, uint32_t sig,
+                               uint64_t least, abi::Fn fn) {
+  PollClock k;
+  for (;;) {
+    uint64_t v = Acquire ? loadAcquireSys(s.word) : loadRelaxedSys(s.word);
+    if (v >= least)
+      return;
+    onSignalMiss(k, s, sig, v, least, fn);
+  }
+}
+
+/// Waits until this rank's word `sig` is >= `least` for the group `coop`,
+/// with the acquire half of `order` (seq_cst adds a fence.sc first).
+TLE_DEV_INLINE void signalWait(const void *comm, uint32_t sig, uint64_t least,
+                               int coop, int order, abi::Fn fn) {
+  checkCoop(comm, sig, coop, order, fn);
+  Group g = makeGroup(coop);
+  SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
+  groupSync(g);
+  if (g.rank == 0) {
+    traceEvent("signal wait", sig, true);
+    if (order == kOrderSeqCst)
+      fenceSeqCstSys();
+    if (acquires(order))
+      pollSignal<true>(s, sig, least, fn);
+    else
+      pollSignal<false>(s, sig, least, fn);
+    traceEvent("signal wait", sig, false);
+  }
+  groupSync(g);
+}
+
+/// This rank's word `sig`, loaded by the calling thread with the acquire
+/// half of `order`. A read may be the poll of the caller's own loop, so on
+/// the emulator it yields (pollHint).
+TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig, int order,
+                                   abi::Fn fn) {
+  checkOrder(comm, sig, order, fn);
+  SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
+  if (order == kOrderSeqCst)
+    fenceSeqCstSys();
+  uint64_t v = acquires(order) ? loadAcquireSys(s.word) : loadRelaxedSys(s.word);
+  pollHint(s.word, v);
+  return v;
+}
+
+/// Sets this rank's word `sig` to 0 (every calling thread stores; the
+/// stores are the same). Relaxed: what must not overtake the reset (a
+/// peer's next signal) is ordered by the synchronization that tells the
+/// peer the word was reset, which is a release after it.
+TLE_DEV_INLINE void resetSignal(const void *comm, uint32_t sig, abi::Fn fn) {
+  SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
+  storeRelaxedSys(s.word, 0);
+}
+
+} // namespace tle::impl
+
+#endif // TLE_IMPL_SIGNALOPS_H

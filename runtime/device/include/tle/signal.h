@@ -1,0 +1,60 @@
+//===- signal.h - Point-to-point signals, the typed C++ API -------*- C++
+//-*-===//
+//
+// Signal words for C++ kernels, with the enumerations of tle/abi.h. Every
+// rank of a communicator owns nSignals 64-bit words (tleConfig_t::nSignals),
+// zero at creation. A signal adds to word `sig` of rank `peer` (itself
+// included) as a release: what the group wrote before it is visible to a
+// thread of `peer` whose wait (acquire) observed the new value. Only a
+// word's owner waits on it, reads it and resets it. Words only grow, except
+// by a reset; waits compare unsigned values. `group` is kCoopThread,
+// kCoopWarp or kCoopBlock (kCoopTileSpan and kCoopLanes run as a warp): the
+// group syncs, its rank 0 signals or polls, the group syncs again; every
+// member of the group makes the call. A reset must not race with a signal
+// to the same word (the increment could be lost): reset words between
+// phases that a barrier or another signal separates. Out-of-range
+// arguments and a wait past the deadline are reported like the barrier's
+// (docs/device-library.md). The extern "C" flagcxDevSignal* functions of
+// tle/device.h are thin wrappers over these.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_SIGNAL_H
+#define TLE_SIGNAL_H
+
+#include "tle/abi.h"
+#include "tle/detail/DevComm.h"
+#include "tle/impl/SignalOps.h"
+
+namespace tle {
+
+/// Adds 1 to word `sig` of rank `peer`.
+TLE_DEV_INLINE void signalInc(const void *comm, int peer, uint32_t sig,
+                              CoopKind group) {
+  impl::signalAdd(comm, peer, sig, 1, group, abi::Fn::flagcxDevSignalInc);
+}
+/// Adds `value` to word `sig` of rank `peer`.
+TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
+                              uint64_t value, CoopKind group) {
+  impl::signalAdd(comm, peer, sig, value, group, abi::Fn::flagcxDevSignalAdd);
+}
+/// Waits until this rank's word `sig` is >= `least`.
+TLE_DEV_INLINE void signalWait(const void *comm, uint32_t sig, uint64_t least,
+                               CoopKind group,
+                               MemoryOrder order = kOrderAcquire) {
+  impl::signalWait(comm, sig, least, group, order,
+                   abi::Fn::flagcxDevWaitSignal);
+}
+/// This rank's word `sig`, read by the calling thread alone.
+TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig,
+                                   MemoryOrder order = kOrderAcquire) {
+  return impl::readSignal(comm, sig, order, abi::Fn::flagcxDevReadSignal);
+}
+/// Sets this rank's word `sig` to 0.
+TLE_DEV_INLINE void resetSignal(const void *comm, uint32_t sig) {
+  impl::resetSignal(comm, sig, abi::Fn::flagcxDevResetSignal);
+}
+
+} // namespace tle
+
+#endif // TLE_SIGNAL_H
