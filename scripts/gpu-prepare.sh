@@ -112,4 +112,26 @@ echo "exit $rc after $ms ms"
 [ "$rc" -eq 1 ] && grep -q "slot 0" <<<"$out" && grep -q "missing peers: 0" <<<"$out" ||
   { echo "CHECK FAILED: expected exit 1 and a record naming slot 0 and missing peer 0"; exit 1; }
 SH
+cat >.gpu/bundles/ring-signal.sh <<'SH'
+# Ring exchange with point-to-point signals: every thread's own check
+# passed, 4 blocks of 8 threads (one word each), 100 launches reusing the
+# words; then constant indices: each rank read 5 on word 0.
+source "$(dirname "$0")/lib.inc"
+expect_lines 2 '"buffer": "ok", "values": \[(1, ){31}1\]' \
+  "$b/ring-signal.bundle" --kernel ring_signal --grid 4 --block 8 \
+  --buffer recv:i32:32 --buffer ok:i32:32 --dump ok --repeat 100 &&
+expect_lines 2 '"buffer": "out", "values": \[5\]' \
+  "$b/signal-words.bundle" --kernel words --buffer out:i64:1 --dump out --repeat 100
+SH
+cat >.gpu/bundles/signal-never.sh <<'SH'
+# A wait for a signal that never comes: the device deadline ends it after
+# 1 s with a record naming the word and the values.
+b=$(cd "$(dirname "$0")" && pwd)
+out=$("$TLERUN" "$b/signal-never.bundle" --kernel never --ranks 2 \
+  --target cuda --timeout-ms 1000 2>&1)
+rc=$?
+echo "$out"
+[ "$rc" -eq 1 ] && grep -q "signal wait timed out after .* ms on signal 1: it holds 0, waiting for >= 1" <<<"$out" ||
+  { echo "CHECK FAILED: expected exit 1 and a record naming signal 1"; exit 1; }
+SH
 echo "gpu-prepare: example bundles and checks in .gpu/bundles: $(ls .gpu/bundles | tr '\n' ' ')"

@@ -18,7 +18,8 @@ mkdir -p "$OUT"
 
 count=0
 for src in examples/*.mlir examples/broken/*.mlir test/Tools/Inputs/grid-barrier.mlir \
-           test/Tools/Inputs/scale.mlir bench/kernels/*.mlir; do
+           test/Tools/Inputs/scale.mlir test/Tools/Inputs/signal-words.mlir \
+           test/Tools/Inputs/signal-never.mlir bench/kernels/*.mlir; do
   name=$(basename "$src" .mlir)
   "$TLEC" --target=cuda --arch="$ARCH" "$src" -o "$OUT/$name.bundle"
   echo "make-gpu-bundles: $src -> $OUT/$name.bundle ($(grep -m1 '^kernel ' "$OUT/$name.bundle"))"

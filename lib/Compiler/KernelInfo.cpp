@@ -2,8 +2,9 @@
 //
 // Reads, from a kernel module before lowering, what a launcher needs and
 // cannot see in PTX: which parameters to pass, whether the launch must be
-// cooperative and how many barrier slots to create. A kernel's barriers are
-// those of every function it reaches through direct calls.
+// cooperative and how many barrier slots and signal words to create. A
+// kernel's barriers and signals are those of every function it reaches
+// through direct calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,13 +26,30 @@ using namespace mlir::tle;
 using ::tle::run::BundleKernel;
 
 namespace {
-/// The barriers reachable from one kernel.
+/// The barriers and signal ops reachable from one kernel.
 struct BarrierSummary {
   unsigned ops = 0;
   unsigned slots = 0;
   bool runtimeIndex = false;
   bool grid = false;
+  /// Signal words the constant indices need, and whether an index is a
+  /// runtime value.
+  unsigned signalWords = 0;
+  bool runtimeSignal = false;
 };
+
+/// The signal index of a signal op, or null for any other op.
+Value signalIndex(Operation *op) {
+  if (auto s = dyn_cast<SignalOp>(op))
+    return s.getSig();
+  if (auto s = dyn_cast<SignalWaitOp>(op))
+    return s.getSig();
+  if (auto s = dyn_cast<ReadSignalOp>(op))
+    return s.getSig();
+  if (auto s = dyn_cast<ResetSignalOp>(op))
+    return s.getSig();
+  return nullptr;
+}
 } // namespace
 
 /// Adds the barriers of `root`'s ops, and of every function they call
@@ -53,6 +71,15 @@ static void collectBarriers(Operation *root, BarrierSummary &sum,
           sum.slots = std::max<unsigned>(sum.slots, index.getZExtValue() + 1);
         else
           sum.runtimeIndex = true;
+        return;
+      }
+      if (Value sig = signalIndex(op)) {
+        APInt index;
+        if (matchPattern(sig, m_ConstantInt(&index)) && !index.isNegative())
+          sum.signalWords =
+              std::max<unsigned>(sum.signalWords, index.getZExtValue() + 1);
+        else
+          sum.runtimeSignal = true;
         return;
       }
       auto call = dyn_cast<CallOpInterface>(op);
@@ -109,6 +136,10 @@ mlir::tle::collectKernelInfo(ModuleOp module) {
     info.cooperative = sum.grid;
     if (!sum.runtimeIndex)
       info.barrierSlots = sum.slots;
+    if (sum.runtimeSignal)
+      info.signalWords.reset();
+    else
+      info.signalWords = sum.signalWords;
     kernels.push_back(std::move(info));
   });
   if (failed)

@@ -98,7 +98,12 @@ bool tle::run::writeBundle(const Bundle &bundle, std::string &out,
       os << *kernel.barrierSlots;
     else
       os << "runtime";
-    os << " barrier-ops=" << kernel.barrierOps << '\n';
+    os << " barrier-ops=" << kernel.barrierOps << " signal-words=";
+    if (kernel.signalWords)
+      os << *kernel.signalWords;
+    else
+      os << "runtime";
+    os << '\n';
   }
   os << "code " << bundle.code.size() << '\n';
   os << bundle.code;
@@ -134,9 +139,11 @@ static bool parseU32(std::string_view text, uint32_t &out) {
   return true;
 }
 
-/// Parses the attributes of a `kernel` line; each must appear exactly once.
+/// Parses the attributes of a `kernel` line of a bundle of format `version`;
+/// each must appear exactly once.
 static bool parseKernel(const std::vector<std::string_view> &words,
-                        BundleKernel &kernel, std::string &error) {
+                        int version, BundleKernel &kernel,
+                        std::string &error) {
   if (words.size() < 2) {
     error = "kernel line without a name";
     return false;
@@ -192,14 +199,21 @@ static bool parseKernel(const std::vector<std::string_view> &words,
       kernel.barrierSlots = n;
     } else if (key == "barrier-ops" && parseU32(value, n)) {
       kernel.barrierOps = n;
+    } else if (version >= 3 && key == "signal-words" && value == "runtime") {
+      kernel.signalWords.reset();
+    } else if (version >= 3 && key == "signal-words" && parseU32(value, n)) {
+      kernel.signalWords = n;
     } else {
       error =
           "unknown or malformed kernel attribute '" + std::string(word) + "'";
       return false;
     }
   }
-  for (std::string_view key :
-       {"params", "cooperative", "barrier-slots", "barrier-ops"})
+  std::vector<std::string_view> required = {"params", "cooperative",
+                                            "barrier-slots", "barrier-ops"};
+  if (version >= 3)
+    required.push_back("signal-words");
+  for (std::string_view key : required)
     if (!seen.count(key)) {
       error = "kernel '" + kernel.name + "' lacks its '" + std::string(key) +
               "' attribute";
@@ -237,6 +251,7 @@ bool tle::run::parseBundle(std::string_view text, Bundle &out,
   size_t pos = 0;
   int lineNo = 0;
   bool sawHeader = false;
+  int version = 0;
   std::set<std::string_view> seenKeys;
   while (pos < text.size()) {
     size_t end = text.find('\n', pos);
@@ -260,9 +275,13 @@ bool tle::run::parseBundle(std::string_view text, Bundle &out,
     if (!sawHeader) {
       if (key != kBundleMagic || words.size() != 2)
         return fail("not a tle bundle");
-      if (words[1] != std::to_string(kBundleVersion))
+      for (int v = kOldestBundleVersion; v <= kBundleVersion; ++v)
+        if (words[1] == std::to_string(v))
+          version = v;
+      if (!version)
         return fail("bundle version " + std::string(words[1]) +
-                    " is not supported (this tlerun reads version " +
+                    " is not supported (this tlerun reads versions " +
+                    std::to_string(kOldestBundleVersion) + " to " +
                     std::to_string(kBundleVersion) +
                     "; recompile the kernel with this tlec)");
       sawHeader = true;
@@ -285,7 +304,7 @@ bool tle::run::parseBundle(std::string_view text, Bundle &out,
         return fail("more than " + std::to_string(kMaxBundleKernels) +
                     " kernels");
       BundleKernel kernel;
-      if (!parseKernel(words, kernel, error))
+      if (!parseKernel(words, version, kernel, error))
         return fail(error);
       if (out.findKernel(kernel.name))
         return fail("kernel '" + kernel.name + "' listed twice");

@@ -24,9 +24,12 @@ namespace tle::run {
 
 /// The first word of every bundle.
 inline constexpr std::string_view kBundleMagic = "tle-bundle";
-/// The format version this build writes and reads. 2: host code names its
-/// packed entries `__tle_entry.NAME` (tle/abi.h).
-inline constexpr int kBundleVersion = 2;
+/// The format version this build writes. 2: host code names its packed
+/// entries `__tle_entry.NAME` (tle/abi.h). 3: kernel lines carry
+/// `signal-words`. A reader also reads kOldestBundleVersion and up: a
+/// version 2 bundle predates signals, so its kernels need no signal word.
+inline constexpr int kBundleVersion = 3;
+inline constexpr int kOldestBundleVersion = 2;
 /// Upper bounds a reader enforces, so that a hostile bundle cannot make it
 /// allocate without limit before the code is even looked at.
 inline constexpr size_t kMaxBundleKernels = 1024;
@@ -45,6 +48,9 @@ struct BundleKernel {
   std::optional<uint32_t> barrierSlots;
   /// Barrier ops the kernel reaches (static count over its call graph).
   uint32_t barrierOps = 0;
+  /// Signal words the kernel's constant indices need (0: it uses none);
+  /// unset: a runtime index, decided at run time.
+  std::optional<uint32_t> signalWords = 0;
 };
 
 /// A parsed bundle.

@@ -87,6 +87,9 @@ OPTIONS:
   --barriers N             barrier slots, 1 to 1048576 (default: what the
                            kernel's constant indices need, else
                            max(grid size, 64) up to 65536)
+  --signals N              signal words per rank, 1 to 1048576 (default:
+                           what the kernel's constant signal indices need,
+                           at least 1; 64 if an index is a runtime value)
   --stack-bytes N          emulator fiber stack per thread: a multiple of the
                            page size from 16K to 64M (suffix K or M; default
                            64K)
@@ -384,7 +387,8 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
     static constexpr std::string_view known[] = {
         "kernel",   "ranks",      "grid",       "block",       "target",
         "buffer",   "repeat",     "dump",       "seed",        "trace",
-        "barriers", "device-lib", "timeout-ms", "stack-bytes", "arg"};
+        "barriers", "device-lib", "timeout-ms", "stack-bytes", "arg",
+        "signals"};
     if (std::find(std::begin(known), std::end(known), name) ==
         std::end(known)) {
       error = "unknown option --" + std::string(name) + " (see --help)";
@@ -465,6 +469,11 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
         return bad("expected 1 to " + std::to_string(kMaxBarriers) +
                    " barrier slots");
       out.barriers = static_cast<uint32_t>(number);
+    } else if (name == "signals") {
+      if (!parseU64(value, number) || number < 1 || number > kMaxSignals)
+        return bad("expected 1 to " + std::to_string(kMaxSignals) +
+                   " signal words");
+      out.signals = static_cast<uint32_t>(number);
     } else if (name == "stack-bytes") {
       size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
       if (!parseBytes(value, number) || number < tle::emu::kMinStackBytes ||

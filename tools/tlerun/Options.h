@@ -26,6 +26,10 @@ namespace tle::run {
 constexpr uint32_t kMaxDefaultBarriers = 1u << 16;
 /// Most barrier slots a communicator can have (tleConfig_t::nBarriers).
 constexpr uint32_t kMaxBarriers = 1u << 20;
+/// Most signal words a communicator can have (tleConfig_t::nSignals), and
+/// the default when a kernel indexes them with runtime values.
+constexpr uint32_t kMaxSignals = 1u << 20;
+constexpr uint32_t kDefaultSignals = 64;
 /// Most threads in a block, on GPUs and on the emulator.
 constexpr uint64_t kMaxBlockThreads = 1024;
 /// Largest timeout in ms whose nanoseconds fit in 63 bits (the runtime's
@@ -80,6 +84,8 @@ struct Options {
   std::string traceFile;
   /// Override of the barrier slot count.
   std::optional<uint32_t> barriers;
+  /// Override of the signal word count.
+  std::optional<uint32_t> signals;
   /// Device library for compiling .mlir input for cuda in-process.
   std::string deviceLib;
   /// --arg values, for the kernel's scalar parameters in declaration order

@@ -378,6 +378,12 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
   else
     config.nBarriers = static_cast<uint32_t>(
         std::clamp<uint64_t>(options.grid.total(), 64, kMaxDefaultBarriers));
+  if (options.signals)
+    config.nSignals = *options.signals;
+  else if (kernel.meta.signalWords)
+    config.nSignals = std::max<uint32_t>(*kernel.meta.signalWords, 1);
+  else
+    config.nSignals = kDefaultSignals;
   if (options.timeoutMs)
     config.timeoutMs = *options.timeoutMs;
 

@@ -80,6 +80,27 @@ TEST(Abi, DialectKindsAreAbiBarrierKinds) {
       mlir::tle::getMaxEnumValForBarrierKind());
 }
 
+/// The signal groups are abi.def's thread, warp and block coop kinds, with
+/// their values; signals have no grid (nor tile span, lanes).
+TEST(Abi, DialectSignalGroupsAreAbiCoopKinds) {
+  using mlir::tle::SignalGroup;
+  unsigned cases = 0;
+  for (uint32_t v = 0; v <= mlir::tle::getMaxEnumValForSignalGroup(); ++v) {
+    StringRef name = mlir::tle::stringifySignalGroup(static_cast<SignalGroup>(v));
+    if (name.empty())
+      continue;
+    ++cases;
+    bool found = false;
+    for (const ::tle::abi::EnumCase &c : ::tle::abi::kCoopKinds)
+      found |= name == c.spelling && static_cast<int>(v) == c.value;
+    EXPECT_TRUE(found) << "signal group '" << name.str() << "' = " << v
+                       << " is not abi.def's";
+  }
+  EXPECT_EQ(cases, 3u);
+  for (const char *absent : {"grid", "tile_span", "lanes"})
+    EXPECT_FALSE(mlir::tle::symbolizeSignalGroup(absent)) << absent;
+}
+
 /// Every entry point is declared with abi.def's signature: pointers generic,
 /// 32- and 64-bit integers, bool as i1.
 TEST(Abi, DeclarationsFollowTheDefinition) {
@@ -106,6 +127,18 @@ TEST(Abi, DeclarationsFollowTheDefinition) {
       EXPECT_EQ(sig, "!llvm.func<ptr (ptr, i64, i32)>");
     if (StringRef(fn.name) == "tleTritonBarrier")
       EXPECT_EQ(sig, "!llvm.func<i32 (i64, i32, i32, i32, i32)>");
+    // FlagCX's unified signal functions (flagos-ai/FlagCX bindings/ir).
+    if (StringRef(fn.name) == "flagcxDevSignalInc")
+      EXPECT_EQ(sig, "!llvm.func<void (ptr, i32, i32, i32, i32, i32, i32)>");
+    if (StringRef(fn.name) == "flagcxDevSignalAdd")
+      EXPECT_EQ(sig,
+                "!llvm.func<void (ptr, i32, i32, i32, i64, i32, i32, i32)>");
+    if (StringRef(fn.name) == "flagcxDevWaitSignal")
+      EXPECT_EQ(sig, "!llvm.func<void (ptr, i32, i64, i32, i32, i32, i32)>");
+    if (StringRef(fn.name) == "flagcxDevReadSignal")
+      EXPECT_EQ(sig, "!llvm.func<i64 (ptr, i32, i32, i32, i32)>");
+    if (StringRef(fn.name) == "flagcxDevResetSignal")
+      EXPECT_EQ(sig, "!llvm.func<void (ptr, i32, i32)>");
   }
   EXPECT_EQ(std::size(::tle::abi::kFunctions),
             static_cast<size_t>(::tle::abi::Fn::NumFunctions));

@@ -5,9 +5,9 @@
 // signature come from that definition (tle/abi.h's tables), never from a
 // copy here; one helper declares a callee from its ABI entry and emits the
 // call, in the manner of IREE's "call this runtime function" lowerings. The
-// barrier has its own pattern (it picks the entry point and encodes its
-// attributes); the queries and pointers share one generic runtime-call
-// pattern.
+// barrier and each signal op have their own pattern (they pick the entry
+// point and encode their attributes and the constants FlagCX's signatures
+// add); the queries and pointers share one generic runtime-call pattern.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,6 +55,10 @@ static_assert(static_cast<int>(MemoryOrder::relaxed) == ::tle::kOrderRelaxed &&
                       ::tle::kOrderAcqRel &&
                   static_cast<int>(MemoryOrder::seq_cst) == ::tle::kOrderSeqCst,
               "TLEEnums.td's MemoryOrder must store abi.def's orders");
+static_assert(static_cast<int>(SignalGroup::thread) == ::tle::kCoopThread &&
+                  static_cast<int>(SignalGroup::warp) == ::tle::kCoopWarp &&
+                  static_cast<int>(SignalGroup::block) == ::tle::kCoopBlock,
+              "TLEEnums.td's SignalGroup must store abi.def's coop kinds");
 static_assert(static_cast<int>(BarrierKind::arrive) == ::tle::kBarrierArrive &&
                   static_cast<int>(BarrierKind::wait) == ::tle::kBarrierWait &&
                   static_cast<int>(BarrierKind::sync) == ::tle::kBarrierSync,
@@ -164,6 +168,11 @@ static Value createI32(OpBuilder &builder, Location loc, int32_t value) {
   return LLVM::ConstantOp::create(builder, loc, builder.getI32Type(), value);
 }
 
+/// The constants the signal functions take for what TLE serves one value
+/// of (docs/abi.md): network context 0, 64-bit words.
+constexpr int32_t kSignalContext = 0;
+constexpr int32_t kSignalBits = 64;
+
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
@@ -218,6 +227,80 @@ struct DeviceIntraBarrierOpLowering
   BarrierABI abi;
 };
 
+/// tle.signal: flagcxDevSignalInc or flagcxDevSignalAdd with the intra
+/// team, context 0 and system scope.
+struct SignalOpLowering : ConvertOpToLLVMPattern<SignalOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(SignalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value team = createI32(rewriter, loc, ::tle::kTeamIntra);
+    Value context = createI32(rewriter, loc, kSignalContext);
+    Value coop = createI32(rewriter, loc, static_cast<int>(op.getGroup()));
+    Value scope = createI32(rewriter, loc, ::tle::kScopeSystem);
+    Value comm = adaptor.getComm(), peer = adaptor.getPeer();
+    Value sig = adaptor.getSig();
+    if (op.getKind() == SignalKind::inc)
+      return replaceWithAbiCall(rewriter, op, Fn::flagcxDevSignalInc,
+                                {comm, team, peer, sig, context, coop, scope});
+    return replaceWithAbiCall(
+        rewriter, op, Fn::flagcxDevSignalAdd,
+        {comm, team, peer, sig, adaptor.getValue(), context, coop, scope});
+  }
+};
+
+/// tle.signal_wait: flagcxDevWaitSignal on 64 bits, context 0.
+struct SignalWaitOpLowering : ConvertOpToLLVMPattern<SignalWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(SignalWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    return replaceWithAbiCall(
+        rewriter, op, Fn::flagcxDevWaitSignal,
+        {adaptor.getComm(), adaptor.getSig(), adaptor.getLeast(),
+         createI32(rewriter, loc, kSignalBits),
+         createI32(rewriter, loc, kSignalContext),
+         createI32(rewriter, loc, static_cast<int>(op.getGroup())),
+         createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
+  }
+};
+
+/// tle.read_signal: flagcxDevReadSignal on 64 bits, context 0.
+struct ReadSignalOpLowering : ConvertOpToLLVMPattern<ReadSignalOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(ReadSignalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    return replaceWithAbiCall(
+        rewriter, op, Fn::flagcxDevReadSignal,
+        {adaptor.getComm(), adaptor.getSig(),
+         createI32(rewriter, loc, kSignalBits),
+         createI32(rewriter, loc, kSignalContext),
+         createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
+  }
+};
+
+/// tle.reset_signal: flagcxDevResetSignal on context 0 (which FlagCX puts
+/// before the index).
+struct ResetSignalOpLowering : ConvertOpToLLVMPattern<ResetSignalOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(ResetSignalOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return replaceWithAbiCall(
+        rewriter, op, Fn::flagcxDevResetSignal,
+        {adaptor.getComm(), createI32(rewriter, op.getLoc(), kSignalContext),
+         adaptor.getSig()});
+  }
+};
+
 /// An op whose operands are, in order, the arguments of one ABI function and
 /// whose result is its result: the rank and size queries and the pointers.
 template <typename OpT>
@@ -248,6 +331,8 @@ void mlir::tle::populateTLEToLLVMConversionPatterns(
       converter, Fn::flagcxGetLocalPointerS);
   patterns.add<RuntimeCallLowering<IntraPointerOp>>(
       converter, Fn::flagcxGetIntraPointerS);
+  patterns.add<SignalOpLowering, SignalWaitOpLowering, ReadSignalOpLowering,
+               ResetSignalOpLowering>(converter);
 }
 
 //===----------------------------------------------------------------------===//

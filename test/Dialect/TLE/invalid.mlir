@@ -191,3 +191,167 @@ func.func @intra_peer_i64(%mem: !llvm.ptr, %off: i64, %peer: i64) -> !llvm.ptr {
   %p = tle.intra_pointer %mem, %off, %peer : !llvm.ptr
   return %p : !llvm.ptr
 }
+
+// -----
+
+// A signal inc adds 1: a value is a mistake (inc or add was meant?).
+func.func @signal_inc_with_value(%comm: !llvm.ptr, %peer: i32, %sig: i32, %n: i64) {
+  // expected-error @below {{inc adds 1 and takes no value; use add}}
+  tle.signal inc %comm, %peer, %sig, %n : !llvm.ptr
+  return
+}
+
+// -----
+
+// A signal add without its value.
+func.func @signal_add_without_value(%comm: !llvm.ptr, %peer: i32, %sig: i32) {
+  // expected-error @below {{add needs a value: tle.signal add %comm, %peer, %sig, %value}}
+  tle.signal add %comm, %peer, %sig : !llvm.ptr
+  return
+}
+
+// -----
+
+// A negative constant addend would wrap the word backwards.
+func.func @signal_negative_value(%comm: i64, %peer: i32, %sig: i32) {
+  %n = arith.constant -1 : i64
+  // expected-error @below {{value must be non-negative: a signal only adds}}
+  tle.signal add %comm, %peer, %sig, %n group warp : i64
+  return
+}
+
+// -----
+
+// A negative constant peer.
+func.func @signal_negative_peer(%comm: !llvm.ptr, %sig: i32) {
+  %peer = llvm.mlir.constant(-1 : i32) : i32
+  // expected-error @below {{peer must be non-negative}}
+  tle.signal inc %comm, %peer, %sig : !llvm.ptr
+  return
+}
+
+// -----
+
+// A negative constant signal index (the ABI takes it unsigned).
+func.func @signal_negative_index(%comm: !llvm.ptr, %peer: i32) {
+  %sig = arith.constant -3 : i32
+  // expected-error @below {{signal index must be non-negative}}
+  tle.signal inc %comm, %peer, %sig : !llvm.ptr
+  return
+}
+
+// -----
+
+// A signal on a null communicator.
+func.func @signal_null_comm(%peer: i32, %sig: i32) {
+  %null = llvm.mlir.zero : !llvm.ptr
+  // expected-error @below {{comm is a null pointer}}
+  tle.signal inc %null, %peer, %sig : !llvm.ptr
+  return
+}
+
+// -----
+
+// Signals have no grid group.
+func.func @signal_grid(%comm: !llvm.ptr, %peer: i32, %sig: i32) {
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'group' [thread, warp, block]}}
+  tle.signal inc %comm, %peer, %sig group grid : !llvm.ptr
+  return
+}
+
+// -----
+
+// Unknown signal kinds are rejected by the parser.
+func.func @signal_bad_kind(%comm: !llvm.ptr, %peer: i32, %sig: i32) {
+  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'kind' [inc, add]}}
+  tle.signal set %comm, %peer, %sig : !llvm.ptr
+  return
+}
+
+// -----
+
+// The addend is an i64.
+// expected-note @below {{prior use here}}
+func.func @signal_value_i32(%comm: !llvm.ptr, %peer: i32, %sig: i32, %n: i32) {
+  // expected-error @below {{use of value '%n' expects different type than prior uses: 'i64' vs 'i32'}}
+  tle.signal add %comm, %peer, %sig, %n : !llvm.ptr
+  return
+}
+
+// -----
+
+// A wait only observes: a release order would silently be dropped.
+func.func @signal_wait_release(%comm: !llvm.ptr, %sig: i32, %least: i64) {
+  // expected-error @below {{'tle.signal_wait' op cannot release; use order relaxed, acquire, acq_rel or seq_cst}}
+  tle.signal_wait %comm, %sig, %least order release : !llvm.ptr
+  return
+}
+
+// -----
+
+// A wait on a negative constant index.
+func.func @signal_wait_negative_index(%comm: i64, %least: i64) {
+  %sig = llvm.mlir.constant(-1 : i32) : i32
+  // expected-error @below {{signal index must be non-negative}}
+  tle.signal_wait %comm, %sig, %least group thread : i64
+  return
+}
+
+// -----
+
+// A wait on address 0.
+func.func @signal_wait_null_comm(%sig: i32, %least: i64) {
+  %zero = arith.constant 0 : i64
+  // expected-error @below {{comm is a null pointer}}
+  tle.signal_wait %zero, %sig, %least : i64
+  return
+}
+
+// -----
+
+// The value waited for is an i64.
+// expected-note @below {{prior use here}}
+func.func @signal_wait_least_i32(%comm: !llvm.ptr, %sig: i32, %least: i32) {
+  // expected-error @below {{use of value '%least' expects different type than prior uses: 'i64' vs 'i32'}}
+  tle.signal_wait %comm, %sig, %least : !llvm.ptr
+  return
+}
+
+// -----
+
+// A read only observes, like a wait.
+func.func @read_signal_release(%comm: !llvm.ptr, %sig: i32) -> i64 {
+  // expected-error @below {{'tle.read_signal' op cannot release; use order relaxed, acquire, acq_rel or seq_cst}}
+  %v = tle.read_signal %comm, %sig order release : !llvm.ptr
+  return %v : i64
+}
+
+// -----
+
+// A read of a negative constant index.
+func.func @read_signal_negative_index(%comm: !llvm.ptr) -> i64 {
+  %sig = arith.constant -1 : i32
+  // expected-error @below {{signal index must be non-negative}}
+  %v = tle.read_signal %comm, %sig : !llvm.ptr
+  return %v : i64
+}
+
+// -----
+
+// A reset of a negative constant index.
+func.func @reset_signal_negative_index(%comm: !llvm.ptr) {
+  %sig = arith.constant -5 : i32
+  // expected-error @below {{signal index must be non-negative}}
+  tle.reset_signal %comm, %sig : !llvm.ptr
+  return
+}
+
+// -----
+
+// A reset on a null communicator.
+func.func @reset_signal_null_comm(%sig: i32) {
+  %null = llvm.mlir.zero : !llvm.ptr<1>
+  // expected-error @below {{comm is a null pointer}}
+  tle.reset_signal %null, %sig : !llvm.ptr<1>
+  return
+}

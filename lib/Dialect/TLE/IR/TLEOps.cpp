@@ -77,5 +77,54 @@ LogicalResult IntraPointerOp::verify() {
   return success();
 }
 
+LogicalResult SignalOp::verify() {
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  if (isNegativeConstant(getPeer()))
+    return emitOpError("peer must be non-negative");
+  if (isNegativeConstant(getSig()))
+    return emitOpError("signal index must be non-negative");
+  if (getKind() == SignalKind::inc && getValue())
+    return emitOpError("inc adds 1 and takes no value; use add");
+  if (getKind() == SignalKind::add && !getValue())
+    return emitOpError("add needs a value: tle.signal add %comm, %peer, "
+                       "%sig, %value");
+  // A word only grows: a negative i64 would be a huge unsigned addend that
+  // wraps it backwards.
+  if (getValue() && isNegativeConstant(getValue()))
+    return emitOpError("value must be non-negative: a signal only adds");
+  return success();
+}
+
+/// A wait or a read only observes: the release half of an order would be
+/// silently dropped.
+static LogicalResult verifyObserver(Operation *op, Value comm, Value sig,
+                                    MemoryOrder order) {
+  if (isNullHandle(comm))
+    return op->emitOpError("comm is a null pointer");
+  if (isNegativeConstant(sig))
+    return op->emitOpError("signal index must be non-negative");
+  if (order == MemoryOrder::release)
+    return op->emitOpError("cannot release; use order relaxed, acquire, "
+                           "acq_rel or seq_cst");
+  return success();
+}
+
+LogicalResult SignalWaitOp::verify() {
+  return verifyObserver(*this, getComm(), getSig(), getOrder());
+}
+
+LogicalResult ReadSignalOp::verify() {
+  return verifyObserver(*this, getComm(), getSig(), getOrder());
+}
+
+LogicalResult ResetSignalOp::verify() {
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  if (isNegativeConstant(getSig()))
+    return emitOpError("signal index must be non-negative");
+  return success();
+}
+
 #define GET_OP_CLASSES
 #include "tle/Dialect/TLE/IR/TLEOps.cpp.inc"

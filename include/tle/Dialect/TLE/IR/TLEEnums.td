@@ -1,7 +1,8 @@
 //===- TLEEnums.td - Enumerations of the tle dialect -------*- tablegen -*-===//
 //
 // The barrier kind, cooperative group and memory order that parameterize
-// `tle.device_intra_barrier`. Each case stores its ABI value from
+// `tle.device_intra_barrier`, and the signal kind and group of `tle.signal`
+// and `tle.signal_wait`. Each case stores its ABI value from
 // runtime/device/include/tle/abi.def (TableGen cannot include that file): the
 // lowering passes the stored value, static_asserts in TLEToLLVM.cpp tie every
 // case to abi.h at build time, and unittests/compiler checks both lists
@@ -45,6 +46,25 @@ def TLE_MemoryOrder : I32EnumAttr<"MemoryOrder",
       I32EnumAttrCase<"release", 2>,
       I32EnumAttrCase<"acq_rel", 3>,
       I32EnumAttrCase<"seq_cst", 4>
+    ]> {
+  let cppNamespace = "::mlir::tle";
+}
+
+def TLE_SignalKind : I32EnumAttr<"SignalKind",
+    "what a signal does to the word: add 1, or add a value", [
+      I32EnumAttrCase<"inc", 0>,
+      I32EnumAttrCase<"add", 1>
+    ]> {
+  let cppNamespace = "::mlir::tle";
+}
+
+// The groups of a signal: FlagCX's coop kinds thread, warp and block (there
+// is no grid signal).
+def TLE_SignalGroup : I32EnumAttr<"SignalGroup",
+    "the cooperative group that signals or waits together", [
+      I32EnumAttrCase<"thread", 0>,
+      I32EnumAttrCase<"warp", 1>,
+      I32EnumAttrCase<"block", 2>
     ]> {
   let cppNamespace = "::mlir::tle";
 }

@@ -1,7 +1,8 @@
 //===- TLEOps.td - Operations of the tle dialect -----------*- tablegen -*-===//
 //
 // The ops of the `tle` dialect: the device-side intra-node barrier, the rank
-// and size queries of the communicator, and pointers into symmetric buffers.
+// and size queries of the communicator, pointers into symmetric buffers, and
+// point-to-point signals.
 // Their textual form is a contract: tests and front ends outside the
 // compiler parse and print it.
 //
@@ -169,6 +170,166 @@ def TLE_IntraPointerOp : TLE_Op<"intra_pointer", [MemoryEffects<[MemRead]>]> {
   let arguments = (ins TLE_HandleType:$mem, I64:$offset, I32:$peer);
   let results = (outs LLVM_DefaultPointer:$result);
   let assemblyFormat = "$mem `,` $offset `,` $peer attr-dict `:` type($mem)";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Signals
+//===----------------------------------------------------------------------===//
+
+def TLE_SignalOp : TLE_Op<"signal"> {
+  let summary = "Add to a signal word of a peer, as a release";
+  let description = [{
+    Every rank of the communicator `comm` owns `nSignals` 64-bit signal
+    words (a runtime configuration, 64 by default). `tle.signal` adds to
+    word `sig` of rank `peer` (this rank included):
+
+    - `inc`: adds 1;
+    - `add`: adds `value` (an `i64`, read as unsigned).
+
+    A signal is a release: what the group wrote before it is visible to a
+    thread of `peer` whose `tle.signal_wait` (acquire) observed the new
+    value. `group` says who executes the call together: `thread`, `warp` or
+    `block` (the default): the group synchronizes, one of its threads
+    signals, the group synchronizes again. `peer` and `sig` are runtime
+    `i32` values; a peer outside the communicator or an index at or beyond
+    its signal count is reported by the runtime before any word is touched.
+    Words only grow, except by `tle.reset_signal`.
+
+    Verifier rules:
+    - `inc` takes no value and `add` needs one;
+    - a constant `peer` or `sig` must be non-negative;
+    - a constant `value` must be non-negative: a signal only adds, and a
+      negative `i64` would wrap the word backwards;
+    - a constant null `comm` is rejected.
+
+    Example:
+
+    ```mlir
+    tle.signal inc %comm, %peer, %sig : !llvm.ptr
+    tle.signal add %comm, %peer, %sig, %n group warp : i64
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_SignalKind:$kind,
+    TLE_HandleType:$comm,
+    I32:$peer,
+    I32:$sig,
+    Optional<I64>:$value,
+    DefaultValuedAttr<TLE_SignalGroup,
+                      "::mlir::tle::SignalGroup::block">:$group
+  );
+
+  let assemblyFormat = [{
+    $kind $comm `,` $peer `,` $sig (`,` $value^)? (`group` $group^)?
+    attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def TLE_SignalWaitOp : TLE_Op<"signal_wait"> {
+  let summary = "Wait until this rank's signal word reaches a value";
+  let description = [{
+    Waits until this rank's signal word `sig` of the communicator `comm` is
+    at least `least` (both read as unsigned 64-bit values), with the acquire
+    half of `order` (`relaxed`, `acquire`, the default, `acq_rel` or
+    `seq_cst`; `seq_cst` also orders the wait in the single total order).
+    An acquire wait that observed a signal makes everything the signalling
+    group wrote before it visible to the whole waiting group. `group`:
+    `thread`, `warp` or `block` (the default): the group synchronizes, one
+    of its threads polls, the group synchronizes again. The wait has the
+    barrier's deadline: a word that never reaches `least` fails the launch
+    with a report naming the word, the value seen and the value wanted.
+
+    Verifier rules: `order release` is rejected (a wait only observes; the
+    release half would silently be dropped); a constant `sig` must be
+    non-negative; a constant null `comm` is rejected.
+
+    Example:
+
+    ```mlir
+    tle.signal_wait %comm, %sig, %least : !llvm.ptr
+    tle.signal_wait %comm, %sig, %least group thread order relaxed : i64
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_HandleType:$comm,
+    I32:$sig,
+    I64:$least,
+    DefaultValuedAttr<TLE_SignalGroup,
+                      "::mlir::tle::SignalGroup::block">:$group,
+    DefaultValuedAttr<TLE_MemoryOrder,
+                      "::mlir::tle::MemoryOrder::acquire">:$order
+  );
+
+  let assemblyFormat = [{
+    $comm `,` $sig `,` $least (`group` $group^)? (`order` $order^)?
+    attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def TLE_ReadSignalOp : TLE_Op<"read_signal"> {
+  let summary = "This rank's signal word, read by the calling thread";
+  let description = [{
+    Returns this rank's signal word `sig` of the communicator `comm`, loaded
+    by the calling thread alone with the acquire half of `order` (`acquire`
+    by default). Peers change the word at any time, so two reads are never
+    merged. On the CPU emulator a read yields, so a kernel may poll a word
+    in a loop of its own.
+
+    Verifier rules: `order release` is rejected (a read only observes); a
+    constant `sig` must be non-negative; a constant null `comm` is rejected.
+
+    Example:
+
+    ```mlir
+    %v = tle.read_signal %comm, %sig : !llvm.ptr
+    %w = tle.read_signal %comm, %sig order relaxed : i64
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_HandleType:$comm,
+    I32:$sig,
+    DefaultValuedAttr<TLE_MemoryOrder,
+                      "::mlir::tle::MemoryOrder::acquire">:$order
+  );
+  let results = (outs I64:$result);
+
+  let assemblyFormat = [{
+    $comm `,` $sig (`order` $order^)? attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def TLE_ResetSignalOp : TLE_Op<"reset_signal"> {
+  let summary = "Set this rank's signal word to zero";
+  let description = [{
+    Stores 0 into this rank's signal word `sig` of the communicator `comm`
+    (the calling thread; several threads may store it). A reset racing with
+    a peer's signal to the same word can lose that signal: reset between
+    phases that a barrier or another signal separates.
+
+    Verifier rules: a constant `sig` must be non-negative; a constant null
+    `comm` is rejected.
+
+    Example:
+
+    ```mlir
+    tle.reset_signal %comm, %sig : !llvm.ptr
+    ```
+  }];
+
+  let arguments = (ins TLE_HandleType:$comm, I32:$sig);
+
+  let assemblyFormat = "$comm `,` $sig attr-dict `:` type($comm)";
+
   let hasVerifier = 1;
 }
 
