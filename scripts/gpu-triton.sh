@@ -2,7 +2,7 @@
 # The Triton front end's GPU tests, run on the GPU machine from the
 # repository root after scripts/gpu-run.sh has built build-gpu (libtle.so
 # with the CUDA backend):
-#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree]
+#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree|signals]
 #                                                              (default all)
 # The GPU machine has no LLVM, so the device bitcode is built on the CPU
 # machine (build/lib/libtle_device.bc) and carried as .gpu/libtle_device.bc.
@@ -16,8 +16,8 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 cd "$(dirname "$0")/.."
 root=$(pwd)
 phase=${1:-all}
-case "$phase" in all | example | exchange | timeout | bench | import | nccl | c10d | flagtree) ;; *)
-  echo "usage: $0 [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree]" >&2
+case "$phase" in all | example | exchange | timeout | bench | import | nccl | c10d | flagtree | signals) ;; *)
+  echo "usage: $0 [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree|signals]" >&2
   exit 2
   ;;
 esac
@@ -110,6 +110,11 @@ if [ "$phase" = all ] || [ "$phase" = flagtree ]; then
   else
     summary+=("FlagTree tests: SKIPPED (no .gpu/flagtree-tests; docs/flagtree.md says how to get them)")
   fi
+fi
+if [ "$phase" = all ] || [ "$phase" = signals ]; then
+  say "8. point-to-point signals: a ping-pong whose every handoff is checked"
+  timeout -k 10 300 "${torchrun[@]}" python/tests_gpu/signals.py
+  record "signals (ping-pong)" $?
 fi
 
 say "summary"

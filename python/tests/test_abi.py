@@ -58,6 +58,8 @@ def test_hand_written_encodings_of_docs_abi_md():
     ("BARRIER_KINDS", "TLE_BARRIER_KIND"),
     ("GROUP_KINDS", "TLE_COOP"),
     ("ORDERS", "TLE_ORDER"),
+    ("SIGNAL_GROUP_KINDS", "TLE_COOP"),
+    ("OBSERVER_ORDERS", "TLE_ORDER"),
 ])
 def test_front_end_tables_are_abi_values(table, macro):
     for spelling, value in getattr(language, table).items():
@@ -72,9 +74,14 @@ def test_triton_entry_points_have_abi_signatures():
     assert FUNCTIONS["tleTritonIntraSize"] == ["I32", "I64"]
     assert FUNCTIONS["tleTritonLocalPointer"] == ["I64", "I64", "I64"]
     assert FUNCTIONS["tleTritonIntraPointer"] == ["I64", "I64", "I64", "I32"]
+    assert FUNCTIONS["tleTritonSignal"] == ["I32", "I64", "I32", "I32", "I64", "I32"]
+    assert FUNCTIONS["tleTritonSignalWait"] == ["I32", "I64", "I32", "I64", "I32", "I32"]
+    assert FUNCTIONS["tleTritonReadSignal"] == ["I64", "I64", "I32", "I32"]
+    assert FUNCTIONS["tleTritonResetSignal"] == ["I32", "I64", "I32"]
     source = Path(language.__file__).read_text()
     for name in ("tleTritonBarrier", "tleTritonIntraRank", "tleTritonIntraSize",
-                 "tleTritonLocalPointer", "tleTritonIntraPointer"):
+                 "tleTritonLocalPointer", "tleTritonIntraPointer", "tleTritonSignal", "tleTritonSignalWait",
+                 "tleTritonReadSignal", "tleTritonResetSignal"):
         assert f'"{name}"' in source, f"tle.language no longer calls {name}"
     # FlagTree's spellings, which tle.flagtree calls, have their twins'
     # signatures.
@@ -85,6 +92,16 @@ def test_triton_entry_points_have_abi_signatures():
     for name, twin in twins.items():
         assert FUNCTIONS[name] == FUNCTIONS[twin], name
         assert f'"{name}"' in flagtree, f"tle.flagtree no longer calls {name}"
+
+
+def test_signal_functions_are_flagcx_unified_signatures():
+    # flagos-ai/FlagCX bindings/ir (docs/abi.md cites the commit): a change
+    # here breaks IR compatibility with FlagCX.
+    assert FUNCTIONS["flagcxDevSignalInc"] == ["Void", "Ptr", "I32", "I32", "U32", "U32", "I32", "I32"]
+    assert FUNCTIONS["flagcxDevSignalAdd"] == ["Void", "Ptr", "I32", "I32", "U32", "U64", "U32", "I32", "I32"]
+    assert FUNCTIONS["flagcxDevWaitSignal"] == ["Void", "Ptr", "U32", "U64", "I32", "U32", "I32", "I32"]
+    assert FUNCTIONS["flagcxDevReadSignal"] == ["U64", "Ptr", "U32", "I32", "U32", "I32"]
+    assert FUNCTIONS["flagcxDevResetSignal"] == ["Void", "Ptr", "U32", "U32"]
 
 
 def test_docs_tabulate_every_entry_point():

@@ -60,3 +60,13 @@ def test_peer_read_kernel_compiles(compile_kernel):
     out = compile_kernel(kernels.peer_read_kernel, signature, {"BLOCK": kernels.BLOCK})
     assert out.ttir.count('symbol = "tleTritonBarrier"') == 2
     assert out.ttir.count('symbol = "tleTritonIntraPointer"') == 1
+
+
+@pytest.mark.parametrize("case", kernels.PINGPONG_CASES, ids=lambda c: c[0])
+def test_pingpong_kernel_compiles(compile_kernel, case):
+    _, _, num_warps, group = case
+    signature = {"comm": "i64", "mem": "i64", "errors": "*i32", "n_rounds": "i32", "first": "i64",
+                 "word0": "i32", "BLOCK": "constexpr", "GROUP": "constexpr"}
+    out = compile_kernel(kernels.pingpong_kernel, signature, {"BLOCK": 256, "GROUP": group}, num_warps=num_warps)
+    assert out.ttir.count('symbol = "tleTritonSignal"') == 2
+    assert out.ttir.count('symbol = "tleTritonSignalWait"') == 2

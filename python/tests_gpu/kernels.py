@@ -103,3 +103,47 @@ def peer_read_kernel(comm, mem, errors, n_iters, BLOCK: tl.constexpr):
         bad += tl.sum((got != (it * size + right) * n + offs).to(tl.int32))
         tlx.distributed_barrier(comm, barrier_kind="sync", group_kind="block", order="acq_rel", index=pid)
     tl.store(errors + pid, bad)
+
+
+#: The configurations signals.py (and, on CPU ranks, signal_ranks.py) runs;
+#: case i uses signal words i * PINGPONG_WORDS + program.
+PINGPONG_WORDS = 32
+PINGPONG_CASES = [
+    # (name, programs, num_warps, group)
+    ("block, 1 program", 1, 4, "block"),
+    ("block, 16 programs, 8 warps", 16, 8, "block"),
+    ("warp, 8 programs, num_warps=1", 8, 1, "warp"),
+]
+
+
+@triton.jit
+def pingpong_kernel(comm, mem, errors, n_rounds, first, word0, BLOCK: tl.constexpr, GROUP: tl.constexpr):
+    """Ranks 0 and 1 hand a block of data back and forth ``n_rounds``
+    times, program p through signal word ``word0 + p``: rank 0 writes round
+    r into rank 1's copy and signals; rank 1 waits, checks it, writes it
+    back plus 1 and signals; rank 0 waits and checks. ``first`` is the
+    word's value before this launch (earlier launches x n_rounds), so words
+    are never reset."""
+    pid = tl.program_id(0)
+    word = word0 + pid
+    rank = tlx.intra_rank(comm)
+    peer = 1 - rank
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    dst = tlx.intra_pointer(mem, 0, peer, dtype=tl.int32)
+    src = tlx.local_pointer(mem, 0, dtype=tl.int32)
+    bad = 0
+    for r in range(n_rounds):
+        target = first + r + 1
+        value = r * 7 + offs
+        if rank == 0:
+            tl.store(dst + offs, value)
+            tlx.signal(comm, peer, word, group_kind=GROUP)
+            tlx.signal_wait(comm, word, target, group_kind=GROUP)
+            bad += tl.sum((tl.load(src + offs) != value + 1).to(tl.int32))
+        else:
+            tlx.signal_wait(comm, word, target, group_kind=GROUP)
+            got = tl.load(src + offs)
+            bad += tl.sum((got != value).to(tl.int32))
+            tl.store(dst + offs, got + 1)
+            tlx.signal(comm, peer, word, group_kind=GROUP)
+    tl.store(errors + pid, bad)

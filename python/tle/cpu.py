@@ -200,15 +200,19 @@ class Communicator:
 
     @classmethod
     def init_rank(cls, size: int, unique_id: bytes, rank: int, *, n_barriers: int = 64,
-                  timeout_ms: int | None = None, bootstrap_timeout_ms: int | None = None) -> Communicator:
+                  timeout_ms: int | None = None, bootstrap_timeout_ms: int | None = None,
+                  n_signals: int = 64) -> Communicator:
         """Rank ``rank`` of ``size`` processes that share ``unique_id``
-        (``tle.runtime.get_unique_id()`` on one of them). Collective."""
+        (``tle.runtime.get_unique_id()`` on one of them). Collective.
+        ``n_signals``: signal words per rank (``index`` of the signal
+        functions must be below it)."""
         return cls(Comm.init_rank(size, unique_id, rank, 0, backend=Backend.EMULATOR, n_barriers=n_barriers,
-                                  timeout_ms=timeout_ms, bootstrap_timeout_ms=bootstrap_timeout_ms))
+                                  timeout_ms=timeout_ms, bootstrap_timeout_ms=bootstrap_timeout_ms,
+                                  n_signals=n_signals))
 
     @classmethod
     def from_launcher(cls, *, n_barriers: int = 64, timeout_ms: int | None = None,
-                      bootstrap_timeout_ms: int | None = None) -> Communicator:
+                      bootstrap_timeout_ms: int | None = None, n_signals: int = 64) -> Communicator:
         """This process's rank of a ``python -m tle.launch`` run (collective
         over its ranks). ``timeout_ms``: the barrier deadline; None takes
         ``TLE_BARRIER_TIMEOUT_MS`` or 10 s, 0 waits forever."""
@@ -222,7 +226,7 @@ class Communicator:
             raise RuntimeError(f"{e.args[0]} is not set: start this script with "
                                f"python -m tle.launch --ranks N {os.path.basename(sys.argv[0])}") from None
         return cls.init_rank(size, unique_id, rank, n_barriers=n_barriers, timeout_ms=timeout_ms,
-                             bootstrap_timeout_ms=bootstrap_timeout_ms)
+                             bootstrap_timeout_ms=bootstrap_timeout_ms, n_signals=n_signals)
 
     def alloc(self, shape: int | Sequence[int], dtype=np.float32) -> SymmetricBuffer:
         """A zero-filled symmetric buffer (collective: every rank calls it

@@ -17,6 +17,14 @@ Every launch of a kernel that uses them must link that bitcode::
 
     kernel[grid](comm.dev_comm, buf.handle, ..., extern_libs=tle.extern_libs())
 
+Point to point, a program tells one peer that data is ready and the peer
+waits for exactly that::
+
+    tl.store(dst + offs, data)               # into the peer's buffer
+    tlx.signal(comm, peer, index=0)          # release: publishes the stores
+    ...
+    tlx.signal_wait(comm, index=0, target=k) # acquire: sees the peer's data
+
 The communicator (``comm``) and buffer handles (``mem``) are ordinary kernel
 arguments holding device addresses (Python ints, typed ``i64`` by Triton),
 never ``tl.constexpr``: a new communicator reuses the compiled kernel.
@@ -54,8 +62,17 @@ ORDERS = {"relaxed": 0, "acquire": 1, "release": 2, "acq_rel": 3, "seq_cst": 4}
 #: Barrier spaces. FlagTree also named "node", and silently ran it as
 #: "device"; TLE has only the intra-node (device) barrier and rejects it.
 SPACES = ("device",)
+#: What ``signal`` does to the word: add 1, or add ``value``.
+SIGNAL_OPS = ("inc", "add")
+#: Groups of the signal functions (FlagCX's coop kinds; there is no grid
+#: signal): the encoding tleTritonSignal and tleTritonSignalWait take.
+SIGNAL_GROUP_KINDS = {"thread": 0, "warp": 1, "block": 2}
+#: Orders of ``signal_wait`` and ``read_signal``: they only observe, so
+#: "release" (whose half they would drop) is refused.
+OBSERVER_ORDERS = {k: v for k, v in ORDERS.items() if k != "release"}
 
 _INT32_MAX = 2**31 - 1
+_INT64_MAX = 2**63 - 1
 
 
 def _describe(value: Any) -> str:
@@ -127,6 +144,49 @@ def _offset(value: Any, _semantic) -> core.tensor:
     if not 0 <= value < 2**63:
         raise ValueError(f"offset must be a non-negative number of bytes; got {value}")
     return _semantic.scalar_constant(value, core.int64)
+
+
+def _word_value(name: str, value: Any, _semantic) -> core.tensor:
+    """A signal value (an addend or a target): a compile-time int in
+    [0, 2**63) or a runtime integer scalar, as int64 (the device reads it as
+    unsigned 64 bits)."""
+    value = core._unwrap_if_constexpr(value)
+    if isinstance(value, core.tensor):
+        value = _scalar(name, value)
+        if not value.dtype.is_int() or value.dtype.is_bool():
+            raise TypeError(f"{name} must be an integer; got {_describe(value)}")
+        return _semantic.cast(value, core.int64)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int or a runtime integer scalar; got {_describe(value)}")
+    if not 0 <= value <= _INT64_MAX:
+        raise ValueError(f"{name} must be in [0, 2**63); got {value}")
+    return _semantic.scalar_constant(value, core.int64)
+
+
+def _signal_group(group_kind: Any, _semantic) -> int:
+    """The encoding of a signal group, with the barrier's compile-time
+    rules: no thread group in Triton, a warp group only for one warp, and no
+    grid."""
+    if core._unwrap_if_constexpr(group_kind) == "grid":
+        raise ValueError("signals have no group_kind 'grid': a signal is made by one program (block) or one "
+                         "warp; use 'block'")
+    group = _choice("group_kind", group_kind, SIGNAL_GROUP_KINDS)
+    if group == "thread":
+        raise ValueError("group_kind 'thread' is not available in Triton: every thread of a program executes the "
+                         "call, so each would signal (or poll) separately; use 'block'")
+    options = getattr(_semantic.builder, "options", None)
+    if (group == "warp" and not _interp.is_interpreter(_semantic) and options is not None
+            and getattr(options, "num_warps", 1) != 1):
+        raise ValueError(f"group_kind 'warp' needs num_warps=1 (every warp of the program executes the call, "
+                         f"and this kernel has num_warps={options.num_warps}); use 'block'")
+    return SIGNAL_GROUP_KINDS[group]
+
+
+def _observer_order(order: Any, call: str) -> int:
+    if core._unwrap_if_constexpr(order) == "release":
+        raise ValueError(f"{call} cannot release (it only observes the word); use order 'relaxed', 'acquire', "
+                         f"'acq_rel' or 'seq_cst'")
+    return OBSERVER_ORDERS[_choice("order", order, OBSERVER_ORDERS)]
 
 
 def _element_type(dtype: Any) -> core.dtype | None:
@@ -291,4 +351,94 @@ def intra_pointer(mem, offset, peer, dtype=None, _semantic=None) -> core.tensor:
     return _pointer(address, element, _semantic)
 
 
-__all__ = ["distributed_barrier", "intra_rank", "intra_size", "local_pointer", "intra_pointer"]
+@_builtin
+def signal(device_dptr, peer, index, op="inc", value=None, group_kind="block", _semantic=None) -> None:
+    """Add to signal word ``index`` of GPU ``peer`` (this one included), as
+    a release: what the program wrote before the call is visible to a
+    program of ``peer`` whose ``signal_wait`` (acquire) observed the new
+    value.
+
+    Args:
+        device_dptr: the device communicator (``Communicator.dev_comm``), a
+            kernel argument.
+        peer: the GPU to signal, an int or a runtime int32 below
+            ``intra_size``.
+        index: the signal word, an int or a runtime int32 below the
+            communicator's ``n_signals`` (checked at run time).
+        op: ``"inc"`` adds 1 (no ``value``); ``"add"`` adds ``value``.
+        value: for ``"add"``: a non-negative int or a runtime integer
+            scalar (read as unsigned 64 bits).
+        group_kind: who signals together: ``"block"`` (the program: it
+            syncs, one thread signals, it syncs again) or ``"warp"`` (only
+            for ``num_warps=1``). ``"thread"`` and ``"grid"`` are refused.
+    """
+    kind = _choice("op", op, SIGNAL_OPS)
+    value = core._unwrap_if_constexpr(value)
+    if kind == "inc" and value is not None:
+        raise ValueError("op 'inc' adds 1 and takes no value; use op='add' to add a value")
+    if kind == "add" and value is None:
+        raise ValueError("op 'add' needs a value")
+    group = _signal_group(group_kind, _semantic)
+    args = [
+        _address("device_dptr", device_dptr, _semantic),
+        _int32("peer", peer, _semantic),
+        _int32("index", index, _semantic),
+        _word_value("value", 1 if kind == "inc" else value, _semantic),
+        _semantic.scalar_constant(group, core.int32),
+    ]
+    _call("tleTritonSignal", args, core.int32, _semantic)
+
+
+@_builtin
+def signal_wait(device_dptr, index, target, group_kind="block", order="acquire", _semantic=None) -> None:
+    """Wait until this GPU's signal word ``index`` is at least ``target``
+    (both unsigned 64-bit), with the barrier's deadline: a word that never
+    gets there fails the launch with a report naming it and both values.
+
+    Args:
+        device_dptr: the device communicator, a kernel argument.
+        index: the signal word, an int or a runtime int32.
+        target: a non-negative int or a runtime integer scalar.
+        group_kind: ``"block"`` (the program: it syncs, one thread polls,
+            it syncs again) or ``"warp"`` (``num_warps=1`` only).
+        order: ``"acquire"`` (the default), ``"acq_rel"``, ``"seq_cst"`` or
+            ``"relaxed"``; ``"release"`` is refused.
+    """
+    group = _signal_group(group_kind, _semantic)
+    memory_order = _observer_order(order, "signal_wait")
+    args = [
+        _address("device_dptr", device_dptr, _semantic),
+        _int32("index", index, _semantic),
+        _word_value("target", target, _semantic),
+        _semantic.scalar_constant(group, core.int32),
+        _semantic.scalar_constant(memory_order, core.int32),
+    ]
+    _call("tleTritonSignalWait", args, core.int32, _semantic)
+
+
+@_builtin
+def read_signal(device_dptr, index, order="acquire", _semantic=None) -> core.tensor:
+    """This GPU's signal word ``index`` (an int64; values of 2**63 and
+    more read as negative), loaded by each thread with the acquire half of
+    ``order`` (``"release"`` is refused). Reads are never merged: peers
+    change the word at any time."""
+    memory_order = _observer_order(order, "read_signal")
+    args = [
+        _address("device_dptr", device_dptr, _semantic),
+        _int32("index", index, _semantic),
+        _semantic.scalar_constant(memory_order, core.int32),
+    ]
+    return _call("tleTritonReadSignal", args, core.int64, _semantic)
+
+
+@_builtin
+def reset_signal(device_dptr, index, _semantic=None) -> None:
+    """Set this GPU's signal word ``index`` to 0. A reset racing with a
+    peer's signal to the same word can lose that signal: reset between
+    phases that a barrier or another signal separates."""
+    args = [_address("device_dptr", device_dptr, _semantic), _int32("index", index, _semantic)]
+    _call("tleTritonResetSignal", args, core.int32, _semantic)
+
+
+__all__ = ["distributed_barrier", "intra_rank", "intra_size", "local_pointer", "intra_pointer", "signal",
+           "signal_wait", "read_signal", "reset_signal"]

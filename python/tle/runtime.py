@@ -65,6 +65,7 @@ class _Config(ctypes.Structure):
         ("timeoutMs", ctypes.c_int64),
         ("bootstrapTimeoutMs", ctypes.c_int64),
         ("allocType", ctypes.c_int),
+        ("nSignals", ctypes.c_uint32),
     ]
 
 
@@ -179,6 +180,7 @@ _PROTOTYPES: dict[str, tuple[type | None, list]] = {
     "tleMemGetHandle": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
     "tleMemGetLocalPtr": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
     "tleCommGetError": (ctypes.c_int, [_vp, ctypes.POINTER(_ErrorInfo)]),
+    "tleCommGetSignals": (ctypes.c_int, [_vp, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint64)]),
 }
 
 
@@ -234,12 +236,15 @@ def _timeout(name: str, value: int | None) -> int:
 
 
 def _config(backend: Backend, n_barriers: int, timeout_ms: int | None,
-            bootstrap_timeout_ms: int | None, alloc: Alloc = Alloc.DEFAULT) -> _Config:
+            bootstrap_timeout_ms: int | None, alloc: Alloc = Alloc.DEFAULT, n_signals: int = 64) -> _Config:
     if _integer("n_barriers", n_barriers, _C_UINT32) <= 0:
         raise ValueError(f"n_barriers must be positive; got {n_barriers}")
+    if _integer("n_signals", n_signals, _C_UINT32) <= 0:
+        raise ValueError(f"n_signals must be positive; got {n_signals}")
     return _Config(ctypes.sizeof(_Config), VERSION_MAJOR * 100 + VERSION_MINOR, _integer("backend", backend, _C_INT),
                    operator.index(n_barriers), _timeout("timeout_ms", timeout_ms),
-                   _timeout("bootstrap_timeout_ms", bootstrap_timeout_ms), _integer("alloc", alloc, _C_INT))
+                   _timeout("bootstrap_timeout_ms", bootstrap_timeout_ms), _integer("alloc", alloc, _C_INT),
+                   operator.index(n_signals))
 
 
 def _addresses(name: str, values: Sequence[int], count: int):
@@ -267,16 +272,18 @@ class Comm:
     @classmethod
     def init_rank(cls, n_ranks: int, unique_id: bytes, rank: int, device: int, *, backend: Backend = Backend.CUDA,
                   n_barriers: int = 64, timeout_ms: int | None = None,
-                  bootstrap_timeout_ms: int | None = None, alloc: Alloc = Alloc.DEFAULT) -> Comm:
+                  bootstrap_timeout_ms: int | None = None, alloc: Alloc = Alloc.DEFAULT,
+                  n_signals: int = 64) -> Comm:
         """One rank of a communicator of ``n_ranks`` processes
         (``tleCommInitRank``; collective). ``timeout_ms`` is the device wait
         deadline: None for ``$TLE_BARRIER_TIMEOUT_MS`` or its default, 0 to
         wait forever. ``alloc`` chooses the CUDA backend's memory
-        (``Alloc.DEFAULT``: ``$TLE_CUDA_ALLOC`` or TLE's default)."""
+        (``Alloc.DEFAULT``: ``$TLE_CUDA_ALLOC`` or TLE's default).
+        ``n_signals``: signal words per rank."""
         if len(unique_id) != UNIQUE_ID_BYTES:
             raise ValueError(f"unique_id must be {UNIQUE_ID_BYTES} bytes; got {len(unique_id)}")
         uid = _UniqueId.from_buffer_copy(unique_id)
-        config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms, alloc)
+        config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms, alloc, n_signals)
         n_ranks = _integer("n_ranks", n_ranks, _C_INT)
         rank = _integer("rank", rank, _C_INT)
         device = _integer("device", device, _C_INT)
@@ -287,10 +294,10 @@ class Comm:
 
     @classmethod
     def init_all(cls, n_ranks: int, *, devices: Sequence[int] | None = None, backend: Backend = Backend.EMULATOR,
-                 n_barriers: int = 64, timeout_ms: int | None = None) -> list[Comm]:
+                 n_barriers: int = 64, timeout_ms: int | None = None, n_signals: int = 64) -> list[Comm]:
         """All ``n_ranks`` ranks in this process (``tleCommInitAll``);
         ``devices``, when given, names one device per rank."""
-        config = _config(backend, n_barriers, timeout_ms, None)
+        config = _config(backend, n_barriers, timeout_ms, None, n_signals=n_signals)
         n_ranks = _integer("n_ranks", n_ranks, _C_INT)
         devs = None
         if devices is not None:
@@ -306,14 +313,14 @@ class Comm:
     @classmethod
     def init_from_nccl(cls, nccl_comm: int, *, backend: Backend = Backend.CUDA, n_barriers: int = 64,
                        timeout_ms: int | None = None, bootstrap_timeout_ms: int | None = None,
-                       alloc: Alloc = Alloc.DEFAULT) -> Comm:
+                       alloc: Alloc = Alloc.DEFAULT, n_signals: int = 64) -> Comm:
         """This rank's communicator over the ranks of the NCCL communicator
         at address ``nccl_comm`` (an ``ncclComm_t``), exchanging through
         NCCL's all-gather (``tleCommInitFromNccl``; collective). The
         process must already have the libnccl that made it loaded (as
         PyTorch does)."""
         comm_ptr = _integer("nccl_comm", nccl_comm, _C_SIZE_T)
-        config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms, alloc)
+        config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms, alloc, n_signals)
         out = _vp()
         _check(library().tleCommInitFromNccl(ctypes.byref(out), comm_ptr, None, ctypes.byref(config)),
                "tleCommInitFromNccl")
@@ -403,6 +410,15 @@ class Comm:
         outs = (_vp * len(comms))()
         _check(library().tleMemImportAll(handles, len(comms), ptrs, nbytes, outs), f"tleMemImportAll({nbytes})")
         return [Mem(outs[i], nbytes) for i in range(len(comms))]
+
+    def signals(self, first: int, count: int) -> list[int]:
+        """This rank's signal words ``first .. first + count - 1``
+        (``tleCommGetSignals``; between launches)."""
+        first = _integer("first", first, _C_UINT32)
+        count = _integer("count", count, _C_UINT32)
+        out = (ctypes.c_uint64 * max(count, 1))()
+        _check(library().tleCommGetSignals(self.handle, first, count, out), "tleCommGetSignals")
+        return list(out[:count])
 
     def get_error(self) -> ErrorInfo | None:
         """Read and clear the device error record: None when nothing was

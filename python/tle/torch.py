@@ -245,7 +245,7 @@ class Communicator:
     def from_process_group(cls, group: dist.ProcessGroup | None = None, device: int | torch.device | None = None,
                            *, n_barriers: int = 64, timeout_ms: int | None = None,
                            bootstrap_timeout_ms: int | None = None, bootstrap: str = "tle",
-                           alloc: Alloc = Alloc.DEFAULT) -> Communicator:
+                           alloc: Alloc = Alloc.DEFAULT, n_signals: int = 64) -> Communicator:
         """Create a communicator over ``group`` (default: the world), whose
         processes must all run on this node, one GPU each. Collective.
 
@@ -260,7 +260,8 @@ class Communicator:
         Triton's interpreter to ``"cpu"``: CPU ranks, whose communicator uses
         the emulator backend and whose buffers are CPU tensors on shared
         memory (the interpreter can address nothing else). ``n_barriers``
-        is the number of barrier slots (``index`` must be below it).
+        is the number of barrier slots (``index`` must be below it),
+        ``n_signals`` the number of signal words per rank.
         ``timeout_ms`` is the device wait deadline: None for
         ``$TLE_BARRIER_TIMEOUT_MS`` or its default, 0 to wait forever.
         """
@@ -285,7 +286,7 @@ class Communicator:
             with torch.cuda.device(index):
                 comm = Comm.init_from_nccl(_nccl_comm_of(group, index), n_barriers=n_barriers,
                                            timeout_ms=timeout_ms, bootstrap_timeout_ms=bootstrap_timeout_ms,
-                                           alloc=alloc)
+                                           alloc=alloc, n_signals=n_signals)
             return cls(comm, index, group)
         if bootstrap != "tle":
             raise ValueError(f"bootstrap must be 'tle' or 'nccl'; got {bootstrap!r}")
@@ -299,7 +300,8 @@ class Communicator:
             comm = Comm.init_rank(size, unique_id, rank, 0 if index is None else index,
                                   backend=Backend.EMULATOR if index is None else Backend.CUDA,
                                   n_barriers=n_barriers, timeout_ms=timeout_ms,
-                                  bootstrap_timeout_ms=bootstrap_timeout_ms, alloc=alloc)
+                                  bootstrap_timeout_ms=bootstrap_timeout_ms, alloc=alloc,
+                                  n_signals=n_signals)
         return cls(comm, index, group)
 
     def alloc(self, shape: int | Sequence[int], dtype: torch.dtype = torch.float32) -> SymmetricBuffer:
