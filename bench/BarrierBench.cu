@@ -6,6 +6,8 @@
 //   RESULT,<section>,<impl>,<x>,<microseconds>,<note>
 // that bench/run.sh collects. Sections:
 //   flag      one-way GPU->GPU flag latency (ping-pong / 2, GPUs 0 and 1)
+//   signal    one-way latency of a tle.signal ping-pong between GPUs 0 and
+//             1 (signal, then wait for the peer's), thread and block groups
 //   latency   sync(acq_rel) of group block in a kernel loop, slowest CTA,
 //             vs CTAs; timeouts on and off, measured interleaved (one of
 //             each per repetition, at least 5 repetitions; every one is
@@ -29,6 +31,7 @@
 
 #include "tle/device.h"
 #include "tle/session.h"
+#include "tle/signal.h"
 
 #include <poll.h>
 #include <signal.h>
@@ -62,8 +65,9 @@ constexpr uint32_t kSlotGrid = 400;    // 1
 constexpr uint32_t kSlotReduce = 512;  // up to 132
 
 struct Options {
-  std::vector<std::string> sections = {"flag", "latency", "alloc",    "overlap",
-                                       "grid", "hostbar", "allreduce"};
+  std::vector<std::string> sections = {"flag",    "signal",  "latency",
+                                       "alloc",   "overlap", "grid",
+                                       "hostbar", "allreduce"};
   std::vector<int> ctas = {1, 8, 32, 132};
   int iters = 20000; ///< in-kernel rounds per measurement
   int reps = 7;      ///< measurements; median, min and max are reported
@@ -209,6 +213,71 @@ void benchFlag(World &w, const Options &o) {
     oneWay.push_back(ns / 2e3 / o.iters);
   }
   printStats("flag", "flag-oneway", "1", oneWay, "ping-pong/2");
+}
+
+//===----------------------------------------------------------------------===//
+// signal: ping-pong through signal words
+//===----------------------------------------------------------------------===//
+
+/// Rank 0 signals word `word` of rank 1 and waits for rank 1's signal on
+/// its own word; rank 1 does the reverse. One untimed round trip lines the
+/// ranks up. Each word receives iters + 1 signals per launch, so launch k
+/// starts from `first` = k * (iters + 1) and no reset is needed.
+__global__ void signalPingPong(const void *comm, int rank, uint32_t word,
+                               int coop, int iters, uint64_t first,
+                               unsigned long long *out) {
+  const int peer = 1 - rank;
+  const auto g = static_cast<tle::CoopKind>(coop);
+  uint64_t t0 = 0;
+  for (int i = 0; i <= iters; ++i) {
+    if (i == 1)
+      t0 = globalTimer();
+    const uint64_t target = first + uint64_t(i) + 1;
+    if (rank == 0) {
+      tle::signalInc(comm, peer, word, g);
+      tle::signalWait(comm, word, target, g);
+    } else {
+      tle::signalWait(comm, word, target, g);
+      tle::signalInc(comm, peer, word, g);
+    }
+  }
+  if (threadIdx.x == 0)
+    out[0] = globalTimer() - t0;
+}
+
+void benchSignal(World &w, const Options &o) {
+  struct Variant {
+    const char *x;
+    int coop, threads;
+    uint32_t word;
+  };
+  const Variant variants[] = {{"thread", kCoopThread, 1, 0},
+                              {"block", kCoopBlock, kThreads, 1}};
+  for (const Variant &v : variants) {
+    std::vector<double> oneWay;
+    for (int rep = 0; rep < o.reps; ++rep) {
+      uint64_t first = uint64_t(rep) * uint64_t(o.iters + 1);
+      for (int r = 0; r < 2; ++r) {
+        CK(cudaSetDevice(r));
+        signalPingPong<<<1, v.threads>>>(w.dcomm[r], r, v.word, v.coop,
+                                         o.iters, first, w.out[r]);
+        CK_LAUNCH();
+      }
+      // Rank 0 times whole round trips.
+      for (int r = 0; r < 2; ++r) {
+        CK(cudaSetDevice(r));
+        CK(cudaDeviceSynchronize());
+      }
+      unsigned long long h;
+      CK(cudaSetDevice(0));
+      CK(cudaMemcpy(&h, w.out[0], sizeof(h), cudaMemcpyDeviceToHost));
+      oneWay.push_back(double(h) / 2e3 / o.iters);
+    }
+    printStats("signal", "tle-signal", v.x, oneWay,
+               std::string("ping-pong/2: signal inc + signal_wait acquire; "
+                           "group ") +
+                   v.x + ", timeouts on");
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -1023,7 +1092,7 @@ int main(int argc, char **argv) {
     else if (a == "--no-reference")
       o.reference = false;
     else {
-      std::printf("usage: tle-bench-barrier [--sections flag,latency,alloc,"
+      std::printf("usage: tle-bench-barrier [--sections flag,signal,latency,alloc,"
                   "overlap,grid,hostbar,allreduce] [--ctas 1,8,32,132] "
                   "[--iters N] [--reps N] [--timeout-reps N (>= 5)] "
                   "[--host-iters N] [--no-reference]\n");
@@ -1053,6 +1122,8 @@ int main(int argc, char **argv) {
   };
   if (wants(o, "flag"))
     benchFlag(w, o), step("flag");
+  if (wants(o, "signal"))
+    benchSignal(w, o), step("signal");
   if (wants(o, "latency"))
     benchLatency(w, noTimeout, o), step("latency");
   if (wants(o, "alloc")) {

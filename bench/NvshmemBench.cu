@@ -5,7 +5,10 @@
 // team, so one CTA runs nvshmemx_barrier_all_block() and N CTAs run
 // nvshmemx_barrier_block() on N teams that each span every PE (a team per
 // CTA is NVSHMEM's nearest equivalent of a barrier slot per CTA). One PE
-// per GPU of the machine, like the TLE figures.
+// per GPU of the machine, like the TLE figures. Also
+// NVSHMEM's signals in the ping-pong of BarrierBench.cu's `signal` section,
+// between PEs 0 and 1: one thread, nvshmemx_signal_op(ADD 1) to the peer's
+// word, then nvshmem_signal_wait_until(GE) on its own.
 //
 // NVSHMEM needs one process per GPU and a bootstrap. mpirun/nvshmrun are
 // not available on the GPU machine, so this program forks one child per GPU
@@ -43,6 +46,7 @@ int gRanks = 2;
 /// repetition, the slowest CTA's nanoseconds (0: not measured).
 struct Shared {
   double ns[tle::kMaxRanks][kMaxConfigs][kMaxReps];
+  double signalNs[kMaxReps]; ///< rank 0's ping-pong time per repetition
   int ok[tle::kMaxRanks];
 };
 
@@ -62,6 +66,29 @@ __global__ void nvshmemBarrierLoop(const nvshmem_team_t *teams, int useAll,
   const uint64_t dt = globalTimer() - t0;
   if (threadIdx.x == 0)
     out[blockIdx.x] = dt;
+}
+
+/// The signal ping-pong: PE 0 adds 1 to PE 1's word and waits for its own
+/// to reach the round; PE 1 the reverse. One untimed round trip lines the
+/// PEs up; launch k starts from `first` = k * (iters + 1).
+__global__ void nvshmemSignalPingPong(uint64_t *word, int pe, int iters,
+                                      uint64_t first,
+                                      unsigned long long *out) {
+  const int peer = 1 - pe;
+  uint64_t t0 = 0;
+  for (int i = 0; i <= iters; ++i) {
+    if (i == 1)
+      t0 = globalTimer();
+    const uint64_t target = first + uint64_t(i) + 1;
+    if (pe == 0) {
+      nvshmemx_signal_op(word, 1, NVSHMEM_SIGNAL_ADD, peer);
+      nvshmem_signal_wait_until(word, NVSHMEM_CMP_GE, target);
+    } else {
+      nvshmem_signal_wait_until(word, NVSHMEM_CMP_GE, target);
+      nvshmemx_signal_op(word, 1, NVSHMEM_SIGNAL_ADD, peer);
+    }
+  }
+  out[0] = globalTimer() - t0;
 }
 
 int child(int rank, int idPipe[2], Shared *sh, const std::vector<int> &ctas,
@@ -126,6 +153,30 @@ int child(int rank, int idPipe[2], Shared *sh, const std::vector<int> &ctas,
           double(*std::max_element(h.begin(), h.begin() + c));
     }
   }
+  // Signals: one symmetric word (zero-filled here, and a barrier so the
+  // peer's first signal comes after the fill).
+  uint64_t *word = static_cast<uint64_t *>(nvshmem_malloc(sizeof(uint64_t)));
+  if (!word) {
+    std::printf("nvshmem_malloc failed\n");
+    return 1;
+  }
+  CK(cudaMemset(word, 0, sizeof(uint64_t)));
+  CK(cudaDeviceSynchronize());
+  nvshmem_barrier_all();
+  // PEs 0 and 1 play; the others (on a machine of more GPUs) only took
+  // part in the collective allocation.
+  for (int rep = 0; rep < reps && rank < 2; ++rep) {
+    uint64_t first = uint64_t(rep) * uint64_t(iters + 1);
+    nvshmemSignalPingPong<<<1, 1>>>(word, rank, iters, first, dout);
+    CK_LAUNCH();
+    CK(cudaDeviceSynchronize());
+    if (rank == 0) {
+      unsigned long long ns = 0;
+      CK(cudaMemcpy(&ns, dout, sizeof(ns), cudaMemcpyDeviceToHost));
+      sh->signalNs[rep] = double(ns);
+    }
+  }
+  nvshmem_free(word);
   CK(cudaFree(dteams));
   CK(cudaFree(dout));
   nvshmem_finalize();
@@ -211,5 +262,11 @@ int main(int argc, char **argv) {
                ctas[ci] == 1 ? "nvshmemx_barrier_all_block"
                              : "nvshmemx_barrier_block; one team per CTA");
   }
+  std::vector<double> ping(sh->signalNs, sh->signalNs + reps);
+  for (double &v : ping)
+    v = v / 2e3 / iters;
+  printStats("signal", "nvshmem-signal", "thread", ping,
+             "ping-pong/2: nvshmemx_signal_op ADD 1 + "
+             "nvshmem_signal_wait_until GE; one thread");
   return 0;
 }

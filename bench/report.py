@@ -198,8 +198,9 @@ def ratio_target(text, t, spr, a, xa, b, xb, limit):
     return Target(text, r, None if r is None else r <= limit, lo, hi, limit)
 
 
-def targets(lat, ar, costs, wrong, spr=None):
-    """Issue 10's latency targets, as a list of Target."""
+def targets(lat, ar, costs, wrong, spr=None, sig=None, sig_spr=None):
+    """Issue 10's latency targets and issue 17's signal ping-pong, as a list
+    of Target."""
     spr = spr or {}
     out = []
     for impl, what in COMPILED:
@@ -226,6 +227,12 @@ def targets(lat, ar, costs, wrong, spr=None):
                 lo, hi, 0.02))
     else:
         out.append(Target("timeout checks cost <= 2%", None, None))
+    # NVSHMEM's ping-pong is one thread: the thread group is judged, the
+    # block group only shown.
+    out.append(ratio_target(
+        "signal ping-pong, one-way (tle-signal, thread) <= 1.00x NVSHMEM "
+        "signal_op/signal_wait_until", sig or {}, sig_spr or {}, "tle-signal",
+        "thread", "nvshmem-signal", "thread", 1.00))
     return out
 
 
@@ -293,6 +300,7 @@ def main():
     lat, lat_spr = latency_tables(rows)
     ar = table(rows, "allreduce")
     ar_spr = spreads(rows, "allreduce")
+    sig, sig_spr = table(rows, "signal"), spreads(rows, "signal")
     md = ["# TLE benchmarks", ""]
     md += ["Machine and date:", ""] + [f"- {line}" for line in info] + [""]
     md += ["All figures in microseconds, measured side by side in one run "
@@ -335,6 +343,10 @@ def main():
             xs = xs_of(t) if section != "hostbar" else ["eager", "graph"]
             md += [f"## {title}", "", md_table(t, xs, xname, "{:.3f}",
                                               spr=spreads(rows, section)), ""]
+    if sig:
+        md += ["## Signal ping-pong, one-way latency (round trip / 2)", "",
+               md_table(sig, ["thread", "block"], "impl \\ group", "{:.3f}",
+                        spr=sig_spr), ""]
     if ar:
         md += [f"## One-shot all-reduce, float32 sum, {gpus} (per call)", "",
                md_table(ar, xs_of(ar), "impl \\ size", "{:.2f}",
@@ -344,7 +356,7 @@ def main():
         if bad:
             md += ["**Wrong results** (the program checked the sum; these "
                    "rows fail their targets): " + ", ".join(bad), ""]
-    tg = targets(lat, ar, costs, wrong, lat_spr)
+    tg = targets(lat, ar, costs, wrong, lat_spr, sig, sig_spr)
     block = ["## Targets (ratios from this run)", "",
              "| target | measured | range over the spreads | met |",
              "| --- | --- | --- | --- |"]

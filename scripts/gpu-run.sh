@@ -74,7 +74,7 @@ grep -iE "warning|nvshmem|nccl" "$blog" | head -20
 if [ $build_ok = 1 ]; then
   # The suite and the benchmarks first (a failure there is fatal), then the
   # rest of the tree (tlerun, ...), whose failure only costs the examples.
-  mine=(tle-gpu-barrier-stress tle-gpu-barrier-fault tle-bench-barrier)
+  mine=(tle-gpu-barrier-stress tle-gpu-barrier-fault tle-gpu-signal-stress tle-bench-barrier)
   for t in tle-bench-nccl tle-bench-nvshmem; do
     grep -q "^build $t: phony" "$build/build.ninja" 2>/dev/null && mine+=("$t")
   done
@@ -106,7 +106,8 @@ timeout 20 nvidia-smi --query-gpu=index,name,driver_version,memory.used --format
 #--- Tests -----------------------------------------------------------------
 if [ $build_ok = 1 ] && { [ "$phase" = all ] || [ "$phase" = tests ]; }; then
   say "GPU test suite (ctest -L gpu); full output in gpu-tests.log"
-  timeout "$(limit 300)" ctest --test-dir "$build/integration_test" -L gpu -V \
+  # About 100 s of barrier stress, 70 s of signal stress, the fault tests.
+  timeout "$(limit 420)" ctest --test-dir "$build/integration_test" -L gpu -V \
     --timeout 150 >"$out/gpu-tests.log" 2>&1
   rc=$?
   # Verdicts only (every configuration's line is in gpu-tests.log): tests,

@@ -1,7 +1,7 @@
 """bench/report.py judges the benchmark targets as docs/benchmarks.md says:
 all-reduce on eager launches and graph replays side by side, a wrong result
 failing its row, and the timeout cost from interleaved pairs with their
-spread. Synthetic CSVs, no GPU."""
+spread, and the signal ping-pong against NVSHMEM. Synthetic CSVs, no GPU."""
 
 from __future__ import annotations
 
@@ -138,3 +138,19 @@ def test_report_end_to_end(report, tmp_path, monkeypatch, capsys):
     assert "| 1 CTA: Triton distributed_barrier (triton) <= 1.00x NCCL LSA | 0.963x |" in md
     assert "| all-reduce 8 KB: TLE <= 0.9x ncclAllReduce |" in md
     assert "## Targets" in capsys.readouterr().out
+
+
+def test_signal_ping_pong_against_nvshmem(report, tmp_path):
+    # The thread rows are judged (NVSHMEM's ping-pong is one thread); the
+    # block row is only shown. Without the rows the target is not measured.
+    rows, lat, ar = run(report, tmp_path, "\n".join([
+        "signal,tle-signal,thread,0.80,n=7;min=0.70;max=0.85",
+        "signal,tle-signal,block,0.95,n=7;min=0.90;max=1.00",
+        "signal,nvshmem-signal,thread,0.75,n=7;min=0.74;max=0.76",
+    ]) + "\n")
+    sig, spr = report.table(rows, "signal"), report.spreads(rows, "signal")
+    [t] = [t for t in report.targets(lat, ar, {}, set(), None, sig, spr) if "signal" in t.text]
+    assert t.value == pytest.approx(0.80 / 0.75) and not t.ok
+    assert t.verdict() == "NO (within noise)"
+    [t] = [t for t in report.targets(lat, ar, {}, set()) if "signal" in t.text]
+    assert t.verdict() == "not measured"
