@@ -259,8 +259,8 @@ void benchSignal(World &w, const Options &o) {
       uint64_t first = uint64_t(rep) * uint64_t(o.iters + 1);
       for (int r = 0; r < 2; ++r) {
         CK(cudaSetDevice(r));
-        signalPingPong<<<1, v.threads>>>(w.dcomm[r], r, v.word, v.coop,
-                                         o.iters, first, w.out[r]);
+        signalPingPong<<<1, v.threads>>>(w.dcomm[r], r, v.word, v.coop, o.iters,
+                                         first, w.out[r]);
         CK_LAUNCH();
       }
       // Rank 0 times whole round trips.

@@ -72,8 +72,7 @@ __global__ void nvshmemBarrierLoop(const nvshmem_team_t *teams, int useAll,
 /// to reach the round; PE 1 the reverse. One untimed round trip lines the
 /// PEs up; launch k starts from `first` = k * (iters + 1).
 __global__ void nvshmemSignalPingPong(uint64_t *word, int pe, int iters,
-                                      uint64_t first,
-                                      unsigned long long *out) {
+                                      uint64_t first, unsigned long long *out) {
   const int peer = 1 - pe;
   uint64_t t0 = 0;
   for (int i = 0; i <= iters; ++i) {

@@ -217,8 +217,8 @@ struct Options {
   std::string mode = "single";
   std::vector<int> ctas = {1, 8, 132};
   std::vector<std::string> kinds = {"thread", "warp", "block"};
-  std::vector<std::string> forms = {"inc/acquire", "add/acq_rel",
-                                    "abi/seq_cst", "relaxed"};
+  std::vector<std::string> forms = {"inc/acquire", "add/acq_rel", "abi/seq_cst",
+                                    "relaxed"};
   uint32_t rounds = 20000;
 };
 
@@ -272,8 +272,7 @@ void launch(const Config &c, int dev, const void *comm, const void *mem,
 /// Waits for rank `rank`'s launch and judges it; adds the handoffs it
 /// checked to `handoffs`. Returns false on failure.
 bool finish(const Config &c, int dev, int rank, uint32_t rounds,
-            const char *tag, Result *res, tleComm_t comm,
-            uint64_t &handoffs) {
+            const char *tag, Result *res, tleComm_t comm, uint64_t &handoffs) {
   CK(cudaSetDevice(dev));
   cudaError_t err = cudaDeviceSynchronize();
   if (err != cudaSuccess) {

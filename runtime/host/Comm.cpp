@@ -371,7 +371,8 @@ tleResult_t tleCommGetSignals(tleComm_t handle, uint32_t first, uint32_t count,
                   first, first + count, words);
     if (!count)
       return tleSuccess;
-    const auto *own = static_cast<const uint64_t *>(comm->signals->ptr(comm->rank));
+    const auto *own =
+        static_cast<const uint64_t *>(comm->signals->ptr(comm->rank));
     return comm->backend->copyFromLocal(outValues, own + first,
                                         size_t(count) * sizeof(uint64_t));
   });

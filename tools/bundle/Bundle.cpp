@@ -141,9 +141,8 @@ static bool parseU32(std::string_view text, uint32_t &out) {
 
 /// Parses the attributes of a `kernel` line of a bundle of format `version`;
 /// each must appear exactly once.
-static bool parseKernel(const std::vector<std::string_view> &words,
-                        int version, BundleKernel &kernel,
-                        std::string &error) {
+static bool parseKernel(const std::vector<std::string_view> &words, int version,
+                        BundleKernel &kernel, std::string &error) {
   if (words.size() < 2) {
     error = "kernel line without a name";
     return false;

@@ -86,7 +86,8 @@ TEST(Abi, DialectSignalGroupsAreAbiCoopKinds) {
   using mlir::tle::SignalGroup;
   unsigned cases = 0;
   for (uint32_t v = 0; v <= mlir::tle::getMaxEnumValForSignalGroup(); ++v) {
-    StringRef name = mlir::tle::stringifySignalGroup(static_cast<SignalGroup>(v));
+    StringRef name =
+        mlir::tle::stringifySignalGroup(static_cast<SignalGroup>(v));
     if (name.empty())
       continue;
     ++cases;

@@ -80,8 +80,7 @@ void signalRound(const void *dc, int peer, uint32_t word, uint32_t k,
     flagcxDevSignalAdd(dc, kTeamIntra, peer, word, v, 0, group, kScopeSystem);
   else
     tleTritonSignal(reinterpret_cast<int64_t>(dc), peer,
-                    static_cast<int32_t>(word), static_cast<int64_t>(v),
-                    group);
+                    static_cast<int32_t>(word), static_cast<int64_t>(v), group);
 }
 void waitRound(const void *dc, uint32_t word, uint64_t least, uint32_t k,
                int group) {
@@ -91,8 +90,8 @@ void waitRound(const void *dc, uint32_t word, uint64_t least, uint32_t k,
     flagcxDevWaitSignal(dc, word, least, 64, 0, group, kOrderAcqRel);
   else
     tleTritonSignalWait(reinterpret_cast<int64_t>(dc),
-                        static_cast<int32_t>(word),
-                        static_cast<int64_t>(least), group, kOrderSeqCst);
+                        static_cast<int32_t>(word), static_cast<int64_t>(least),
+                        group, kOrderSeqCst);
 }
 
 class SignalRing : public testing::TestWithParam<RingCase> {};
@@ -117,8 +116,8 @@ TEST_P(SignalRing, DataHandedOverIsSeenAfterTheWait) {
         // on either side would let it be read before it was written.
         uint32_t other = gtid - member + (member + 1) % size;
         int next = (rank + 1) % c.ranks, prev = (rank + c.ranks - 1) % c.ranks;
-        auto *mine = static_cast<int32_t *>(flagcxGetLocalPointerS(
-            buf.handle(rank), 0));
+        auto *mine =
+            static_cast<int32_t *>(flagcxGetLocalPointerS(buf.handle(rank), 0));
         auto *theirs = static_cast<int32_t *>(
             flagcxGetIntraPointerS(buf.handle(rank), 0, next));
         uint64_t total = 0;
@@ -160,16 +159,13 @@ TEST_P(SignalRing, DataHandedOverIsSeenAfterTheWait) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Emu, SignalRing,
-                         testing::Values(RingCase{2, kCoopThread},
-                                         RingCase{2, kCoopWarp},
-                                         RingCase{2, kCoopBlock},
-                                         RingCase{3, kCoopBlock},
-                                         RingCase{4, kCoopWarp},
-                                         RingCase{5, kCoopThread},
-                                         RingCase{8, kCoopBlock},
-                                         RingCase{8, kCoopWarp}),
-                         ringName);
+INSTANTIATE_TEST_SUITE_P(
+    Emu, SignalRing,
+    testing::Values(RingCase{2, kCoopThread}, RingCase{2, kCoopWarp},
+                    RingCase{2, kCoopBlock}, RingCase{3, kCoopBlock},
+                    RingCase{4, kCoopWarp}, RingCase{5, kCoopThread},
+                    RingCase{8, kCoopBlock}, RingCase{8, kCoopWarp}),
+    ringName);
 
 // A pipeline of stages over four ranks: rank 0 produces chunks into rank 1's
 // ring of kDepth slots, every middle rank adds 1 and passes them on, the
@@ -188,38 +184,39 @@ TEST(Signals, ProducerConsumerPipelineWithCredits) {
     SymBuffer ring(ranks, size_t(kDepth) * threads * sizeof(int32_t));
     ASSERT_EQ(ring.status, tleSuccess) << tleGetLastErrorDetail();
     std::vector<uint32_t> bad(kRanks, 0);
-    LaunchResult r = launch(
-        ranks.comms.data(), kRanks, shape({1, 1, 1}, {threads, 1, 1}),
-        [&](int rank, void *dc) {
-          uint32_t t = linearThreadId();
-          CoopKind g = static_cast<CoopKind>(group);
-          auto *in = static_cast<int32_t *>(
-              flagcxGetLocalPointerS(ring.handle(rank), 0));
-          int32_t *out = rank + 1 < kRanks
-                             ? static_cast<int32_t *>(flagcxGetIntraPointerS(
-                                   ring.handle(rank), 0, rank + 1))
-                             : nullptr;
-          for (uint32_t c = 0; c < kChunks; ++c) {
-            uint32_t slot = (c % kDepth) * threads;
-            int32_t value = static_cast<int32_t>(c * 1000 + t);
-            if (rank > 0) {
-              signalWait(dc, 0, c + 1, g);
-              // Another member's element (see the ring test).
-              uint32_t o = (t + 1) % threads;
-              value = in[slot + o] + 1;
-              if (value != static_cast<int32_t>(c * 1000 + o + rank))
-                ++bad[rank];
-              value = static_cast<int32_t>(c * 1000 + t + rank);
-              signalInc(dc, rank - 1, 1, g);
-            }
-            if (out) {
-              if (c >= kDepth)
-                signalWait(dc, 1, c - kDepth + 1, g);
-              out[slot + t] = value;
-              signalInc(dc, rank + 1, 0, g);
-            }
-          }
-        });
+    LaunchResult r =
+        launch(ranks.comms.data(), kRanks, shape({1, 1, 1}, {threads, 1, 1}),
+               [&](int rank, void *dc) {
+                 uint32_t t = linearThreadId();
+                 CoopKind g = static_cast<CoopKind>(group);
+                 auto *in = static_cast<int32_t *>(
+                     flagcxGetLocalPointerS(ring.handle(rank), 0));
+                 int32_t *out =
+                     rank + 1 < kRanks
+                         ? static_cast<int32_t *>(flagcxGetIntraPointerS(
+                               ring.handle(rank), 0, rank + 1))
+                         : nullptr;
+                 for (uint32_t c = 0; c < kChunks; ++c) {
+                   uint32_t slot = (c % kDepth) * threads;
+                   int32_t value = static_cast<int32_t>(c * 1000 + t);
+                   if (rank > 0) {
+                     signalWait(dc, 0, c + 1, g);
+                     // Another member's element (see the ring test).
+                     uint32_t o = (t + 1) % threads;
+                     value = in[slot + o] + 1;
+                     if (value != static_cast<int32_t>(c * 1000 + o + rank))
+                       ++bad[rank];
+                     value = static_cast<int32_t>(c * 1000 + t + rank);
+                     signalInc(dc, rank - 1, 1, g);
+                   }
+                   if (out) {
+                     if (c >= kDepth)
+                       signalWait(dc, 1, c - kDepth + 1, g);
+                     out[slot + t] = value;
+                     signalInc(dc, rank + 1, 0, g);
+                   }
+                 }
+               });
     ASSERT_EQ(r.result, tleSuccess) << r.message;
     for (int q = 0; q < kRanks; ++q) {
       EXPECT_EQ(bad[q], 0u) << "rank " << q << ", seed " << r.seed;
@@ -238,38 +235,38 @@ TEST(Signals, SelfSignalReadResetAndAReadLoop) {
   Ranks ranks(2);
   ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
   std::vector<uint64_t> seen(8, 0);
-  LaunchResult r = launch(
-      ranks.comms.data(), 2, shape({1, 1, 1}, {32, 1, 1}),
-      [&](int rank, void *dc) {
-        uint32_t t = linearThreadId();
-        signalAdd(dc, rank, 5, 7, kCoopWarp);
-        signalWait(dc, 5, 7, kCoopWarp);
-        uint64_t a = readSignal(dc, 5);
-        uint64_t b = flagcxDevReadSignal(dc, 5, 64, 0, kOrderRelaxed);
-        syncThreads();
-        resetSignal(dc, 5);
-        syncThreads();
-        uint64_t c = static_cast<uint64_t>(
-            tleTritonReadSignal(reinterpret_cast<int64_t>(dc), 5, kOrderAcquire));
-        syncThreads();
-        signalInc(dc, rank, 5, kCoopWarp);
-        uint64_t d = readSignal(dc, 5, kOrderSeqCst);
-        if (t == 0) {
-          seen[rank * 4 + 0] = a;
-          seen[rank * 4 + 1] = b;
-          seen[rank * 4 + 2] = c;
-          seen[rank * 4 + 3] = d;
-        }
-        // Rank 1 polls word 6 in its own loop; rank 0 signals it after a
-        // while.
-        if (rank == 1 && t == 0)
-          while (readSignal(dc, 6) < 3) {
-          }
-        if (rank == 0 && t == 0) {
-          for (int i = 0; i < 3; ++i)
-            signalInc(dc, 1, 6, kCoopThread);
-        }
-      });
+  LaunchResult r =
+      launch(ranks.comms.data(), 2, shape({1, 1, 1}, {32, 1, 1}),
+             [&](int rank, void *dc) {
+               uint32_t t = linearThreadId();
+               signalAdd(dc, rank, 5, 7, kCoopWarp);
+               signalWait(dc, 5, 7, kCoopWarp);
+               uint64_t a = readSignal(dc, 5);
+               uint64_t b = flagcxDevReadSignal(dc, 5, 64, 0, kOrderRelaxed);
+               syncThreads();
+               resetSignal(dc, 5);
+               syncThreads();
+               uint64_t c = static_cast<uint64_t>(tleTritonReadSignal(
+                   reinterpret_cast<int64_t>(dc), 5, kOrderAcquire));
+               syncThreads();
+               signalInc(dc, rank, 5, kCoopWarp);
+               uint64_t d = readSignal(dc, 5, kOrderSeqCst);
+               if (t == 0) {
+                 seen[rank * 4 + 0] = a;
+                 seen[rank * 4 + 1] = b;
+                 seen[rank * 4 + 2] = c;
+                 seen[rank * 4 + 3] = d;
+               }
+               // Rank 1 polls word 6 in its own loop; rank 0 signals it after a
+               // while.
+               if (rank == 1 && t == 0)
+                 while (readSignal(dc, 6) < 3) {
+                 }
+               if (rank == 0 && t == 0) {
+                 for (int i = 0; i < 3; ++i)
+                   signalInc(dc, 1, 6, kCoopThread);
+               }
+             });
   ASSERT_EQ(r.result, tleSuccess) << r.message;
   for (int q = 0; q < 2; ++q) {
     EXPECT_EQ(seen[q * 4 + 0], 7u);
@@ -329,9 +326,9 @@ TEST(Signals, AWaitPastTheDeadlineIsATimeoutWithTheValues) {
                            kScopeDevice);
         flagcxDevWaitSignal(dc, 3, 5, 64, 0, kCoopBlock, kOrderAcquire);
       });
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   ASSERT_EQ(r.result, tleTimeout) << r.message;
   EXPECT_GE(seconds, 0.2);
   EXPECT_LT(seconds, 5.0);
@@ -383,8 +380,7 @@ TEST(Signals, EveryBadArgumentIsWordedAndWritesNothing) {
        tleIndexOutOfRange,
        "tle.read_signal (flagcxDevReadSignal): signal 99 out of range "
        "(nSignals 16)"},
-      {"reset index",
-       [](void *dc) { flagcxDevResetSignal(dc, 0, kWords); },
+      {"reset index", [](void *dc) { flagcxDevResetSignal(dc, 0, kWords); },
        tleIndexOutOfRange,
        "tle.reset_signal (flagcxDevResetSignal): signal 16 out of range "
        "(nSignals 16)"},
@@ -405,8 +401,7 @@ TEST(Signals, EveryBadArgumentIsWordedAndWritesNothing) {
        "communicator has 2 ranks)"},
       {"team",
        [](void *dc) {
-         flagcxDevSignalInc(dc, kTeamWorld, 0, 0, 0, kCoopBlock,
-                            kScopeSystem);
+         flagcxDevSignalInc(dc, kTeamWorld, 0, 0, 0, kCoopBlock, kScopeSystem);
        },
        tleInvalidArgument,
        "tle.signal (flagcxDevSignalInc): team kind 2 is not supported (TLE "
@@ -438,9 +433,7 @@ TEST(Signals, EveryBadArgumentIsWordedAndWritesNothing) {
        "tle.signal (tleTritonSignal): unknown cooperative group kind 5 "
        "(valid: 0..4)"},
       {"order",
-       [](void *dc) {
-         flagcxDevWaitSignal(dc, 0, 1, 64, 0, kCoopBlock, 7);
-       },
+       [](void *dc) { flagcxDevWaitSignal(dc, 0, 1, 64, 0, kCoopBlock, 7); },
        tleInvalidArgument,
        "tle.signal_wait (flagcxDevWaitSignal): unknown memory order 7 "
        "(valid: 0..4)"},
@@ -462,8 +455,7 @@ TEST(Signals, EveryBadArgumentIsWordedAndWritesNothing) {
       for (size_t i = 0; i < canaries[q]; ++i)
         words[kWords + i] = 0xC0FFEE00u + i;
     }
-    LaunchResult r = launch(ranks.comms.data(), 2,
-                            shape({1, 1, 1}, {32, 1, 1}),
+    LaunchResult r = launch(ranks.comms.data(), 2, shape({1, 1, 1}, {32, 1, 1}),
                             [&](int rank, void *dc) {
                               if (rank == 1)
                                 c.call(dc);

@@ -294,10 +294,10 @@ struct ResetSignalOpLowering : ConvertOpToLLVMPattern<ResetSignalOp> {
   LogicalResult
   matchAndRewrite(ResetSignalOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    return replaceWithAbiCall(
-        rewriter, op, Fn::flagcxDevResetSignal,
-        {adaptor.getComm(), createI32(rewriter, op.getLoc(), kSignalContext),
-         adaptor.getSig()});
+    return replaceWithAbiCall(rewriter, op, Fn::flagcxDevResetSignal,
+                              {adaptor.getComm(),
+                               createI32(rewriter, op.getLoc(), kSignalContext),
+                               adaptor.getSig()});
   }
 };
 

@@ -153,8 +153,7 @@ std::string Scheduler::deadlockReport(RunResult &result,
                  " of rank " + std::to_string(g.wait.rank) +
                  " for a value >= " + std::to_string(g.wait.wanted) +
                  " (it holds " + std::to_string(g.wait.seen) +
-                 "); ranks that could still signal it: " +
-                 peerList(liveRanks);
+                 "); ranks that could still signal it: " + peerList(liveRanks);
         } else if (g.kind == Yield::Spin) {
           line = who + (g.tids.size() == 1 ? " waits in " : " wait in ") +
                  (g.wait.what ? g.wait.what : "a spin wait") + " on slot " +

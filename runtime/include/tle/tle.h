@@ -93,8 +93,8 @@ typedef struct {
                                    -1: default (30 s) */
   tleAllocType_t allocType;   /**< CUDA backend's shared memory; default
                                    tleAllocDefault */
-  uint32_t nSignals; /**< 64-bit signal words per rank (tle.signal);
-                          default 64 */
+  uint32_t nSignals;          /**< 64-bit signal words per rank
+                                   (tle.signal); default 64 */
 } tleConfig_t;
 
 #define TLE_CONFIG_INITIALIZER                                                 \

@@ -208,10 +208,9 @@ TLE_DEVICE_API int32_t tle_get_num_pes(int64_t comm) {
 TLE_DEVICE_API int32_t tleTritonSignal(int64_t comm, int32_t peer,
                                        int32_t signal, int64_t value,
                                        int32_t groupKind) {
-  tle::impl::signalAdd(tle::impl::addressOf(comm), peer,
-                       static_cast<uint32_t>(signal),
-                       static_cast<uint64_t>(value), groupKind,
-                       tle::impl::Fn::tleTritonSignal);
+  tle::impl::signalAdd(
+      tle::impl::addressOf(comm), peer, static_cast<uint32_t>(signal),
+      static_cast<uint64_t>(value), groupKind, tle::impl::Fn::tleTritonSignal);
   return 0;
 }
 TLE_DEVICE_API int32_t tleTritonSignalWait(int64_t comm, int32_t signal,

@@ -1,4 +1,4 @@
-//===- SignalOps.h - Point-to-point signal words -----------------*- C++ -*-===//
+//===- SignalOps.h - Point-to-point signal words ----------------*- C++ -*-===//
 //
 // tle.signal and its companions: every rank owns nSignals 64-bit words
 // (tle/detail/DevComm.h); a signal adds to word `sig` of rank `peer` with a
@@ -91,11 +91,11 @@ TLE_DEV_INLINE SignalWord loadSignalWord(const void *comm, uint32_t sig,
   uint64_t *base = remote ? loadConst(&src->signalPeers[routeIndex(q)])
                           : loadConst(&src->signals);
   (void)reserved;
-  bool bad = (magic != kDevCommMagic) | (version != kDevCommVersion) |
-             (size - 1 >= kMaxRanks) | (rank >= size) | (sig >= nSignals) |
-             (remote & (q >= size)) |
-             ((reinterpret_cast<uintptr_t>(base) & (sizeof(uint64_t) - 1)) !=
-              0);
+  bool bad =
+      (magic != kDevCommMagic) | (version != kDevCommVersion) |
+      (size - 1 >= kMaxRanks) | (rank >= size) | (sig >= nSignals) |
+      (remote & (q >= size)) |
+      ((reinterpret_cast<uintptr_t>(base) & (sizeof(uint64_t) - 1)) != 0);
   if (TLE_UNLIKELY(bad))
     failSignalCheck(dc, sig, peer, remote, fn);
   return {dc, rank, base + sig};
@@ -112,8 +112,7 @@ TLE_DEV_INLINE void checkSignalArgs(const void *comm, uint32_t sig, int team,
     failArgument(comm, sig, fn, kArgTeamKind, team);
   if (TLE_UNLIKELY(context != 0))
     failArgument(comm, sig, fn, kArgContextId, context, 0);
-  if (TLE_UNLIKELY(scope != -1 &&
-                   static_cast<uint32_t>(scope) > kScopeThread))
+  if (TLE_UNLIKELY(scope != -1 && static_cast<uint32_t>(scope) > kScopeThread))
     failArgument(comm, sig, fn, kArgScope, scope, kScopeThread);
   if (TLE_UNLIKELY(bits != -1 && bits != 64))
     failArgument(comm, sig, fn, kArgBits, bits, 64);
@@ -138,11 +137,9 @@ TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
 
 /// Takes the communicator by value: a reference to the caller's SignalWord
 /// would make it store the struct to local memory before every poll loop.
-[[noreturn]] TLE_DEV_COLD void failSignalTimeout(const DevComm *dc,
-                                                 uint32_t sig, uint64_t seen,
-                                                 uint64_t least,
-                                                 uint64_t elapsedNs,
-                                                 abi::Fn fn) {
+[[noreturn]] TLE_DEV_COLD void
+failSignalTimeout(const DevComm *dc, uint32_t sig, uint64_t seen,
+                  uint64_t least, uint64_t elapsedNs, abi::Fn fn) {
   Failure f{kDevErrSignalTimeout, fn};
   f.slot = sig;
   f.seen = seen;
@@ -222,7 +219,8 @@ TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig, int order,
   SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
   if (order == kOrderSeqCst)
     fenceSeqCstSys();
-  uint64_t v = acquires(order) ? loadAcquireSys(s.word) : loadRelaxedSys(s.word);
+  uint64_t v =
+      acquires(order) ? loadAcquireSys(s.word) : loadRelaxedSys(s.word);
   pollHint(s.word, v);
   return v;
 }
