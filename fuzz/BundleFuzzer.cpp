@@ -35,7 +35,7 @@ bool same(const Bundle &a, const Bundle &b) {
     const BundleKernel &x = a.kernels[i], &y = b.kernels[i];
     if (x.name != y.name || x.params != y.params ||
         x.cooperative != y.cooperative || x.barrierSlots != y.barrierSlots ||
-        x.barrierOps != y.barrierOps)
+        x.barrierOps != y.barrierOps || x.signalWords != y.signalWords)
       return false;
   }
   return true;

@@ -83,6 +83,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (options.barriers)
     check(*options.barriers >= 1 && *options.barriers <= kMaxBarriers,
           "the barrier slot bound");
+  if (options.signals)
+    check(*options.signals >= 1 && *options.signals <= kMaxSignals,
+          "the signal word bound");
   for (const BufferSpec &b : options.buffers) {
     uint64_t bytes = 0;
     check(!__builtin_mul_overflow(b.count, uint64_t(elemSize(b.type)), &bytes) &&
