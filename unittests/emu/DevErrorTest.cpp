@@ -127,6 +127,21 @@ TEST(DevError, EveryFailureIsWordedFromCallToMessage) {
        tleInvalidArgument,
        "tle.distributed_barrier (tle_distributed_barrier): unknown barrier "
        "kind 7 (valid: 0..2)"},
+      {"flagtree signal peer",
+       [](void *dc, const void *) {
+         tle_signal(reinterpret_cast<int64_t>(dc), 2, 0, 1, kCoopBlock);
+       },
+       tleInvalidArgument,
+       "tle.signal (tle_signal): peer 2 is out of range (the communicator "
+       "has 2 ranks)"},
+      {"flagtree signal wait index",
+       [](void *dc, const void *) {
+         tle_signal_wait(reinterpret_cast<int64_t>(dc), 64, 1, kCoopBlock,
+                         kOrderAcquire);
+       },
+       tleIndexOutOfRange,
+       "tle.signal_wait (tle_signal_wait): signal 64 out of range (nSignals "
+       "64)"},
       {"offset",
        [](void *, const void *mem) { flagcxGetLocalPointerS(mem, 44); },
        tleInvalidArgument,

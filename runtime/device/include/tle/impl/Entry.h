@@ -205,22 +205,35 @@ TLE_DEVICE_API int32_t tle_get_num_pes(int64_t comm) {
                               tle::impl::Fn::tle_get_num_pes);
 }
 
+namespace tle::impl {
+/// The Triton signal entry points (tleTritonSignal, tleTritonSignalWait and
+/// FlagTree's spellings): indices and values arrive as Triton's ints.
+TLE_DEV_INLINE int32_t tritonSignal(int64_t comm, int32_t peer, int32_t signal,
+                                    int64_t value, int32_t groupKind, Fn fn) {
+  signalAdd(addressOf(comm), peer, static_cast<uint32_t>(signal),
+            static_cast<uint64_t>(value), groupKind, fn);
+  return 0;
+}
+TLE_DEV_INLINE int32_t tritonSignalWait(int64_t comm, int32_t signal,
+                                        int64_t least, int32_t groupKind,
+                                        int32_t order, Fn fn) {
+  signalWait(addressOf(comm), static_cast<uint32_t>(signal),
+             static_cast<uint64_t>(least), groupKind, order, fn);
+  return 0;
+}
+} // namespace tle::impl
+
 TLE_DEVICE_API int32_t tleTritonSignal(int64_t comm, int32_t peer,
                                        int32_t signal, int64_t value,
                                        int32_t groupKind) {
-  tle::impl::signalAdd(
-      tle::impl::addressOf(comm), peer, static_cast<uint32_t>(signal),
-      static_cast<uint64_t>(value), groupKind, tle::impl::Fn::tleTritonSignal);
-  return 0;
+  return tle::impl::tritonSignal(comm, peer, signal, value, groupKind,
+                                 tle::impl::Fn::tleTritonSignal);
 }
 TLE_DEVICE_API int32_t tleTritonSignalWait(int64_t comm, int32_t signal,
                                            int64_t least, int32_t groupKind,
                                            int32_t order) {
-  tle::impl::signalWait(tle::impl::addressOf(comm),
-                        static_cast<uint32_t>(signal),
-                        static_cast<uint64_t>(least), groupKind, order,
-                        tle::impl::Fn::tleTritonSignalWait);
-  return 0;
+  return tle::impl::tritonSignalWait(comm, signal, least, groupKind, order,
+                                     tle::impl::Fn::tleTritonSignalWait);
 }
 TLE_DEVICE_API int64_t tleTritonReadSignal(int64_t comm, int32_t signal,
                                            int32_t order) {
@@ -233,6 +246,19 @@ TLE_DEVICE_API int32_t tleTritonResetSignal(int64_t comm, int32_t signal) {
                          static_cast<uint32_t>(signal),
                          tle::impl::Fn::tleTritonResetSignal);
   return 0;
+}
+
+// FlagTree's spellings of the signal functions (abi.def).
+TLE_DEVICE_API int32_t tle_signal(int64_t comm, int32_t peer, int32_t signal,
+                                  int64_t value, int32_t groupKind) {
+  return tle::impl::tritonSignal(comm, peer, signal, value, groupKind,
+                                 tle::impl::Fn::tle_signal);
+}
+TLE_DEVICE_API int32_t tle_signal_wait(int64_t comm, int32_t signal,
+                                       int64_t least, int32_t groupKind,
+                                       int32_t order) {
+  return tle::impl::tritonSignalWait(comm, signal, least, groupKind, order,
+                                     tle::impl::Fn::tle_signal_wait);
 }
 
 #endif // TLE_IMPL_ENTRY_H
