@@ -15,6 +15,10 @@ Cases:
             returns at once); also repeated barriers and an arrive/wait pair.
   refuse    a plain NumPy array (not tle.cpu.shareable_array) cannot be
             registered across processes: every rank fails, with the reason.
+  signal    ranks 0 and 1 hand a value back and forth through signal words
+            (signal, signal_wait with wait_kind "signal"), each program on
+            its own word, every handoff checked; inc and add, intra_node and
+            world, FlagTree's enums.
   coords    shard_id over meshes of blocks (FlagTree's test_tle_shard_id_runtime
             shapes), twice as many programs as the mesh has.
 
@@ -193,7 +197,48 @@ def case_coords() -> bool:
     return ok
 
 
-CASES = {"d2d": case_d2d, "node": case_node, "delay": case_delay, "refuse": case_refuse, "coords": case_coords}
+ROUNDS = 20
+
+
+@triton.jit
+def pingpong_kernel(out_ptr, device_dptr: tl.constexpr, ROUNDS: tl.constexpr):
+    pid = tl.program_id(0)
+    rank = tle.shard_id(None, "device", device_dptr=device_dptr)
+    peer = 1 - rank
+    dst = tle.remote(device_dptr, peer, space="device", dtype=tl.int32, offset=pid)
+    src = tle.remote(device_dptr, rank, space="device", dtype=tl.int32, offset=pid)
+    bad = 0
+    for r in range(ROUNDS):
+        if rank == 0:
+            tl.store(dst, r * 100 + pid)
+            tle.signal(device_dptr, peer, pid)
+            tle.signal_wait(device_dptr, pid, "signal", r + 1)
+            bad += (tl.load(src) != r * 100 + pid + 1).to(tl.int32)
+        else:
+            tle.signal_wait(device_dptr, slot_id=pid, wait_kind="signal", target=r + 1, order=tle.MemoryOrder.ACQUIRE)
+            got = tl.load(src)
+            bad += (got != r * 100 + pid).to(tl.int32)
+            tl.store(dst, got + 1)
+            tle.signal(device_dptr, peer, pid, op="add", value=1, space="world", group_kind=tle.GroupKind.BLOCK,
+                       context_idx=0)
+    tl.store(out_ptr + pid, bad)
+
+
+def case_signal() -> bool:
+    ctx = tle.create_dist_tensor(shareable_array(N, np.int32))
+    programs = 4
+    out = Tensor(np.full(programs, -1, np.int32))
+    pingpong_kernel[(programs,)](out, device_dptr=ctx, ROUNDS=ROUNDS)
+    ok = check(f"{ROUNDS} signal handoffs per program, every one seen with its data", (out.numpy() == 0).all(),
+               str(out.numpy()))
+    tle.communicator().synchronize()  # no device error was recorded
+    words = tle.communicator()._comm.signals(0, programs)  # tle.runtime.Comm.signals
+    ok &= check("each program's word counts the peer's signals", words == [ROUNDS] * programs, str(words))
+    tle.cleanup_communicator()
+    return ok
+
+
+CASES = {"d2d": case_d2d, "signal": case_signal, "node": case_node, "delay": case_delay, "refuse": case_refuse, "coords": case_coords}
 
 if __name__ == "__main__":
     sys.exit(0 if CASES[sys.argv[1]]() else 1)

@@ -87,7 +87,8 @@ def test_triton_entry_points_have_abi_signatures():
     # signatures.
     twins = {"tle_distributed_barrier": "tleTritonBarrier", "tle_remote_pointer": "tleTritonIntraPointer",
              "tle_get_device_id": "tleTritonIntraRank", "tle_get_world_rank": "tleTritonIntraRank",
-             "tle_get_num_pes": "tleTritonIntraSize"}
+             "tle_get_num_pes": "tleTritonIntraSize", "tle_signal": "tleTritonSignal",
+             "tle_signal_wait": "tleTritonSignalWait"}
     flagtree = (Path(language.__file__).parent / "flagtree" / "language.py").read_text()
     for name, twin in twins.items():
         assert FUNCTIONS[name] == FUNCTIONS[twin], name

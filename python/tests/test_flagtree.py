@@ -4,10 +4,11 @@ Compiled for sm_90 (no extern_libs: the module links TLE's bitcode itself):
 kernels written as FlagTree's tests write them name FlagTree's ops in their
 TTGIR (what those tests assert), call TLE's entry points with the context's
 addresses compiled in, and resolve against the bitcode; the compile-time
-refusals say why. Without compiling: meshes, the context's cache identity,
+refusals say why, signals included (FlagTree's spellings on TLE's signal
+words; network wait kinds refused). Without compiling: meshes, the context's cache identity,
 the enums. On CPU ranks under Triton's interpreter (flagtree_ranks.py):
 data through remote() and registered memory, node rank, a barrier that waits
-for a delayed peer, and memory that cannot be registered across processes.
+for a delayed peer, a signal ping-pong, and memory that cannot be registered across processes.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from triton.compiler.errors import CompilationError
 import tle
 import tle.flagtree as ft
 from tle.flagtree import DistContext, _link
-from tle.language import BARRIER_KINDS, GROUP_KINDS, ORDERS
+from tle.language import BARRIER_KINDS, GROUP_KINDS, ORDERS, SIGNAL_GROUP_KINDS
 
 from test_interpreter import rank_lines, run_ranks
 from test_language import extern_calls
@@ -262,14 +263,125 @@ def test_remote_refusals(compile_kernel, changes, exc_type, message):
                          constexprs)
 
 
+# ---- signals -------------------------------------------------------------------
+
+
+@triton.jit
+def flagtree_signal_kernel(out_ptr, device_dptr: tl.constexpr, mesh: tl.constexpr):
+    # As FlagTree's documentation writes them: rank-relative peer, one slot
+    # per program, inc then a wait for the peer's.
+    pid = tl.program_id(0)
+    rank = ft.shard_id(mesh, "device", device_dptr=device_dptr)
+    peer = (rank + 1) % ft.n_pes(device_dptr)
+    ft.signal(device_dptr, peer, pid)
+    ft.signal_wait(device_dptr, pid, "signal", 1)
+    tl.store(out_ptr + pid, 1.0)
+
+
+def test_signals_name_flagtree_ops_and_call_tle_signals(compile_kernel):
+    out = compile_flagtree(compile_kernel, flagtree_signal_kernel, CONTEXT_SIGNATURE,
+                           {"device_dptr": CTX, "mesh": MESH})
+    assert "tle_signal" in out.ttgir and "tle_signal_wait" in out.ttgir
+    calls = {c.symbol: c for c in extern_calls(out.ttir)}
+    assert calls["tle_signal"].operands[0] == CTX.dev_comm
+    assert calls["tle_signal"].operands[2:] == ["program_id", 1, SIGNAL_GROUP_KINDS["block"]]
+    assert calls["tle_signal_wait"].operands == [CTX.dev_comm, "program_id", 1, SIGNAL_GROUP_KINDS["block"],
+                                                 ORDERS["acquire"]]
+    assert not re.search(r"\.extern \.func .*tle", out.ptx), out.ptx
+    # The release reduction on the peer's word and the acquire poll of ours.
+    assert "red.release.sys.global.add.u64" in out.ptx and "ld.acquire.sys.global.u64" in out.ptx
+
+
+@triton.jit
+def signal_forms_kernel(comm, slot, value, device_dptr: tl.constexpr):
+    # Runtime communicator, slot and value; add; FlagTree's enums and
+    # spellings of the order; world on a context that spans the job.
+    ft.signal(comm, 1, slot, value=value, op="add", space="intra", group_kind=ft.GroupKind.BLOCK)
+    ft.signal(device_dptr, 0, 3, op="inc", space="world", context_idx=0, scope="device")
+    ft.signal_wait(comm, slot, wait_kind="signal", target=value, order=ft.MemoryOrder.RELAXED)
+    ft.signal_wait(device_dptr, 3, "signal", 5, group_kind="block", context_idx=0, order="acqrel")
+
+
+def test_signal_forms(compile_kernel):
+    out = compile_flagtree(compile_kernel, signal_forms_kernel, {"comm": "i64", "slot": "i32", "value": "i64",
+                                                                 "device_dptr": "constexpr"}, {"device_dptr": CTX})
+    calls = extern_calls(out.ttir)
+    assert [c.symbol for c in calls] == ["tle_signal"] * 2 + ["tle_signal_wait"] * 2
+    assert calls[0].operands == ["arg:comm", 1, "arg:slot", "arg:value", SIGNAL_GROUP_KINDS["block"]]
+    assert calls[1].operands == [CTX.dev_comm, 0, 3, 1, SIGNAL_GROUP_KINDS["block"]]
+    assert calls[2].operands == ["arg:comm", "arg:slot", "arg:value", SIGNAL_GROUP_KINDS["block"], ORDERS["relaxed"]]
+    assert calls[3].operands == [CTX.dev_comm, 3, 5, SIGNAL_GROUP_KINDS["block"], ORDERS["acq_rel"]]
+
+
+@triton.jit
+def signal_refusal_kernel(comm, device_dptr: tl.constexpr, SPACE: tl.constexpr, OP: tl.constexpr,
+                          VALUE: tl.constexpr, GROUP: tl.constexpr, CONTEXT: tl.constexpr, SCOPE: tl.constexpr,
+                          RUNTIME: tl.constexpr):
+    if RUNTIME:
+        ft.signal(comm, 1, 0, VALUE, OP, SPACE, GROUP, CONTEXT, SCOPE)
+    else:
+        ft.signal(device_dptr, 1, 0, VALUE, OP, SPACE, GROUP, CONTEXT, SCOPE)
+
+
+SIGNAL = {"device_dptr": CTX, "SPACE": "intra_node", "OP": "inc", "VALUE": None, "GROUP": "block", "CONTEXT": 0,
+          "SCOPE": "system", "RUNTIME": False}
+
+
+@pytest.mark.parametrize("changes, exc_type, message", [
+    ({"SPACE": "inter_node"}, ValueError, r"space 'inter_node' signals a GPU of another node .*TLE serves the GPUs "
+     r"of one node"),
+    ({"SPACE": "node"}, ValueError, r"space 'node' signals a GPU of another node"),
+    ({"SPACE": "cluster"}, ValueError, r"unknown space 'cluster': expected one of 'device', 'intra'"),
+    ({"SPACE": "world", "RUNTIME": True}, ValueError,
+     r"space='world' is served when the communicator spans the whole job.*pass that context"),
+    ({"SPACE": "world", "device_dptr": DistContext(1, 2, 0, 2, False, "t", "b")}, ValueError,
+     r"this communicator has 2 ranks and does not span the job"),
+    ({"CONTEXT": 1}, ValueError, r"context_idx 1: FlagCX's network contexts serve signals between nodes.*must be 0"),
+    ({"SCOPE": "block"}, ValueError, r"scope 'block' would make the signal visible within one GPU only"),
+    ({"SCOPE": "cluster"}, ValueError, r"unknown scope 'cluster'"),
+    ({"GROUP": "lanes"}, ValueError, r"group_kind 'lanes' needs a group size"),
+    ({"GROUP": "thread"}, ValueError, r"group_kind 'thread' is not available in Triton"),
+    ({"GROUP": "grid"}, ValueError, r"signals have no group_kind 'grid'"),
+    ({"OP": "xor"}, ValueError, r"unknown op 'xor': expected one of 'inc', 'add'"),
+    ({"VALUE": 2}, ValueError, r"op 'inc' adds 1 and takes no value"),
+    ({"OP": "add"}, ValueError, r"op 'add' needs a value"),
+    ({"device_dptr": None}, ValueError, r"device_dptr is required"),
+])
+def test_signal_refusals(compile_kernel, changes, exc_type, message):
+    constexprs = dict(SIGNAL, **changes)
+    with raises(exc_type, message):
+        compile_flagtree(compile_kernel, signal_refusal_kernel,
+                         {"comm": "i64", **{k: "constexpr" for k in constexprs}}, constexprs)
+
+
+@triton.jit
+def wait_refusal_kernel(device_dptr: tl.constexpr, KIND: tl.constexpr, TARGET: tl.constexpr, ORDER: tl.constexpr,
+                        CONTEXT: tl.constexpr):
+    ft.signal_wait(device_dptr, 0, KIND, TARGET, "block", CONTEXT, ORDER)
+
+
+WAIT = {"device_dptr": CTX, "KIND": "signal", "TARGET": 1, "ORDER": "acquire", "CONTEXT": 0}
+
+
+@pytest.mark.parametrize("changes, exc_type, message", [
+    ({"KIND": "counter"}, ValueError, r"wait_kind 'counter' waits on FlagCX's network counters, .*TLE does not "
+     r"have; TLE waits on signal words: use wait_kind='signal'"),
+    ({"KIND": "shadow", "TARGET": None}, ValueError, r"wait_kind 'shadow' waits on FlagCX's network shadow buffer"),
+    ({"KIND": "poll"}, ValueError, r"unknown wait_kind 'poll': expected 'signal'"),
+    ({"TARGET": None}, ValueError, r"wait_kind='signal' needs a target"),
+    ({"TARGET": -1}, ValueError, r"target must be in \[0, 2\*\*63\)"),
+    ({"ORDER": "release"}, ValueError, r"signal_wait cannot release"),
+    ({"CONTEXT": 2}, ValueError, r"context_idx 2: .*must be 0"),
+])
+def test_signal_wait_refusals(compile_kernel, changes, exc_type, message):
+    constexprs = dict(WAIT, **changes)
+    with raises(exc_type, message):
+        compile_flagtree(compile_kernel, wait_refusal_kernel, {k: "constexpr" for k in constexprs}, constexprs)
+
+
 @triton.jit
 def rank_kernel(out, device_dptr: tl.constexpr, AXIS: tl.constexpr):
     tl.store(out, ft.shard_id(None, AXIS, device_dptr=device_dptr))
-
-
-@triton.jit
-def signal_kernel(device_dptr: tl.constexpr):
-    ft.signal(device_dptr, 1, 0)
 
 
 def test_other_refusals(compile_kernel):
@@ -279,8 +391,6 @@ def test_other_refusals(compile_kernel):
     with raises(TypeError, r"mesh must be a device_mesh, got NoneType"):
         compile_flagtree(compile_kernel, rank_kernel, {"out": "*i32", "device_dptr": "constexpr",
                                                        "AXIS": "constexpr"}, {"device_dptr": CTX, "AXIS": 0})
-    with raises(NotImplementedError, r"TLE's point-to-point signals are not in this TLE yet"):
-        compile_flagtree(compile_kernel, signal_kernel, {"device_dptr": "constexpr"}, {"device_dptr": CTX})
 
 
 def test_a_replaced_link_hook_is_reported(compile_kernel, monkeypatch):
@@ -372,7 +482,8 @@ def test_every_name_of_the_issue_is_exported():
 RANKS = "flagtree_ranks.py"
 
 
-@pytest.mark.parametrize("case, passes, ranks", [("d2d", 3, 2), ("node", 1, 2), ("delay", 1, 2), ("coords", 4, 1)])
+@pytest.mark.parametrize("case, passes, ranks", [("d2d", 3, 2), ("node", 1, 2), ("delay", 1, 2), ("coords", 4, 1),
+                                                 ("signal", 2, 2)])
 def test_on_cpu_ranks(case, passes, ranks):
     from test_interpreter import PYTHON_DIR
     proc, _ = run_ranks(ranks, str(PYTHON_DIR / "tests" / RANKS), case)

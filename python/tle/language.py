@@ -372,6 +372,14 @@ def signal(device_dptr, peer, index, op="inc", value=None, group_kind="block", _
             syncs, one thread signals, it syncs again) or ``"warp"`` (only
             for ``num_warps=1``). ``"thread"`` and ``"grid"`` are refused.
     """
+    _signal("tleTritonSignal", _address("device_dptr", device_dptr, _semantic), peer, index, op, value, group_kind,
+            _semantic)
+
+
+def _signal(symbol: str, comm: core.tensor, peer, index, op, value, group_kind, _semantic,
+            library: Callable[[Any], str] = _library_path, index_name: str = "index") -> None:
+    """The checks and the call of a signal entry point shaped as
+    tleTritonSignal, for an int64 communicator ``comm``."""
     kind = _choice("op", op, SIGNAL_OPS)
     value = core._unwrap_if_constexpr(value)
     if kind == "inc" and value is not None:
@@ -380,13 +388,13 @@ def signal(device_dptr, peer, index, op="inc", value=None, group_kind="block", _
         raise ValueError("op 'add' needs a value")
     group = _signal_group(group_kind, _semantic)
     args = [
-        _address("device_dptr", device_dptr, _semantic),
+        comm,
         _int32("peer", peer, _semantic),
-        _int32("index", index, _semantic),
+        _int32(index_name, index, _semantic),
         _word_value("value", 1 if kind == "inc" else value, _semantic),
         _semantic.scalar_constant(group, core.int32),
     ]
-    _call("tleTritonSignal", args, core.int32, _semantic)
+    _call(symbol, args, core.int32, _semantic, library)
 
 
 @_builtin
@@ -404,16 +412,24 @@ def signal_wait(device_dptr, index, target, group_kind="block", order="acquire",
         order: ``"acquire"`` (the default), ``"acq_rel"``, ``"seq_cst"`` or
             ``"relaxed"``; ``"release"`` is refused.
     """
+    _signal_wait("tleTritonSignalWait", _address("device_dptr", device_dptr, _semantic), index, target, group_kind,
+                 order, _semantic)
+
+
+def _signal_wait(symbol: str, comm: core.tensor, index, target, group_kind, order, _semantic,
+                 library: Callable[[Any], str] = _library_path, index_name: str = "index") -> None:
+    """The checks and the call of a wait entry point shaped as
+    tleTritonSignalWait, for an int64 communicator ``comm``."""
     group = _signal_group(group_kind, _semantic)
     memory_order = _observer_order(order, "signal_wait")
     args = [
-        _address("device_dptr", device_dptr, _semantic),
-        _int32("index", index, _semantic),
+        comm,
+        _int32(index_name, index, _semantic),
         _word_value("target", target, _semantic),
         _semantic.scalar_constant(group, core.int32),
         _semantic.scalar_constant(memory_order, core.int32),
     ]
-    _call("tleTritonSignalWait", args, core.int32, _semantic)
+    _call(symbol, args, core.int32, _semantic, library)
 
 
 @_builtin

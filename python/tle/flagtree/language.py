@@ -6,7 +6,8 @@ do, refuses what TLE cannot serve with a message that says why (barriers
 and pointers between nodes, network contexts, CTA clusters), and emits one
 non-pure ``extern_elementwise`` call of a TLE entry point named after
 FlagTree's op (``tle_distributed_barrier``, ``tle_remote_pointer``,
-``tle_get_device_id``, ``tle_get_world_rank``, ``tle_get_num_pes``; abi.def),
+``tle_get_device_id``, ``tle_get_world_rank``, ``tle_get_num_pes``,
+``tle_signal``, ``tle_signal_wait``; abi.def),
 so that FlagTree's checks of the TTGIR find those names. The bitcode is
 linked without ``extern_libs`` (``_link``). Under Triton's interpreter the
 calls run on CPU ranks, as ``tle.language``'s do.
@@ -120,13 +121,13 @@ def _check_mesh_axis(mesh: Any, space: str, needed: str) -> None:
                          f"this mesh has {mesh.launch_dim_names}")
 
 
-def _check_context_id(context_id: Any, what: str) -> None:
+def _check_context_id(context_id: Any, what: str, name: str = "context_id") -> None:
     value = core._unwrap_if_constexpr(context_id)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"context_id must be a compile-time int, got {type(value).__name__}")
+        raise TypeError(f"{name} must be a compile-time int, got {type(value).__name__}")
     if value != 0:
-        raise ValueError(f"context_id {value}: FlagCX's network contexts serve {what} between nodes; TLE has one "
-                         f"intra-node context, so context_id must be 0")
+        raise ValueError(f"{name} {value}: FlagCX's network contexts serve {what} between nodes; TLE has one "
+                         f"intra-node context, so {name} must be 0")
 
 
 @_tle._builtin
@@ -354,29 +355,108 @@ def shard_id(mesh, axis, device_dptr=None, _semantic=None) -> core.tensor:
     return coord
 
 
-# Point-to-point signals (FlagTree's tle.signal and tle.signal_wait) map onto
-# TLE's signals (tle.language.signal/signal_wait, on the branch `signals`,
-# not on main yet): signal(device_dptr, peer, slot_id, value, op, space,
-# group_kind, context_id, scope) -> tle.language.signal(comm, peer,
-# index=slot_id, op, value, group_kind), with space intra (or world on one
-# node), context_id 0 and scope system as for the barrier;
-# signal_wait(device_dptr, slot_id, "signal", target, group_kind, context_id,
-# order) -> tle.language.signal_wait(comm, slot_id, target, group_kind,
-# order), FlagTree's "counter" and "shadow" wait kinds refused. Until then
-# these names exist with FlagTree's parameters and refuse at compile time.
-_SIGNALS_PENDING = ("TLE's point-to-point signals are not in this TLE yet (they come with the signal entry "
-                    "points of the device library); tle.flagtree maps FlagTree's {} onto them once they are")
+#: FlagTree's signal spaces (FlagCX teams): the node's GPUs (the intra
+#: spellings, and "world" on one node) are served; between nodes is not.
+_SIGNAL_SPACES = _INTRA_SPACES + _INTER_SPACES + (_WORLD_SPACE,)
+#: FlagTree's wait kinds; only "signal" has a TLE equivalent.
+_WAIT_KINDS = ("signal", "counter", "shadow")
+
+
+def _signal_space(space: Any, device_dptr: Any) -> None:
+    """FlagTree's signal ``space`` (a FlagCX team), checked as the barrier's:
+    the GPUs of this node, or ``"world"`` when the context spans the job."""
+    space_name = _text("space", space)
+    if not isinstance(space_name, str):
+        raise TypeError(f"space must be a compile-time string, got {_tle._describe(space_name)}")
+    if space_name in _INTER_SPACES:
+        raise ValueError(f"space {space_name!r} signals a GPU of another node (FlagCX's INTER team), which TLE "
+                         f"does not do: TLE serves the GPUs of one node (space='intra_node', or 'world' when the "
+                         f"communicator spans the job)")
+    if space_name == _WORLD_SPACE:
+        ctx = _context(device_dptr)
+        if ctx is None:
+            raise ValueError("space='world' is served when the communicator spans the whole job on one node, which "
+                             "tle.flagtree knows from create_dist_tensor's context: pass that context as "
+                             "device_dptr (a tl.constexpr), or use space='intra_node'")
+        if not ctx.spans_world:
+            raise ValueError(f"space='world': this communicator has {ctx.size} ranks and does not span the job; "
+                             f"TLE serves one node, use space='intra_node'")
+    elif space_name not in _INTRA_SPACES:
+        allowed = ", ".join(repr(s) for s in _SIGNAL_SPACES)
+        raise ValueError(f"unknown space {space_name!r}: expected one of {allowed}")
+
+
+def _signal_group(group_kind: Any) -> Any:
+    group = _text("group_kind", group_kind)
+    if group in ("tile_span", "lanes"):
+        raise ValueError(f"group_kind {group!r} needs a group size, which Triton's builtins cannot pass; use "
+                         f"'block' (or 'warp' with num_warps=1)")
+    return group
 
 
 @_tle._builtin
-def signal(device_dptr, peer, slot_id, value=None, op="inc", space="intra_node", group_kind="block", context_id=0,
+def signal(device_dptr, peer, slot_id, value=None, op="inc", space="intra_node", group_kind="block", context_idx=0,
            scope="system", _semantic=None) -> None:
-    """FlagTree's ``tle.signal`` (not yet served; see above)."""
-    raise NotImplementedError(_SIGNALS_PENDING.format("signal"))
+    """FlagTree's ``tle.signal``: add to signal word ``slot_id`` of GPU
+    ``peer`` of the node, as a release (``tle.language.signal``; entry
+    point ``tle_signal``).
+
+    ``op``: ``"inc"`` adds 1, ``"add"`` adds ``value`` (an int or a runtime
+    integer). ``peer`` and ``slot_id``: ints or runtime int32 (``slot_id``
+    below the communicator's ``n_signals``, checked at run time).
+    ``space``: ``"intra_node"`` (also ``"intra"``, ``"device"``), or
+    ``"world"`` when ``device_dptr`` is a context whose communicator spans
+    the job (one node: the same signal); between nodes is refused.
+    ``group_kind``: ``"block"`` or ``"warp"`` (``num_warps=1``).
+    ``context_idx`` must be 0; ``scope`` (in FlagTree's documentation)
+    ``"system"`` or ``"device"``: a signal is always system-wide.
+    """
+    _signal_space(space, device_dptr)
+    _check_context_id(context_idx, "signals", "context_idx")
+    _check_signal_scope(scope)
+    op_name = _text("op", op)
+    comm = _comm("device_dptr", device_dptr, _semantic)
+    _tle._signal("tle_signal", comm, peer, slot_id, op_name, value, _signal_group(group_kind), _semantic,
+                 _link.bitcode_path, index_name="slot_id")
+
+
+def _check_signal_scope(scope: Any) -> None:
+    scope = _text("scope", scope)
+    if scope not in _SCOPES:
+        if scope in ("block", "thread"):
+            raise ValueError(f"scope {scope!r} would make the signal visible within one GPU only; a signal is for "
+                             f"another GPU and TLE's is system-wide: use 'system' (or 'device')")
+        raise ValueError(f"unknown scope {scope!r}: expected 'system' or 'device'")
 
 
 @_tle._builtin
-def signal_wait(device_dptr, slot_id, wait_kind, target=None, group_kind="block", context_id=0, order="acquire",
-                _semantic=None) -> None:
-    """FlagTree's ``tle.signal_wait`` (not yet served; see above)."""
-    raise NotImplementedError(_SIGNALS_PENDING.format("signal_wait"))
+def signal_wait(device_dptr, slot_id, wait_kind="signal", target=None, group_kind="block", context_idx=0,
+                order="acquire", _semantic=None) -> None:
+    """FlagTree's ``tle.signal_wait``: wait until this GPU's signal word
+    ``slot_id`` is at least ``target`` (unsigned 64-bit), with TLE's wait
+    deadline (``tle.language.signal_wait``; entry point
+    ``tle_signal_wait``).
+
+    ``wait_kind``: ``"signal"``; FlagCX's ``"counter"`` and ``"shadow"``
+    (network counters and a runtime shadow buffer) are refused.
+    ``target``: an int or a runtime integer (required). ``group_kind`` as
+    for ``signal``; ``context_idx`` must be 0; ``order``: ``"acquire"``
+    (default), ``"relaxed"`` (FlagTree's two), or TLE's ``"acq_rel"`` /
+    ``"acqrel"`` and ``"seq_cst"``.
+    """
+    kind = _text("wait_kind", wait_kind)
+    if kind in ("counter", "shadow"):
+        raise ValueError(f"wait_kind {kind!r} waits on FlagCX's network "
+                         f"{'counters' if kind == 'counter' else 'shadow buffer'}, which serve transfers between "
+                         f"nodes and which TLE does not have; TLE waits on signal words: use wait_kind='signal' "
+                         f"with a target")
+    if kind not in _WAIT_KINDS:
+        raise ValueError(f"unknown wait_kind {kind!r}: expected 'signal' (or FlagCX's 'counter', 'shadow')")
+    if core._unwrap_if_constexpr(target) is None:
+        raise ValueError("wait_kind='signal' needs a target: the value the word must reach")
+    _check_context_id(context_idx, "signals", "context_idx")
+    memory_order = _text("order", order)
+    memory_order = _ORDERS.get(memory_order, memory_order) if isinstance(memory_order, str) else memory_order
+    comm = _comm("device_dptr", device_dptr, _semantic)
+    _tle._signal_wait("tle_signal_wait", comm, slot_id, target, _signal_group(group_kind), memory_order, _semantic,
+                      _link.bitcode_path, index_name="slot_id")
