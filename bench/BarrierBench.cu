@@ -1092,10 +1092,11 @@ int main(int argc, char **argv) {
     else if (a == "--no-reference")
       o.reference = false;
     else {
-      std::printf("usage: tle-bench-barrier [--sections flag,signal,latency,alloc,"
-                  "overlap,grid,hostbar,allreduce] [--ctas 1,8,32,132] "
-                  "[--iters N] [--reps N] [--timeout-reps N (>= 5)] "
-                  "[--host-iters N] [--no-reference]\n");
+      std::printf(
+          "usage: tle-bench-barrier [--sections flag,signal,latency,alloc,"
+          "overlap,grid,hostbar,allreduce] [--ctas 1,8,32,132] "
+          "[--iters N] [--reps N] [--timeout-reps N (>= 5)] "
+          "[--host-iters N] [--no-reference]\n");
       return 2;
     }
   }

@@ -263,9 +263,8 @@ void launch(const Config &c, int dev, const void *comm, const void *mem,
             int rank, uint32_t rounds, uint32_t salt, Result *res) {
   CK(cudaSetDevice(dev));
   CK(cudaMemset(res, 0, sizeof(Result)));
-  stressKernel<<<c.ctas, c.kind->threads>>>(comm, mem, rank, rank ^ 1,
-                                            c.kind->coop, c.form->form, rounds,
-                                            salt, res);
+  stressKernel<<<c.ctas, c.kind->threads>>>(
+      comm, mem, rank, rank ^ 1, c.kind->coop, c.form->form, rounds, salt, res);
   CK_LAUNCH();
 }
 
