@@ -16,11 +16,15 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 cd "$(dirname "$0")/.."
 root=$(pwd)
 phase=${1:-all}
-case "$phase" in all | example | exchange | timeout | bench | import | nccl | c10d | flagtree | signals) ;; *)
-  echo "usage: $0 [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree|signals]" >&2
-  exit 2
-  ;;
-esac
+known=" example exchange timeout bench import nccl c10d flagtree signals aggemm "
+for p in ${phase//,/ }; do
+  if [ "$p" != all ] && [[ "$known" != *" $p "* ]]; then
+    echo "usage: $0 [all|PHASE[,PHASE...]] with PHASE one of:$known" >&2
+    exit 2
+  fi
+done
+# wants NAME: the phase list (or all) includes NAME.
+wants() { [ "$phase" = all ] || [[ ",$phase," == *",$1,"* ]]; }
 out=${OUT:-/tmp}
 mkdir -p "$out"
 exec > >(tee -a "$out/triton-gpu.log") 2>&1
@@ -64,43 +68,43 @@ record() { # name, exit code
 }
 torchrun=("$py" -m torch.distributed.run --standalone "--nproc-per-node=$ngpu")
 
-if [ "$phase" = all ] || [ "$phase" = example ]; then
+if wants example; then
   say "0. the example of docs/triton.md"
   timeout -k 10 120 "${torchrun[@]}" python/examples/allgather.py
   record "example (allgather)" $?
 fi
-if [ "$phase" = all ] || [ "$phase" = exchange ]; then
+if wants exchange; then
   say "1. neighbour exchange with distributed_barrier (index = program_id)"
   timeout -k 10 300 "${torchrun[@]}" python/tests_gpu/exchange.py
   record "exchange" $?
 fi
-if [ "$phase" = all ] || [ "$phase" = timeout ]; then
+if wants timeout; then
   say "2. a rank skips the barrier: TLE's timeout report, not a hang"
   timeout -k 10 180 "$py" python/tests_gpu/check_timeout.py --nproc "$ngpu" --limit 150
   record "timeout report" $?
 fi
-if [ "$phase" = all ] || [ "$phase" = bench ]; then
+if wants bench; then
   say "3. benchmark: barrier latency from Triton"
   timeout -k 10 240 "${torchrun[@]}" python/tests_gpu/bench.py
   record "benchmark" $?
 fi
 
-if [ "$phase" = all ] || [ "$phase" = import ]; then
+if wants import; then
   say "4. PyTorch symmetric memory as a TLE buffer (import_symmetric), synchronized by distributed_barrier"
   timeout -k 10 180 "${torchrun[@]}" python/tests_gpu/symm_import.py
   record "symm_mem import" $?
 fi
-if [ "$phase" = all ] || [ "$phase" = nccl ]; then
+if wants nccl; then
   say "5. a communicator made from the process group's NCCL communicator (bootstrap='nccl')"
   timeout -k 10 240 "${torchrun[@]}" python/tests_gpu/exchange.py --bootstrap nccl --iters 1000
   record "exchange, communicator from NCCL" $?
 fi
-if [ "$phase" = all ] || [ "$phase" = c10d ]; then
+if wants c10d; then
   say "6. tle/c10d.hpp: a communicator from a c10d process group in C++ (compiles an extension first)"
   timeout -k 10 300 "${torchrun[@]}" python/tests_gpu/c10d_helper.py
   record "c10d helper (C++)" $?
 fi
-if [ "$phase" = all ] || [ "$phase" = flagtree ]; then
+if wants flagtree; then
   # FlagTree's own tests through tle.flagtree, and TLE's registration test
   # (scripts/gpu-flagtree.sh; its own log is $out/flagtree-gpu.log).
   if [ -d .gpu/flagtree-tests ]; then
@@ -111,13 +115,21 @@ if [ "$phase" = all ] || [ "$phase" = flagtree ]; then
     summary+=("FlagTree tests: SKIPPED (no .gpu/flagtree-tests; docs/flagtree.md says how to get them)")
   fi
 fi
-if [ "$phase" = all ] || [ "$phase" = signals ]; then
+if wants signals; then
   say "8. point-to-point signals: a ping-pong whose every handoff is checked"
   timeout -k 10 300 "${torchrun[@]}" python/tests_gpu/signals.py
   record "signals (ping-pong)" $?
+fi
+if wants aggemm; then
+  say "9. fused all-gather + GEMM (python/examples/ag_gemm.py): correctness, then against PyTorch"
+  timeout -k 10 180 "${torchrun[@]}" python/examples/ag_gemm.py
+  record "ag_gemm example" $?
+  timeout -k 10 420 "${torchrun[@]}" python/tests_gpu/ag_gemm_bench.py
+  record "ag_gemm benchmark" $?
 fi
 
 say "summary"
 for line in "${summary[@]}"; do echo "  $line"; done
 grep -h "| triton |" "$out/triton-gpu.log" 2>/dev/null | sed 's/^/  /'
+grep -h "\] | " "$out/triton-gpu.log" 2>/dev/null | grep -E "shape|x[0-9]+x" | sed 's/^/  /'
 exit $status

@@ -80,6 +80,19 @@ def test_allgather_example(n):
         assert f"rank {rank} of {n}: all-gather OK" in proc.stdout, proc.stdout
 
 
+@pytest.mark.parametrize("n", [2, 3])
+def test_ag_gemm_example(n):
+    # The fused all-gather + GEMM (push, per-chunk signals, waits in the
+    # GEMM, release words), two calls, each checked against NumPy. The last
+    # rank starts late, so the others' GEMMs find its rows missing unless
+    # they wait for its signals (without the wait rank 0 computes WRONG).
+    proc, _ = run_ranks(n, str(PYTHON_DIR / "examples" / "ag_gemm.py"), "--m", "128", "--k", "32", "--n", "40",
+                        "--late", "2")
+    assert proc.returncode == 0, proc.stdout
+    for rank in range(n):
+        assert f"rank {rank} of {n}: ag_gemm 128x32x40 OK" in proc.stdout, proc.stdout
+
+
 @pytest.mark.parametrize("n", [2, 4])
 def test_gpu_exchange_kernel(n):
     proc, _ = run_ranks(n, str(RANKS), "exchange", "--iters", "2", "--launches", "2")
