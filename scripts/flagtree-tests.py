@@ -32,20 +32,19 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DIR = ROOT / ".gpu" / "flagtree-tests"
 
 #: name -> (repository, path in it, stored version, sha256 of the text).
-#: "commit" is the commit the search tool's read_file answered with; two
-#: were read by the id its find_string answer gave (the stored version
-#: whose code matches FlagTree's current API: create_dist_tensor and the
-#: require_tle marker).
+#: "commit" is the commit the file was read at; two name the stored
+#: version they were read from instead (the version whose code matches
+#: FlagTree's current API: create_dist_tensor and the require_tle marker).
 MANIFEST = {
     "test_tle_d2d_barrier.py": (
-        "flagos-ai/FlagTree", "python/test/tle/unit/test_tle_d2d_barrier.py", "read_file id 59059728793",
+        "flagos-ai/FlagTree", "python/test/tle/unit/test_tle_d2d_barrier.py", "stored version 59059728793",
         "13a763880ca97c3a1bead04a0854fd1d41dcc5c7e332e1a522f1961315bb62ee"),
     "test_tle_distributed_d2d.py": (
         "flagos-ai/FlagTree", "python/test/tle/unit/test_tle_distributed_d2d.py",
         "commit bb4a8f84e955f390a9ae437644f98f6c6e7d6c25",
         "073f72bd3320cfedd8a2af66d0865889fbff3a6075a2ed54f93bddce0cbeb458"),
     "test_tle_get_local_pe.py": (
-        "flagos-ai/FlagTree", "python/test/tle/unit/test_tle_get_local_pe.py", "read_file id 58908874786",
+        "flagos-ai/FlagTree", "python/test/tle/unit/test_tle_get_local_pe.py", "stored version 58908874786",
         "66e4a3e250ca852b268650d0d94761a9bca7dcde544d1fcdda157b4acb509db7"),
     "test_tle_get_node_rank.py": (
         "flagos-ai/FlagTree", "python/test/tle/unit/test_tle_get_node_rank.py",
