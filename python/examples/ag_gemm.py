@@ -57,7 +57,7 @@ def signal_words(size: int) -> int:
     return size * CHUNKS + size
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["epoch"])
 def push_kernel(comm, ag, a, epoch, M, K, CHUNK: tl.constexpr, CHUNKS_: tl.constexpr, RB: tl.constexpr,
                 KB: tl.constexpr):
     """Copies this rank's shard `a` (M x K) into rows rank*M.. of every
@@ -84,7 +84,7 @@ def push_kernel(comm, ag, a, epoch, M, K, CHUNK: tl.constexpr, CHUNKS_: tl.const
             tlx.signal(comm, peer, rank * CHUNKS_ + c)
 
 
-@triton.jit
+@triton.jit(do_not_specialize=["epoch"])
 def gemm_kernel(comm, ag, a, b, c, epoch, M, N, K, CHUNK: tl.constexpr, CHUNKS_: tl.constexpr,
                 BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr,
                 WAIT: tl.constexpr):
@@ -110,22 +110,28 @@ def gemm_kernel(comm, ag, a, b, c, epoch, M, N, K, CHUNK: tl.constexpr, CHUNKS_:
     rows = row + tl.arange(0, BM)
     cols = pn * BN + tl.arange(0, BN)
     ks = tl.arange(0, BK)
+    # The buffer's address comes from a library call, so Triton cannot know
+    # its alignment: say it (symmetric buffers are at least 16-byte
+    # aligned), or A is loaded 2 bytes at a time instead of by cp.async.
+    elem: tl.constexpr = dtype.primitive_bitwidth // 8
+    delta = tl.multiple_of((tlx.local_pointer(ag, 0) - a.to(tl.int64)) // elem, 16)
+    gathered = a + delta
     if WAIT:
         if src == rank:
             base = a + rows[:, None] * K
         else:
             tlx.signal_wait(comm, src * CHUNKS_ + row // CHUNK, epoch)
-            base = tlx.local_pointer(ag, 0, dtype=dtype) + (src * M + rows[:, None]) * K
+            base = gathered + (src * M + rows[:, None]) * K
     else:
-        base = tlx.local_pointer(ag, 0, dtype=dtype) + (src * M + rows[:, None]) * K
+        base = gathered + (src * M + rows[:, None]) * K
     acc = tl.zeros((BM, BN), dtype=tl.float32)
+    # No masks: the host checks K % BK == 0 and N % BN == 0.
     for k0 in range(0, K, BK):
-        x = tl.load(base + k0 + ks[None, :], mask=(k0 + ks[None, :]) < K, other=0.0)
-        y = tl.load(b + (k0 + ks[:, None]) * N + cols[None, :], mask=((k0 + ks[:, None]) < K) & (cols[None, :] < N),
-                    other=0.0)
+        x = tl.load(base + k0 + ks[None, :])
+        y = tl.load(b + (k0 + ks[:, None]) * N + cols[None, :])
         acc = tl.dot(x, y, acc)
     out = c + (src * M + rows[:, None]) * N + cols[None, :]
-    tl.store(out, acc.to(c.dtype.element_ty), mask=cols[None, :] < N)
+    tl.store(out, acc.to(c.dtype.element_ty))
 
 
 @triton.jit
@@ -149,9 +155,12 @@ class Config:
 
     @classmethod
     def for_shape(cls, m: int, n: int) -> Config:
+        """The best of a sweep on one H200 (docs/gpu-notes.md, 2026-12-01):
+        128 x 256 x 64 tiles, 8 warps, except narrow C (N <= 1024: too few
+        tiles to fill the SMs with 256-wide ones); 4 stages up to N = 2048."""
         if n <= 1024:
-            return cls(bn=128)
-        return cls()
+            return cls(bn=128, num_stages=4)
+        return cls(num_stages=4 if n <= 2048 else 3)
 
 
 class AgGemm:
@@ -174,6 +183,10 @@ class AgGemm:
 
     def _gemm(self, a, b, c, wait: bool):
         cfg = self.config
+        n = b.shape[1]
+        if self.k % cfg.bk or n % cfg.bn or tuple(b.shape) != (self.k, n) or tuple(c.shape) != (self.comm.size * self.m, n):
+            raise ValueError(f"shapes: B must be {self.k} x N and C {self.comm.size * self.m} x N, with K % {cfg.bk} "
+                             f"== 0 and N % {cfg.bn} == 0 (got B {tuple(b.shape)}, C {tuple(c.shape)})")
         extra = {} if self.interpret else {"num_warps": cfg.num_warps, "num_stages": cfg.num_stages}
         gemm_kernel[self._grid(b.shape[1])](self.comm.dev_comm, self.ag.handle, a, b, c, self.epoch, self.m,
                                             b.shape[1], self.k, CHUNK=self.m // CHUNKS, CHUNKS_=CHUNKS, BM=cfg.bm,

@@ -52,10 +52,15 @@ def compile_kernel(bitcode):
     """compile_kernel(fn, signature, constexprs=None, link=True, **options)."""
 
     def compile_(fn, signature: dict[str, str], constexprs: dict | None = None, link: bool = True,
-                 **options) -> Compiled:
+                 aligned: tuple[str, ...] = (), **options) -> Compiled:
+        """`aligned`: arguments a launch specializes as multiples of 16
+        (16-byte aligned pointers, integers divisible by 16), as Triton's
+        launcher does for real tensors and sizes."""
         if link:
             options["extern_libs"] = tle.extern_libs()
-        src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs or {})
+        names = list(signature)
+        attrs = {(names.index(a),): [["tt.divisibility", 16]] for a in aligned}
+        src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs or {}, attrs=attrs)
         kernel = triton.compile(src, target=TARGET, options=options)
         return Compiled(kernel.asm["ttir"], kernel.asm["llir"], kernel.asm["ptx"], kernel.asm["ttgir"])
 

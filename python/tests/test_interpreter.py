@@ -86,11 +86,11 @@ def test_ag_gemm_example(n):
     # GEMM, release words), two calls, each checked against NumPy. The last
     # rank starts late, so the others' GEMMs find its rows missing unless
     # they wait for its signals (without the wait rank 0 computes WRONG).
-    proc, _ = run_ranks(n, str(PYTHON_DIR / "examples" / "ag_gemm.py"), "--m", "128", "--k", "32", "--n", "40",
+    proc, _ = run_ranks(n, str(PYTHON_DIR / "examples" / "ag_gemm.py"), "--m", "128", "--k", "32", "--n", "48",
                         "--late", "2")
     assert proc.returncode == 0, proc.stdout
     for rank in range(n):
-        assert f"rank {rank} of {n}: ag_gemm 128x32x40 OK" in proc.stdout, proc.stdout
+        assert f"rank {rank} of {n}: ag_gemm 128x32x48 OK" in proc.stdout, proc.stdout
 
 
 @pytest.mark.parametrize("n", [2, 4])
