@@ -331,6 +331,10 @@ def main():
                 md += [f"{new} vs {old}: " + ", ".join(
                     f"{x} CTAs {alloc[new][x] - v:+.3f} us ({100 * (alloc[new][x] / v - 1):+.1f}%)"
                     for x, v in alloc[old].items() if x in alloc[new]), ""]
+    if "tle" in lat and "tle-trace" in lat:
+        md += ["Trace on (tleCommTraceStart), cost per sync: " + ", ".join(
+            f"{x} CTAs {v - lat['tle'][x]:+.3f} us ({100 * (v / lat['tle'][x] - 1):+.1f}%)"
+            for x, v in lat["tle-trace"].items() if x in lat["tle"]), ""]
     for section, title, xname in (
             ("hostbar", "Host-launched barrier (one kernel per barrier)",
              "impl \\ mode"),
