@@ -91,8 +91,7 @@ struct World {
   std::string take() {
     uint64_t origin = 0, first = 0;
     std::string events;
-    TK(tle::traceTakeEvents(comm, kRanks, std::nullopt, origin, events,
-                            first));
+    TK(tle::traceTakeEvents(comm, kRanks, std::nullopt, origin, events, first));
     return events;
   }
 };
@@ -115,8 +114,8 @@ void recordsAndOff() {
     bool ordered = true;
     for (uint64_t cta = 0; cta < kCtas; ++cta) {
       std::vector<double> t = times(events, r, cta * 1024);
-      ordered &= t.size() == size_t(2 * kRounds) &&
-                 std::is_sorted(t.begin(), t.end());
+      ordered &=
+          t.size() == size_t(2 * kRounds) && std::is_sorted(t.begin(), t.end());
     }
     expect(ordered, "records: rank " + std::to_string(r) +
                         ": every CTA's stamps are in order");

@@ -35,9 +35,9 @@ size_t ringBytes(uint64_t capacity) {
 
 /// Points the device communicator at `ring` (device address, or null).
 tleResult_t publishRing(CommState &c, TraceRing *ring) {
-  return c.backend->copyToLocal(
-      reinterpret_cast<char *>(c.devComm) + offsetof(DevComm, trace), &ring,
-      sizeof ring);
+  return c.backend->copyToLocal(reinterpret_cast<char *>(c.devComm) +
+                                    offsetof(DevComm, trace),
+                                &ring, sizeof ring);
 }
 
 tleResult_t stop(CommState &c) {
@@ -65,8 +65,8 @@ tleResult_t start(CommState &c, uint32_t capacity) {
   if (tleResult_t r = c.backend->allocLocal(sizeof(uint64_t), &next))
     return r;
   void *host = nullptr, *dev = nullptr;
-  if (tleResult_t r = c.backend->allocHostVisible(ringBytes(capacity), &host,
-                                                  &dev)) {
+  if (tleResult_t r =
+          c.backend->allocHostVisible(ringBytes(capacity), &host, &dev)) {
     c.backend->freeLocal(next);
     return r;
   }

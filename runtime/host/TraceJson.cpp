@@ -43,8 +43,7 @@ std::string timeOf(TraceClock clock, uint64_t time, uint64_t origin) {
   if (clock == TraceClock::Steps)
     return std::to_string(t);
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%" PRIu64 ".%03" PRIu64, t / 1000,
-                t % 1000);
+  std::snprintf(buf, sizeof buf, "%" PRIu64 ".%03" PRIu64, t / 1000, t % 1000);
   return buf;
 }
 } // namespace
@@ -133,8 +132,8 @@ std::string traceEventsJson(const std::vector<BarrierTraceRecord> &records,
   return out;
 }
 
-std::string traceLaunchMarker(uint64_t launch, TraceClock clock,
-                              uint64_t time, uint64_t origin) {
+std::string traceLaunchMarker(uint64_t launch, TraceClock clock, uint64_t time,
+                              uint64_t origin) {
   return "{\"name\":\"launch " + std::to_string(launch) +
          "\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,\"ts\":" +
          timeOf(clock, time, origin) +

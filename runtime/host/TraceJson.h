@@ -46,7 +46,6 @@ std::string traceEventsJson(const std::vector<BarrierTraceRecord> &records,
                             TraceClock clock, uint64_t origin,
                             std::optional<uint64_t> launch);
 
-
 } // namespace tle
 
 #endif // TLE_HOST_TRACEJSON_H

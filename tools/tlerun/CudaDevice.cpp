@@ -71,8 +71,7 @@ public:
     std::string events;
     uint64_t first = 0;
     if (tle::traceTakeEvents(comms.data(), static_cast<int>(comms.size()),
-                             launch, traceOrigin, events,
-                             first) != tleSuccess)
+                             launch, traceOrigin, events, first) != tleSuccess)
       return "";
     marker = tle::traceLaunchMarker(launch, tle::TraceClock::Nanoseconds,
                                     first ? first : traceOrigin, traceOrigin);

@@ -108,14 +108,12 @@ public:
     return outcome;
   }
 
-  tle::TraceClock traceClock() const override {
-    return tle::TraceClock::Steps;
-  }
+  tle::TraceClock traceClock() const override { return tle::TraceClock::Steps; }
 
   std::string traceLaunch(uint64_t launch, uint64_t stepOffset,
                           std::string &marker) override {
-    marker = tle::traceLaunchMarker(launch, tle::TraceClock::Steps, stepOffset,
-                                    0);
+    marker =
+        tle::traceLaunchMarker(launch, tle::TraceClock::Steps, stepOffset, 0);
     return traced ? tle::emu::lastTraceEvents(launch, stepOffset) : "";
   }
 

@@ -280,8 +280,7 @@ private:
   /// On a seekable file the closing "]}" is always there (and overwritten
   /// by the next append).
   bool closeDocument(std::string &error) {
-    if (seekable &&
-        (!write(tle::kTraceDocumentTail) || std::fflush(file) != 0))
+    if (seekable && (!write(tle::kTraceDocumentTail) || std::fflush(file) != 0))
       return fail(error);
     return true;
   }
@@ -468,9 +467,9 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
           config.nBarriers, options.repeat);
 
   TraceFile trace;
-  if (shape.trace && (!trace.open(options.traceFile, device->traceClock(),
-                                  error) ||
-                      !device->startTrace(error))) {
+  if (shape.trace &&
+      (!trace.open(options.traceFile, device->traceClock(), error) ||
+       !device->startTrace(error))) {
     report.error("setup", error);
     return 1;
   }

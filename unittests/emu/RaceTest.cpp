@@ -67,8 +67,8 @@ tleResult_t runSeeds(const Ranks &ranks, LaunchOptions o,
 
 /// Rank 0 writes word `t` of rank 1's buffer, `between` runs on every
 /// thread, rank 1 reads its word `t`: the classic exchange.
-std::function<void(int, void *)>
-exchange(const SymBuffer &buf, std::function<void(void *)> between) {
+std::function<void(int, void *)> exchange(const SymBuffer &buf,
+                                          std::function<void(void *)> between) {
   return [&buf, between](int rank, void *dc) {
     uint32_t t = linearThreadId();
     const void *mem = buf.handle(rank);
@@ -102,13 +102,13 @@ TEST_P(RaceOrders, TheBarrierOrdersExactlyAsItsMemoryOrderSays) {
   ASSERT_EQ(buf.status, tleSuccess);
   uint32_t threads = coop == kCoopThread ? 1 : coop == kCoopWarp ? 32 : 48;
   std::string message;
-  tleResult_t r = runSeeds(ranks, shape({1, 1, 1}, {threads, 1, 1}),
-                           exchange(buf,
-                                    [c = coop, o = order](void *dc) {
-                                      flagcxIntraBarrierSyncS(dc, c, 0, false,
-                                                              o);
-                                    }),
-                           &message);
+  tleResult_t r =
+      runSeeds(ranks, shape({1, 1, 1}, {threads, 1, 1}),
+               exchange(buf,
+                        [c = coop, o = order](void *dc) {
+                          flagcxIntraBarrierSyncS(dc, c, 0, false, o);
+                        }),
+               &message);
   if (orders(order, order)) {
     EXPECT_EQ(r, tleSuccess) << message;
   } else {
@@ -118,11 +118,11 @@ TEST_P(RaceOrders, TheBarrierOrdersExactlyAsItsMemoryOrderSays) {
   }
 }
 
-std::string orderCaseName(
-    const testing::TestParamInfo<std::tuple<int, int>> &info) {
+std::string
+orderCaseName(const testing::TestParamInfo<std::tuple<int, int>> &info) {
   static const char *coops[] = {"thread", "warp", "block"};
-  static const char *orderNames[] = {"relaxed", "acquire", "release",
-                                     "acq_rel", "seq_cst"};
+  static const char *orderNames[] = {"relaxed", "acquire", "release", "acq_rel",
+                                     "seq_cst"};
   return std::string(coops[std::get<0>(info.param)]) + "_" +
          orderNames[std::get<1>(info.param)];
 }
@@ -192,8 +192,8 @@ TEST(EmuRace, BlockSyncOrdersTheBlock) {
   SymBuffer buf(ranks, 64);
   auto body = [&](bool sync) {
     return [&buf, sync](int rank, void *) {
-      auto *p = static_cast<uint32_t *>(
-          flagcxGetLocalPointerS(buf.handle(rank), 0));
+      auto *p =
+          static_cast<uint32_t *>(flagcxGetLocalPointerS(buf.handle(rank), 0));
       if (linearThreadId() == 0)
         write(p, 7u);
       if (sync)
@@ -218,8 +218,7 @@ TEST(EmuRace, TheGridBarrierOrdersWhateverItsOrder) {
   auto body = [&](int rank, void *dc) {
     uint32_t i = linearBlockId() * 16 + linearThreadId();
     const void *mem = buf.handle(rank);
-    write(static_cast<uint32_t *>(
-              flagcxGetIntraPointerS(mem, i * 4, 1 - rank)),
+    write(static_cast<uint32_t *>(flagcxGetIntraPointerS(mem, i * 4, 1 - rank)),
           i);
     tleIntraGridBarrierSyncS(dc, 0, false, kOrderRelaxed);
     (void)read(static_cast<uint32_t *>(flagcxGetLocalPointerS(mem, i * 4)));
@@ -276,8 +275,7 @@ TEST(EmuRace, KernelAtomicsOrderAsTheirOrdersSay) {
   EXPECT_EQ(runSeeds(ranks, o, body(Fences), nullptr, fresh), tleSuccess);
   EXPECT_EQ(runSeeds(ranks, o, body(RelaxedAcquire), nullptr, fresh),
             tleDataRace);
-  EXPECT_EQ(runSeeds(ranks, o, body(RelaxedOnly), nullptr, fresh),
-            tleDataRace);
+  EXPECT_EQ(runSeeds(ranks, o, body(RelaxedOnly), nullptr, fresh), tleDataRace);
 }
 
 TEST(EmuRace, ReadModifyWritesContinueTheReleaseSequence) {
@@ -388,9 +386,9 @@ TEST(EmuRace, SkippedLaunchesSayWhy) {
       << big.raceCheckSkipped;
   o = shape({1, 1, 1}, {1, 1, 1});
   o.raceCheck = false;
-  EXPECT_EQ(launch(ranks.comms.data(), 2, o, [](int, void *) {})
-                .raceCheckSkipped,
-            "");
+  EXPECT_EQ(
+      launch(ranks.comms.data(), 2, o, [](int, void *) {}).raceCheckSkipped,
+      "");
 }
 
 TEST(EmuRace, TheCLaunchTakesTheSwitch) {
@@ -440,12 +438,13 @@ TEST(EmuRace, TheCLaunchTakesTheSwitch) {
 TEST(EmuSlots, TwoBlocksInOneSlotAtOnce) {
   Ranks ranks(2);
   std::string message;
-  EXPECT_EQ(runSeeds(ranks, shape({2, 1, 1}, {8, 1, 1}),
-                     [](int, void *dc) {
-                       flagcxIntraBarrierSyncS(dc, kCoopBlock, 0, false,
-                                               kOrderAcqRel);
-                     },
-                     &message),
+  EXPECT_EQ(runSeeds(
+                ranks, shape({2, 1, 1}, {8, 1, 1}),
+                [](int, void *dc) {
+                  flagcxIntraBarrierSyncS(dc, kCoopBlock, 0, false,
+                                          kOrderAcqRel);
+                },
+                &message),
             tleBarrierMisuse);
   EXPECT_EQ(message.rfind("barrier misuse: two groups use slot 0 of rank ", 0),
             0u)
@@ -457,12 +456,13 @@ TEST(EmuSlots, TwoBlocksInOneSlotAtOnce) {
 TEST(EmuSlots, TwoWarpsOfABlockInOneSlot) {
   Ranks ranks(2);
   std::string message;
-  EXPECT_EQ(runSeeds(ranks, shape({1, 1, 1}, {64, 1, 1}),
-                     [](int, void *dc) {
-                       flagcxIntraBarrierSyncS(dc, kCoopWarp, 3, false,
-                                               kOrderAcqRel);
-                     },
-                     &message),
+  EXPECT_EQ(runSeeds(
+                ranks, shape({1, 1, 1}, {64, 1, 1}),
+                [](int, void *dc) {
+                  flagcxIntraBarrierSyncS(dc, kCoopWarp, 3, false,
+                                          kOrderAcqRel);
+                },
+                &message),
             tleBarrierMisuse);
   EXPECT_TRUE(contains(message, "of block 0 (group warp)")) << message;
 }
@@ -504,19 +504,17 @@ TEST(EmuSlots, UnorderedReuseByBlocksThatNeverOverlapHere) {
 TEST(EmuSlots, ArriveTwiceWithoutAWait) {
   Ranks ranks(2);
   std::string message;
-  EXPECT_EQ(runSeeds(ranks, shape({1, 1, 1}, {4, 1, 1}),
-                     [](int, void *dc) {
-                       flagcxIntraBarrierArriveS(dc, kCoopBlock, 0, false,
-                                                 kOrderRelease);
-                       flagcxIntraBarrierArriveS(dc, kCoopBlock, 0, false,
-                                                 kOrderRelease);
-                       flagcxIntraBarrierWaitS(dc, kCoopBlock, 0, false,
-                                               kOrderAcquire);
-                       flagcxIntraBarrierWaitS(dc, kCoopBlock, 0, false,
-                                               kOrderAcquire);
-                     },
-                     &message),
-            tleBarrierMisuse);
+  EXPECT_EQ(
+      runSeeds(
+          ranks, shape({1, 1, 1}, {4, 1, 1}),
+          [](int, void *dc) {
+            flagcxIntraBarrierArriveS(dc, kCoopBlock, 0, false, kOrderRelease);
+            flagcxIntraBarrierArriveS(dc, kCoopBlock, 0, false, kOrderRelease);
+            flagcxIntraBarrierWaitS(dc, kCoopBlock, 0, false, kOrderAcquire);
+            flagcxIntraBarrierWaitS(dc, kCoopBlock, 0, false, kOrderAcquire);
+          },
+          &message),
+      tleBarrierMisuse);
   EXPECT_TRUE(contains(message, "arrives twice on slot 0 without a wait"))
       << message;
 }
@@ -524,13 +522,14 @@ TEST(EmuSlots, ArriveTwiceWithoutAWait) {
 TEST(EmuSlots, RanksThatDisagreeOnTheGroup) {
   Ranks ranks(2);
   std::string message;
-  EXPECT_EQ(runSeeds(ranks, shape({1, 1, 1}, {32, 1, 1}),
-                     [](int rank, void *dc) {
-                       flagcxIntraBarrierSyncS(
-                           dc, rank == 0 ? kCoopBlock : kCoopWarp, 0, false,
-                           kOrderAcqRel);
-                     },
-                     &message),
+  EXPECT_EQ(runSeeds(
+                ranks, shape({1, 1, 1}, {32, 1, 1}),
+                [](int rank, void *dc) {
+                  flagcxIntraBarrierSyncS(dc,
+                                          rank == 0 ? kCoopBlock : kCoopWarp, 0,
+                                          false, kOrderAcqRel);
+                },
+                &message),
             tleBarrierMisuse);
   EXPECT_TRUE(contains(message, "ranks use slot 0 with different groups"))
       << message;
@@ -613,13 +612,11 @@ TEST(EmuTraceRing, KeepsTheLatestEventsAndRefusesBadCapacities) {
   EXPECT_EQ(tleCommTraceStart(ranks.comms[0], 1u << 25), tleInvalidArgument);
   for (tleComm_t c : ranks.comms)
     ASSERT_EQ(tleCommTraceStart(c, 4), tleSuccess);
-  LaunchResult r =
-      launch(ranks.comms.data(), 2, shape({1, 1, 1}, {1, 1, 1}),
-             [](int, void *dc) {
-               for (int i = 0; i < 10; ++i)
-                 flagcxIntraBarrierSyncS(dc, kCoopThread, 0, false,
-                                         kOrderAcqRel);
-             });
+  LaunchResult r = launch(
+      ranks.comms.data(), 2, shape({1, 1, 1}, {1, 1, 1}), [](int, void *dc) {
+        for (int i = 0; i < 10; ++i)
+          flagcxIntraBarrierSyncS(dc, kCoopThread, 0, false, kOrderAcqRel);
+      });
   ASSERT_EQ(r.result, tleSuccess) << r.message;
   uint64_t origin = 0, first = 0;
   std::string events;

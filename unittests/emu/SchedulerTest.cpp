@@ -114,9 +114,8 @@ TEST(EmuScheduler, TraceIsChromeJson) {
   std::string json = lastTraceJson();
   // The clock is declared (scheduler steps, not nanoseconds), processes and
   // threads are named, and each event says what it is.
-  EXPECT_EQ(json.rfind("{\"otherData\":{\"clock\":\"emulator scheduler steps",
-                       0),
-            0u)
+  EXPECT_EQ(
+      json.rfind("{\"otherData\":{\"clock\":\"emulator scheduler steps", 0), 0u)
       << json;
   EXPECT_NE(json.find("{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":1,"
                       "\"args\":{\"name\":\"rank 1\"}}"),
@@ -538,9 +537,7 @@ TEST(EmuScheduler, UnsetFlagEndsWithTimeoutAfterTheDeadline) {
   EXPECT_NE(r.message.find("rank 0 block 0 threads 0-1 poll 0x"),
             std::string::npos)
       << r.message;
-  EXPECT_NE(r.message.find(" (last value 0)"),
-            std::string::npos)
-      << r.message;
+  EXPECT_NE(r.message.find(" (last value 0)"), std::string::npos) << r.message;
   EXPECT_NE(r.message.find("replay with TLE_EMU_SEED=31"), std::string::npos);
   EXPECT_EQ(r.error.result, tleTimeout);
   EXPECT_EQ(r.error.rank, 0);

@@ -111,10 +111,10 @@ private:
         return;
       bool atomic = store.getOrdering() != LLVM::AtomicOrdering::not_atomic;
       OpBuilder b = after(op);
-      access(b, op, store.getAddr(), sizeOf(store.getValue().getType()),
-             i32(b, op,
-                 atomic ? ::tle::kAccessAtomicStore : ::tle::kAccessStore),
-             orderOf(store.getOrdering()));
+      access(
+          b, op, store.getAddr(), sizeOf(store.getValue().getType()),
+          i32(b, op, atomic ? ::tle::kAccessAtomicStore : ::tle::kAccessStore),
+          orderOf(store.getOrdering()));
     } else if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op)) {
       OpBuilder b = after(op);
       access(b, op, rmw.getPtr(), sizeOf(rmw.getVal().getType()),
@@ -148,9 +148,9 @@ private:
     Location loc = op->getLoc();
     Value old = LLVM::ExtractValueOp::create(b, loc, cas.getRes(), 0);
     Value ok = LLVM::ExtractValueOp::create(b, loc, cas.getRes(), 1);
-    Value kind = LLVM::SelectOp::create(
-        b, loc, ok, i32(b, op, ::tle::kAccessAtomicUpdate),
-        i32(b, op, ::tle::kAccessAtomicLoad));
+    Value kind = LLVM::SelectOp::create(b, loc, ok,
+                                        i32(b, op, ::tle::kAccessAtomicUpdate),
+                                        i32(b, op, ::tle::kAccessAtomicLoad));
     Value order = LLVM::SelectOp::create(
         b, loc, ok, i32(b, op, orderOf(cas.getSuccessOrdering())),
         i32(b, op, orderOf(cas.getFailureOrdering())));

@@ -100,8 +100,8 @@ TLE_API void tleEmuBarrierEvent(const void *comm, int32_t barrierKind,
                                 int32_t coopKind, uint32_t slot, int32_t order,
                                 int32_t phase) {
   if (thread())
-    Scheduler::current()->barrierEvent(comm, barrierKind, coopKind, slot,
-                                       order, phase);
+    Scheduler::current()->barrierEvent(comm, barrierKind, coopKind, slot, order,
+                                       phase);
 }
 
 TLE_API void tleEmuSite(const char *where) {

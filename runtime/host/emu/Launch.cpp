@@ -532,8 +532,8 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
   case Outcome::Aborted: {
     if (comms && collectRecords(comms, nRanks, run.rankIndex, result.error)) {
       tleErrorInfo error = result.error;
-      result = failed(result, error.result,
-                      std::string(error.message) + tail(true));
+      result =
+          failed(result, error.result, std::string(error.message) + tail(true));
       result.error = error;
       return result;
     }

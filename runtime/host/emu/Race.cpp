@@ -93,10 +93,9 @@ struct RaceChecker::Shadow {
 
 RaceChecker::RaceChecker(uint64_t threads, std::vector<RaceRegion> regions)
     : size(threads) {
-  std::sort(regions.begin(), regions.end(),
-            [](const RaceRegion &a, const RaceRegion &b) {
-              return a.base < b.base;
-            });
+  std::sort(
+      regions.begin(), regions.end(),
+      [](const RaceRegion &a, const RaceRegion &b) { return a.base < b.base; });
   for (RaceRegion &r : regions) {
     auto s = std::make_unique<Shadow>();
     s->pages.resize((r.bytes + kPageBytes - 1) / kPageBytes);
@@ -295,9 +294,10 @@ std::optional<std::string> RaceChecker::access(uint32_t tid, const void *addr,
   // The acquire half orders what the access itself is checked against; the
   // release half must cover the access, so it comes after the check.
   if (kind != kAccessAtomicStore)
-    loadHalf(tid, key, kind == kAccessAtomicUpdate && !acquires(order)
-                           ? static_cast<int>(kOrderRelaxed)
-                           : order);
+    loadHalf(tid, key,
+             kind == kAccessAtomicUpdate && !acquires(order)
+                 ? static_cast<int>(kOrderRelaxed)
+                 : order);
   std::optional<std::string> race =
       check(tid, addr, bytes, kind != kAccessAtomicLoad, true, where);
   if (!race && kind != kAccessAtomicLoad)
@@ -308,11 +308,11 @@ std::optional<std::string> RaceChecker::access(uint32_t tid, const void *addr,
 const RaceChecker::Shadow *RaceChecker::find(const void *addr,
                                              uint64_t &offset) const {
   auto a = reinterpret_cast<uintptr_t>(addr);
-  auto it = std::upper_bound(shadows.begin(), shadows.end(), a,
-                             [](uintptr_t v, const std::unique_ptr<Shadow> &s) {
-                               return v < reinterpret_cast<uintptr_t>(
-                                              s->region.base);
-                             });
+  auto it =
+      std::upper_bound(shadows.begin(), shadows.end(), a,
+                       [](uintptr_t v, const std::unique_ptr<Shadow> &s) {
+                         return v < reinterpret_cast<uintptr_t>(s->region.base);
+                       });
   if (it == shadows.begin())
     return nullptr;
   const Shadow &s = **(it - 1);
@@ -352,13 +352,13 @@ std::optional<std::string> RaceChecker::check(uint32_t tid, const void *addr,
   Shadow &s = *found;
   uint64_t end = std::min(s.region.bytes, offset + bytes);
   const ThreadClock &t = clocks[tid];
-  Access now{tid, t.own, where, offset, static_cast<uint32_t>(bytes), 0,
-             write, atomic};
+  Access now{tid, t.own, where, offset, static_cast<uint32_t>(bytes),
+             0,   write, atomic};
   for (uint64_t g = offset / kGranule; g * kGranule < end; ++g) {
     uint64_t lo = std::max(offset, g * kGranule);
     uint64_t hi = std::min(end, (g + 1) * kGranule);
-    now.mask = static_cast<uint8_t>(((1u << (hi - lo)) - 1)
-                                    << (lo - g * kGranule));
+    now.mask =
+        static_cast<uint8_t>(((1u << (hi - lo)) - 1) << (lo - g * kGranule));
     auto &page = s.pages[g / kGranulesPerPage];
     if (!page)
       page = std::make_unique<std::vector<Access>[]>(kGranulesPerPage);
@@ -367,8 +367,7 @@ std::optional<std::string> RaceChecker::check(uint32_t tid, const void *addr,
     for (size_t k = 0; k < history.size(); ++k) {
       const Access &before = history[k];
       bool overlaps = (before.mask & now.mask) != 0;
-      bool ordered =
-          before.tid == tid || before.clock <= t.at(before.tid);
+      bool ordered = before.tid == tid || before.clock <= t.at(before.tid);
       if (overlaps && !ordered && (before.write || write) &&
           !(before.atomic && atomic))
         return report(s, before, now);

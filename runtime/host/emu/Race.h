@@ -1,4 +1,4 @@
-//===- Race.h - Happens-before race checking of symmetric memory -*- C++ -*-===//
+//===- Race.h - Happens-before race checks of symmetric memory --*- C++ -*-===//
 //
 // The emulator's race checker: vector clocks over every thread of a launch,
 // the edges of the memory model (block and warp syncs, release/acquire

@@ -133,9 +133,9 @@ std::string Scheduler::deadlockReport(RunResult &result,
         const EmuThread &t = b->threads[i];
         if (t.state == ThreadState::Done)
           continue;
-        auto it =
-            std::find_if(found.begin(), found.end(),
-                         [&](const Group &g) { return sameGroup(g, t, merge); });
+        auto it = std::find_if(found.begin(), found.end(), [&](const Group &g) {
+          return sameGroup(g, t, merge);
+        });
         if (it == found.end()) {
           Group g;
           g.site = t.site;
@@ -166,8 +166,8 @@ std::string Scheduler::deadlockReport(RunResult &result,
         std::string who = "rank " + std::to_string(rank.info.rank) + " block " +
                           std::to_string(b->id);
         if (!whole)
-          who += (g.tids.size() == 1 ? " thread " : " threads ") +
-                 ranges(g.tids);
+          who +=
+              (g.tids.size() == 1 ? " thread " : " threads ") + ranges(g.tids);
         std::string at = g.site ? std::string(" at ") + g.site : "";
         std::string line;
         if (g.kind == Yield::Hint) {

@@ -396,9 +396,9 @@ void Scheduler::loop() {
     ranks[i].index = static_cast<int>(i);
   }
   if (config.raceCheck)
-    race = std::make_unique<RaceChecker>(
-        ranks.size() * blocksPerRank(config) * threadsPerBlock(config),
-        config.regions);
+    race = std::make_unique<RaceChecker>(ranks.size() * blocksPerRank(config) *
+                                             threadsPerBlock(config),
+                                         config.regions);
   std::set<const void *> comms;
   for (const RankInfo &r : config.ranks)
     comms.insert(r.devComm);

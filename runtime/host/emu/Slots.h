@@ -36,8 +36,8 @@ struct SlotEvent {
   int32_t rank = 0;
   uint32_t block = 0;
   uint32_t thread = 0;
-  int kind = 0;  ///< a BarrierKind
-  int coop = 0;  ///< a CoopKind (kCoopGrid for the grid barrier)
+  int kind = 0; ///< a BarrierKind
+  int coop = 0; ///< a CoopKind (kCoopGrid for the grid barrier)
   uint32_t slot = 0;
   int phase = 0; ///< a TracePhase
   const char *site = nullptr;
@@ -91,8 +91,7 @@ private:
   };
 
   static Group groupOf(const SlotEvent &e);
-  std::optional<std::string> enter(Slot &s, const SlotEvent &e,
-                                   const Group &g);
+  std::optional<std::string> enter(Slot &s, const SlotEvent &e, const Group &g);
   std::optional<std::string> checkRound(Slot &s, const SlotEvent &e);
   std::optional<std::string> onGrid(Slot &s, const SlotEvent &e);
 

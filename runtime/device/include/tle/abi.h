@@ -1,5 +1,4 @@
-//===- abi.h - The device ABI's enums and tables, from abi.def ---*- C++
-//-*-===//
+//===- abi.h - The device ABI's enums and tables, from abi.def --*- C++ -*-===//
 //
 // Expands tle/abi.def into what C++ code needs: the enumerations of the ABI
 // (tle::CoopKind, MemoryOrder, TeamKind, MemoryScope, BarrierKind,

@@ -1,4 +1,4 @@
-//===- EmuHooks.h - What the CPU emulator offers running code ----*- C++ -*-===//
+//===- EmuHooks.h - What the CPU emulator offers running code ---*- C++ -*-===//
 //
 // The C entry points through which code running inside the CPU emulator
 // reaches it: the host build of the device library (its platform layer) and

@@ -1,5 +1,4 @@
-//===- PlatformHost.h - The platform layer in the CPU emulator ---*- C++
-//-*-===//
+//===- PlatformHost.h - The platform layer in the CPU emulator --*- C++ -*-===//
 //
 // The platform layer (see Platform.h) for the host build that runs inside
 // the CPU emulator. Thread ids, group syncs, time, yielding, aborting and
@@ -196,8 +195,8 @@ inline uint64_t fetchAddRelaxed(uint64_t *p, uint64_t v) {
   return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
 }
 
-inline void emuBarrierEvent(const void *comm, int kind, int coop,
-                            uint32_t slot, int order, int phase) {
+inline void emuBarrierEvent(const void *comm, int kind, int coop, uint32_t slot,
+                            int order, int phase) {
   tleEmuBarrierEvent(comm, kind, coop, slot, order, phase);
 }
 

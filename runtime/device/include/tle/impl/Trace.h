@@ -1,4 +1,4 @@
-//===- Trace.h - Barrier events for traces and the emulator ------*- C++ -*-===//
+//===- Trace.h - Barrier events for traces and the emulator -----*- C++ -*-===//
 //
 // A barrier group's rank 0 reports when its arrive, wait or sync on a slot
 // begins or ends. Two listeners: the CPU emulator (its trace, and its checks
@@ -39,8 +39,8 @@ TLE_DEV_COLD void recordTrace(TraceRing *ring, int kind, int coop,
 
 /// The event `phase` (a TracePhase) of a barrier half `kind` (a
 /// BarrierKind) by a group of kind `coop` on `slot`.
-TLE_DEV_INLINE void traceEvent(const Comm &c, int kind, int coop,
-                               uint32_t slot, int order, int phase) {
+TLE_DEV_INLINE void traceEvent(const Comm &c, int kind, int coop, uint32_t slot,
+                               int order, int phase) {
   emuBarrierEvent(c.dc, kind, coop, slot, order, phase);
   if (TLE_UNLIKELY(c.trace != nullptr))
     recordTrace(c.trace, kind, coop, slot, order, phase);
