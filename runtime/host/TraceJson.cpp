@@ -2,7 +2,8 @@
 //
 // Chrome's trace format (the "JSON Array/Object Format" both chrome://tracing
 // and ui.perfetto.dev read): ts in microseconds, pid/tid integers, "M"
-// events naming processes and threads. A thread's tid is block * 1024 +
+// events naming processes and threads. Strings go through TLE's one JSON
+// writer's escaping (tle/detail/Json.h); the rest is integers. A thread's tid is block * 1024 +
 // thread (a block has at most 1024 threads), so that one id names one
 // reporting thread whatever the launch's block size.
 //
@@ -11,6 +12,7 @@
 #include "TraceJson.h"
 
 #include "tle/abi.h"
+#include "tle/detail/Json.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -47,23 +49,6 @@ std::string timeOf(TraceClock clock, uint64_t time, uint64_t origin) {
   return buf;
 }
 } // namespace
-
-void appendJsonString(std::string &out, std::string_view s) {
-  out += '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  out += '"';
-}
 
 std::string traceEventsJson(const std::vector<BarrierTraceRecord> &records,
                             TraceClock clock, uint64_t origin,
@@ -103,7 +88,7 @@ std::string traceEventsJson(const std::vector<BarrierTraceRecord> &records,
                                             : "i";
     bool signal = r.kind == kTraceSignal || r.kind == kTraceSignalWait;
     out += "{\"name\":";
-    appendJsonString(out, signal ? spelling(abi::kTraceKinds, r.kind)
+    json::appendString(out, signal ? spelling(abi::kTraceKinds, r.kind)
                                  : spelling(abi::kBarrierKinds, r.kind));
     out += signal ? ",\"cat\":\"signal\",\"ph\":\""
                   : ",\"cat\":\"barrier\",\"ph\":\"";
@@ -116,14 +101,14 @@ std::string traceEventsJson(const std::vector<BarrierTraceRecord> &records,
            ",\"ts\":" + timeOf(clock, r.time, origin) +
            ",\"args\":{\"" + (signal ? "signal" : "slot") +
            "\":" + std::to_string(r.slot) + ",\"group\":";
-    appendJsonString(out, spelling(abi::kCoopKinds, r.coop));
+    json::appendString(out, spelling(abi::kCoopKinds, r.coop));
     out += ",\"order\":";
-    appendJsonString(out, spelling(abi::kMemoryOrders, r.order));
+    json::appendString(out, spelling(abi::kMemoryOrders, r.order));
     out += ",\"block\":" + std::to_string(r.block) +
            ",\"thread\":" + std::to_string(r.thread);
     if (r.site) {
       out += ",\"loc\":";
-      appendJsonString(out, r.site);
+      json::appendString(out, r.site);
     }
     if (launch)
       out += ",\"launch\":" + std::to_string(*launch);
@@ -149,7 +134,7 @@ std::string traceDocumentHead(TraceClock clock) {
             "event (GPUs' timers are not synchronized: ranks may be offset "
             "by their skew)";
   std::string out = "{\"otherData\":{\"clock\":";
-  appendJsonString(out, what);
+  json::appendString(out, what);
   out += "},\"traceEvents\":[";
   return out;
 }

@@ -35,9 +35,6 @@ struct BarrierTraceRecord {
   uint64_t time = 0;          ///< steps or nanoseconds (TraceClock)
 };
 
-/// Appends `s` as a JSON string literal.
-void appendJsonString(std::string &out, std::string_view s);
-
 /// The events of `records`, comma-separated and without the document
 /// around them: process and thread names first, then one event per
 /// record, `time - origin` on the clock's axis; with `launch`, each event's

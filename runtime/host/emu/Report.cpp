@@ -11,8 +11,7 @@
 #include "emu/Scheduler.h"
 
 #include "DevError.h"
-
-#include <strings.h>
+#include "tle/detail/Log.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -46,10 +45,7 @@ std::string ranges(const std::vector<uint32_t> &ids) {
 /// by default a group inside a tle op is one line, since which of its
 /// threads poll and which wait at the op's internal syncs is the library's
 /// business, not the user's.
-bool laneDetail() {
-  const char *level = std::getenv("TLE_DEBUG");
-  return level && strcasecmp(level, "TRACE") == 0;
-}
+bool laneDetail() { return log::enabled(log::Level::Trace); }
 
 /// Threads of one block that wait on the same thing: in the same tle op
 /// (the same source location), or, for threads outside any op or with lane
