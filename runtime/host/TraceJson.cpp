@@ -3,9 +3,9 @@
 // Chrome's trace format (the "JSON Array/Object Format" both chrome://tracing
 // and ui.perfetto.dev read): ts in microseconds, pid/tid integers, "M"
 // events naming processes and threads. Strings go through TLE's one JSON
-// writer's escaping (tle/detail/Json.h); the rest is integers. A thread's tid is block * 1024 +
-// thread (a block has at most 1024 threads), so that one id names one
-// reporting thread whatever the launch's block size.
+// writer's escaping (tle/detail/Json.h); the rest is integers. A thread's tid
+// is block * 1024 + thread (a block has at most 1024 threads), so that one id
+// names one reporting thread whatever the launch's block size.
 //
 //===----------------------------------------------------------------------===//
 

@@ -234,9 +234,9 @@ TEST(EmuStress, CheckerCatchesReadingBeforeTheWait) {
   // schedule exposes: some seeds let a rank read before a peer wrote.
   uint64_t violations = 0;
   for (uint64_t seed = 1; seed <= 8; ++seed) {
-    StressResult r = runStress({4, kCoopBlock, 2, 8, 20},
-                               Protocol::ReadBeforeWait, seed, {},
-                               /*raceCheck=*/false);
+    StressResult r =
+        runStress({4, kCoopBlock, 2, 8, 20}, Protocol::ReadBeforeWait, seed, {},
+                  /*raceCheck=*/false);
     ASSERT_EQ(r.launch.result, tleSuccess) << r.launch.message;
     violations += r.violations;
   }
@@ -304,12 +304,12 @@ TEST(EmuStress, RaceCheckerCatchesReadingBeforeTheWaitOnEverySeed) {
   // race checker sees the missing edge whatever the schedule.
   for (uint64_t seed = 1; seed <= 8; ++seed) {
     StressResult r =
-        runStress({4, kCoopBlock, 2, 8, 20}, Protocol::ReadBeforeWait, seed,
-                  {}, /*raceCheck=*/true);
+        runStress({4, kCoopBlock, 2, 8, 20}, Protocol::ReadBeforeWait, seed, {},
+                  /*raceCheck=*/true);
     EXPECT_EQ(r.launch.result, tleDataRace) << "seed " << seed;
-    EXPECT_EQ(r.launch.message.rfind("data race on symmetric buffer 'buffer 0'",
-                                     0),
-              0u)
+    EXPECT_EQ(
+        r.launch.message.rfind("data race on symmetric buffer 'buffer 0'", 0),
+        0u)
         << r.launch.message;
   }
 }

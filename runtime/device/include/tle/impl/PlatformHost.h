@@ -76,8 +76,8 @@ template <typename T> inline T *loadConst(T *const *p) {
 /// the library's own, never a symmetric buffer, so only the order counts;
 /// mutant 3 relaxes it as TLE_HOST_ORDER relaxes the atomic.
 inline void noteAtomic(const void *p, AccessKind kind, MemoryOrder order) {
-  tleEmuAccess(p, sizeof(uint32_t), kind,
-               TLE_MUTANT(3) ? kOrderRelaxed : order, nullptr);
+  tleEmuAccess(p, sizeof(uint32_t), kind, TLE_MUTANT(3) ? kOrderRelaxed : order,
+               nullptr);
 }
 
 inline uint32_t loadAcquireSys(const uint32_t *p) {
