@@ -428,11 +428,11 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
     // which must cost nothing): every sync records a begin and an end.
     for (size_t r = 0; r < w.comm.size(); ++r)
       TK(tleCommTraceStart(w.comm[r], 1u << 20));
-    printResult("latency", TLE_BENCH_TAG "-trace", x, runTleLatency(w, ctas, o),
-                "trace on (tleCommTraceStart; ring in host memory)");
-    printResult("latency", TLE_BENCH_TAG "-session-trace", x,
-                runTleLatency(w, ctas, o, /*session=*/true),
-                "BarrierSession, trace on");
+    printStats("latency", TLE_BENCH_TAG "-trace", x, runTleLatency(w, ctas, o),
+               "trace on (tleCommTraceStart; ring in host memory)");
+    printStats("latency", TLE_BENCH_TAG "-session-trace", x,
+               runTleLatency(w, ctas, o, /*session=*/true),
+               "BarrierSession, trace on");
     for (size_t r = 0; r < w.comm.size(); ++r)
       TK(tleCommTraceStop(w.comm[r]));
   }
