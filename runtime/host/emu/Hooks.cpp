@@ -117,8 +117,12 @@ TLE_API void tleEmuAccess(const void *addr, uint64_t bytes, int32_t kind,
   EmuThread *t = s ? s->currentThread() : nullptr;
   if (!t)
     return;
-  // A spin hint that follows names this load's line.
+  // A spin hint that follows names this load's line; a spin that follows a
+  // store is not a re-poll (Scheduler::afterStep).
   t->accessSite = where;
+  if (kind == tle::kAccessStore || kind == tle::kAccessAtomicStore ||
+      kind == tle::kAccessAtomicUpdate)
+    t->storedSinceYield = true;
   if (s->racing())
     s->access(addr, bytes, kind, order, where);
 }

@@ -325,8 +325,12 @@ void Scheduler::afterStep(EmuThread *t, Yield before,
   }
   case Yield::Spin:
     // A re-poll that spins again on the same wait changed nothing; anything
-    // else (the first poll after other work) may have stored to memory.
-    if (!(before == Yield::Spin && sameWait(beforeWait, t->wait)))
+    // else (the first poll after other work) may have stored to memory. Two
+    // waits in a row can look the same (a signal wait for 1 on a word the
+    // thread reset, after it signalled another rank): the stores between
+    // them tell them apart.
+    if (!(before == Yield::Spin && sameWait(beforeWait, t->wait) &&
+          !t->storedSinceYield))
       progress();
     // Its poll saw the current generation: polling again before the next
     // progress cannot succeed.
@@ -444,6 +448,7 @@ void Scheduler::loop() {
     EmuThread *t = runnable[rng.below(runnable.size())];
     Yield before = t->reason;
     WaitInfo beforeWait = t->wait;
+    t->storedSinceYield = false;
     runFiber(t);
     afterStep(t, before, beforeWait);
   }

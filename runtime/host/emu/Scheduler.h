@@ -177,6 +177,10 @@ struct EmuThread {
   /// and of the load its current hint follows.
   const char *accessSite = nullptr;
   const char *hintSite = nullptr;
+  /// It stored to memory (tleEmuAccess: a store, atomic store or
+  /// read-modify-write) since it last gave control back: a spin that
+  /// follows is a new wait, however like the last one it looks.
+  bool storedSinceYield = false;
   uint32_t raceId = 0; ///< its id in the race checker
 };
 
