@@ -7,12 +7,16 @@
 // launch and says why; and the barrier-slot checks (two groups in one slot
 // at once or unordered, an arrive twice, group kinds that disagree). Every
 // case runs several seeds: the verdict must not depend on the schedule.
-// Also the device trace ring on emulated ranks (tleCommTraceStart).
+// Signals: a signal is a release, and a wait or read_signal with an
+// acquire order that observes its value acquires it; a reset ends the
+// word's release sequence. Also the device trace ring on emulated ranks
+// (tleCommTraceStart).
 //
 //===----------------------------------------------------------------------===//
 
 #include "EmuTestUtil.h"
 
+#include "tle/signal.h"
 #include "tle/trace.h"
 
 #include <cstdio>
@@ -432,6 +436,174 @@ TEST(EmuRace, TheCLaunchTakesTheSwitch) {
 }
 
 //===----------------------------------------------------------------------===//
+// Signals
+//===----------------------------------------------------------------------===//
+
+/// Rank 0 writes word `t` of rank 1's buffer and signals rank 1's word 0
+/// for group `coop`; rank 1 waits for it (`consume`) and reads its word
+/// `t`, then resets word 0 for the next seed.
+std::function<void(int, void *)>
+signalExchange(const SymBuffer &buf, int coop,
+               std::function<void(void *)> consume) {
+  return [&buf, coop, consume](int rank, void *dc) {
+    uint32_t t = linearThreadId();
+    const void *mem = buf.handle(rank);
+    if (rank == 0) {
+      write(static_cast<uint32_t *>(
+                flagcxGetIntraPointerS(mem, t * sizeof(uint32_t), 1)),
+            t + 1, "the store");
+      signalInc(dc, 1, 0, static_cast<CoopKind>(coop));
+      return;
+    }
+    consume(dc);
+    (void)read(static_cast<uint32_t *>(
+                   flagcxGetLocalPointerS(mem, t * sizeof(uint32_t))),
+               "the load");
+    syncThreads();
+    if (t == 0)
+      resetSignal(dc, 0);
+  };
+}
+
+class RaceSignalOrders
+    : public testing::TestWithParam<std::tuple<int, int>> {};
+
+TEST_P(RaceSignalOrders, TheWaitAcquiresTheSignalAsItsOrderSays) {
+  auto [coop, order] = GetParam();
+  Ranks ranks(2);
+  ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  SymBuffer buf(ranks, 64 * sizeof(uint32_t));
+  uint32_t threads = coop == kCoopThread ? 1 : coop == kCoopWarp ? 32 : 48;
+  std::string message;
+  tleResult_t r =
+      runSeeds(ranks, shape({1, 1, 1}, {threads, 1, 1}),
+               signalExchange(buf, coop,
+                              [c = coop, o = order](void *dc) {
+                                signalWait(dc, 0, 1, static_cast<CoopKind>(c),
+                                           static_cast<MemoryOrder>(o));
+                              }),
+               &message);
+  if (order == kOrderRelaxed) {
+    EXPECT_EQ(r, tleDataRace) << message;
+    EXPECT_TRUE(contains(message, "write by rank 0")) << message;
+    EXPECT_TRUE(contains(message, "read by rank 1")) << message;
+  } else {
+    EXPECT_EQ(r, tleSuccess) << message;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Emu, RaceSignalOrders,
+    testing::Combine(testing::Values(kCoopThread, kCoopWarp, kCoopBlock),
+                     testing::Values(kOrderRelaxed, kOrderAcquire,
+                                     kOrderAcqRel, kOrderSeqCst)),
+    orderCaseName);
+
+TEST(EmuRaceSignals, AReadSignalPollAcquiresWhenItsOrderDoes) {
+  // Each thread of rank 1 polls the word itself with read_signal. Fresh
+  // ranks per order: a launch that failed left its word set.
+  for (int order : {kOrderRelaxed, kOrderAcquire, kOrderSeqCst}) {
+    Ranks ranks(2);
+    SymBuffer buf(ranks, 64 * sizeof(uint32_t));
+    std::string message;
+    tleResult_t r = runSeeds(ranks, shape({1, 1, 1}, {8, 1, 1}),
+                             signalExchange(buf, kCoopBlock,
+                                            [order](void *dc) {
+                                              while (readSignal(
+                                                         dc, 0,
+                                                         static_cast<
+                                                             MemoryOrder>(
+                                                             order)) < 1) {
+                                              }
+                                            }),
+                             &message);
+    EXPECT_EQ(r, order == kOrderRelaxed ? tleDataRace : tleSuccess)
+        << "order " << order << ": " << message;
+  }
+}
+
+TEST(EmuRaceSignals, TheReportNamesTheBufferAndBothAccesses) {
+  Ranks ranks(2);
+  SymBuffer buf(ranks, 64 * sizeof(uint32_t));
+  LaunchOptions o = shape({1, 1, 1}, {4, 1, 1});
+  o.bufferNames = {{buf.mems[1], "inbox"}};
+  std::string message;
+  EXPECT_EQ(runSeeds(ranks, o,
+                     signalExchange(buf, kCoopBlock,
+                                    [](void *dc) {
+                                      signalWait(dc, 0, 1, kCoopBlock,
+                                                 kOrderRelaxed);
+                                    }),
+                     &message),
+            tleDataRace);
+  EXPECT_EQ(message.rfind("data race on symmetric buffer 'inbox' (rank 1's "
+                          "copy) at byte offset ",
+                          0),
+            0u)
+      << message;
+  EXPECT_TRUE(contains(message, "write by rank 0 block 0 thread ")) << message;
+  EXPECT_TRUE(contains(message, "at the store")) << message;
+  EXPECT_TRUE(contains(message, "read by rank 1 block 0 thread ")) << message;
+  EXPECT_TRUE(contains(message, "at the load")) << message;
+}
+
+TEST(EmuRaceSignals, AResetEndsTheWordsReleaseSequence) {
+  // Rank 0 writes rank 1's data and signals rank 1's word 0; rank 1 waits
+  // for it with `firstOrder`, then hands a token to rank 2 and back over
+  // signals (acquire waits, release signals) and reads the data. With an
+  // acquire first wait the data is ordered directly. With a relaxed one it
+  // is ordered only if rank 2's signal continues the release sequence of
+  // rank 0's on the word (no reset in between: rank 1 then waits for 2). A
+  // reset ends that sequence (C++'s release sequences are of
+  // read-modify-writes only), so rank 2's signal carries only its own
+  // clock and the read races. (Rank 1's second wait looks exactly like its
+  // first, a wait for 1 on its word 0: the emulator must not take it for a
+  // re-poll of the first and report a deadlock.) Fresh ranks per seed: a
+  // launch that failed left words set.
+  auto body = [](const SymBuffer &buf, int firstOrder, bool reset) {
+    return [&buf, firstOrder, reset](int rank, void *dc) {
+      auto *data = static_cast<uint32_t *>(
+          flagcxGetIntraPointerS(buf.handle(rank), 0, 1));
+      if (rank == 0) {
+        write(data, 5u, "the store");
+        signalInc(dc, 1, 0, kCoopThread);
+      } else if (rank == 1) {
+        signalWait(dc, 0, 1, kCoopThread, static_cast<MemoryOrder>(firstOrder));
+        if (reset)
+          resetSignal(dc, 0);
+        signalInc(dc, 2, 0, kCoopThread);
+        signalWait(dc, 0, reset ? 1 : 2, kCoopThread, kOrderAcquire);
+        (void)read(data, "the load");
+      } else {
+        signalWait(dc, 0, 1, kCoopThread, kOrderAcquire);
+        signalInc(dc, 1, 0, kCoopThread);
+      }
+    };
+  };
+  struct Case {
+    int firstOrder;
+    bool reset;
+    tleResult_t expected;
+  };
+  for (Case c : {Case{kOrderAcquire, true, tleSuccess},
+                 Case{kOrderRelaxed, false, tleSuccess},
+                 Case{kOrderRelaxed, true, tleDataRace}}) {
+    for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
+      Ranks ranks(3);
+      ASSERT_EQ(ranks.status, tleSuccess);
+      SymBuffer buf(ranks, 64);
+      LaunchOptions o = shape({1, 1, 1}, {1, 1, 1});
+      o.seed = seed;
+      LaunchResult r = launch(ranks.comms.data(), ranks.size(), o,
+                              body(buf, c.firstOrder, c.reset));
+      EXPECT_EQ(r.result, c.expected)
+          << "first order " << c.firstOrder << ", reset " << c.reset
+          << ", seed " << seed << ": " << r.message;
+    }
+  }
+}
+
+//===----------------------------------------------------------------------===//
 // Barrier-slot misuse
 //===----------------------------------------------------------------------===//
 
@@ -451,6 +623,45 @@ TEST(EmuSlots, TwoBlocksInOneSlotAtOnce) {
       << message;
   EXPECT_TRUE(contains(message, "(group block) entered it with sync"))
       << message;
+}
+
+TEST(EmuSlots, SignalsAreNotSlots) {
+  // Both blocks of each rank signal the other rank's word 0 and wait on
+  // their own for both signals, at once: a word serves any number of
+  // groups, and a signal's trace events stay out of the slot checks. Each
+  // block then uses its own barrier slot (its block id, the same index as
+  // the word), which is right; the same launch with slot 0 for both blocks
+  // is still misuse, reported as without signals. Fresh ranks per seed:
+  // the words are not reset (no launch-wide sync could order the reset).
+  auto body = [](bool shareSlot) {
+    return [shareSlot](int rank, void *dc) {
+      signalInc(dc, 1 - rank, 0, kCoopBlock);
+      signalWait(dc, 0, 2, kCoopBlock);
+      uint32_t slot = shareSlot ? 0 : linearBlockId();
+      flagcxIntraBarrierSyncS(dc, kCoopBlock, slot, false, kOrderAcqRel);
+    };
+  };
+  for (uint64_t seed = 1; seed <= kSeeds; ++seed) {
+    for (bool shareSlot : {false, true}) {
+      Ranks ranks(2);
+      ASSERT_EQ(ranks.status, tleSuccess);
+      LaunchOptions o = shape({2, 1, 1}, {8, 1, 1});
+      o.seed = seed;
+      LaunchResult r =
+          launch(ranks.comms.data(), ranks.size(), o, body(shareSlot));
+      if (!shareSlot) {
+        EXPECT_EQ(r.result, tleSuccess) << "seed " << seed << ": "
+                                        << r.message;
+        continue;
+      }
+      EXPECT_EQ(r.result, tleBarrierMisuse)
+          << "seed " << seed << ": " << r.message;
+      EXPECT_EQ(
+          r.message.rfind("barrier misuse: two groups use slot 0 of rank ", 0),
+          0u)
+          << r.message;
+    }
+  }
 }
 
 TEST(EmuSlots, TwoWarpsOfABlockInOneSlot) {
