@@ -465,8 +465,7 @@ signalExchange(const SymBuffer &buf, int coop,
   };
 }
 
-class RaceSignalOrders
-    : public testing::TestWithParam<std::tuple<int, int>> {};
+class RaceSignalOrders : public testing::TestWithParam<std::tuple<int, int>> {};
 
 TEST_P(RaceSignalOrders, TheWaitAcquiresTheSignalAsItsOrderSays) {
   auto [coop, order] = GetParam();
@@ -495,8 +494,8 @@ TEST_P(RaceSignalOrders, TheWaitAcquiresTheSignalAsItsOrderSays) {
 INSTANTIATE_TEST_SUITE_P(
     Emu, RaceSignalOrders,
     testing::Combine(testing::Values(kCoopThread, kCoopWarp, kCoopBlock),
-                     testing::Values(kOrderRelaxed, kOrderAcquire,
-                                     kOrderAcqRel, kOrderSeqCst)),
+                     testing::Values(kOrderRelaxed, kOrderAcquire, kOrderAcqRel,
+                                     kOrderSeqCst)),
     orderCaseName);
 
 TEST(EmuRaceSignals, AReadSignalPollAcquiresWhenItsOrderDoes) {
@@ -506,17 +505,15 @@ TEST(EmuRaceSignals, AReadSignalPollAcquiresWhenItsOrderDoes) {
     Ranks ranks(2);
     SymBuffer buf(ranks, 64 * sizeof(uint32_t));
     std::string message;
-    tleResult_t r = runSeeds(ranks, shape({1, 1, 1}, {8, 1, 1}),
-                             signalExchange(buf, kCoopBlock,
-                                            [order](void *dc) {
-                                              while (readSignal(
-                                                         dc, 0,
-                                                         static_cast<
-                                                             MemoryOrder>(
-                                                             order)) < 1) {
-                                              }
-                                            }),
-                             &message);
+    tleResult_t r = runSeeds(
+        ranks, shape({1, 1, 1}, {8, 1, 1}),
+        signalExchange(
+            buf, kCoopBlock,
+            [order](void *dc) {
+              while (readSignal(dc, 0, static_cast<MemoryOrder>(order)) < 1) {
+              }
+            }),
+        &message);
     EXPECT_EQ(r, order == kOrderRelaxed ? tleDataRace : tleSuccess)
         << "order " << order << ": " << message;
   }
@@ -650,8 +647,7 @@ TEST(EmuSlots, SignalsAreNotSlots) {
       LaunchResult r =
           launch(ranks.comms.data(), ranks.size(), o, body(shareSlot));
       if (!shareSlot) {
-        EXPECT_EQ(r.result, tleSuccess) << "seed " << seed << ": "
-                                        << r.message;
+        EXPECT_EQ(r.result, tleSuccess) << "seed " << seed << ": " << r.message;
         continue;
       }
       EXPECT_EQ(r.result, tleBarrierMisuse)
