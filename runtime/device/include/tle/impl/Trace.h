@@ -49,7 +49,7 @@ TLE_DEV_INLINE void traceEvent(const Comm &c, int kind, int coop, uint32_t slot,
 /// The event `phase` of a signal's add or a signal wait (`kind` a
 /// TraceKind) by a group of kind `coop` on word `sig`: the emulator's trace
 /// only. The trace ring records barriers alone, so a signal costs no load
-/// of DevComm::trace (docs/runtime.md, "Trace rings").
+/// of DevComm::trace (docs/runtime.md, "Traces").
 TLE_DEV_INLINE void traceSignal(const DevComm *dc, int kind, int coop,
                                 uint32_t sig, int order, int phase) {
   emuBarrierEvent(dc, kind, coop, sig, order, phase);
