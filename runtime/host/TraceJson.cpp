@@ -89,7 +89,7 @@ std::string traceEventsJson(const std::vector<BarrierTraceRecord> &records,
     bool signal = r.kind == kTraceSignal || r.kind == kTraceSignalWait;
     out += "{\"name\":";
     json::appendString(out, signal ? spelling(abi::kTraceKinds, r.kind)
-                                 : spelling(abi::kBarrierKinds, r.kind));
+                                   : spelling(abi::kBarrierKinds, r.kind));
     out += signal ? ",\"cat\":\"signal\",\"ph\":\""
                   : ",\"cat\":\"barrier\",\"ph\":\"";
     out += ph;
@@ -98,9 +98,9 @@ std::string traceEventsJson(const std::vector<BarrierTraceRecord> &records,
       out += "\"s\":\"t\",";
     out += "\"pid\":" + std::to_string(r.rank) +
            ",\"tid\":" + std::to_string(tidOf(r)) +
-           ",\"ts\":" + timeOf(clock, r.time, origin) +
-           ",\"args\":{\"" + (signal ? "signal" : "slot") +
-           "\":" + std::to_string(r.slot) + ",\"group\":";
+           ",\"ts\":" + timeOf(clock, r.time, origin) + ",\"args\":{\"" +
+           (signal ? "signal" : "slot") + "\":" + std::to_string(r.slot) +
+           ",\"group\":";
     json::appendString(out, spelling(abi::kCoopKinds, r.coop));
     out += ",\"order\":";
     json::appendString(out, spelling(abi::kMemoryOrders, r.order));

@@ -179,9 +179,9 @@ std::string Scheduler::deadlockReport(RunResult &result,
         } else if (g.kind == Yield::Spin && g.wait.signal) {
           line = who + (one ? " waits in " : " wait in ") + "signal wait" + at +
                  " on signal " + std::to_string(g.wait.slot) + " of rank " +
-                 std::to_string(g.wait.rank) + " for a value >= " +
-                 std::to_string(g.wait.wanted) + " (it holds " +
-                 std::to_string(g.wait.seen) +
+                 std::to_string(g.wait.rank) +
+                 " for a value >= " + std::to_string(g.wait.wanted) +
+                 " (it holds " + std::to_string(g.wait.seen) +
                  "); ranks that could still signal it: " + peerList(liveRanks);
         } else if (g.kind == Yield::Spin) {
           line = who + (one ? " waits in " : " wait in ") +
