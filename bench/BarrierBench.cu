@@ -13,7 +13,8 @@
 //             each per repetition, at least 5 repetitions; every one is
 //             printed as a `timeout` row so that the report can state the
 //             spread); reference epoch barriers with packed and padded
-//             slots (why does latency grow with CTAs?)
+//             slots (why does latency grow with CTAs?); the barrier's
+//             trace on
 //   alloc     the same TLE loop over inboxes of each allocation type,
 //             measured alternately in one run: cudaMalloc vs cuMem in one
 //             process, legacy IPC vs cuMem file descriptors with one
@@ -423,6 +424,17 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
     printStats("latency", TLE_BENCH_TAG "-session", x,
                runTleLatency(w, ctas, o, /*session=*/true),
                 "tle::BarrierSession sync acq_rel block 128thr, timeouts on");
+    // The same with the barrier's trace on (the rows above have it off,
+    // which must cost nothing): every sync records a begin and an end.
+    for (size_t r = 0; r < w.comm.size(); ++r)
+      TK(tleCommTraceStart(w.comm[r], 1u << 20));
+    printStats("latency", TLE_BENCH_TAG "-trace", x, runTleLatency(w, ctas, o),
+               "trace on (tleCommTraceStart; ring in host memory)");
+    printStats("latency", TLE_BENCH_TAG "-session-trace", x,
+               runTleLatency(w, ctas, o, /*session=*/true),
+               "BarrierSession, trace on");
+    for (size_t r = 0; r < w.comm.size(); ++r)
+      TK(tleCommTraceStop(w.comm[r]));
   }
   if (!o.reference)
     return;

@@ -134,6 +134,13 @@ def ratio(a, b):
     return a / b if a is not None and b not in (None, 0) else None
 
 
+def trace_cost(lat):
+    """{x: (us, relative)}: what the barrier's trace ring costs per sync,
+    the tle-trace row over the tle row (trace off) of the latency table."""
+    on, off = lat.get("tle-trace", {}), lat.get("tle", {})
+    return OrderedDict((x, (v - off[x], v / off[x] - 1)) for x, v in on.items() if x in off)
+
+
 def timeout_cost(rows, lat):
     """{ctas: (median, min, max, pairs)} of the cost of the timeout checks,
     on/off - 1 per interleaved pair (section `timeout`, note rep=<i>). A CSV
@@ -319,6 +326,10 @@ def main():
                "median, min..max, pairs): " + ", ".join(
                    f"{x} CTAs {100 * med:+.1f}% ({100 * lo:+.1f}..{100 * hi:+.1f}%, "
                    f"{n})" for x, (med, lo, hi, n) in costs.items()), ""]
+    traced = trace_cost(lat)
+    if traced:
+        md += ["Trace on (tleCommTraceStart), cost per sync: " + ", ".join(
+            f"{x} CTAs {us:+.3f} us ({100 * rel:+.1f}%)" for x, (us, rel) in traced.items()), ""]
     alloc = table(rows, "alloc")
     if alloc:
         md += ["## Barrier latency by the inboxes' allocation type (same run, measured alternately)", "",

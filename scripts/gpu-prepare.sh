@@ -134,4 +134,37 @@ echo "$out"
 [ "$rc" -eq 1 ] && grep -q "signal wait timed out after .* ms on signal 1: it holds 0, waiting for >= 1" <<<"$out" ||
   { echo "CHECK FAILED: expected exit 1 and a record naming signal 1"; exit 1; }
 SH
+cat >.gpu/bundles/trace.sh <<'SH'
+# tlerun --trace on GPUs: both ranks' device rings in one Perfetto document
+# (a process per rank, a begin and an end per sync and CTA, ts from the
+# first event), and after a timeout the trace still holds the wait that
+# never ended (the rings are in host memory). The files are kept in $OUT.
+b=$(cd "$(dirname "$0")" && pwd)
+t=${OUT:-/tmp/tle-out}
+mkdir -p "$t"
+"$TLERUN" "$b/allreduce.bundle" --target cuda --ranks 2 --kernel allreduce \
+  --grid 4 --block 64 --buffer in:i32:256:iota --buffer out:i32:256 \
+  --repeat 3 --trace "$t/trace-allreduce.json" || { echo "CHECK FAILED: traced run"; exit 1; }
+"$TLERUN" "$b/skip-barrier.bundle" --target cuda --ranks 2 --kernel skip_barrier \
+  --timeout-ms 1000 --trace "$t/trace-skip-barrier.json"
+[ $? -eq 1 ] || { echo "CHECK FAILED: the skipped barrier did not fail"; exit 1; }
+python3 - "$t" <<'PY' || { echo "CHECK FAILED: trace contents"; exit 1; }
+import json, sys
+d = sys.argv[1]
+doc = json.load(open(f"{d}/trace-allreduce.json"))
+ev = [e for e in doc["traceEvents"] if e.get("cat") == "barrier"]
+for rank in (0, 1):
+    b = [e for e in ev if e["pid"] == rank and e["ph"] == "B"]
+    E = [e for e in ev if e["pid"] == rank and e["ph"] == "E"]
+    # 3 launches x 4 CTAs x 2 syncs
+    assert len(b) == len(E) == 24, (rank, len(b), len(E))
+    assert all(e["ts"] >= 0 for e in b + E)
+names = {e["args"]["name"] for e in doc["traceEvents"] if e.get("name") == "process_name"}
+assert names == {"rank 0", "rank 1"}, names
+dead = json.load(open(f"{d}/trace-skip-barrier.json"))
+ev = [e for e in dead["traceEvents"] if e.get("cat") == "barrier" and e["pid"] == 1]
+assert [e["ph"] for e in ev] == ["B"], ev
+print("trace: 24 syncs per rank over 3 launches; the timed-out wait is in the trace")
+PY
+SH
 echo "gpu-prepare: example bundles and checks in .gpu/bundles: $(ls .gpu/bundles | tr '\n' ' ')"

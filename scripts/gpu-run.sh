@@ -74,7 +74,7 @@ grep -iE "warning|nvshmem|nccl" "$blog" | head -20
 if [ $build_ok = 1 ]; then
   # The suite and the benchmarks first (a failure there is fatal), then the
   # rest of the tree (tlerun, ...), whose failure only costs the examples.
-  mine=(tle-gpu-barrier-stress tle-gpu-barrier-fault tle-gpu-signal-stress tle-bench-barrier)
+  mine=(tle-gpu-barrier-stress tle-gpu-barrier-fault tle-gpu-signal-stress tle-gpu-trace tle-bench-barrier)
   for t in tle-bench-nccl tle-bench-nvshmem; do
     grep -q "^build $t: phony" "$build/build.ninja" 2>/dev/null && mine+=("$t")
   done

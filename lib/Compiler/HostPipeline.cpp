@@ -31,6 +31,7 @@ void mlir::tle::buildHostPipeline(OpPassManager &pm, BarrierABI abi) {
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createInstrumentEmuAccesses());
   pm.addPass(createEmuEntryPoints());
 }
 

@@ -154,3 +154,19 @@ def test_signal_ping_pong_against_nvshmem(report, tmp_path):
     assert t.verdict() == "NO (within noise)"
     [t] = [t for t in report.targets(lat, ar, {}, set()) if "signal" in t.text]
     assert t.verdict() == "not measured"
+
+
+def test_trace_cost_against_the_trace_off_row(report, tmp_path):
+    # tle-trace over tle (the trace off) per CTA count; a count measured
+    # only with the trace on has no cost to state.
+    rows, lat, ar = run(report, tmp_path, "\n".join([
+        "latency,tle,1,2.00,",
+        "latency,tle,8,2.50,",
+        "latency,tle-trace,1,2.10,trace on",
+        "latency,tle-trace,8,2.50,trace on",
+        "latency,tle-trace,32,3.00,trace on",
+    ]) + "\n")
+    got = report.trace_cost(lat)
+    assert list(got) == ["1", "8"]
+    assert got["1"] == pytest.approx((0.10, 0.05))
+    assert got["8"] == pytest.approx((0.0, 0.0))

@@ -315,3 +315,31 @@ def test_from_launcher_needs_the_launcher_and_the_interpreter(monkeypatch):
     monkeypatch.setenv("TRITON_INTERPRET", "0")
     with pytest.raises(RuntimeError, match="under Triton's interpreter only: TRITON_INTERPRET=1"):
         Communicator.from_launcher()
+
+
+def default_slot_barrier(comm):
+    tlx.distributed_barrier(comm)
+
+
+def test_each_program_takes_its_own_slot_and_the_trace_shows_it(interpret, tmp_path):
+    """Without an index every program uses its own slot (its linear id);
+    the communicator's trace ring records each program's barrier, which
+    Comm.write_trace writes as a Chrome/Perfetto document."""
+    one = Comm.init_all(1, backend=Backend.EMULATOR, n_barriers=8)
+    try:
+        one[0].trace_start()
+        interpret(default_slot_barrier)[(3, 2)](one[0].dev_comm)
+        path = tmp_path / "trace.json"
+        Comm.write_trace(one, path)
+        one[0].trace_stop()
+    finally:
+        one[0].destroy()
+    import json
+    trace = json.loads(path.read_text())
+    assert trace["otherData"]["clock"].startswith("GPU %globaltimer")
+    events = [e for e in trace["traceEvents"] if e.get("cat") == "barrier"]
+    begins = [e for e in events if e["ph"] == "B"]
+    # Programs (x, y) of a 3 x 2 grid: slot x + 3 * y, block the same.
+    assert sorted(e["args"]["slot"] for e in begins) == list(range(6))
+    assert all(e["args"]["slot"] == e["args"]["block"] for e in begins)
+    assert all(e["name"] == "sync" and e["args"]["group"] == "block" for e in begins)

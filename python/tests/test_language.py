@@ -84,12 +84,33 @@ def test_bitcode_links_into_this_triton(compile_kernel, bitcode):
                     "-Xclang -disable-llvm-passes)")
 
 
-def test_defaults_are_sync_block_acq_rel_slot_0(compile_kernel):
+def test_defaults_are_sync_block_acq_rel_and_a_slot_per_program(compile_kernel):
+    """With no index, each program takes its own slot, its linear id
+    (x + y * nx + z * nx * ny): two programs sharing one slot would corrupt
+    each other's barrier."""
     out = compile_kernel(default_barrier_kernel, {"comm": "i64"})
     [call] = extern_calls(out.ttir)
     assert call.symbol == "tleTritonBarrier" and call.libname == "tle"
-    # sync = 2, block = 2, slot 0, acq_rel = 3.
-    assert call.operands == ["arg:comm", 2, 2, 0, 3]
+    slot = call.operands[3]
+    assert call.operands == barrier_operands("sync", "block", "acq_rel", slot)
+    assert isinstance(slot, str) and slot.startswith("%"), slot
+    for axis in "xyz":
+        assert re.search(rf"tt\.get_program_id {axis}", out.ttir), out.ttir
+    for axis in "xy":
+        assert re.search(rf"tt\.get_num_programs {axis}", out.ttir), out.ttir
+    assert re.search(rf"{re.escape(slot)} = arith\.addi ", out.ttir), out.ttir
+
+
+@triton.jit
+def default_grid_barrier_kernel(comm):
+    tlx.distributed_barrier(comm, group_kind="grid")
+
+
+def test_the_grid_group_defaults_to_slot_0(compile_kernel):
+    """The grid group is every program: they all take one slot."""
+    out = compile_kernel(default_grid_barrier_kernel, {"comm": "i64"}, launch_cooperative_grid=True)
+    [call] = extern_calls(out.ttir)
+    assert call.operands == barrier_operands("sync", "grid", "acq_rel", 0)
 
 
 @triton.jit

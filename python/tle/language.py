@@ -252,9 +252,22 @@ def _builtin(fn: Callable) -> Callable:
     return wrapper
 
 
+def _program_slot(_semantic) -> core.tensor:
+    """The program's linear id (x fastest), the default barrier slot: one
+    slot per program, so no two programs share one (docs/triton.md)."""
+    slot = _semantic.program_id(0)
+    for axis in (1, 2):
+        stride = _semantic.num_programs(0)
+        for inner in range(1, axis):
+            stride = _semantic.mul(stride, _semantic.num_programs(inner), sanitize_overflow=False)
+        slot = _semantic.add(slot, _semantic.mul(_semantic.program_id(axis), stride, sanitize_overflow=False),
+                             sanitize_overflow=False)
+    return slot
+
+
 @_builtin
 def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_kind="block", order="acq_rel",
-                        index=0, _semantic=None) -> None:
+                        index=None, _semantic=None) -> None:
     """Barrier with the other GPUs of the node on barrier slot ``index``.
 
     Args:
@@ -277,7 +290,11 @@ def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_
             wait its acquire half.
         index: the barrier slot, an int or a runtime int32 scalar such as
             ``tl.program_id(0)``; it must be below the communicator's
-            ``n_barriers`` (checked at run time, reported as an error).
+            ``n_barriers`` (checked at run time, reported as an error). A
+            slot serves one group at a time, so by default each program
+            takes its own: the program's linear id (``pid_x + pid_y * nx +
+            pid_z * nx * ny``) for ``block`` and ``warp`` groups, and 0 for
+            ``grid``, whose one group is every program.
     """
     _choice("space", space, SPACES)
     _barrier("tleTritonBarrier", _address("device_dptr", device_dptr, _semantic), barrier_kind, group_kind, order,
@@ -287,7 +304,8 @@ def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_
 def _barrier(symbol: str, comm: core.tensor, barrier_kind, group_kind, order, index, _semantic,
              library: Callable[[Any], str] = _library_path) -> None:
     """The checks and the call of a barrier entry point shaped as
-    tleTritonBarrier, for an int64 communicator ``comm``."""
+    tleTritonBarrier, for an int64 communicator ``comm``; ``index`` None is
+    the default slot of tle.language (tle.flagtree passes FlagTree's 0)."""
     kind = BARRIER_KINDS[_choice("barrier_kind", barrier_kind, BARRIER_KINDS)]
     group = _choice("group_kind", group_kind, GROUP_KINDS)
     memory_order = ORDERS[_choice("order", order, ORDERS)]
@@ -305,7 +323,12 @@ def _barrier(symbol: str, comm: core.tensor, barrier_kind, group_kind, order, in
                          f"and this kernel has num_warps={options.num_warps}); use 'block'")
     elif group == "grid" and options is not None and not getattr(options, "launch_cooperative_grid", False):
         raise ValueError("group_kind 'grid' needs a co-resident launch: pass launch_cooperative_grid=True")
-    slot = _int32("index", index, _semantic)
+    if core._unwrap_if_constexpr(index) is not None:
+        slot = _int32("index", index, _semantic)
+    elif group == "grid":
+        slot = _semantic.scalar_constant(0, core.int32)
+    else:
+        slot = _program_slot(_semantic)
     args = [
         comm,
         _semantic.scalar_constant(kind, core.int32),

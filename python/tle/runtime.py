@@ -15,6 +15,7 @@ from __future__ import annotations
 import ctypes
 import enum
 import operator
+import os
 import threading
 from dataclasses import dataclass
 from typing import Sequence
@@ -40,6 +41,8 @@ class Result(enum.IntEnum):
     NOT_SUPPORTED = 9
     INTERNAL_ERROR = 10
     LAUNCH_FAILURE = 11
+    DATA_RACE = 12
+    BARRIER_MISUSE = 13
 
 
 class Backend(enum.IntEnum):
@@ -181,6 +184,9 @@ _PROTOTYPES: dict[str, tuple[type | None, list]] = {
     "tleMemGetLocalPtr": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
     "tleCommGetError": (ctypes.c_int, [_vp, ctypes.POINTER(_ErrorInfo)]),
     "tleCommGetSignals": (ctypes.c_int, [_vp, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint64)]),
+    "tleCommTraceStart": (ctypes.c_int, [_vp, ctypes.c_uint32]),
+    "tleCommTraceStop": (ctypes.c_int, [_vp]),
+    "tleTraceWrite": (ctypes.c_int, [ctypes.POINTER(_vp), ctypes.c_int, ctypes.c_char_p]),
 }
 
 
@@ -435,6 +441,26 @@ class Comm:
         info = self.get_error()
         if info is not None:
             raise TLEError(info.result, "device error", info.message, info)
+
+    def trace_start(self, capacity: int = 0) -> None:
+        """Record the barrier's events of this communicator (every group's
+        arrive and the begin and end of its waits) into a ring of the latest
+        ``capacity`` events (a power of two; 0: 65536), between launches;
+        ``write_trace`` writes them. Costs nothing while off."""
+        capacity = _integer("capacity", capacity, _C_UINT32)
+        _check(library().tleCommTraceStart(self.handle, capacity), "tleCommTraceStart")
+
+    def trace_stop(self) -> None:
+        """Stop recording and drop the ring."""
+        _check(library().tleCommTraceStop(self.handle), "tleCommTraceStop")
+
+    @staticmethod
+    def write_trace(comms: Sequence[Comm], path: str | os.PathLike) -> None:
+        """Write what the rings of ``comms`` recorded since the last write to
+        ``path`` as one Chrome/Perfetto JSON trace (a process per rank; open
+        it in ui.perfetto.dev), and empty the rings."""
+        handles = (_vp * len(comms))(*(c.handle for c in comms))
+        _check(library().tleTraceWrite(handles, len(comms), os.fsencode(path)), "tleTraceWrite")
 
     def destroy(self) -> None:
         """Release the communicator (not collective); idempotent."""

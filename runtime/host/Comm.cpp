@@ -35,6 +35,10 @@ CommState::~CommState() {
       backend->freeLocal(gridCount);
     if (errorHost)
       backend->freeHostVisible(errorHost);
+    if (traceHost)
+      backend->freeHostVisible(traceHost);
+    if (traceNext)
+      backend->freeLocal(traceNext);
   }
   inbox.reset();
   signals.reset();

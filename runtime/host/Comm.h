@@ -170,6 +170,12 @@ struct CommState {
   ErrorRecord *errorHost = nullptr;
   ErrorRecord *errorDev = nullptr;
   DevComm *devComm = nullptr;
+  /// The barrier's trace ring (tleCommTraceStart): host and device views,
+  /// its index counter (local memory), and the last event taken (seq).
+  TraceRing *traceHost = nullptr;
+  TraceRing *traceDev = nullptr;
+  uint64_t *traceNext = nullptr;
+  uint64_t traceTaken = 0;
 
   ~CommState();
 };

@@ -81,6 +81,10 @@ const char *tleGetErrorString(tleResult_t result) {
     return "internal error in TLE";
   case tleLaunchFailure:
     return "kernel launch failed";
+  case tleDataRace:
+    return "data race on symmetric memory";
+  case tleBarrierMisuse:
+    return "barrier slot misused";
   case tleNumResults:
     break;
   }

@@ -13,10 +13,12 @@
 #include "Comm.h"
 #include "Error.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 namespace tle {
 namespace {
@@ -113,6 +115,19 @@ tleResult_t lookupMem(tleMem_t handle, std::shared_ptr<MemState> &out,
   if ((v & 0xff) == kMemTag && find(v, out, false))
     return tleSuccess;
   return refuse(v, arg, false);
+}
+
+void forEachMem(const std::function<void(tleMem_t, const MemState &)> &fn) {
+  std::vector<std::pair<uint64_t, std::shared_ptr<MemState>>> live;
+  {
+    Table<MemState> &t = table<MemState>();
+    std::lock_guard<std::mutex> lock(t.mutex);
+    live.assign(t.live.begin(), t.live.end());
+  }
+  std::sort(live.begin(), live.end(),
+            [](const auto &a, const auto &b) { return a.first < b.first; });
+  for (const auto &[value, mem] : live)
+    fn(reinterpret_cast<tleMem_t>(static_cast<uintptr_t>(value)), *mem);
 }
 
 tleResult_t unregisterComm(tleComm_t handle, std::shared_ptr<CommState> &out) {

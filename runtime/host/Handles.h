@@ -17,6 +17,7 @@
 
 #include "tle/tle.h"
 
+#include <functional>
 #include <memory>
 
 namespace tle {
@@ -36,6 +37,11 @@ tleResult_t lookupComm(tleComm_t handle, std::shared_ptr<CommState> &out,
 /// The same for symmetric buffers.
 tleResult_t lookupMem(tleMem_t handle, std::shared_ptr<MemState> &out,
                       const char *arg = "mem");
+
+/// Calls `fn` on every live symmetric buffer handle, in the order the
+/// handles were issued (the emulator's race checker finds the buffers of a
+/// launch's communicators this way).
+void forEachMem(const std::function<void(tleMem_t, const MemState &)> &fn);
 
 /// Removes `handle` from the registry and hands its object to `out` (which
 /// the caller drops, releasing it unless another call still holds it);

@@ -51,6 +51,33 @@ public:
 
   tleBackend_t backend() const override { return tleBackendCuda; }
 
+  tle::TraceClock traceClock() const override {
+    return tle::TraceClock::Nanoseconds;
+  }
+
+  bool startTrace(std::string &error) override {
+    for (tleComm_t comm : comms)
+      if (tleResult_t r = tleCommTraceStart(comm, kTraceEvents);
+          r != tleSuccess) {
+        error = std::string("tleCommTraceStart: ") + tleGetErrorString(r) +
+                ": " + tleGetLastErrorDetail();
+        return false;
+      }
+    return true;
+  }
+
+  std::string traceLaunch(uint64_t launch, uint64_t,
+                          std::string &marker) override {
+    std::string events;
+    uint64_t first = 0;
+    if (tle::traceTakeEvents(comms.data(), static_cast<int>(comms.size()),
+                             launch, traceOrigin, events, first) != tleSuccess)
+      return "";
+    marker = tle::traceLaunchMarker(launch, tle::TraceClock::Nanoseconds,
+                                    first ? first : traceOrigin, traceOrigin);
+    return events;
+  }
+
   bool load(const LoadedKernel &kernel, const tleComm_t *comms, int nRanks,
             std::string &error) override {
     if (kernel.ptx.empty()) {
@@ -246,8 +273,13 @@ private:
     return "";
   }
 
+  /// Events each rank's trace ring keeps (the latest ones of a launch).
+  static constexpr uint32_t kTraceEvents = 1u << 20;
+
   std::vector<Rank> ranks;
   std::vector<tleComm_t> comms;
+  /// The first traced event's %globaltimer: ts 0 of the trace.
+  uint64_t traceOrigin = 0;
 };
 } // namespace
 

@@ -12,11 +12,13 @@
 
 #include "Kernel.h"
 #include "tle/tle.h"
+#include "tle/trace.h"
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tle::run {
@@ -36,6 +38,9 @@ struct LaunchOutcome {
   /// The device error records of a failure (one per rank that recorded
   /// one), for --json.
   std::vector<tleErrorInfo> records;
+  /// Why the race checker did not follow the launch ("" when it did or
+  /// was not asked to).
+  std::string raceCheckSkipped;
 };
 
 /// One launch's shape.
@@ -44,6 +49,10 @@ struct LaunchShape {
   bool cooperative = false;
   std::optional<uint64_t> seed;
   bool trace = false;
+  /// The emulator's race checker, and the buffers' names for its reports
+  /// (any rank's handle names the buffer).
+  bool raceCheck = false;
+  std::vector<std::pair<tleMem_t, std::string>> bufferNames;
   /// The emulator's fiber stack size (unset: its default).
   std::optional<size_t> stackBytes;
   /// Host-side deadline for a GPU launch in ms, past the device timeout
@@ -74,12 +83,17 @@ public:
                     std::string &error) {
     return true;
   }
-  /// The Chrome trace events of the last traced launch, comma-separated,
-  /// with `launch` in their args and ts shifted by `tsOffset` ("" when
-  /// none were recorded or tracing is unsupported).
-  virtual std::string traceEvents(uint64_t launch, uint64_t tsOffset) {
-    return "";
-  }
+  /// What the trace's ts counts (tle/trace.h).
+  virtual TraceClock traceClock() const = 0;
+  /// Starts recording barrier events, before the first launch.
+  virtual bool startTrace(std::string &error) { return true; }
+  /// The trace of the last launch, `launch` (1-based): its marker (a global
+  /// instant event "launch K") and its events, comma-separated, with
+  /// `launch` in their args ("" when none were recorded). On the emulator
+  /// ts counts scheduler steps from `stepOffset` (the steps of the launches
+  /// before); on GPUs nanoseconds from the first traced launch.
+  virtual std::string traceLaunch(uint64_t launch, uint64_t stepOffset,
+                                  std::string &marker) = 0;
 };
 
 /// The CPU emulator.

@@ -26,6 +26,9 @@ tle::emu::LaunchOptions launchOptions(const LaunchShape &shape) {
   options.seed = shape.seed;
   options.cooperative = shape.cooperative;
   options.trace = shape.trace;
+  options.raceCheck = shape.raceCheck;
+  options.bufferNames = shape.bufferNames;
+  options.replayWith = "--seed ";
   options.stackBytes = shape.stackBytes.value_or(0);
   // A cooperative launch needs the whole grid resident (up to what the
   // emulator can hold, which then says the grid is too big); the
@@ -99,13 +102,19 @@ public:
     if (result.started)
       outcome.seed = result.seed;
     outcome.steps = result.steps;
+    outcome.raceCheckSkipped = result.raceCheckSkipped;
     outcome.seconds = std::chrono::duration<double>(end - start).count();
     traced = shape.trace && result.started;
     return outcome;
   }
 
-  std::string traceEvents(uint64_t launch, uint64_t tsOffset) override {
-    return traced ? tle::emu::lastTraceEvents(launch, tsOffset) : "";
+  tle::TraceClock traceClock() const override { return tle::TraceClock::Steps; }
+
+  std::string traceLaunch(uint64_t launch, uint64_t stepOffset,
+                          std::string &marker) override {
+    marker =
+        tle::traceLaunchMarker(launch, tle::TraceClock::Steps, stepOffset, 0);
+    return traced ? tle::emu::lastTraceEvents(launch, stepOffset) : "";
   }
 
 private:

@@ -83,7 +83,12 @@ OPTIONS:
   --seed S                 emulator schedule and random-init seed (default:
                            TLE_EMU_SEED, else a fresh one per launch)
   --trace FILE.json        write a Chrome/Perfetto trace of the barrier
-                           events of every launch (emulator)
+                           events of every launch: on the emulator with the
+                           ops' source lines (ts: scheduler steps), on GPUs
+                           from a device ring (ts: %globaltimer)
+  --no-race-check          do not check symmetric-buffer accesses for data
+                           races (emulator; the check is on by default and
+                           a race fails the launch with its report)
   --barriers N             barrier slots, 1 to 1048576 (default: what the
                            kernel's constant indices need, else
                            max(grid size, 64) up to 65536)
@@ -109,8 +114,9 @@ Options that take one value may be given once (--buffer, --dump and --arg
 repeat). TLE_DEBUG=WARN|INFO|TRACE logs what the runtime does (stderr, or
 TLE_DEBUG_FILE).
 
-Exit status: 0 on success; 1 when a launch fails (deadlock, timeout, slot
-out of range, stack overflow, a launch or buffers too big for the machine,
+Exit status: 0 on success; 1 when a launch fails (data race, deadlock,
+barrier slot misuse, timeout, slot out of range, stack overflow, a launch or
+buffers too big for the machine,
 ...: the report is on stderr) or the kernel file cannot be used; 2 on a
 usage error (options, TLE_EMU_SEED, TLE_BARRIER_TIMEOUT_MS, TLE_DEBUG) or
 when the kernel's parameters do not match the buffers and --arg values.
@@ -384,6 +390,19 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
       out.json = true;
       continue;
     }
+    // Flags take no value.
+    if (name == "no-race-check") {
+      if (eq != std::string_view::npos) {
+        error = "--" + std::string(name) + " takes no value";
+        return ParseResult::Error;
+      }
+      if (!given.insert(name).second) {
+        error = "--" + std::string(name) + " is given more than once";
+        return ParseResult::Error;
+      }
+      out.raceCheck = false;
+      continue;
+    }
     static constexpr std::string_view known[] = {
         "kernel",   "ranks",      "grid",       "block",       "target",
         "buffer",   "repeat",     "dump",       "seed",        "trace",
@@ -520,9 +539,10 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
     }
   }
   if (out.target == "cuda") {
-    // Both are emulator features; on GPUs they would be silently ignored.
-    if (!out.traceFile.empty()) {
-      error = "--trace needs the emulator (--target host)";
+    // Emulator features: on GPUs they would be silently ignored.
+    if (!out.raceCheck) {
+      error = "--no-race-check needs the emulator (--target host): GPUs "
+              "have no race checker";
       return ParseResult::Error;
     }
     if (out.stackBytes) {

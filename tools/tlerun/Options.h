@@ -82,6 +82,8 @@ struct Options {
   /// The emulator's fiber stack size.
   std::optional<size_t> stackBytes;
   std::string traceFile;
+  /// --no-race-check: the emulator's race checker is on unless this is set.
+  bool raceCheck = true;
   /// Override of the barrier slot count.
   std::optional<uint32_t> barriers;
   /// Override of the signal word count.

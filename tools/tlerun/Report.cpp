@@ -59,9 +59,8 @@ void Report::launchFailed(unsigned launch, unsigned launches,
   if (!outcome.message.empty())
     std::fprintf(stderr, "%s%s", outcome.message.c_str(),
                  outcome.message.back() == '\n' ? "" : "\n");
-  if (outcome.seed)
-    std::fprintf(stderr, "tlerun: replay with --seed %" PRIu64 "\n",
-                 *outcome.seed);
+  // The emulator's report ends with the replay hint (LaunchOptions::
+  // replayWith is tlerun's --seed): one hint, not two.
 
   errorJson.clear();
   json::Writer w(errorJson);

@@ -213,8 +213,9 @@ namespace {
 /// at a time and is complete JSON after each (on a seekable file), so that
 /// a failing launch, or a process the emulator ends, leaves the launches
 /// before it. Each launch starts with a global instant event "launch K" and
-/// its events carry "launch": K; ts is the scheduler step, counted across
-/// launches.
+/// its events carry "launch": K; ts is the emulator's scheduler step,
+/// counted across launches, or the GPUs' %globaltimer from the first event
+/// (the document's otherData.clock says which).
 class TraceFile {
 public:
   /// A trace stops growing past this size (a long --repeat would fill the
@@ -223,7 +224,8 @@ public:
 
   ~TraceFile() { close(); }
 
-  bool open(const std::string &path, std::string &error) {
+  bool open(const std::string &path, tle::TraceClock clock,
+            std::string &error) {
     this->path = path;
     file = std::fopen(path.c_str(), "wb");
     if (!file) {
@@ -231,13 +233,12 @@ public:
       return false;
     }
     seekable = std::fseek(file, 0, SEEK_CUR) == 0;
-    return write("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[") &&
-           closeDocument(error);
+    return write(tle::traceDocumentHead(clock)) && closeDocument(error);
   }
 
-  /// Adds launch `launch` (1-based) at `ts` with its `events`.
-  bool append(uint64_t launch, uint64_t ts, const std::string &events,
-              std::string &error) {
+  /// Adds launch `launch` (1-based): its `marker` and its `events`.
+  bool append(uint64_t launch, const std::string &marker,
+              const std::string &events, std::string &error) {
     if (!file || stopped)
       return true;
     if (bytes + events.size() > kMaxBytes) {
@@ -248,17 +249,13 @@ public:
                    path.c_str(), launch);
       return true;
     }
-    if (seekable && std::fseek(file, -2, SEEK_END) != 0)
+    long tail = static_cast<long>(std::strlen(tle::kTraceDocumentTail));
+    if (seekable && std::fseek(file, -tail, SEEK_END) != 0)
       return fail(error);
-    std::string marker = std::string(any ? "," : "") + "{\"name\":\"launch " +
-                         std::to_string(launch) +
-                         "\",\"ph\":\"i\",\"s\":\"g\",\"pid\":0,\"tid\":0,"
-                         "\"ts\":" +
-                         std::to_string(ts) +
-                         ",\"args\":{\"launch\":" + std::to_string(launch) +
-                         "}}";
+    bool first = !any;
     any = true;
-    if (!write(marker) || (!events.empty() && !write("," + events)))
+    if (!write((first ? "" : ",") + marker) ||
+        (!events.empty() && !write("," + events)))
       return fail(error);
     return closeDocument(error);
   }
@@ -267,7 +264,7 @@ public:
   bool close(std::string *error = nullptr) {
     if (!file)
       return true;
-    bool ok = seekable || write("]}");
+    bool ok = seekable || write(tle::kTraceDocumentTail);
     ok = std::fclose(file) == 0 && ok;
     file = nullptr;
     if (!ok && error)
@@ -283,7 +280,7 @@ private:
   /// On a seekable file the closing "]}" is always there (and overwritten
   /// by the next append).
   bool closeDocument(std::string &error) {
-    if (seekable && (!write("]}") || std::fflush(file) != 0))
+    if (seekable && (!write(tle::kTraceDocumentTail) || std::fflush(file) != 0))
       return fail(error);
     return true;
   }
@@ -333,6 +330,7 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
   shape.seed = options.seed;
   shape.stackBytes = options.stackBytes;
   shape.trace = !options.traceFile.empty();
+  shape.raceCheck = options.raceCheck && options.target == "host";
   {
     int64_t deviceMs = options.timeoutMs.value_or(TLE_DEFAULT_TIMEOUT_MS);
     shape.watchdogMs = deviceMs > 0 ? uint64_t(deviceMs) + 10000 : 0;
@@ -425,6 +423,7 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
       return 1;
     }
     res.mems.push_back(mems);
+    shape.bufferNames.push_back({mems[0], spec.name});
     for (int r = 0; r < options.ranks; ++r) {
       void *handle = nullptr, *local = nullptr;
       if (tleResult_t e = tleMemGetHandle(mems[r], &handle); e != tleSuccess) {
@@ -468,7 +467,9 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
           config.nBarriers, options.repeat);
 
   TraceFile trace;
-  if (shape.trace && !trace.open(options.traceFile, error)) {
+  if (shape.trace &&
+      (!trace.open(options.traceFile, device->traceClock(), error) ||
+       !device->startTrace(error))) {
     report.error("setup", error);
     return 1;
   }
@@ -482,11 +483,15 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
   for (unsigned i = 0; i < options.repeat; ++i) {
     LaunchOutcome outcome = device->launch(shape, argsPerRank.data());
     seed = outcome.seed;
+    if (i == 0 && !outcome.raceCheckSkipped.empty())
+      std::fprintf(stderr, "tlerun: no race check: %s\n",
+                   outcome.raceCheckSkipped.c_str());
     // Every launch goes into the trace, the failing one too, before its
     // report: what it recorded up to the stop is often the explanation.
     if (shape.trace) {
-      if (!trace.append(i + 1, traceTs, device->traceEvents(i + 1, traceTs),
-                        error)) {
+      std::string marker;
+      std::string events = device->traceLaunch(i + 1, traceTs, marker);
+      if (!trace.append(i + 1, marker, events, error)) {
         if (progress)
           std::fputs("\n", stderr);
         report.error("launch", error);

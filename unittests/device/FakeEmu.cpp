@@ -97,6 +97,11 @@ uint32_t *tleEmuBlockScratch(uint32_t id, uint32_t n) {
   return &f.scratch[block];
 }
 
-void tleEmuTraceEvent(const char *, uint32_t, int32_t) { ++fake().traceEvents; }
+void tleEmuBarrierEvent(const void *, int32_t, int32_t, uint32_t, int32_t,
+                        int32_t) {
+  ++fake().traceEvents;
+}
+void tleEmuSite(const char *) {}
+void tleEmuAccess(const void *, uint64_t, int32_t, int32_t, const char *) {}
 void tleEmuCountOp(int32_t) {}
 }

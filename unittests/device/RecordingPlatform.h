@@ -140,7 +140,16 @@ inline void spinWait(const WaitInfo &) {}
 [[noreturn]] inline void abortLaunch() { throw rec::Aborted(); }
 
 inline uint32_t *blockScratch() { return &rec::state().scratch; }
-inline void traceEvent(const char *, uint32_t, bool) {}
+
+/// The trace ring's index (Trace.h); the order table runs with no ring, so
+/// a record of it there would be a trace that is not off.
+inline uint64_t fetchAddRelaxed(uint64_t *p, uint64_t v) {
+  rec::record("atom.relaxed.gpu.add.u64", p);
+  uint64_t old = *p;
+  *p += v;
+  return old;
+}
+inline void emuBarrierEvent(const void *, int, int, uint32_t, int, int) {}
 
 } // namespace tle::impl
 

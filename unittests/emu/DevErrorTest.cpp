@@ -185,8 +185,10 @@ TEST(DevError, CorruptCommunicatorIsWorded) {
 TEST(DevError, DeadlockIsWorded) {
   Ranks ranks(2, 8);
   ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  // Rank 1's block waits for rank 0, which never arrives (one group on the
+  // slot: 32 thread groups there would be a slot misuse, reported first).
   LaunchResult r = failOnRank1(ranks, [](void *dc) {
-    flagcxIntraBarrierSyncS(dc, kCoopThread, 2, false, kOrderAcqRel);
+    flagcxIntraBarrierSyncS(dc, kCoopBlock, 2, false, kOrderAcqRel);
   });
   EXPECT_EQ(r.result, tleDeadlock) << r.message;
   EXPECT_NE(r.message.find("wait on slot 2 for epoch 1; missing peers: 0"),

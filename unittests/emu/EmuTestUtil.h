@@ -91,11 +91,14 @@ public:
 };
 
 /// Launch options with the given shape; the seed stays the default
-/// (TLE_EMU_SEED or the clock) unless given.
+/// (TLE_EMU_SEED or the clock) unless given. The race checker is on, so
+/// that every barrier test also shows that the checker's edges and the
+/// slot checks find nothing wrong in a correct kernel.
 inline emu::LaunchOptions shape(emu::Dim3 grid, emu::Dim3 block) {
   emu::LaunchOptions o;
   o.grid = grid;
   o.block = block;
+  o.raceCheck = true;
   return o;
 }
 

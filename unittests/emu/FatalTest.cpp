@@ -125,8 +125,7 @@ TEST(EmuFatal, StackOverflowNamesRankBlockThreadAndSeed) {
   EXPECT_TRUE(contains(r.err, "stack overflow in rank 1 block 1 thread 5"))
       << r.err;
   EXPECT_TRUE(contains(r.err, "65536-byte stack")) << r.err;
-  EXPECT_TRUE(contains(r.err, "seed 1234 (replay with TLE_EMU_SEED=1234)"))
-      << r.err;
+  EXPECT_TRUE(contains(r.err, "replay with TLE_EMU_SEED=1234")) << r.err;
 }
 
 TEST(EmuFatal, EveryStackOfABigLaunchIsGuarded) {
@@ -218,8 +217,7 @@ TEST(EmuFatal, InfiniteLoopIsReportedWithinTwiceTheDeadline) {
   EXPECT_TRUE(contains(r.err, "an infinite loop or a spin the emulator cannot "
                               "see"))
       << r.err;
-  EXPECT_TRUE(contains(r.err, "seed 99 (replay with TLE_EMU_SEED=99)"))
-      << r.err;
+  EXPECT_TRUE(contains(r.err, "replay with TLE_EMU_SEED=99")) << r.err;
 }
 
 TEST(EmuFatal, NoWatchdogWithoutADeadline) {

@@ -171,6 +171,57 @@ def ConvertGpuToEmuHooks : Pass<"convert-gpu-to-tle-emu", "::mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def InstrumentEmuAccesses : Pass<"tle-emu-instrument", "::mlir::ModuleOp"> {
+  let summary = "Report memory accesses and source lines to the emulator";
+  let description = [{
+    Runs on the LLVM dialect, before `tle-emu-entry-points`. Gives the CPU
+    emulator what it cannot see in compiled code:
+
+    - after every `llvm.load` and `llvm.store` (except of an `llvm.alloca`,
+      which no other thread can reach), `llvm.atomicrmw`, `llvm.cmpxchg`,
+      `llvm.fence` and memory intrinsic, a call of
+      `tleEmuAccess(addr, bytes, kind, order, where)`: the race checker
+      orders atomics and fences by their memory order and checks every
+      access to a symmetric buffer (kinds and orders from tle/abi.def; a
+      `cmpxchg` that failed is an atomic load, with its failure order);
+    - after every atomic or volatile load, `atomicrmw` and `cmpxchg`, a call
+      of `tleEmuSpinHint(addr, value)` (the value read, as an `i64`), so that
+      a kernel spinning on a flag by hand yields to the thread that sets it;
+    - around every call of a device ABI function and of `tleEmuSyncBlock` /
+      `tleEmuSyncWarp`, `tleEmuSite(where)` before and `tleEmuSite(null)`
+      after, so that deadlock, timeout and misuse reports and the trace
+      name the op's line.
+
+    `where` is the op's location as `file:line:col` (the first file
+    location inside it), a private constant `__tle_site.N` shared by every
+    op of that location, or null when the op has none.
+
+    Before:
+
+    ```mlir
+    llvm.call @flagcxIntraBarrierSyncS(%comm, %c2, %slot, %false, %c3) : ... loc("k.mlir":9:7)
+    %v = llvm.load %p : !llvm.ptr -> i32 loc("k.mlir":10:12)
+    ```
+
+    After:
+
+    ```mlir
+    llvm.mlir.global private constant @__tle_site.0("k.mlir:9:7\00")
+    llvm.mlir.global private constant @__tle_site.1("k.mlir:10:12\00")
+    %s0 = llvm.mlir.addressof @__tle_site.0 : !llvm.ptr
+    llvm.call @tleEmuSite(%s0) : (!llvm.ptr) -> ()
+    llvm.call @flagcxIntraBarrierSyncS(%comm, %c2, %slot, %false, %c3) : ...
+    %null = llvm.mlir.zero : !llvm.ptr
+    llvm.call @tleEmuSite(%null) : (!llvm.ptr) -> ()
+    %v = llvm.load %p : !llvm.ptr -> i32
+    %s1 = llvm.mlir.addressof @__tle_site.1 : !llvm.ptr
+    llvm.call @tleEmuAccess(%p, %c4_i64, %c0, %c0, %s1)
+        : (!llvm.ptr, i64, i32, i32, !llvm.ptr) -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 def EmuEntryPoints : Pass<"tle-emu-entry-points", "::mlir::ModuleOp"> {
   let summary = "Give each emulator kernel the packed entry tleEmuLaunch calls";
   let description = [{

@@ -82,8 +82,9 @@ void SafeText::writeTo(int fd) const noexcept {
   }
 }
 
-Watchdog::Watchdog(const Heartbeat &beat, uint64_t timeoutNs, uint64_t seed)
-    : beat(beat), timeoutNs(timeoutNs), seed(seed) {
+Watchdog::Watchdog(const Heartbeat &beat, uint64_t timeoutNs, uint64_t seed,
+                   const char *replayWith)
+    : beat(beat), timeoutNs(timeoutNs), seed(seed), replayWith(replayWith) {
   if (timeoutNs)
     thread = std::thread([this] { watch(); });
 }
@@ -132,11 +133,10 @@ void Watchdog::fire(uint64_t stuckNs) const {
       .add(stuckNs / 1000000)
       .add(" ms (an infinite loop or a spin the emulator cannot see: a spin "
            "loop must call tleEmuSpinHint or tleEmuSpinWait; a kernel that is "
-           "only slow needs a longer timeout); seed ")
+           "only slow needs a longer timeout); replay with ")
+      .add(replayWith)
       .add(seed)
-      .add(" (replay with TLE_EMU_SEED=")
-      .add(seed)
-      .add(")\ntle emulator: a running fiber cannot be stopped: the process "
+      .add("\ntle emulator: a running fiber cannot be stopped: the process "
            "ends\n");
   text.writeTo(STDERR_FILENO);
   _exit(1);

@@ -59,7 +59,9 @@ struct Heartbeat {
 /// of a launch, joined at its end; with `timeoutNs` 0 it starts nothing.
 class Watchdog {
 public:
-  Watchdog(const Heartbeat &beat, uint64_t timeoutNs, uint64_t seed);
+  /// `replayWith` (the replay hint before the seed) outlives the watchdog.
+  Watchdog(const Heartbeat &beat, uint64_t timeoutNs, uint64_t seed,
+           const char *replayWith);
   ~Watchdog();
   Watchdog(const Watchdog &) = delete;
   Watchdog &operator=(const Watchdog &) = delete;
@@ -71,6 +73,7 @@ private:
   const Heartbeat &beat;
   uint64_t timeoutNs;
   uint64_t seed;
+  const char *replayWith;
   std::mutex mutex;
   std::condition_variable wake;
   bool done = false;

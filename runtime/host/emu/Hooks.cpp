@@ -96,9 +96,35 @@ TLE_API uint32_t *tleEmuBlockScratch(uint32_t id, uint32_t n) {
   return tle::emu::detail::offFiberScratch(id, n);
 }
 
-TLE_API void tleEmuTraceEvent(const char *name, uint32_t slot, int32_t begin) {
+TLE_API void tleEmuBarrierEvent(const void *comm, int32_t barrierKind,
+                                int32_t coopKind, uint32_t slot, int32_t order,
+                                int32_t phase) {
   if (thread())
-    Scheduler::current()->traceEvent(name, slot, begin != 0);
+    Scheduler::current()->barrierEvent(comm, barrierKind, coopKind, slot, order,
+                                       phase);
+}
+
+TLE_API void tleEmuSite(const char *where) {
+  if (thread())
+    Scheduler::current()->site(where);
+}
+
+// Called after every load and store of a compiled kernel: off a fiber, or
+// with the race check off, it returns after two tests.
+TLE_API void tleEmuAccess(const void *addr, uint64_t bytes, int32_t kind,
+                          int32_t order, const char *where) {
+  Scheduler *s = Scheduler::current();
+  EmuThread *t = s ? s->currentThread() : nullptr;
+  if (!t)
+    return;
+  // A spin hint that follows names this load's line; a spin that follows a
+  // store is not a re-poll (Scheduler::afterStep).
+  t->accessSite = where;
+  if (kind == tle::kAccessStore || kind == tle::kAccessAtomicStore ||
+      kind == tle::kAccessAtomicUpdate)
+    t->storedSinceYield = true;
+  if (s->racing())
+    s->access(addr, bytes, kind, order, where);
 }
 
 } // extern "C"

@@ -13,6 +13,8 @@
 
 #include "Comm.h"
 #include "Error.h"
+#include "Handles.h"
+#include "TraceJson.h"
 #include "emu/Scheduler.h"
 #include "tle/detail/DevComm.h"
 
@@ -26,6 +28,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <set>
 #include <system_error>
 
 namespace tle::emu {
@@ -45,7 +49,11 @@ constexpr uint64_t kTouchedStackBytes = 8 << 10;
 /// that a launch's guarded stacks fit under vm.max_map_count.
 constexpr uint64_t kSpareMappings = 1024;
 
-thread_local std::vector<detail::TraceRecord> lastTrace;
+thread_local std::vector<BarrierTraceRecord> lastTrace;
+/// The source locations lastTrace's records point to, copied: the code of a
+/// compiled kernel, which holds the originals, may be gone by the time the
+/// trace is read.
+thread_local std::set<std::string> lastTraceSites;
 
 LaunchResult failed(LaunchResult result, tleResult_t code,
                     std::string message) {
@@ -105,9 +113,8 @@ bool defaultSeed(uint64_t &seed, std::string &error) {
   return true;
 }
 
-std::string replayHint(uint64_t seed) {
-  return "seed " + std::to_string(seed) +
-         " (replay with TLE_EMU_SEED=" + std::to_string(seed) + ")";
+std::string replayHint(const Spec &spec) {
+  return "replay with " + spec.replayWith + std::to_string(spec.seed);
 }
 
 bool devCommValid(const void *devComm) {
@@ -180,6 +187,8 @@ tleResult_t plan(const tleComm_t *comms, int nRanks,
   spec.grid = g;
   spec.block = b;
   spec.trace = options.trace;
+  spec.raceCheck = options.raceCheck;
+  spec.replayWith = options.replayWith;
 
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   spec.stackBytes =
@@ -369,6 +378,63 @@ bool collectRecords(const tleComm_t *comms, int nRanks, int first,
   return found;
 }
 
+/// The symmetric buffers of the launch's communicators, one region per
+/// rank's copy, into spec.regions; or why the race checker cannot follow
+/// the launch.
+std::string raceRegions(const tleComm_t *comms, int nRanks,
+                        const LaunchOptions &options, Spec &spec) {
+  if (!comms)
+    return "the launch has no communicators";
+  if (spec.partial)
+    return "the launch does not hold every rank of its communicator (the "
+           "accesses of ranks elsewhere are invisible to it)";
+  uint64_t threads = uint64_t(nRanks) * spec.grid.x * spec.grid.y *
+                     spec.grid.z * spec.block.x * spec.block.y * spec.block.z;
+  if (threads > detail::RaceChecker::kMaxThreads)
+    return "the launch has " + std::to_string(threads) +
+           " threads, more than the race checker's " +
+           std::to_string(detail::RaceChecker::kMaxThreads) +
+           " (its clocks have an entry per thread): use a smaller grid or "
+           "block";
+  // A buffer is the same allocation on every rank: in one process, rank
+  // 0's copy has one address for all of them.
+  std::map<const void *, std::string> names;
+  for (const auto &[mem, name] : options.bufferNames) {
+    std::shared_ptr<MemState> m;
+    if (lookupMem(mem, m) == tleSuccess && m->view)
+      names[m->view->ptr(0)] = name;
+  }
+  std::map<const ErrorRecord *, int32_t> ranks;
+  for (const RankInfo &r : spec.ranks)
+    if (devCommValid(r.devComm))
+      ranks[static_cast<const DevComm *>(r.devComm)->error] = r.rank;
+  std::map<const void *, std::string> numbered;
+  forEachMem([&](tleMem_t, const MemState &m) {
+    auto it = ranks.find(m.error);
+    if (it == ranks.end() || !m.view || it->second != m.rank)
+      return;
+    const void *id = m.view->ptr(0);
+    auto named = names.find(id);
+    auto [num, fresh] = numbered.try_emplace(id, "");
+    if (fresh)
+      num->second = named != names.end()
+                        ? named->second
+                        : "buffer " + std::to_string(numbered.size() - 1);
+    spec.regions.push_back({m.view->ptr(m.rank), m.bytes, num->second, m.rank});
+  });
+  return "";
+}
+
+/// Keeps a launch's trace for lastTraceJson, with copies of its source
+/// locations.
+void keepTrace(const std::vector<detail::TraceRecord> &trace) {
+  lastTraceSites.clear();
+  lastTrace = detail::toTraceRecords(trace);
+  for (BarrierTraceRecord &r : lastTrace)
+    if (r.site)
+      r.site = lastTraceSites.insert(r.site).first->c_str();
+}
+
 LaunchResult run(const tleComm_t *comms, int nRanks,
                  const LaunchOptions &options, detail::Body body,
                  void **const *argsPerRank) {
@@ -395,11 +461,15 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
     setLastErrorDetail(detail);
   }
 
+  if (spec.raceCheck)
+    result.raceCheckSkipped = raceRegions(comms, nRanks, options, spec);
+  spec.raceCheck = spec.raceCheck && result.raceCheckSkipped.empty();
+
   RunResult run;
   try {
     Scheduler scheduler(spec, std::move(body));
     run = scheduler.run();
-    lastTrace = scheduler.takeTrace();
+    keepTrace(scheduler.takeTrace());
   } catch (const detail::StackMapError &e) {
     return failed(result, tleSystemError, e.what());
   } catch (const std::system_error &e) {
@@ -418,6 +488,17 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
                                  std::to_string(run.block) + " thread " +
                                  std::to_string(run.thread)
                            : std::string();
+  // Every report ends the same way: where the failing thread was in the
+  // source (when the report does not already say), which ranks had exited,
+  // and how to replay the schedule.
+  auto tail = [&](bool withSite) {
+    std::string out;
+    if (withSite && run.site)
+      out += "\n  at " + std::string(run.site);
+    if (!run.rankStates.empty())
+      out += "\n  " + run.rankStates;
+    return out + "\n  " + replayHint(spec);
+  };
   switch (run.outcome) {
   case Outcome::Completed:
     return result;
@@ -436,8 +517,7 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
       e.nBarriers = dc->nBarriers;
       recordDeadlock(dc, e, run.wait);
     }
-    return failed(result, tleDeadlock,
-                  run.message + "\n  " + replayHint(result.seed));
+    return failed(result, tleDeadlock, run.message + tail(false));
   }
   case Outcome::NoProgress: {
     // Not written into a device record: no barrier slot or epoch is
@@ -447,15 +527,13 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
     e.block = run.block;
     e.thread = run.thread;
     e.elapsedNs = spec.timeoutNs;
-    return failed(result, tleTimeout,
-                  run.message + "\n  " + replayHint(result.seed));
+    return failed(result, tleTimeout, run.message + tail(false));
   }
   case Outcome::Aborted: {
     if (comms && collectRecords(comms, nRanks, run.rankIndex, result.error)) {
       tleErrorInfo error = result.error;
       result =
-          failed(result, error.result,
-                 std::string(error.message) + "; " + replayHint(result.seed));
+          failed(result, error.result, std::string(error.message) + tail(true));
       result.error = error;
       return result;
     }
@@ -475,14 +553,18 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
     }
     return failed(result, tleInvalidComm,
                   where + " aborted the launch without an error record: " +
-                      why + "; " + replayHint(result.seed));
+                      why + tail(true));
   }
   case Outcome::KernelException:
     return failed(result, tleLaunchFailure,
-                  where + ": " + run.message + "; " + replayHint(result.seed));
+                  where + ": " + run.message + tail(true));
   case Outcome::Internal:
     return failed(result, tleInternalError,
-                  where + ": " + run.message + "; " + replayHint(result.seed));
+                  where + ": " + run.message + tail(true));
+  case Outcome::DataRace:
+    return failed(result, tleDataRace, run.message + tail(false));
+  case Outcome::Misuse:
+    return failed(result, tleBarrierMisuse, run.message + tail(false));
   }
   return result;
 }
@@ -569,10 +651,19 @@ uint64_t physicalMemoryBytes() {
   return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
 }
 
-std::string lastTraceJson() { return detail::traceToJson(lastTrace); }
+std::string lastTraceJson() {
+  return traceDocumentHead(TraceClock::Steps) +
+         traceEventsJson(lastTrace, TraceClock::Steps, 0, std::nullopt) +
+         kTraceDocumentTail;
+}
 
 std::string lastTraceEvents(uint64_t launch, uint64_t tsOffset) {
-  return detail::traceEventsToJson(lastTrace, launch, tsOffset);
+  if (lastTrace.empty())
+    return "";
+  std::vector<BarrierTraceRecord> shifted = lastTrace;
+  for (BarrierTraceRecord &r : shifted)
+    r.time += tsOffset;
+  return traceEventsJson(shifted, TraceClock::Steps, 0, launch);
 }
 
 } // namespace tle::emu
@@ -608,12 +699,12 @@ extern "C" TLE_API tleResult_t tleEmuLaunchWithConfig(
   if (!config)
     check = tle::fail(tleInvalidArgument,
                       "tleEmuLaunchWithConfig: config is required");
-  else if (config->size < sizeof(tleEmuLaunchConfig))
+  else if (config->size < offsetof(tleEmuLaunchConfig, raceCheck))
     check = tle::fail(tleInvalidArgument,
                       "tleEmuLaunchWithConfig: config.size is %zu, expected "
                       "at least %zu: initialise the config with "
                       "TLE_EMU_LAUNCH_CONFIG_INITIALIZER",
-                      config->size, sizeof(tleEmuLaunchConfig));
+                      config->size, offsetof(tleEmuLaunchConfig, raceCheck));
   else if (config->version / 100 != TLE_VERSION_MAJOR)
     check = tle::fail(tleInvalidArgument,
                       "tleEmuLaunchWithConfig: config.version %u is not of "
@@ -635,6 +726,8 @@ extern "C" TLE_API tleResult_t tleEmuLaunchWithConfig(
   options.stackBytes = config->stackBytes;
   if (config->timeoutMs >= 0)
     options.timeoutMs = config->timeoutMs;
+  if (config->size >= offsetof(tleEmuLaunchConfig, raceCheck) + sizeof(int))
+    options.raceCheck = config->raceCheck != 0;
   return tle::emu::launchC("tleEmuLaunchWithConfig", comms, nRanks, options,
                            kernel, argsPerRank, outError);
 }

@@ -108,6 +108,10 @@ TLE_API uint32_t *tleEmuBlockScratch(uint32_t id, uint32_t n) {
   return tle::emu::detail::offFiberScratch(id, n);
 }
 
-TLE_API void tleEmuTraceEvent(const char *, uint32_t, int32_t) {}
+TLE_API void tleEmuBarrierEvent(const void *, int32_t, int32_t, uint32_t,
+                                int32_t, int32_t) {}
+TLE_API void tleEmuSite(const char *) {}
+TLE_API void tleEmuAccess(const void *, uint64_t, int32_t, int32_t,
+                          const char *) {}
 
 } // extern "C"

@@ -1,18 +1,21 @@
 //===- Report.cpp - Deadlock reports and traces of emulator launches ------===//
 //
 // A deadlocked launch can hold a hundred thousand waiting threads, so the
-// report groups them: one line per rank, block and thing waited on, with the
-// thread ids compressed to ranges, and a cap on the number of lines. A
-// launch that made no progress until its deadline is reported the same way.
+// report groups them: one line per rank, block and tle op (its source line)
+// or thing waited on, with the thread ids compressed to ranges, and a cap on
+// the number of lines. A launch that made no progress until its deadline is
+// reported the same way. The trace's records become TraceJson's.
 //
 //===----------------------------------------------------------------------===//
 
 #include "emu/Scheduler.h"
 
 #include "DevError.h"
+#include "tle/detail/Log.h"
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 
 namespace tle::emu::detail {
@@ -38,18 +41,32 @@ std::string ranges(const std::vector<uint32_t> &ids) {
   return out;
 }
 
-/// Threads of one block that wait on the same thing.
+/// Whether reports show which lanes of a group wait where (TLE_DEBUG=TRACE):
+/// by default a group inside a tle op is one line, since which of its
+/// threads poll and which wait at the op's internal syncs is the library's
+/// business, not the user's.
+bool laneDetail() { return log::enabled(log::Level::Trace); }
+
+/// Threads of one block that wait on the same thing: in the same tle op
+/// (the same source location), or, for threads outside any op or with lane
+/// detail on, at the same kind of sync or wait.
 struct Group {
-  Yield kind;
+  const char *site = nullptr;
+  bool merged = false; ///< one op's threads, whatever each waits in
+  Yield kind = Yield::NotStarted;
   uint32_t warp = 0;
   WaitInfo wait{};
+  bool spins = false, hints = false;
   const void *hintAddr = nullptr;
   uint64_t hintValue = 0;
+  const char *hintSite = nullptr;
   std::vector<uint32_t> tids;
 };
 
-bool sameGroup(const Group &g, const EmuThread &t) {
-  if (g.kind != t.reason)
+bool sameGroup(const Group &g, const EmuThread &t, bool merge) {
+  if (merge && t.site)
+    return g.merged && g.site == t.site;
+  if (g.merged || g.kind != t.reason || g.site != t.site)
     return false;
   if (t.reason == Yield::WarpSync)
     return g.warp == t.tid / kWarpSize;
@@ -64,26 +81,30 @@ bool sameGroup(const Group &g, const EmuThread &t) {
   return true;
 }
 
-void appendJsonString(std::string &out, const std::string &s) {
-  out += '"';
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
+void addThread(Group &g, const EmuThread &t) {
+  g.tids.push_back(t.tid);
+  if (t.reason == Yield::Spin && !g.spins) {
+    g.spins = true;
+    g.wait = t.wait;
+  } else if (t.reason == Yield::Hint && !g.hints) {
+    g.hints = true;
+    g.hintAddr = t.hintAddr;
+    g.hintValue = t.hintValue;
+    g.hintSite = t.hintSite;
   }
-  out += '"';
+  // A merged group reports the deepest thing its threads wait in: a spin,
+  // else a poll, else a sync.
+  if (g.tids.size() == 1 || t.reason == Yield::Spin ||
+      (t.reason == Yield::Hint && g.kind != Yield::Spin)) {
+    g.kind = t.reason;
+    g.warp = t.tid / kWarpSize;
+  }
 }
 } // namespace
 
 std::string Scheduler::deadlockReport(RunResult &result,
                                       const std::string &head) const {
+  bool merge = !laneDetail();
   std::vector<std::string> lines;
   size_t groups = 0;
   bool haveFirst = false, firstSpins = false;
@@ -108,18 +129,17 @@ std::string Scheduler::deadlockReport(RunResult &result,
         const EmuThread &t = b->threads[i];
         if (t.state == ThreadState::Done)
           continue;
-        auto it = std::find_if(found.begin(), found.end(),
-                               [&](const Group &g) { return sameGroup(g, t); });
+        auto it = std::find_if(found.begin(), found.end(), [&](const Group &g) {
+          return sameGroup(g, t, merge);
+        });
         if (it == found.end()) {
-          found.push_back({t.reason,
-                           t.tid / kWarpSize,
-                           t.wait,
-                           t.hintAddr,
-                           t.hintValue,
-                           {}});
+          Group g;
+          g.site = t.site;
+          g.merged = merge && t.site;
+          found.push_back(g);
           it = found.end() - 1;
         }
-        it->tids.push_back(t.tid);
+        addThread(*it, t);
         // The record names a spinning thread if there is one: a barrier
         // waiter's missing peers explain a deadlock.
         bool spins = t.reason == Yield::Spin || t.reason == Yield::Hint;
@@ -129,6 +149,7 @@ std::string Scheduler::deadlockReport(RunResult &result,
           result.rankIndex = rank.index;
           result.block = static_cast<int32_t>(b->id);
           result.thread = static_cast<int32_t>(t.tid);
+          result.site = t.site;
           if (t.reason == Yield::Spin)
             result.wait = t.wait;
         }
@@ -136,37 +157,46 @@ std::string Scheduler::deadlockReport(RunResult &result,
       for (const Group &g : found) {
         if (++groups > kMaxReportGroups)
           continue;
+        bool whole = g.tids.size() == b->live && g.merged;
+        bool one = g.tids.size() == 1 || whole;
         std::string who = "rank " + std::to_string(rank.info.rank) + " block " +
-                          std::to_string(b->id) +
-                          (g.tids.size() == 1 ? " thread " : " threads ") +
-                          ranges(g.tids);
+                          std::to_string(b->id);
+        if (!whole)
+          who +=
+              (g.tids.size() == 1 ? " thread " : " threads ") + ranges(g.tids);
+        std::string at = g.site ? std::string(" at ") + g.site : "";
         std::string line;
         if (g.kind == Yield::Hint) {
+          std::string what = describeAddress(g.hintAddr);
           char where[64];
-          std::snprintf(where, sizeof where, "%p (last value %llu)", g.hintAddr,
-                        static_cast<unsigned long long>(g.hintValue));
-          line = who + (g.tids.size() == 1 ? " polls " : " poll ") + where +
-                 " (tleEmuSpinHint)";
+          std::snprintf(where, sizeof where, "%p", g.hintAddr);
+          if (what.empty())
+            what = where;
+          std::string hintAt =
+              g.hintSite ? std::string(" at ") + g.hintSite : at;
+          line = who + (one ? " polls " : " poll ") + what + hintAt +
+                 " (last value " + std::to_string(g.hintValue) + ")";
         } else if (g.kind == Yield::Spin && g.wait.signal) {
-          line = who + (g.tids.size() == 1 ? " waits in " : " wait in ") +
-                 "signal wait on signal " + std::to_string(g.wait.slot) +
-                 " of rank " + std::to_string(g.wait.rank) +
+          line = who + (one ? " waits in " : " wait in ") + "signal wait" + at +
+                 " on signal " + std::to_string(g.wait.slot) + " of rank " +
+                 std::to_string(g.wait.rank) +
                  " for a value >= " + std::to_string(g.wait.wanted) +
                  " (it holds " + std::to_string(g.wait.seen) +
                  "); ranks that could still signal it: " + peerList(liveRanks);
         } else if (g.kind == Yield::Spin) {
-          line = who + (g.tids.size() == 1 ? " waits in " : " wait in ") +
-                 (g.wait.what ? g.wait.what : "a spin wait") + " on slot " +
-                 std::to_string(g.wait.slot) + " for epoch " +
+          line = who + (one ? " waits in " : " wait in ") +
+                 (g.wait.what ? g.wait.what : "a spin wait") + at +
+                 " on slot " + std::to_string(g.wait.slot) + " for epoch " +
                  std::to_string(g.wait.epoch) +
                  "; missing peers: " + peerList(g.wait.missing);
         } else if (g.kind == Yield::BlockSync) {
-          line = who + " wait in block sync (" +
-                 std::to_string(b->syncArrived) + " of " +
+          line = who + (one ? " waits" : " wait") + " in block sync" + at +
+                 " (" + std::to_string(b->syncArrived) + " of " +
                  std::to_string(b->live) + " live threads arrived)";
         } else {
-          line = who + " wait in warp sync of warp " + std::to_string(g.warp) +
-                 " (" + std::to_string(b->warpArrived[g.warp]) + " of " +
+          line = who + (one ? " waits" : " wait") + " in warp sync of warp " +
+                 std::to_string(g.warp) + at + " (" +
+                 std::to_string(b->warpArrived[g.warp]) + " of " +
                  std::to_string(b->warpLive[g.warp]) + " live lanes arrived)";
         }
         lines.push_back(std::move(line));
@@ -188,33 +218,25 @@ std::string Scheduler::deadlockReport(RunResult &result,
   return out;
 }
 
-std::string traceEventsToJson(const std::vector<TraceRecord> &trace,
-                              std::optional<uint64_t> launch,
-                              uint64_t tsOffset) {
-  std::string out;
+std::vector<BarrierTraceRecord>
+toTraceRecords(const std::vector<TraceRecord> &trace) {
+  std::vector<BarrierTraceRecord> out;
+  out.reserve(trace.size());
   for (const TraceRecord &r : trace) {
-    if (!out.empty())
-      out += ',';
-    out += "{\"name\":";
-    appendJsonString(out, r.name);
-    out += ",\"ph\":\"";
-    out += r.begin ? 'B' : 'E';
-    out += "\",\"pid\":" + std::to_string(r.rank) + ",\"tid\":" +
-           std::to_string(uint64_t(r.block) * r.blockSize + r.thread) +
-           ",\"ts\":" + std::to_string(r.step + tsOffset) +
-           ",\"args\":{\"slot\":" + std::to_string(r.slot) +
-           ",\"block\":" + std::to_string(r.block) +
-           ",\"thread\":" + std::to_string(r.thread);
-    if (launch)
-      out += ",\"launch\":" + std::to_string(*launch);
-    out += "}}";
+    BarrierTraceRecord b;
+    b.rank = r.rank;
+    b.block = r.block;
+    b.thread = r.thread;
+    b.kind = r.kind;
+    b.coop = r.coop;
+    b.order = r.order;
+    b.phase = r.phase;
+    b.slot = r.slot;
+    b.site = r.site;
+    b.time = r.step;
+    out.push_back(b);
   }
   return out;
-}
-
-std::string traceToJson(const std::vector<TraceRecord> &trace) {
-  return "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[" +
-         traceEventsToJson(trace, std::nullopt, 0) + "]}";
 }
 
 } // namespace tle::emu::detail

@@ -26,18 +26,25 @@
 #include "emu/Scheduler.h"
 
 #include "emu/OffFiber.h"
+#include "tle/detail/DevComm.h"
 
 #include <signal.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <set>
 #include <thread>
 
 namespace tle::emu::detail {
 
 namespace {
-thread_local Scheduler *currentScheduler = nullptr;
+// Read by every hook, and compiled kernels call one after each memory
+// access: the initial-exec model makes it one load off the thread pointer
+// instead of a __tls_get_addr call. It takes 8 bytes of the static TLS
+// surplus glibc keeps for libraries loaded with dlopen (Python's ctypes).
+[[gnu::tls_model("initial-exec")]] thread_local Scheduler *currentScheduler =
+    nullptr;
 
 uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
@@ -212,6 +219,8 @@ void Scheduler::startBlock(RankState &rank) {
     t->x = i % config.block.x;
     t->y = i / config.block.x % config.block.y;
     t->z = i / (config.block.x * config.block.y);
+    if (race)
+      t->raceId = race->addThread({rank.info.rank, b->id, i});
     t->fiber = boost::context::fiber(
         std::allocator_arg, PoolStackAllocator{&stacks},
         [this, t](boost::context::fiber &&caller) {
@@ -246,11 +255,18 @@ void Scheduler::releaseSync(Block *b, bool warp, uint32_t warpIndex) {
   uint32_t begin = warp ? warpIndex * kWarpSize : 0;
   uint32_t end = warp ? std::min(b->size, begin + kWarpSize) : b->size;
   Yield kind = warp ? Yield::WarpSync : Yield::BlockSync;
+  std::vector<uint32_t> members;
   for (uint32_t i = begin; i < end; ++i) {
     EmuThread *t = &b->threads[i];
-    if (t->state == ThreadState::InSync && t->reason == kind)
+    if (t->state == ThreadState::InSync && t->reason == kind) {
       addRunnable(t);
+      members.push_back(t->raceId);
+    }
   }
+  // A block or warp sync orders every member's past before every member's
+  // future (bar.sync, bar.warp.sync).
+  if (race)
+    race->syncGroup(members);
   (warp ? b->warpArrived[warpIndex] : b->syncArrived) = 0;
 }
 
@@ -309,8 +325,12 @@ void Scheduler::afterStep(EmuThread *t, Yield before,
   }
   case Yield::Spin:
     // A re-poll that spins again on the same wait changed nothing; anything
-    // else (the first poll after other work) may have stored to memory.
-    if (!(before == Yield::Spin && sameWait(beforeWait, t->wait)))
+    // else (the first poll after other work) may have stored to memory. Two
+    // waits in a row can look the same (a signal wait for 1 on a word the
+    // thread reset, after it signalled another rank): the stores between
+    // them tell them apart.
+    if (!(before == Yield::Spin && sameWait(beforeWait, t->wait) &&
+          !t->storedSinceYield))
       progress();
     // Its poll saw the current generation: polling again before the next
     // progress cannot succeed.
@@ -353,7 +373,8 @@ RunResult Scheduler::run() {
   prepareFatalHandling();
   {
     CurrentScope scope(this);
-    Watchdog watchdog(heartbeat, config.timeoutNs, config.seed);
+    Watchdog watchdog(heartbeat, config.timeoutNs, config.seed,
+                      config.replayWith.c_str());
     try {
       loop();
     } catch (...) {
@@ -364,6 +385,8 @@ RunResult Scheduler::run() {
     }
   }
   RunResult result = failure;
+  if (result.outcome != Outcome::Completed)
+    result.rankStates = rankStates();
   result.steps = steps;
   result.scheduleHash = hash;
   teardown();
@@ -376,6 +399,14 @@ void Scheduler::loop() {
     ranks[i].info = config.ranks[i];
     ranks[i].index = static_cast<int>(i);
   }
+  if (config.raceCheck)
+    race = std::make_unique<RaceChecker>(ranks.size() * blocksPerRank(config) *
+                                             threadsPerBlock(config),
+                                         config.regions);
+  std::set<const void *> comms;
+  for (const RankInfo &r : config.ranks)
+    comms.insert(r.devComm);
+  slots = SlotChecker(race.get(), std::move(comms));
   uint64_t resident =
       std::min<uint64_t>(config.maxResident, blocksPerRank(config));
   for (RankState &rank : ranks)
@@ -417,6 +448,7 @@ void Scheduler::loop() {
     EmuThread *t = runnable[rng.below(runnable.size())];
     Yield before = t->reason;
     WaitInfo beforeWait = t->wait;
+    t->storedSinceYield = false;
     runFiber(t);
     afterStep(t, before, beforeWait);
   }
@@ -461,6 +493,8 @@ void Scheduler::spinHint(const void *addr, uint64_t value) {
   EmuThread *t = running;
   t->hintAddr = addr;
   t->hintValue = value;
+  t->hintSite = t->accessSite;
+  t->accessSite = nullptr;
   yieldToScheduler(Yield::Hint);
 }
 
@@ -472,6 +506,7 @@ void Scheduler::abortLaunch() {
     failure.rankIndex = t->block->rank->index;
     failure.block = static_cast<int32_t>(t->block->id);
     failure.thread = static_cast<int32_t>(t->tid);
+    failure.site = t->site;
   }
   // Never resumed: the launch ends and teardown abandons this fiber.
   for (;;)
@@ -479,14 +514,19 @@ void Scheduler::abortLaunch() {
 }
 
 void Scheduler::internalError(std::string message) {
+  failLaunch(Outcome::Internal, std::move(message));
+}
+
+void Scheduler::failLaunch(Outcome outcome, std::string message) {
   EmuThread *t = running;
   if (!stop) {
     stop = true;
-    failure.outcome = Outcome::Internal;
+    failure.outcome = outcome;
     failure.message = std::move(message);
     failure.rankIndex = t->block->rank->index;
     failure.block = static_cast<int32_t>(t->block->id);
     failure.thread = static_cast<int32_t>(t->tid);
+    failure.site = t->site;
   }
   for (;;)
     yieldToScheduler(Yield::Abort);
@@ -520,11 +560,10 @@ void Scheduler::describeFault(SafeText &out, int sig,
              "--stack-bytes)");
   else
     out.add(" at address ").addHex(reinterpret_cast<uintptr_t>(addr));
-  out.add("; seed ")
+  out.add("; replay with ")
+      .add(config.replayWith.c_str())
       .add(config.seed)
-      .add(" (replay with TLE_EMU_SEED=")
-      .add(config.seed)
-      .add(")\ntle emulator: a faulting thread cannot be resumed: the process "
+      .add("\ntle emulator: a faulting thread cannot be resumed: the process "
            "ends\n");
 }
 
@@ -541,12 +580,69 @@ uint32_t *Scheduler::blockScratch(uint32_t id, uint32_t n) {
   return it->second.data();
 }
 
-void Scheduler::traceEvent(const char *name, uint32_t slot, bool begin) {
-  if (!config.trace)
-    return;
+void Scheduler::barrierEvent(const void *comm, int kind, int coop,
+                             uint32_t slot, int order, int phase) {
   EmuThread *t = running;
-  trace.push_back({t->block->rank->info.rank, t->block->id, t->tid,
-                   t->block->size, steps, name ? name : "", slot, begin});
+  int32_t rank = t->block->rank->info.rank;
+  if (config.trace)
+    trace.push_back({rank, t->block->id, t->tid, t->block->size, steps, kind,
+                     coop, order, phase, slot, t->site});
+  // A signal's events are the trace's only. The slot checks need a
+  // communicator (the device library passes one it checked; a test may pass
+  // none).
+  if (kind == kTraceSignal || kind == kTraceSignalWait)
+    return;
+  const auto *dc = static_cast<const DevComm *>(comm);
+  if (!dc || dc->magic != kDevCommMagic || dc->version != kDevCommVersion)
+    return;
+  SlotEvent e;
+  e.comm = comm;
+  e.rank = rank;
+  e.block = t->block->id;
+  e.thread = t->tid;
+  e.kind = kind;
+  e.coop = coop;
+  e.slot = slot;
+  e.phase = phase;
+  e.site = t->site;
+  e.raceId = t->raceId;
+  if (std::optional<std::string> misuse = slots.onEvent(e))
+    failLaunch(Outcome::Misuse, std::move(*misuse));
+}
+
+void Scheduler::access(const void *addr, uint64_t bytes, int kind, int order,
+                       const char *where) {
+  if (!race)
+    return;
+  if (std::optional<std::string> report =
+          race->access(running->raceId, addr, bytes, kind, order, where))
+    failLaunch(Outcome::DataRace, std::move(*report));
+}
+
+std::string Scheduler::describeAddress(const void *addr) const {
+  return race ? race->describe(addr) : std::string();
+}
+
+std::string Scheduler::rankStates() const {
+  std::vector<int32_t> exited, running;
+  uint64_t total = blocksPerRank(config);
+  for (const RankState &rank : ranks)
+    (rank.active.empty() && rank.nextBlock >= total ? exited : running)
+        .push_back(rank.info.rank);
+  if (exited.empty())
+    return "";
+  auto list = [](const std::vector<int32_t> &v) {
+    std::string out = v.size() == 1 ? "rank " : "ranks ";
+    for (size_t i = 0; i < v.size(); ++i)
+      out += (i ? ", " : "") + std::to_string(v[i]);
+    return out;
+  };
+  std::string out = list(exited) + (exited.size() == 1 ? " has" : " have") +
+                    " exited (every thread returned)";
+  if (!running.empty())
+    out += "; " + list(running) + (running.size() == 1 ? " is" : " are") +
+           " still running";
+  return out;
 }
 
 } // namespace tle::emu::detail

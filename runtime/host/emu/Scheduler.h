@@ -16,8 +16,12 @@
 #define TLE_HOST_EMU_SCHEDULER_H
 
 #include "emu/Fatal.h"
+#include "emu/Race.h"
+#include "emu/Slots.h"
 #include "emu/StackPool.h"
 #include "tle/emu.h"
+
+#include "TraceJson.h"
 
 #include <boost/context/fiber.hpp>
 
@@ -68,6 +72,12 @@ struct Spec {
   /// thread): a state where every local thread waits is not a deadlock.
   bool partial = false;
   bool trace = false;
+  /// Follow happens-before and check symmetric-memory accesses (Race.h).
+  bool raceCheck = false;
+  /// The symmetric buffers the race checker watches.
+  std::vector<RaceRegion> regions;
+  /// What a replay hint puts before the seed (LaunchOptions::replayWith).
+  std::string replayWith = "TLE_EMU_SEED=";
 };
 
 /// The kernel body every thread runs.
@@ -81,6 +91,8 @@ enum class Outcome {
   NoProgress,      ///< only polls (spin hints) for the whole deadline
   KernelException, ///< a C++ exception escaped a kernel body
   Internal,        ///< a hook was misused (message says how)
+  DataRace,        ///< the race checker saw two unordered accesses
+  Misuse,          ///< a barrier slot was misused (Slots.h)
 };
 
 struct RunResult {
@@ -95,16 +107,21 @@ struct RunResult {
   /// a word if they were not blocked themselves.
   PeerMask liveRanks = {};
   int32_t block = -1, thread = -1;
+  /// The source location the failing thread was at (tleEmuSite), or null.
+  const char *site = nullptr;
+  /// Which ranks had exited when the launch failed (Scheduler::rankStates).
+  std::string rankStates;
 };
 
-/// One tleEmuTraceEvent call.
+/// One tleEmuBarrierEvent call.
 struct TraceRecord {
   int32_t rank;
   uint32_t block, thread, blockSize;
   uint64_t step;
-  std::string name;
+  int kind, coop, order, phase; ///< BarrierKind, CoopKind, MemoryOrder,
+                                ///< TracePhase
   uint32_t slot;
-  bool begin;
+  const char *site; ///< the op's source location, or null
 };
 
 struct Block;
@@ -154,6 +171,17 @@ struct EmuThread {
   const void *hintAddr = nullptr; ///< the current hint's address
   uint64_t hintValue = 0;         ///< and the value it loaded
   uint64_t lastSpinGen = ~0ull;   ///< progress generation at its last poll
+  /// Source location of the tle op the thread is in (tleEmuSite), or null.
+  const char *site = nullptr;
+  /// Source location of its last reported memory access (tleEmuAccess),
+  /// and of the load its current hint follows.
+  const char *accessSite = nullptr;
+  const char *hintSite = nullptr;
+  /// It stored to memory (tleEmuAccess: a store, atomic store or
+  /// read-modify-write) since it last gave control back: a spin that
+  /// follows is a new wait, however like the last one it looks.
+  bool storedSinceYield = false;
+  uint32_t raceId = 0; ///< its id in the race checker
 };
 
 struct RankState;
@@ -202,7 +230,19 @@ public:
   /// Ends the launch with Outcome::Internal (a misused hook).
   [[noreturn]] void internalError(std::string message);
   uint32_t *blockScratch(uint32_t id, uint32_t n);
-  void traceEvent(const char *name, uint32_t slot, bool begin);
+  void barrierEvent(const void *comm, int kind, int coop, uint32_t slot,
+                    int order, int phase);
+  void site(const char *where) { running->site = where; }
+  void access(const void *addr, uint64_t bytes, int kind, int order,
+              const char *where);
+  /// A symmetric-buffer address in words ("buffer 'flag' (rank 1's copy)
+  /// byte 0"), or "" when the race checker does not know it.
+  std::string describeAddress(const void *addr) const;
+  /// Ends the launch with `outcome` and `message`, blaming the running
+  /// thread.
+  [[noreturn]] void failLaunch(Outcome outcome, std::string message);
+  /// Whether the race checker follows this launch.
+  bool racing() const { return race != nullptr; }
 
   /// Writes the report of fatal signal `sig` at `addr` on the running fiber
   /// into `out` (async-signal-safe).
@@ -229,6 +269,8 @@ private:
   /// from the first call at the current progress generation).
   bool pastDeadline();
   std::string deadlockReport(RunResult &result, const std::string &head) const;
+  /// "rank 2 has exited; ranks 0, 1 are still running" (or "" when all run).
+  std::string rankStates() const;
 
   Spec config;
   Body body;
@@ -248,15 +290,13 @@ private:
   bool stop = false;
   RunResult failure;
   std::vector<TraceRecord> trace;
+  std::unique_ptr<RaceChecker> race;
+  SlotChecker slots{nullptr, {}};
 };
 
-/// The trace as Chrome/Perfetto JSON.
-std::string traceToJson(const std::vector<TraceRecord> &trace);
-/// The trace's events alone, comma-separated; with `launch`, each event's
-/// args carry it and its ts is shifted by `tsOffset`.
-std::string traceEventsToJson(const std::vector<TraceRecord> &trace,
-                              std::optional<uint64_t> launch,
-                              uint64_t tsOffset);
+/// The trace in the form of TraceJson.h's writer.
+std::vector<BarrierTraceRecord>
+toTraceRecords(const std::vector<TraceRecord> &trace);
 
 } // namespace tle::emu::detail
 

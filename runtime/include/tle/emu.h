@@ -27,6 +27,8 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace tle::emu {
 
@@ -78,8 +80,28 @@ struct LaunchOptions {
   /// communicators TLE_BARRIER_TIMEOUT_MS, else TLE_DEFAULT_TIMEOUT_MS.
   /// 0 waits forever.
   std::optional<int64_t> timeoutMs;
-  /// Record tleEmuTraceEvent events for lastTraceJson().
+  /// Record the barrier's events (tleEmuBarrierEvent) for lastTraceJson().
   bool trace = false;
+  /// Check every access to a symmetric buffer of the launch's
+  /// communicators for data races (docs/emulator.md, "Race check"): the
+  /// first pair of accesses to the same bytes, one a write, that no edge of
+  /// the memory model orders fails the launch with tleDataRace and a report
+  /// naming both. Compiled kernels report their loads and stores
+  /// themselves (tlec --target=host); a C++ kernel reports those it makes
+  /// through read()/write() below. It also orders the barrier-slot checks
+  /// (two groups that use one slot one after the other need an edge
+  /// between them). Skipped, with LaunchResult::raceCheckSkipped saying
+  /// why, when the launch does not hold every rank of its communicators or
+  /// has more than RaceChecker's 65,536 threads.
+  bool raceCheck = false;
+  /// Names of symmetric buffers for race reports: a handle of any rank
+  /// names every rank's copy. Unnamed buffers are "buffer K", K counting
+  /// the communicators' live buffers in allocation order.
+  std::vector<std::pair<tleMem_t, std::string>> bufferNames;
+  /// What a failure's replay hint puts before the seed: "replay with
+  /// TLE_EMU_SEED=42". A tool with its own seed option passes it
+  /// ("--seed " gives "replay with --seed 42").
+  std::string replayWith = "TLE_EMU_SEED=";
 };
 
 /// What a launch returned.
@@ -94,6 +116,9 @@ struct LaunchResult {
   uint64_t steps = 0;        ///< scheduler steps (fiber switches)
   uint64_t scheduleHash = 0; ///< digest of the sequence of threads scheduled
   tleErrorInfo error{};      ///< the device error record of the failure, if any
+  /// Why LaunchOptions::raceCheck did not check this launch ("" when it
+  /// did, or was not asked to).
+  std::string raceCheckSkipped;
 };
 
 /// What a launch holds at once, decided by its shape alone.
@@ -142,8 +167,11 @@ TLE_API LaunchResult launch(const tleComm_t *comms, int nRanks,
                             const KernelFn &kernel);
 
 /// Trace of the last launch on this thread with tracing on, as Chrome/Perfetto
-/// JSON: "traceEvents" with B/E events, pid = rank, tid = block * blockSize +
-/// thread, ts = scheduler step.
+/// JSON (docs/emulator.md, "Traces"): a process per rank (pid = rank), a
+/// thread per reporting thread (tid = block * 1024 + thread), both named by
+/// metadata events; a B/E slice per wait or sync, an instant per arrive,
+/// with slot, group, order and the op's source location in the args; ts =
+/// scheduler step (otherData.clock says so).
 TLE_API std::string lastTraceJson();
 
 /// The events of lastTraceJson() without the enclosing document, for one
@@ -188,6 +216,20 @@ inline uint32_t linearBlockId() {
 /// __syncthreads().
 inline void syncThreads() { tleEmuSyncBlock(); }
 
+/// Loads and stores of a C++ kernel that the race checker sees
+/// (LaunchOptions::raceCheck): plain accesses, as a compiled kernel's
+/// llvm.load and llvm.store are. `where` names the access in a report.
+template <typename T> inline T read(const T *p, const char *where = nullptr) {
+  T v = *p;
+  tleEmuAccess(p, sizeof(T), kAccessLoad, kOrderRelaxed, where);
+  return v;
+}
+template <typename T>
+inline void write(T *p, T v, const char *where = nullptr) {
+  *p = v;
+  tleEmuAccess(p, sizeof(T), kAccessStore, kOrderRelaxed, where);
+}
+
 } // namespace tle::emu
 
 extern "C" {
@@ -217,12 +259,14 @@ typedef struct tleEmuLaunchConfig {
   uint32_t maxResidentBlocks; /**< 0: the default */
   size_t stackBytes;          /**< 0: the default */
   int64_t timeoutMs; /**< no-progress deadline; -1: the communicators' */
+  int raceCheck;     /**< LaunchOptions::raceCheck (read when `size` covers
+                          it, so a config of an older version still works) */
 } tleEmuLaunchConfig;
 
 #define TLE_EMU_LAUNCH_CONFIG_INITIALIZER                                      \
   {                                                                            \
     sizeof(tleEmuLaunchConfig), TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR,   \
-        {1, 1, 1}, {1, 1, 1}, 0, 0, 0, 0, -1                                   \
+        {1, 1, 1}, {1, 1, 1}, 0, 0, 0, 0, -1, 0                                \
   }
 
 /// tleEmuLaunch with every option.

@@ -38,6 +38,8 @@ typedef enum {
   tleNotSupported = 9,    /**< backend or feature not built in */
   tleInternalError = 10,  /**< a bug in TLE */
   tleLaunchFailure = 11,  /**< a launch failed for another reason */
+  tleDataRace = 12,       /**< the emulator saw two unordered accesses */
+  tleBarrierMisuse = 13,  /**< the emulator saw a barrier slot misused */
   tleNumResults
 } tleResult_t;
 
@@ -276,6 +278,22 @@ TLE_API tleResult_t tleCommGetSignals(tleComm_t comm, uint32_t first,
  *  1000 ms on slot 3 epoch 7; missing peers: 0,2"), makes the message the
  *  thread's last error detail and returns the recorded code (info->result). */
 TLE_API tleResult_t tleCommGetError(tleComm_t comm, tleErrorInfo *info);
+
+/** Traces of the barrier (docs/runtime.md, "Traces"): from now on the device
+ *  library records every barrier event of `comm` (each group's arrive, and
+ *  the begin and end of its wait or sync, with %globaltimer on GPUs) into a
+ *  ring of the latest `capacity` events (a power of two up to 2^24; 0:
+ *  65536) in host-readable memory, so a trace survives a failed launch.
+ *  Call between launches. Costs the barrier nothing while off. */
+TLE_API tleResult_t tleCommTraceStart(tleComm_t comm, uint32_t capacity);
+/** Stops recording and frees the ring (events not yet written are lost). */
+TLE_API tleResult_t tleCommTraceStop(tleComm_t comm);
+/** Writes the events the rings of `comms` recorded since the last write to
+ *  `path` as one Chrome/Perfetto JSON document (a process per rank, a
+ *  thread per recording thread, ts in microseconds from the first event),
+ *  and empties the rings. Call after the launches ended. */
+TLE_API tleResult_t tleTraceWrite(const tleComm_t *comms, int nComms,
+                                  const char *path);
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -1,6 +1,6 @@
 // Syncs, then spins forever on its second launch: every launch reads this
-// rank's `count`, and on the second one polls it with a plain volatile load
-// until it changes, which nothing does. For the trace that tlerun leaves
+// rank's `count`, and on the second one polls it with a plain load (no
+// spin hint) until it changes, which nothing does. For the trace that tlerun leaves
 // when the emulator's watchdog ends the process.
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -14,7 +14,7 @@ module attributes {gpu.container_module} {
       %second = arith.cmpi eq, %n, %one : i32
       scf.if %second {
         scf.while : () -> () {
-          %v = llvm.load volatile %p : !llvm.ptr -> i32
+          %v = llvm.load %p : !llvm.ptr -> i32
           %same = arith.cmpi eq, %v, %one : i32
           scf.condition(%same)
         } do {

@@ -1,4 +1,5 @@
-// Thread 1 of rank 1 polls a flag nobody sets with a plain volatile load, a
+// Thread 1 of rank 1 polls a flag nobody sets with a plain load (not atomic,
+// not volatile: nothing a compiler or the emulator treats as a poll), a
 // loop the emulator cannot see into: only its watchdog ends it.
 module attributes {gpu.container_module} {
   gpu.module @kernels {
@@ -15,7 +16,7 @@ module attributes {gpu.container_module} {
       scf.if %spins {
         %p = tle.local_pointer %flag, %zero64 : !llvm.ptr
         scf.while : () -> () {
-          %v = llvm.load volatile %p : !llvm.ptr -> i32
+          %v = llvm.load %p : !llvm.ptr -> i32
           %unset = arith.cmpi eq, %v, %zero : i32
           scf.condition(%unset)
         } do {

@@ -27,6 +27,8 @@ inline constexpr StringLiteral kKernelBodyPrefix = "__tle_kernel.";
 /// Its packed entry (`void (void **args)`) and its parameter list.
 inline constexpr StringLiteral kEntryPrefix = ::tle::abi::kEmuEntryPrefix;
 inline constexpr StringLiteral kParamsPrefix = ::tle::abi::kEmuParamsPrefix;
+/// tle-emu-instrument's source-location strings: `__tle_site.N`.
+inline constexpr StringLiteral kSitePrefix = "__tle_site.";
 /// On a flattened kernel body: the kernel's name and its parameter types.
 inline constexpr StringLiteral kEmuKernelAttr = "tle.emu_kernel";
 inline constexpr StringLiteral kEmuParamsAttr = "tle.emu_params";

@@ -1,13 +1,13 @@
-//===- abi.h - The device ABI's enums and tables, from abi.def ---*- C++
-//-*-===//
+//===- abi.h - The device ABI's enums and tables, from abi.def --*- C++ -*-===//
 //
 // Expands tle/abi.def into what C++ code needs: the enumerations of the ABI
-// (tle::CoopKind, MemoryOrder, TeamKind, MemoryScope, BarrierKind, the
-// device error codes and bad-argument ids) and, for host code only,
-// descriptions of every entry point and emulator hook (name, result and
-// parameter types) that compilers use to declare and call them. Free of
-// LLVM and of CUDA, so that the device library, the host runtime, the MLIR
-// lowering and the tools all include the same definitions.
+// (tle::CoopKind, MemoryOrder, TeamKind, MemoryScope, BarrierKind,
+// TracePhase, TraceKind, AccessKind, the device error codes and
+// bad-argument ids) and, for host code only, descriptions of every entry
+// point and emulator hook (name, result and parameter types) that compilers
+// use to declare and call them. Free of LLVM and of CUDA, so that the
+// device library, the host runtime, the MLIR lowering and the tools all
+// include the same definitions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,6 +75,22 @@ enum MemoryScope : int {
 /// Which half of the barrier a call performs.
 enum BarrierKind : int {
 #define TLE_BARRIER_KIND(Name, Value, Spelling) kBarrier##Name = Value,
+#include "tle/abi.def"
+};
+/// What a barrier trace event marks: a wait's or sync's begin or end, or an
+/// arrive.
+enum TracePhase : int {
+#define TLE_TRACE_PHASE(Name, Value, Spelling) kTrace##Name = Value,
+#include "tle/abi.def"
+};
+/// A trace event's kind when it is not a BarrierKind: a signal's events.
+enum TraceKind : int {
+#define TLE_TRACE_KIND(Name, Value, Spelling) kTrace##Name = Value,
+#include "tle/abi.def"
+};
+/// A memory access reported to the emulator's race checker (tleEmuAccess).
+enum AccessKind : int {
+#define TLE_ACCESS(Name, Value, Spelling) kAccess##Name = Value,
 #include "tle/abi.def"
 };
 /// Codes the device library writes into ErrorRecord::code.
@@ -205,6 +221,10 @@ inline constexpr EnumCase kMemoryScopes[] = {
 };
 inline constexpr EnumCase kBarrierKinds[] = {
 #define TLE_BARRIER_KIND(Name, Value, Spelling) {#Spelling, Value},
+#include "tle/abi.def"
+};
+inline constexpr EnumCase kTraceKinds[] = {
+#define TLE_TRACE_KIND(Name, Value, Spelling) {#Spelling, Value},
 #include "tle/abi.def"
 };
 

@@ -25,8 +25,8 @@ constexpr uint32_t kDevCommMagic = 0x544c4543u;
 constexpr uint32_t kSymMemMagic = 0x544c454du;
 /// Bumped whenever the layout below changes. 6: signal words
 /// (DevComm::nSignals, signals, signalPeers) and the signal fields of
-/// ErrorRecord.
-constexpr uint32_t kDevCommVersion = 6;
+/// ErrorRecord. 7: DevComm::trace, the trace ring, in the old pad.
+constexpr uint32_t kDevCommVersion = 7;
 /// Largest communicator the layout serves: an NVLink domain of 72 GPUs
 /// (GB200 NVL72) fits, with room. DevComm's route table, SymMem's pointers
 /// and PeerMask are sized for it.
@@ -84,6 +84,34 @@ struct Route {
   const uint32_t *in; ///< entry j's word for slot 0 in our inbox
 };
 
+/// One barrier event in a trace ring: what the group's rank 0 records when
+/// its arrive, wait or sync begins or ends (tle/impl/Trace.h).
+struct TraceEvent {
+  uint64_t ns;     ///< %globaltimer (the emulator: its clock), nanoseconds
+  uint64_t seq;    ///< index of the event in the ring's history, plus 1;
+                   ///< written last, so a reader can skip torn records
+  uint32_t block;  ///< linear block id
+  uint32_t thread; ///< linear thread id in the block
+  uint32_t slot;   ///< barrier slot
+  uint8_t kind;    ///< a BarrierKind
+  uint8_t coop;    ///< a CoopKind (kCoopGrid for the grid barrier)
+  uint8_t order;   ///< a MemoryOrder
+  uint8_t phase;   ///< a TracePhase
+};
+
+/// A ring of barrier events in memory the host can read after a launch,
+/// even a failed one (host-mapped on GPUs: the event stores are posted
+/// writes). Writers take the next index with an atomic add on `next`, which
+/// lives in device memory (an atomic on host memory would be a round trip
+/// per event), and write event `index % capacity`, so the ring keeps the
+/// latest `capacity` events. The host orders them by `seq` and needs no
+/// counter. `capacity` is a power of two.
+struct TraceRing {
+  uint64_t *next;    ///< events ever recorded (device memory)
+  uint64_t capacity; ///< events the ring holds
+  TraceEvent events[1];
+};
+
 /// The device communicator of one rank.
 ///
 /// Barrier state. For slot s, rank r's inbox holds one 32-bit flag per peer
@@ -131,7 +159,10 @@ struct DevComm {
   uint32_t *epochs;     ///< [nBarriers], this rank's memory
   uint32_t *gridCount;  ///< [nBarriers], this rank's memory
   ErrorRecord *error;   ///< host-readable
-  uint64_t pad;
+  /// Where the barrier records its events (tleCommTraceStart), or null: no
+  /// trace, which costs the barrier one more load among the communicator's
+  /// (hoisted with them out of a loop) and a branch on it.
+  TraceRing *trace;
   Route routes[kMaxRanks]; ///< see above
   uint32_t nSignals;                ///< signal words per rank
   uint32_t reserved;                ///< 0

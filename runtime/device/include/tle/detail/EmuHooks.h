@@ -1,4 +1,4 @@
-//===- EmuHooks.h - What the CPU emulator offers running code ----*- C++ -*-===//
+//===- EmuHooks.h - What the CPU emulator offers running code ---*- C++ -*-===//
 //
 // The C entry points through which code running inside the CPU emulator
 // reaches it: the host build of the device library (its platform layer) and
@@ -32,9 +32,30 @@
 //   tleEmuBlockScratch(id, words)  `words` zero-initialised uint32 words
 //                         private to the calling block, kept for the launch
 //                         (`id` distinguishes users; the library uses 0)
-//   tleEmuTraceEvent(name, slot, begin)  an arrive/wait event of the barrier
-//                         or a signal / signal wait on word `slot` (name a
-//                         C string; begin = 1, end = 0)
+//   tleEmuBarrierEvent(comm, barrierKind, coopKind, slot, order, phase)
+//                         called by a barrier group's rank 0 when its arrive,
+//                         wait or sync on `slot` of `comm` begins or ends
+//                         (phase a TracePhase; coopKind kCoopGrid for the
+//                         grid barrier, whose every CTA reports): the trace,
+//                         and the checks that one slot serves one group at
+//                         a time; also by a signal's or a signal wait's
+//                         group rank 0 on word `slot`, with barrierKind a
+//                         TraceKind (kTraceSignal, kTraceSignalWait): the
+//                         trace only
+//   tleEmuSite(where)     the calling thread is about to run the op at
+//                         source location `where` ("file:line:col", a
+//                         string that lives as long as the code), or
+//                         returned from it (null): the host lowering wraps
+//                         every device-library call and block sync in two
+//                         calls, so that reports and traces name the line
+//   tleEmuAccess(addr, bytes, kind, order, where)  the thread accessed
+//                         `bytes` at `addr` (kind an AccessKind; order a
+//                         MemoryOrder for the atomic kinds; a fence has no
+//                         address): the race checker orders and checks it.
+//                         The host lowering calls it after every load,
+//                         store, atomic and fence of a kernel, and the host
+//                         build of the device library after each of its
+//                         atomics and fences (where null)
 //   tleEmuCountOp(kind)   the host build did one device-memory operation of
 //                         `kind` (a DeviceOp), for tle::emu::deviceOpCounts
 //

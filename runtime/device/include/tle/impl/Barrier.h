@@ -12,6 +12,7 @@
 
 #include "tle/impl/Group.h"
 #include "tle/impl/BarrierFlags.h"
+#include "tle/impl/Trace.h"
 
 namespace tle::impl {
 
@@ -29,7 +30,7 @@ TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
     return;
   uint32_t workers = workerCount(c, g);
   if (g.rank == 0)
-    traceEvent("arrive", index, true);
+    traceEvent(c, kBarrierArrive, g.kind, index, order, kTraceInstant);
   if (g.rank < workers)
     arriveAt(c, index, g.rank, workers, order);
   // Reconverge the first warp before returning. Lanes that returned early
@@ -70,8 +71,9 @@ TLE_DEV_INLINE void groupWait(const void *comm, int coop, uint32_t index,
   if (g.rank < kWarpSize) {
     uint32_t workers = workerCount(c, g);
     uint32_t next = 0;
+    int kind = arrive ? kBarrierSync : kBarrierWait;
     if (g.rank == 0)
-      traceEvent(arrive ? "sync" : "wait", index, true);
+      traceEvent(c, kind, g.kind, index, order, kTraceBegin);
     if (g.rank < workers && arrive)
       arriveAt(c, index, g.rank, workers, order);
     if (g.rank < workers || g.rank == 0)
@@ -91,7 +93,7 @@ TLE_DEV_INLINE void groupWait(const void *comm, int coop, uint32_t index,
         storeRelaxedGpu(epochWord(c, index), next);
     }
     if (g.rank == 0)
-      traceEvent(arrive ? "sync" : "wait", index, false);
+      traceEvent(c, kind, g.kind, index, order, kTraceEnd);
   }
   if (!TLE_MUTANT(13))
     groupSync(g);

@@ -100,6 +100,7 @@ struct Comm {
   uint32_t entry;          ///< the calling lane's entry (see entryRank)
   uint32_t *outEntry;      ///< routes[entry].out
   const uint32_t *inEntry; ///< routes[entry].in
+  TraceRing *trace;        ///< DevComm::trace (Trace.h), usually null
 };
 
 static_assert(offsetof(DevComm, version) == 4 &&
@@ -166,6 +167,9 @@ TLE_DEV_INLINE Comm loadComm(const void *comm, uint32_t index, bool checkIndex,
   c.epochs = loadConst(&src->epochs);
   c.outEntry = loadConst(&src->routes[routeIndex(c.entry)].out);
   c.inEntry = loadConst(&src->routes[routeIndex(c.entry)].in);
+  // Loaded with the rest, so that it costs no latency of its own and a
+  // loop of barriers hoists it too; only group rank 0 tests it (Trace.h).
+  c.trace = loadConst(&src->trace);
   // The pointers' alignment is checked too (a misaligned flag or epoch
   // pointer means a corrupt communicator), which also makes the branch
   // depend on their loads: otherwise compilers sink the loads past it and

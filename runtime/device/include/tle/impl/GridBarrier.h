@@ -16,6 +16,7 @@
 #define TLE_IMPL_GRIDBARRIER_H
 
 #include "tle/impl/BarrierFlags.h"
+#include "tle/impl/Trace.h"
 
 namespace tle::impl {
 
@@ -27,7 +28,7 @@ TLE_DEV_INLINE void gridArrive(const void *comm, uint32_t index, int order,
   if (threadRank() != 0)
     return;
   Comm c = checkSlot(comm, index, 0, fn);
-  traceEvent("grid arrive", index, true);
+  traceEvent(c, kBarrierArrive, kCoopGrid, index, order, kTraceInstant);
   // Stable: epochs[s] changes only after every CTA of this rank arrived,
   // and this one has not yet.
   uint32_t next = loadRelaxedGpu(epochWord(c, index)) + 1;
@@ -58,9 +59,13 @@ TLE_DEV_INLINE void gridWait(const void *comm, uint32_t index, int order,
     if (!TLE_MUTANT(15))
       syncWarp();
     uint32_t pollers = minU(c.size, minU(kWarpSize, blockThreads()));
+    if (t == 0)
+      traceEvent(c, kBarrierWait, kCoopGrid, index, order, kTraceBegin);
     if (t < pollers)
       await(WaitCtx{c, index, *blockScratch(), c.size, "grid barrier wait", fn},
             t, pollers, /*acquire=*/!TLE_MUTANT(4) || acquires(order));
+    if (t == 0)
+      traceEvent(c, kBarrierWait, kCoopGrid, index, order, kTraceEnd);
   }
   if (!TLE_MUTANT(16))
     syncBlock();

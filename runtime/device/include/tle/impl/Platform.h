@@ -35,7 +35,9 @@
 //   failure:  abortLaunch() [[noreturn]], ends the whole launch
 //   scratch:  blockScratch() one zero-initialised word per block, kept for
 //             the launch (the grid barrier's per-CTA target epoch)
-//   trace:    traceEvent(name, slot, begin)
+//   trace:    emuBarrierEvent(comm, kind, coop, slot, order, phase) tells
+//             the emulator a barrier event (Trace.h; empty on GPUs);
+//             fetchAddRelaxed(uint64_t *, v) takes a trace ring index
 //
 // TLE_DEV_INLINE marks the small functions (always inlined on GPUs),
 // TLE_DEV_COLD the failure paths (kept out of line so that the hot path

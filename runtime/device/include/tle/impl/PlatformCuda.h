@@ -111,6 +111,14 @@ struct Ptx {
                  : "memory");
     return old;
   }
+  static TLE_DEV_INLINE uint64_t atomAddRelaxedGpu(uint64_t *p, uint64_t v) {
+    uint64_t old;
+    asm volatile("atom.relaxed.gpu.global.add.u64 %0, [%1], %2;"
+                 : "=l"(old)
+                 : "l"(p), "l"(v)
+                 : "memory");
+    return old;
+  }
   static TLE_DEV_INLINE uint32_t atomCasRelaxedSys(uint32_t *p, uint32_t cmp,
                                                    uint32_t v) {
     uint32_t old;
@@ -276,7 +284,17 @@ TLE_DEV_INLINE void pollHint(const void *, uint64_t) {}
 static __shared__ uint32_t tleGridTarget;
 TLE_DEV_INLINE uint32_t *blockScratch() { return &tleGridTarget; }
 
-TLE_DEV_INLINE void traceEvent(const char *, uint32_t, bool) {}
+/// The trace ring's index (Trace.h): only uniqueness matters, and the host
+/// reads the ring after the launch. Inline PTX, as every atomic here, so
+/// that the PTX names its semantics (device-bitcode-ptx checks that every
+/// add does).
+TLE_DEV_INLINE uint64_t fetchAddRelaxed(uint64_t *p, uint64_t v) {
+  return Ptx::atomAddRelaxedGpu(p, v);
+}
+
+/// Barrier events go to the trace ring only (Trace.h).
+TLE_DEV_INLINE void emuBarrierEvent(const void *, int, int, uint32_t, int,
+                                    int) {}
 
 } // namespace tle::impl
 

@@ -1,10 +1,10 @@
-//===- PlatformHost.h - The platform layer in the CPU emulator ---*- C++
-//-*-===//
+//===- PlatformHost.h - The platform layer in the CPU emulator --*- C++ -*-===//
 //
 // The platform layer (see Platform.h) for the host build that runs inside
 // the CPU emulator. Thread ids, group syncs, time, yielding, aborting and
 // block scratch come from the emulator through EmuHooks.h; memory ordering
-// comes from the compiler's __atomic builtins. Scopes collapse: on one host
+// comes from the compiler's __atomic builtins, each also told to the
+// emulator's race checker (tleEmuAccess). Scopes collapse: on one host
 // "system" and "gpu" are the same coherence domain, so a sys-scope acquire
 // and a gpu-scope acquire are both a C++ acquire.
 //
@@ -70,70 +70,110 @@ template <typename T> inline T *loadConst(T *const *p) {
   return *p;
 }
 
+/// Tells the emulator's race checker about one of the library's atomics or
+/// fences, so that the barrier orders the kernel's memory accesses exactly
+/// as its memory order says (docs/emulator.md, "Race check"). The words are
+/// the library's own, never a symmetric buffer, so only the order counts;
+/// mutant 3 relaxes it as TLE_HOST_ORDER relaxes the atomic.
+inline void noteAtomic(const void *p, AccessKind kind, MemoryOrder order) {
+  tleEmuAccess(p, sizeof(uint32_t), kind, TLE_MUTANT(3) ? kOrderRelaxed : order,
+               nullptr);
+}
+
 inline uint32_t loadAcquireSys(const uint32_t *p) {
   count(DeviceOp::Poll);
-  return __atomic_load_n(p, TLE_HOST_ORDER(__ATOMIC_ACQUIRE));
+  uint32_t v = __atomic_load_n(p, TLE_HOST_ORDER(__ATOMIC_ACQUIRE));
+  noteAtomic(p, kAccessAtomicLoad, kOrderAcquire);
+  return v;
 }
 inline uint32_t loadRelaxedSys(const uint32_t *p) {
   count(DeviceOp::Poll);
-  return __atomic_load_n(p, __ATOMIC_RELAXED);
+  uint32_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
+  noteAtomic(p, kAccessAtomicLoad, kOrderRelaxed);
+  return v;
 }
 inline void storeReleaseSys(uint32_t *p, uint32_t v) {
   count(DeviceOp::Signal);
   __atomic_store_n(p, v, TLE_HOST_ORDER(__ATOMIC_RELEASE));
+  noteAtomic(p, kAccessAtomicStore, kOrderRelease);
 }
 inline void storeRelaxedSys(uint32_t *p, uint32_t v) {
   count(DeviceOp::Signal);
   __atomic_store_n(p, v, __ATOMIC_RELAXED);
+  noteAtomic(p, kAccessAtomicStore, kOrderRelaxed);
 }
 inline void addReleaseSys(uint32_t *p, uint32_t v) {
   count(DeviceOp::Signal);
   __atomic_fetch_add(p, v, TLE_HOST_ORDER(__ATOMIC_RELEASE));
+  noteAtomic(p, kAccessAtomicUpdate, kOrderRelease);
 }
 inline void addRelaxedSys(uint32_t *p, uint32_t v) {
   count(DeviceOp::Signal);
   __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+  noteAtomic(p, kAccessAtomicUpdate, kOrderRelaxed);
 }
+/// The same for a signal word (SignalOps.h): 64 bits, and no mutant, as
+/// the signal's own atomics have none.
+inline void noteSignalWord(const uint64_t *p, AccessKind kind,
+                           MemoryOrder order) {
+  tleEmuAccess(p, sizeof(uint64_t), kind, order, nullptr);
+}
+
 inline uint64_t loadAcquireSys(const uint64_t *p) {
   count(DeviceOp::Poll);
-  return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+  uint64_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+  noteSignalWord(p, kAccessAtomicLoad, kOrderAcquire);
+  return v;
 }
 inline uint64_t loadRelaxedSys(const uint64_t *p) {
   count(DeviceOp::Poll);
-  return __atomic_load_n(p, __ATOMIC_RELAXED);
+  uint64_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
+  noteSignalWord(p, kAccessAtomicLoad, kOrderRelaxed);
+  return v;
 }
 inline void storeRelaxedSys(uint64_t *p, uint64_t v) {
   count(DeviceOp::Signal);
   __atomic_store_n(p, v, __ATOMIC_RELAXED);
+  noteSignalWord(p, kAccessAtomicStore, kOrderRelaxed);
 }
 inline void addReleaseSys(uint64_t *p, uint64_t v) {
   count(DeviceOp::Signal);
   __atomic_fetch_add(p, v, __ATOMIC_RELEASE);
+  noteSignalWord(p, kAccessAtomicUpdate, kOrderRelease);
 }
 inline void fenceAcqRelSys() {
   count(DeviceOp::Fence);
   __atomic_thread_fence(TLE_HOST_ORDER(__ATOMIC_ACQ_REL));
+  noteAtomic(nullptr, kAccessFence, kOrderAcqRel);
 }
 inline void fenceSeqCstSys() {
   count(DeviceOp::Fence);
   __atomic_thread_fence(TLE_HOST_ORDER(__ATOMIC_SEQ_CST));
+  noteAtomic(nullptr, kAccessFence, kOrderSeqCst);
 }
 inline uint32_t loadRelaxedGpu(const uint32_t *p) {
   count(DeviceOp::EpochLoad);
-  return __atomic_load_n(p, __ATOMIC_RELAXED);
+  uint32_t v = __atomic_load_n(p, __ATOMIC_RELAXED);
+  noteAtomic(p, kAccessAtomicLoad, kOrderRelaxed);
+  return v;
 }
 inline void storeRelaxedGpu(uint32_t *p, uint32_t v) {
   count(DeviceOp::EpochStore);
   __atomic_store_n(p, v, __ATOMIC_RELAXED);
+  noteAtomic(p, kAccessAtomicStore, kOrderRelaxed);
 }
 inline uint32_t fetchAddAcqRelGpu(uint32_t *p, uint32_t v) {
   count(DeviceOp::Rmw);
-  return __atomic_fetch_add(p, v, TLE_HOST_ORDER(__ATOMIC_ACQ_REL));
+  uint32_t old = __atomic_fetch_add(p, v, TLE_HOST_ORDER(__ATOMIC_ACQ_REL));
+  noteAtomic(p, kAccessAtomicUpdate, kOrderAcqRel);
+  return old;
 }
 inline bool casRelaxedSys(uint32_t *p, uint32_t expected, uint32_t desired) {
   count(DeviceOp::Rmw);
-  return __atomic_compare_exchange_n(p, &expected, desired, /*weak=*/false,
-                                     __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  bool won = __atomic_compare_exchange_n(p, &expected, desired, /*weak=*/false,
+                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+  noteAtomic(p, won ? kAccessAtomicUpdate : kAccessAtomicLoad, kOrderRelaxed);
+  return won;
 }
 
 inline uint64_t nowNs() { return tleEmuNowNs(); }
@@ -151,8 +191,13 @@ inline void pollHint(const void *addr, uint64_t value) {
 
 inline uint32_t *blockScratch() { return tleEmuBlockScratch(0, 1); }
 
-inline void traceEvent(const char *name, uint32_t slot, bool begin) {
-  tleEmuTraceEvent(name, slot, begin ? 1 : 0);
+inline uint64_t fetchAddRelaxed(uint64_t *p, uint64_t v) {
+  return __atomic_fetch_add(p, v, __ATOMIC_RELAXED);
+}
+
+inline void emuBarrierEvent(const void *comm, int kind, int coop, uint32_t slot,
+                            int order, int phase) {
+  tleEmuBarrierEvent(comm, kind, coop, slot, order, phase);
 }
 
 } // namespace tle::impl

@@ -15,6 +15,7 @@
 
 #include "tle/impl/Group.h"
 #include "tle/impl/BarrierFlags.h"
+#include "tle/impl/Trace.h"
 
 namespace tle::impl {
 
@@ -55,6 +56,8 @@ TLE_DEV_INLINE void sessionArrive(Session &s, int order, bool reconverge) {
   if (!TLE_MUTANT(17))
     groupSync(s.g);
   if (s.g.rank < kWarpSize) {
+    if (s.g.rank == 0)
+      traceEvent(s.c, kBarrierArrive, s.g.kind, s.slot, order, kTraceInstant);
     if (s.g.rank < s.workers)
       arriveAt(s.c, s.slot, s.g.rank, s.workers, order);
     // Reconverge before the caller's next code (see groupArrive).
@@ -69,12 +72,17 @@ TLE_DEV_INLINE void sessionWait(Session &s, int order) {
     // Every lane holds the epoch in a register, so rank 0 can store it after
     // its poll (see groupWait) whatever the number of workers.
     uint32_t next = s.epoch + 1;
+    if (s.g.rank == 0)
+      traceEvent(s.c, kBarrierWait, s.g.kind, s.slot, order, kTraceBegin);
     if (s.g.rank < s.workers)
       await(
           WaitCtx{s.c, s.slot, next, s.c.size - 1, "barrier wait", kSessionFn},
           s.g.rank, s.workers, acquires(order));
-    if (s.g.rank == 0 && !TLE_MUTANT(23))
-      storeRelaxedGpu(epochWord(s.c, s.slot), next);
+    if (s.g.rank == 0) {
+      if (!TLE_MUTANT(23))
+        storeRelaxedGpu(epochWord(s.c, s.slot), next);
+      traceEvent(s.c, kBarrierWait, s.g.kind, s.slot, order, kTraceEnd);
+    }
     s.epoch = next;
   }
   if (!TLE_MUTANT(18))

@@ -22,6 +22,7 @@
 
 #include "tle/impl/BarrierFlags.h"
 #include "tle/impl/Group.h"
+#include "tle/impl/Trace.h"
 
 namespace tle::impl {
 
@@ -128,9 +129,9 @@ TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
   SignalWord s = loadSignalWord(comm, sig, peer, /*remote=*/true, fn);
   groupSync(g);
   if (g.rank == 0) {
-    traceEvent("signal", sig, true);
+    traceSignal(s.dc, kTraceSignal, g.kind, sig, kOrderRelease, kTraceBegin);
     addReleaseSys(s.word, value);
-    traceEvent("signal", sig, false);
+    traceSignal(s.dc, kTraceSignal, g.kind, sig, kOrderRelease, kTraceEnd);
   }
   groupSync(g);
 }
@@ -198,14 +199,14 @@ TLE_DEV_INLINE void signalWait(const void *comm, uint32_t sig, uint64_t least,
   SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
   groupSync(g);
   if (g.rank == 0) {
-    traceEvent("signal wait", sig, true);
+    traceSignal(s.dc, kTraceSignalWait, g.kind, sig, order, kTraceBegin);
     if (order == kOrderSeqCst)
       fenceSeqCstSys();
     if (acquires(order))
       pollSignal<true>(s, sig, least, fn);
     else
       pollSignal<false>(s, sig, least, fn);
-    traceEvent("signal wait", sig, false);
+    traceSignal(s.dc, kTraceSignalWait, g.kind, sig, order, kTraceEnd);
   }
   groupSync(g);
 }

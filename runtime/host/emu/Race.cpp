@@ -1,0 +1,413 @@
+//===- Race.cpp - Happens-before race checking of symmetric memory --------===//
+//
+// The edges, in the words of the C++ memory model the emulator runs on (the
+// device library's PTX orders map onto it one to one, PlatformHost.h):
+//   - a block or warp sync joins the clocks of the threads it releases;
+//   - a release store or read-modify-write publishes the thread's clock on
+//     its word (a relaxed one publishes the clock of the thread's last
+//     release fence, and a read-modify-write adds to what the word held,
+//     which is C++'s release sequence);
+//   - an acquire load or read-modify-write joins the word's clock; a relaxed
+//     one remembers it for the thread's next acquire fence.
+// A thread advances its own entry after every release, so that what it does
+// next is not covered by what it published.
+//
+// Shadow: every 8-byte granule of a symmetric buffer keeps the accesses not
+// yet superseded, each with its byte mask, thread, clock and source
+// location. An access is checked against each of them; one that another
+// access happens after, and that the later one covers for every future
+// conflict, is dropped (the table in prune()).
+//
+//===----------------------------------------------------------------------===//
+
+#include "emu/Race.h"
+
+#include "tle/abi.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace tle::emu::detail {
+
+namespace {
+constexpr uint64_t kGranule = 8;
+constexpr uint64_t kPageBytes = 4096;
+constexpr uint64_t kGranulesPerPage = kPageBytes / kGranule;
+/// Acquired clocks a thread remembers, so that a poll that reads the same
+/// word again costs no comparison of whole clocks.
+constexpr size_t kAcquireCache = 4;
+/// Relaxed reads a thread keeps apart before it folds them into one clock.
+constexpr size_t kMaxPending = 16;
+
+bool acquires(int order) {
+  return order == kOrderAcquire || order == kOrderAcqRel ||
+         order == kOrderSeqCst;
+}
+bool releases(int order) {
+  return order == kOrderRelease || order == kOrderAcqRel ||
+         order == kOrderSeqCst;
+}
+bool sameSnap(const Snap &a, const Snap &b) {
+  return a.base == b.base && a.tid == b.tid && a.own == b.own;
+}
+} // namespace
+
+struct RaceChecker::ThreadClock {
+  std::shared_ptr<const Clock> base;
+  uint32_t tid = 0;
+  /// This thread's own entry; always above base[tid].
+  uint32_t own = 1;
+  /// The clock at its last release fence (what a relaxed store publishes).
+  Snap releaseFence;
+  /// What its relaxed loads read since its last acquire fence, folded into
+  /// the clock by the next one (kept apart until then: most relaxed loads,
+  /// such as a poll's, meet no acquire fence, and a join copies a clock).
+  std::vector<Snap> pendingAcquire;
+  /// Clocks already in `base`, so that a poll reading the same word again
+  /// costs no comparison of whole clocks (see kAcquireCache).
+  Snap acquired[kAcquireCache];
+  size_t nextAcquired = 0;
+
+  Snap snap() const { return Snap{base, tid, own}; }
+  uint32_t at(uint32_t i) const {
+    uint32_t v = base ? (*base)[i] : 0;
+    return i == tid ? own : v;
+  }
+};
+
+struct RaceChecker::Access {
+  uint32_t tid;
+  uint32_t clock;
+  const char *where;
+  uint64_t offset; ///< of the whole access, in the buffer
+  uint32_t bytes;
+  uint8_t mask; ///< the bytes of this granule it touched
+  bool write;
+  bool atomic;
+};
+
+struct RaceChecker::Shadow {
+  RaceRegion region;
+  std::vector<std::unique_ptr<std::vector<Access>[]>> pages;
+};
+
+RaceChecker::RaceChecker(uint64_t threads, std::vector<RaceRegion> regions)
+    : size(threads) {
+  std::sort(
+      regions.begin(), regions.end(),
+      [](const RaceRegion &a, const RaceRegion &b) { return a.base < b.base; });
+  for (RaceRegion &r : regions) {
+    auto s = std::make_unique<Shadow>();
+    s->pages.resize((r.bytes + kPageBytes - 1) / kPageBytes);
+    s->region = std::move(r);
+    shadows.push_back(std::move(s));
+  }
+  names.reserve(threads);
+  clocks.reserve(threads);
+}
+
+RaceChecker::~RaceChecker() = default;
+
+uint32_t RaceChecker::addThread(const ThreadName &name) {
+  uint32_t tid = static_cast<uint32_t>(clocks.size());
+  names.push_back(name);
+  clocks.emplace_back();
+  clocks.back().tid = tid;
+  return tid;
+}
+
+Snap RaceChecker::now(uint32_t tid) const { return clocks[tid].snap(); }
+
+bool RaceChecker::happensBefore(const Snap &s, uint32_t tid) const {
+  return leq(s, clocks[tid]);
+}
+
+bool RaceChecker::leq(const Snap &a, const ThreadClock &t) const {
+  if (a.empty())
+    return true;
+  // Entries a.tid and t.tid are the only ones that can differ from the
+  // arrays; with the same array (or none) only they need a look.
+  if (a.base && a.base != t.base) {
+    const Clock &ab = *a.base;
+    const Clock *tb = t.base.get();
+    for (uint64_t i = 0; i < size; ++i)
+      if (ab[i] > (tb ? (*tb)[i] : 0) && i != t.tid)
+        return false;
+  }
+  if (a.tid != Snap::kNone && a.at(a.tid) > t.at(a.tid))
+    return false;
+  return a.at(t.tid) <= t.own;
+}
+
+bool RaceChecker::snapLeq(const Snap &a, const Snap &b) const {
+  if (a.empty())
+    return true;
+  if (a.base && a.base != b.base) {
+    const Clock &ab = *a.base;
+    const Clock *bb = b.base.get();
+    for (uint64_t i = 0; i < size; ++i)
+      if (ab[i] > (bb ? (*bb)[i] : 0) && i != b.tid)
+        return false;
+    if (b.tid != Snap::kNone && a.at(b.tid) > b.at(b.tid))
+      return false;
+  }
+  return a.tid == Snap::kNone || a.at(a.tid) <= b.at(a.tid);
+}
+
+Snap RaceChecker::join(const Snap &a, const Snap &b) const {
+  if (snapLeq(a, b))
+    return b;
+  if (snapLeq(b, a))
+    return a;
+  auto c = std::make_shared<Clock>(size, 0);
+  for (const Snap *s : {&a, &b}) {
+    if (s->base)
+      for (uint64_t i = 0; i < size; ++i)
+        (*c)[i] = std::max((*c)[i], (*s->base)[i]);
+    if (s->tid != Snap::kNone)
+      (*c)[s->tid] = std::max((*c)[s->tid], s->own);
+  }
+  return Snap{std::move(c), Snap::kNone, 0};
+}
+
+void RaceChecker::acquire(ThreadClock &t, const Snap &s) {
+  if (s.empty())
+    return;
+  for (const Snap &seen : t.acquired)
+    if (sameSnap(seen, s))
+      return;
+  t.acquired[t.nextAcquired++ % kAcquireCache] = s;
+  if (leq(s, t))
+    return;
+  auto c = t.base ? std::make_shared<Clock>(*t.base)
+                  : std::make_shared<Clock>(size, 0);
+  if (s.base)
+    for (uint64_t i = 0; i < size; ++i)
+      (*c)[i] = std::max((*c)[i], (*s.base)[i]);
+  if (s.tid != Snap::kNone)
+    (*c)[s.tid] = std::max((*c)[s.tid], s.own);
+  t.base = std::move(c);
+}
+
+Snap RaceChecker::releaseSnap(uint32_t tid) {
+  ThreadClock &t = clocks[tid];
+  Snap s = t.snap();
+  ++t.own;
+  return s;
+}
+
+void RaceChecker::syncGroup(const std::vector<uint32_t> &tids) {
+  if (tids.empty())
+    return;
+  std::vector<const Clock *> bases;
+  for (uint32_t tid : tids) {
+    const Clock *b = clocks[tid].base.get();
+    if (b && std::find(bases.begin(), bases.end(), b) == bases.end())
+      bases.push_back(b);
+  }
+  auto j = bases.empty() ? std::make_shared<Clock>(size, 0)
+                         : std::make_shared<Clock>(*bases[0]);
+  for (size_t k = 1; k < bases.size(); ++k)
+    for (uint64_t i = 0; i < size; ++i)
+      (*j)[i] = std::max((*j)[i], (*bases[k])[i]);
+  for (uint32_t tid : tids)
+    (*j)[tid] = std::max((*j)[tid], clocks[tid].own);
+  std::shared_ptr<const Clock> shared = std::move(j);
+  for (uint32_t tid : tids) {
+    ThreadClock &t = clocks[tid];
+    t.base = shared;
+    ++t.own;
+  }
+}
+
+void RaceChecker::fence(uint32_t tid, int order) {
+  ThreadClock &t = clocks[tid];
+  if (acquires(order)) {
+    for (const Snap &s : t.pendingAcquire)
+      acquire(t, s);
+    t.pendingAcquire.clear();
+  }
+  if (releases(order))
+    t.releaseFence = releaseSnap(tid);
+}
+
+void RaceChecker::loadHalf(uint32_t tid, uintptr_t key, int order) {
+  auto it = syncs.find(key);
+  if (it == syncs.end())
+    return;
+  ThreadClock &t = clocks[tid];
+  const Snap &word = it->second;
+  if (acquires(order)) {
+    acquire(t, word);
+    return;
+  }
+  for (const Snap &seen : t.pendingAcquire)
+    if (sameSnap(seen, word))
+      return;
+  if (t.pendingAcquire.size() == kMaxPending) {
+    Snap all;
+    for (const Snap &s : t.pendingAcquire)
+      all = join(all, s);
+    t.pendingAcquire.assign(1, std::move(all));
+  }
+  t.pendingAcquire.push_back(word);
+}
+
+void RaceChecker::storeHalf(uint32_t tid, uintptr_t key, bool update,
+                            int order) {
+  ThreadClock &t = clocks[tid];
+  Snap mine = releases(order) ? releaseSnap(tid) : t.releaseFence;
+  Snap word;
+  if (update) {
+    // A read-modify-write continues the release sequence of the store it
+    // read: a load that reads it synchronizes with both.
+    auto it = syncs.find(key);
+    word = it != syncs.end() ? join(it->second, mine) : mine;
+  } else {
+    word = mine;
+  }
+  if (word.empty())
+    syncs.erase(key);
+  else
+    syncs[key] = std::move(word);
+}
+
+std::optional<std::string> RaceChecker::access(uint32_t tid, const void *addr,
+                                               uint64_t bytes, int kind,
+                                               int order, const char *where) {
+  auto key = reinterpret_cast<uintptr_t>(addr);
+  switch (kind) {
+  case kAccessLoad:
+    return check(tid, addr, bytes, /*write=*/false, /*atomic=*/false, where);
+  case kAccessStore:
+    return check(tid, addr, bytes, /*write=*/true, /*atomic=*/false, where);
+  case kAccessFence:
+    fence(tid, order);
+    return std::nullopt;
+  case kAccessAtomicLoad:
+  case kAccessAtomicStore:
+  case kAccessAtomicUpdate:
+    break;
+  default:
+    return std::nullopt;
+  }
+  // The acquire half orders what the access itself is checked against; the
+  // release half must cover the access, so it comes after the check.
+  if (kind != kAccessAtomicStore)
+    loadHalf(tid, key,
+             kind == kAccessAtomicUpdate && !acquires(order)
+                 ? static_cast<int>(kOrderRelaxed)
+                 : order);
+  std::optional<std::string> race =
+      check(tid, addr, bytes, kind != kAccessAtomicLoad, true, where);
+  if (!race && kind != kAccessAtomicLoad)
+    storeHalf(tid, key, kind == kAccessAtomicUpdate, order);
+  return race;
+}
+
+const RaceChecker::Shadow *RaceChecker::find(const void *addr,
+                                             uint64_t &offset) const {
+  auto a = reinterpret_cast<uintptr_t>(addr);
+  auto it =
+      std::upper_bound(shadows.begin(), shadows.end(), a,
+                       [](uintptr_t v, const std::unique_ptr<Shadow> &s) {
+                         return v < reinterpret_cast<uintptr_t>(s->region.base);
+                       });
+  if (it == shadows.begin())
+    return nullptr;
+  const Shadow &s = **(it - 1);
+  offset = a - reinterpret_cast<uintptr_t>(s.region.base);
+  return offset < s.region.bytes ? &s : nullptr;
+}
+
+std::string RaceChecker::describe(const void *addr) const {
+  uint64_t offset = 0;
+  const Shadow *s = find(addr, offset);
+  if (!s)
+    return "";
+  return "buffer '" + s->region.buffer + "' (rank " +
+         std::to_string(s->region.rank) + "'s copy) byte " +
+         std::to_string(offset);
+}
+
+namespace {
+/// Whether a later access `now`, ordered after `before` and covering its
+/// bytes, makes `before` redundant: every future access that would race
+/// with `before` then races with `now` too.
+bool supersedes(bool nowWrite, bool nowAtomic, bool beforeWrite,
+                bool beforeAtomic) {
+  if (!nowAtomic)
+    return nowWrite || !beforeWrite;
+  return beforeAtomic && (nowWrite || !beforeWrite);
+}
+} // namespace
+
+std::optional<std::string> RaceChecker::check(uint32_t tid, const void *addr,
+                                              uint64_t bytes, bool write,
+                                              bool atomic, const char *where) {
+  uint64_t offset = 0;
+  Shadow *found = const_cast<Shadow *>(find(addr, offset));
+  if (!found || bytes == 0)
+    return std::nullopt;
+  Shadow &s = *found;
+  uint64_t end = std::min(s.region.bytes, offset + bytes);
+  const ThreadClock &t = clocks[tid];
+  Access now{tid, t.own, where, offset, static_cast<uint32_t>(bytes),
+             0,   write, atomic};
+  for (uint64_t g = offset / kGranule; g * kGranule < end; ++g) {
+    uint64_t lo = std::max(offset, g * kGranule);
+    uint64_t hi = std::min(end, (g + 1) * kGranule);
+    now.mask =
+        static_cast<uint8_t>(((1u << (hi - lo)) - 1) << (lo - g * kGranule));
+    auto &page = s.pages[g / kGranulesPerPage];
+    if (!page)
+      page = std::make_unique<std::vector<Access>[]>(kGranulesPerPage);
+    std::vector<Access> &history = page[g % kGranulesPerPage];
+    size_t kept = 0;
+    for (size_t k = 0; k < history.size(); ++k) {
+      const Access &before = history[k];
+      bool overlaps = (before.mask & now.mask) != 0;
+      bool ordered = before.tid == tid || before.clock <= t.at(before.tid);
+      if (overlaps && !ordered && (before.write || write) &&
+          !(before.atomic && atomic))
+        return report(s, before, now);
+      bool covered = (before.mask & ~now.mask) == 0;
+      if (!(overlaps && ordered && covered &&
+            supersedes(write, atomic, before.write, before.atomic)))
+        history[kept++] = before;
+    }
+    history.resize(kept);
+    history.push_back(now);
+  }
+  return std::nullopt;
+}
+
+std::string RaceChecker::report(const Shadow &s, const Access &before,
+                                const Access &now) const {
+  auto describe = [&](const Access &a) {
+    const ThreadName &n = names[a.tid];
+    char head[160];
+    std::snprintf(head, sizeof head,
+                  "%s%s by rank %d block %u thread %u, %u bytes at offset "
+                  "%llu, ",
+                  a.atomic ? "atomic " : "", a.write ? "write" : "read",
+                  static_cast<int>(n.rank), n.block, n.thread, a.bytes,
+                  static_cast<unsigned long long>(a.offset));
+    return std::string(head) +
+           (a.where ? "at " + std::string(a.where) : "(no source location)");
+  };
+  uint64_t first = std::max(before.offset, now.offset);
+  std::string out = "data race on symmetric buffer '" + s.region.buffer +
+                    "' (rank " + std::to_string(s.region.rank) +
+                    "'s copy) at byte offset " + std::to_string(first) + ":";
+  out += "\n  " + describe(before);
+  out += "\n  " + describe(now);
+  out += "\n  nothing orders them: the first must be released (a barrier "
+         "arrive or sync with order release, acq_rel or seq_cst, or a release "
+         "store) and acquired on the second one's side (the barrier's wait "
+         "with acquire, acq_rel or seq_cst, or an acquire load of what was "
+         "stored), or a block sync must lie between them in one block";
+  return out;
+}
+
+} // namespace tle::emu::detail
