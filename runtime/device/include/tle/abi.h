@@ -79,7 +79,7 @@ enum BarrierKind : int {
 };
 /// Codes the device library writes into ErrorRecord::code.
 enum DevErrorCode : uint32_t {
-#define TLE_DEV_ERROR(Name, Value, What) kDevErr##Name = Value,
+#define TLE_DEV_ERROR(Name, Value, Result, What) kDevErr##Name = Value,
 #include "tle/abi.def"
 };
 /// The argument a kDevErrBadArgument report is about (ErrorRecord::argument).
@@ -211,7 +211,7 @@ inline constexpr EnumCase kBarrierKinds[] = {
 /// What an error code or a bad argument is, in words ("" if unknown).
 inline const char *describe(DevErrorCode code) {
   switch (code) {
-#define TLE_DEV_ERROR(Name, Value, What)                                       \
+#define TLE_DEV_ERROR(Name, Value, Result, What)                               \
   case kDevErr##Name:                                                          \
     return What;
 #include "tle/abi.def"

@@ -177,6 +177,33 @@ TLE_DEV_INLINE void syncWarp() {
 }
 TLE_DEV_INLINE void syncBlock() { __syncthreads(); }
 
+/// Wait statuses are tleResult_t values, which fit in this many bits.
+constexpr int kStatusBits = 8;
+
+/// syncBlock, returning the largest `v` (< 2^kStatusBits) of the block's
+/// threads. Where every `v` is 0 (a barrier that did not give up) it costs
+/// one bar.red.or in place of the bar.sync; otherwise a radix max, one
+/// bar.red.or per bit, from the top.
+TLE_DEV_INLINE uint32_t syncBlockMax(uint32_t v) {
+  if (!__syncthreads_or(v != 0))
+    return 0;
+  uint32_t max = 0;
+  for (int b = kStatusBits - 1; b >= 0; --b) {
+    // Threads whose higher bits are the maximum's so far.
+    bool candidate = (v >> (b + 1)) == (max >> (b + 1));
+    if (__syncthreads_or(candidate && (v >> b & 1)))
+      max |= 1u << b;
+  }
+  return max;
+}
+/// syncWarp, returning the largest `v` of the warp's lanes (redux.sync,
+/// sm_80 and later; it synchronizes the lanes like bar.warp.sync).
+TLE_DEV_INLINE uint32_t syncWarpMax(uint32_t v) {
+  uint32_t base = threadRank() & ~31u;
+  uint32_t lanes = blockThreads() - base;
+  return __reduce_max_sync(lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u, v);
+}
+
 /// Loads of the communicator and buffer handles, which the host writes
 /// before the launch and nothing changes during it. They go through the
 /// read-only path (ld.global.nc), in a form each compiler treats as a pure
@@ -252,11 +279,23 @@ TLE_DEV_INLINE bool casRelaxedSys(uint32_t *p, uint32_t expected,
   return Ptx::atomCasRelaxedSys(p, expected, desired) == expected;
 }
 
+/// The communicator's fault word (ErrorRecord::abort, host-mapped memory):
+/// a relaxed system-scope load, the same instruction as a relaxed poll, so
+/// the barrier's instruction set is unchanged; the store is the cold path's.
+TLE_DEV_INLINE uint32_t loadFaultWord(const uint32_t *p) {
+  return Ptx::ldRelaxedSys(p);
+}
+TLE_DEV_INLINE void storeFaultWord(uint32_t *p, uint32_t v) {
+  Ptx::stRelaxedSys(p, v);
+}
+
 /// %globaltimer counts nanoseconds (updated every few hundred ns or faster,
 /// plenty for a deadline).
 TLE_DEV_INLINE uint64_t nowNs() { return Ptx::globalTimer(); }
-/// Reading %globaltimer costs about as much as a poll, so the deadline is
-/// checked only every this many polls (a few tens of microseconds).
+/// Reading %globaltimer costs about as much as a poll, and the fault word
+/// lives in host memory (a load of about a microsecond), so a wait checks
+/// both only every this many failed polls (a few tens of microseconds):
+/// the bound on how late a wait sees tleCommAbort, besides the load itself.
 constexpr uint32_t kPollsPerClockRead = 128;
 
 /// GPUs spin: no nanosleep in the poll, since a sleeping poller adds its

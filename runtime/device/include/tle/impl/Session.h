@@ -63,22 +63,28 @@ TLE_DEV_INLINE void sessionArrive(Session &s, int order, bool reconverge) {
   }
 }
 
-TLE_DEV_INLINE void sessionWait(Session &s, int order) {
+/// With `Status`, returns the group's status (see groupWait).
+template <bool Status = false>
+TLE_DEV_INLINE uint32_t sessionWait(Session &s, int order) {
   checkOrder(s.comm, s.slot, order, kSessionFn);
+  uint32_t status = 0;
   if (s.g.rank < kWarpSize) {
     // Every lane holds the epoch in a register, so rank 0 can store it after
     // its poll (see groupWait) whatever the number of workers.
     uint32_t next = s.epoch + 1;
     if (s.g.rank < s.workers)
-      await(
+      status = await(
           WaitCtx{s.c, s.slot, next, s.c.size - 1, "barrier wait", kSessionFn},
           s.g.rank, s.workers, acquires(order));
     if (s.g.rank == 0 && !TLE_MUTANT(23))
       storeRelaxedGpu(epochWord(s.c, s.slot), next);
     s.epoch = next;
   }
+  if constexpr (Status)
+    return groupSyncStatus(s.g, status);
   if (!TLE_MUTANT(18))
     groupSync(s.g);
+  return 0;
 }
 
 } // namespace tle::impl
