@@ -81,6 +81,8 @@ const char *tleGetErrorString(tleResult_t result) {
     return "internal error in TLE";
   case tleLaunchFailure:
     return "kernel launch failed";
+  case tleAborted:
+    return "the communicator was aborted; it can only be destroyed";
   case tleNumResults:
     break;
   }
