@@ -585,6 +585,7 @@ public:
 
   tleResult_t watch(PeerLost onLost) override;
   void stopWatching() override;
+  void markJoined() { joined = true; }
 
   int rank() const override { return myRank; }
   int size() const override { return nRanks; }
@@ -642,6 +643,9 @@ private:
   uint64_t seq = 0;
   bool broken = false;
   std::string brokenReason;
+  /// Every rank joined and authenticated: only then is a goodbye owed (an
+  /// unauthenticated end, an impostor perhaps, gets nothing).
+  bool joined = false;
   /// Held by a collective and by the watchdog while it reads: a frame is
   /// read by one of them, whole.
   std::mutex ioLock;
@@ -677,6 +681,8 @@ void SocketBootstrap::stopWatching() {
 
 SocketBootstrap::~SocketBootstrap() {
   stopWatching();
+  if (!joined)
+    return;
   // Best effort and never blocking: a peer that reads its connection only
   // later still finds the goodbye before the close.
   std::string frame = wire::encodeFrame(wire::kGoodbye, 0, std::string());
@@ -1214,6 +1220,7 @@ tleResult_t connectSocketBootstrap(const tleUniqueId &rawId, int nRanks,
   tleResult_t r = rank == 0 ? bs->acceptPeers() : bs->joinRoot();
   if (r != tleSuccess)
     return r;
+  bs->markJoined();
   TLE_LOG(Info, rank, "bootstrap: %s in %lld ms (timeout %lld ms%s)",
           rank == 0
               ? ("all " + std::to_string(nRanks) + " ranks joined").c_str()

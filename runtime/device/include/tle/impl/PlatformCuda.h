@@ -148,6 +148,30 @@ struct Ptx {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
   }
+  /// bar.red.or over the CTA (barrier 0, all threads): the __syncthreads_or
+  /// of CUDA C++, whose LLVM intrinsic the LLVM of a bitcode consumer
+  /// (Triton 3.6's) may not know by the name LLVM 22 gives it.
+  static TLE_DEV_INLINE bool barRedOr(bool v) {
+    uint32_t out;
+    asm volatile("{\n\t.reg .pred p, q;\n\t"
+                 "setp.ne.u32 p, %1, 0;\n\t"
+                 "bar.red.or.pred q, 0, p;\n\t"
+                 "selp.u32 %0, 1, 0, q;\n\t}"
+                 : "=r"(out)
+                 : "r"(static_cast<uint32_t>(v))
+                 : "memory");
+    return out != 0;
+  }
+  /// redux.sync.max over the lanes of `mask` (sm_80 and later); inline PTX
+  /// for the reason given at barRedOr.
+  static TLE_DEV_INLINE uint32_t reduxMax(uint32_t mask, uint32_t v) {
+    uint32_t out;
+    asm volatile("redux.sync.max.u32 %0, %1, %2;"
+                 : "=r"(out)
+                 : "r"(v), "r"(mask)
+                 : "memory");
+    return out;
+  }
   [[noreturn]] static TLE_DEV_INLINE void trap() {
     asm volatile("trap;" ::: "memory");
     __builtin_unreachable();
@@ -185,23 +209,23 @@ constexpr int kStatusBits = 8;
 /// one bar.red.or in place of the bar.sync; otherwise a radix max, one
 /// bar.red.or per bit, from the top.
 TLE_DEV_INLINE uint32_t syncBlockMax(uint32_t v) {
-  if (!__syncthreads_or(v != 0))
+  if (!Ptx::barRedOr(v != 0))
     return 0;
   uint32_t max = 0;
   for (int b = kStatusBits - 1; b >= 0; --b) {
     // Threads whose higher bits are the maximum's so far.
     bool candidate = (v >> (b + 1)) == (max >> (b + 1));
-    if (__syncthreads_or(candidate && (v >> b & 1)))
+    if (Ptx::barRedOr(candidate && (v >> b & 1)))
       max |= 1u << b;
   }
   return max;
 }
-/// syncWarp, returning the largest `v` of the warp's lanes (redux.sync,
-/// sm_80 and later; it synchronizes the lanes like bar.warp.sync).
+/// syncWarp, returning the largest `v` of the warp's lanes (redux.sync
+/// synchronizes the lanes like bar.warp.sync).
 TLE_DEV_INLINE uint32_t syncWarpMax(uint32_t v) {
   uint32_t base = threadRank() & ~31u;
   uint32_t lanes = blockThreads() - base;
-  return __reduce_max_sync(lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u, v);
+  return Ptx::reduxMax(lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u, v);
 }
 
 /// Loads of the communicator and buffer handles, which the host writes
