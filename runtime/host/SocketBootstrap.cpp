@@ -650,7 +650,10 @@ private:
   /// read by one of them, whole.
   std::mutex ioLock;
   PeerLost onLost;
-  std::thread watchdog;
+  /// The watchdog thread, which exists only in the process that made it:
+  /// a child forked later holds this object but no such thread.
+  std::unique_ptr<std::thread> watchdog;
+  pid_t owner = getpid();
   UniqueFd wakeRead, wakeWrite; ///< a pipe that stops the watchdog
 };
 
@@ -662,7 +665,7 @@ tleResult_t SocketBootstrap::watch(PeerLost callback) {
   wakeWrite = UniqueFd(pipeFds[1]);
   onLost = std::move(callback);
   try {
-    watchdog = std::thread([this] { watchLoop(); });
+    watchdog = std::make_unique<std::thread>([this] { watchLoop(); });
   } catch (const std::system_error &e) {
     return fail(tleSystemError, "cannot start the watchdog thread: %s",
                 e.what());
@@ -671,17 +674,25 @@ tleResult_t SocketBootstrap::watch(PeerLost callback) {
 }
 
 void SocketBootstrap::stopWatching() {
-  if (!watchdog.joinable())
+  if (!watchdog)
     return;
+  if (getpid() != owner) {
+    // A forked child: the thread is the parent's, and so is the pipe.
+    (void)watchdog.release();
+    return;
+  }
   char byte = 0;
   ssize_t ignored = write(wakeWrite.get(), &byte, 1);
   (void)ignored;
-  watchdog.join();
+  watchdog->join();
+  watchdog.reset();
 }
 
 SocketBootstrap::~SocketBootstrap() {
   stopWatching();
-  if (!joined)
+  // A forked child is not the rank: its goodbye would end the peers' watch
+  // of the parent.
+  if (!joined || getpid() != owner)
     return;
   // Best effort and never blocking: a peer that reads its connection only
   // later still finds the goodbye before the close.

@@ -15,6 +15,7 @@
 #include "EmuTestUtil.h"
 
 #include "tle/barrier.h"
+#include "tle/session.h"
 
 #include <atomic>
 #include <chrono>
@@ -229,7 +230,9 @@ TEST(EmuAbort, KilledRankFailsTheSurvivorsWithinASecond) {
 // not call it a deadlock), with the record naming the abort. Then: a second
 // abort is harmless, the communicator refuses everything but queries, its
 // record and destroy.
-TEST(EmuAbort, AbortFromAnotherThreadStopsABlockedLaunch) {
+/// Scenario (3), with the wait through tle::tryBarrierSync (warp group) or,
+/// with `session`, tle::BarrierSession::trySync (block group).
+void abortBlockedLaunch(bool session) {
   tleUniqueId id;
   ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
   int release[2];
@@ -257,9 +260,18 @@ TEST(EmuAbort, AbortFromAnotherThreadStopsABlockedLaunch) {
     EXPECT_EQ(tleCommAbort(comm), tleSuccess);
   });
   int status = -1;
+  std::atomic<int> agreeing{0};
   LaunchResult r =
-      launch(&comm, 1, shape({1, 1, 1}, {32, 1, 1}), [&](int, void *dc) {
-        status = tryBarrierSync(dc, kCoopWarp, 1, kOrderAcqRel);
+      launch(&comm, 1, shape({1, 1, 1}, {64, 1, 1}), [&](int, void *dc) {
+        int s;
+        if (session) {
+          BarrierSession bar(dc, kCoopBlock, 1);
+          s = bar.trySync(kOrderAcqRel);
+        } else {
+          s = tryBarrierSync(dc, kCoopWarp, 1, kOrderAcqRel);
+        }
+        status = s;
+        agreeing += s == tleAborted;
       });
   int64_t end = nowNs();
   aborter.join();
@@ -267,6 +279,7 @@ TEST(EmuAbort, AbortFromAnotherThreadStopsABlockedLaunch) {
   std::printf("abort latency on the emulator: %.3f ms\n", ms);
   EXPECT_EQ(r.result, tleAborted) << r.message;
   EXPECT_EQ(status, tleAborted);
+  EXPECT_EQ(agreeing, 64); // every thread of every group got the status
   EXPECT_LT(ms, 100.0);
   EXPECT_EQ(r.error.result, tleAborted);
   EXPECT_EQ(r.error.slot, 1u);
@@ -294,6 +307,14 @@ TEST(EmuAbort, AbortFromAnotherThreadStopsABlockedLaunch) {
   close(release[1]);
   Outcome o = tle::test::collect(peer);
   EXPECT_EQ(o.result, tleSuccess) << o.detail;
+}
+
+TEST(EmuAbort, AbortFromAnotherThreadStopsABlockedLaunch) {
+  abortBlockedLaunch(/*session=*/false);
+}
+
+TEST(EmuAbort, AbortStopsABlockedSessionWait) {
+  abortBlockedLaunch(/*session=*/true);
 }
 
 TEST(EmuAbort, AbortWhileNothingRunsAbortsEveryRankOfTheSet) {
