@@ -69,6 +69,13 @@ std::string callName(uint32_t fn) {
   return std::string(f.what) + " (" + f.name + ")";
 }
 
+/// Whether the record names a signal wait (flagcxDevWaitSignal and its
+/// Triton spellings), whose abort names a word, not a barrier slot.
+bool isSignalWait(uint32_t fn) {
+  return fn < static_cast<uint32_t>(abi::Fn::NumFunctions) &&
+         std::string(abi::kFunctions[fn].what) == "tle.signal_wait";
+}
+
 /// The sentence of a kDevErrBadArgument record, after "<call>: ".
 std::string badArgument(const ErrorRecord &e) {
   auto value = static_cast<long long>(static_cast<int64_t>(e.value));
@@ -188,6 +195,14 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out) {
              static_cast<unsigned long long>(e.wanted), missing.c_str());
     break;
   case kDevErrAborted:
+    if (isSignalWait(e.function)) {
+      snprintf(m, n,
+               "%sthe communicator was aborted (tleCommAbort) while waiting "
+               "on signal %u: it holds %llu, waiting for >= %llu",
+               at.c_str(), e.slot, static_cast<unsigned long long>(e.seen),
+               static_cast<unsigned long long>(e.wanted));
+      break;
+    }
     snprintf(m, n,
              "%sthe communicator was aborted (tleCommAbort) while waiting on "
              "slot %u epoch %u; missing peers: %s",

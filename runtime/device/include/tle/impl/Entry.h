@@ -223,9 +223,11 @@ TLE_DEV_INLINE int32_t tritonSignal(int64_t comm, int32_t peer, int32_t signal,
 TLE_DEV_INLINE int32_t tritonSignalWait(int64_t comm, int32_t signal,
                                         int64_t least, int32_t groupKind,
                                         int32_t order, Fn fn) {
-  signalWait(addressOf(comm), static_cast<uint32_t>(signal),
-             static_cast<uint64_t>(least), groupKind, order, fn);
-  return 0;
+  // The status-returning form, as tritonBarrier: the group agrees on the
+  // status in place of its final sync.
+  return static_cast<int32_t>(signalWait</*Status=*/true>(
+      addressOf(comm), static_cast<uint32_t>(signal),
+      static_cast<uint64_t>(least), groupKind, order, fn));
 }
 } // namespace tle::impl
 
