@@ -72,9 +72,7 @@ TLE_DEV_INLINE void barrierSync(const void *comm, CoopKind group,
 /// 0 while `comm` is usable, else the tleResult_t value its waits give up
 /// with. One load of host memory: call it after a barrier, not in a loop.
 TLE_DEV_INLINE int commFailed(const void *comm) {
-  impl::Comm c = impl::checkComm(comm, abi::Fn::tleCommFailed);
-  uint32_t code = impl::faultCode(c.dc);
-  return code ? static_cast<int>(impl::resultOf(code)) : 0;
+  return impl::commFailed(comm, abi::Fn::tleCommFailed);
 }
 
 /// This rank and the number of ranks of `comm`.

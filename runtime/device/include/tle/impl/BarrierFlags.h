@@ -123,6 +123,13 @@ TLE_DEV_INLINE uint32_t faultCode(const DevComm *dc) {
   return rec ? loadFaultWord(&rec->abort) : 0;
 }
 
+/// tleCommFailed and its Triton spelling: 0 while `comm` is usable, else
+/// the tleResult_t value its waits give up with.
+TLE_DEV_INLINE int32_t commFailed(const void *comm, abi::Fn fn) {
+  uint32_t code = faultCode(checkComm(comm, fn).dc);
+  return code ? static_cast<int32_t>(resultOf(code)) : 0;
+}
+
 /// A wait that gives up because the communicator's fault word says `code`:
 /// the first such wait after tleCommAbort claims the free record (the
 /// watchdog and a failed wait have filled theirs). Returns the status of

@@ -75,7 +75,7 @@ TLE_DEVICE_API int32_t flagcxDevCommGetIntraSize(const void *comm) {
 }
 
 TLE_DEVICE_API int32_t tleCommFailed(const void *comm) {
-  return tle::commFailed(comm);
+  return tle::impl::commFailed(comm, tle::impl::Fn::tleCommFailed);
 }
 
 TLE_DEVICE_API void *flagcxGetLocalPointerS(const void *mem, uint64_t offset) {
@@ -254,6 +254,10 @@ TLE_DEVICE_API int32_t tleTritonResetSignal(int64_t comm, int32_t signal) {
                          static_cast<uint32_t>(signal),
                          tle::impl::Fn::tleTritonResetSignal);
   return 0;
+}
+TLE_DEVICE_API int32_t tleTritonCommFailed(int64_t comm) {
+  return tle::impl::commFailed(tle::impl::addressOf(comm),
+                               tle::impl::Fn::tleTritonCommFailed);
 }
 
 // FlagTree's spellings of the signal functions (abi.def).
