@@ -7,7 +7,9 @@
 // process works), a rank killed with SIGKILL in a barrier loop (the
 // survivors' launches end with tlePeerFailure naming it, within a second,
 // also through rank 0's relay), and tleCommAbort from another thread while
-// a launch is blocked. Also what an aborted communicator still allows.
+// a launch is blocked in a barrier or in a signal wait (every spelling).
+// Also what an aborted communicator still allows, and a signal wait past
+// its deadline under onError = return.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,7 @@
 
 #include "tle/barrier.h"
 #include "tle/session.h"
+#include "tle/signal.h"
 
 #include <atomic>
 #include <chrono>
@@ -229,10 +232,46 @@ TEST(EmuAbort, KilledRankFailsTheSurvivorsWithinASecond) {
 // blocked in a barrier whose peer is another process (so the emulator does
 // not call it a deadlock), with the record naming the abort. Then: a second
 // abort is harmless, the communicator refuses everything but queries, its
-// record and destroy.
-/// Scenario (3), with the wait through tle::tryBarrierSync (warp group) or,
-/// with `session`, tle::BarrierSession::trySync (block group).
-void abortBlockedLaunch(bool session) {
+// record and destroy. The same for a signal wait on a word the peer never
+// signals, in each of its spellings.
+enum class BlockedIn {
+  Barrier,        ///< tle::tryBarrierSync, warp group
+  Session,        ///< tle::BarrierSession::trySync, block group
+  SignalTyped,    ///< tle::trySignalWait, warp group
+  SignalTriton,   ///< tleTritonSignalWait, block group
+  SignalFlagTree, ///< tle_signal_wait, thread group
+  SignalVoid,     ///< flagcxDevWaitSignal (void), block group, then
+                  ///< tleCommFailed
+};
+
+bool isSignal(BlockedIn in) {
+  return in != BlockedIn::Barrier && in != BlockedIn::Session;
+}
+
+/// The wait of scenario (3); returns its status.
+int blockedWait(BlockedIn in, void *dc) {
+  auto comm = reinterpret_cast<int64_t>(dc);
+  switch (in) {
+  case BlockedIn::Barrier:
+    return tryBarrierSync(dc, kCoopWarp, 1, kOrderAcqRel);
+  case BlockedIn::Session: {
+    BarrierSession bar(dc, kCoopBlock, 1);
+    return bar.trySync(kOrderAcqRel);
+  }
+  case BlockedIn::SignalTyped:
+    return trySignalWait(dc, 5, 1, kCoopWarp);
+  case BlockedIn::SignalTriton:
+    return tleTritonSignalWait(comm, 5, 1, kCoopBlock, kOrderAcquire);
+  case BlockedIn::SignalFlagTree:
+    return tle_signal_wait(comm, 5, 1, kCoopThread, kOrderSeqCst);
+  case BlockedIn::SignalVoid:
+    flagcxDevWaitSignal(dc, 5, 1, 64, 0, kCoopBlock, kOrderAcquire);
+    return tleCommFailed(dc);
+  }
+  return -1;
+}
+
+void abortBlockedLaunch(BlockedIn in) {
   tleUniqueId id;
   ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
   int release[2];
@@ -263,13 +302,7 @@ void abortBlockedLaunch(bool session) {
   std::atomic<int> agreeing{0};
   LaunchResult r =
       launch(&comm, 1, shape({1, 1, 1}, {64, 1, 1}), [&](int, void *dc) {
-        int s;
-        if (session) {
-          BarrierSession bar(dc, kCoopBlock, 1);
-          s = bar.trySync(kOrderAcqRel);
-        } else {
-          s = tryBarrierSync(dc, kCoopWarp, 1, kOrderAcqRel);
-        }
+        int s = blockedWait(in, dc);
         status = s;
         agreeing += s == tleAborted;
       });
@@ -282,9 +315,19 @@ void abortBlockedLaunch(bool session) {
   EXPECT_EQ(agreeing, 64); // every thread of every group got the status
   EXPECT_LT(ms, 100.0);
   EXPECT_EQ(r.error.result, tleAborted);
-  EXPECT_EQ(r.error.slot, 1u);
-  EXPECT_EQ(r.error.missingMask, 0b10u);
   EXPECT_TRUE(contains(r.message, "aborted")) << r.message;
+  if (isSignal(in)) {
+    // The record names the word and its values; any rank could signal it.
+    EXPECT_EQ(r.error.slot, 5u);
+    EXPECT_EQ(r.error.missingMask, 0u);
+    EXPECT_TRUE(contains(r.message, "tle.signal_wait (")) << r.message;
+    EXPECT_TRUE(contains(r.message, "while waiting on signal 5: it holds 0, "
+                                    "waiting for >= 1"))
+        << r.message;
+  } else {
+    EXPECT_EQ(r.error.slot, 1u);
+    EXPECT_EQ(r.error.missingMask, 0b10u);
+  }
 
   EXPECT_EQ(tleCommAbort(comm), tleSuccess); // twice: harmless
   void *dc = nullptr;
@@ -310,11 +353,81 @@ void abortBlockedLaunch(bool session) {
 }
 
 TEST(EmuAbort, AbortFromAnotherThreadStopsABlockedLaunch) {
-  abortBlockedLaunch(/*session=*/false);
+  abortBlockedLaunch(BlockedIn::Barrier);
 }
 
 TEST(EmuAbort, AbortStopsABlockedSessionWait) {
-  abortBlockedLaunch(/*session=*/true);
+  abortBlockedLaunch(BlockedIn::Session);
+}
+
+TEST(EmuAbort, AbortStopsABlockedSignalWait) {
+  abortBlockedLaunch(BlockedIn::SignalTyped);
+}
+
+TEST(EmuAbort, AbortStopsABlockedTritonSignalWait) {
+  abortBlockedLaunch(BlockedIn::SignalTriton);
+}
+
+TEST(EmuAbort, AbortStopsABlockedFlagTreeSignalWait) {
+  abortBlockedLaunch(BlockedIn::SignalFlagTree);
+}
+
+TEST(EmuAbort, AbortStopsABlockedVoidSignalWait) {
+  abortBlockedLaunch(BlockedIn::SignalVoid);
+}
+
+// A signal wait past its deadline under onError = return: only rank 0 of a
+// 2-rank communicator runs (as in one process per rank, so the emulator's
+// deadlock check stays out of it). Every thread of the block gets
+// tleTimeout from tleTritonSignalWait and runs on; a later signal wait and
+// a barrier give up at once; the record names the word and its values, and
+// the communicator is then unusable.
+TEST(EmuAbort, SignalWaitPastTheDeadlineUnderReturnReturns) {
+  tleConfig_t cfg = config(200, TLE_ON_ERROR_RETURN);
+  cfg.bootstrapTimeoutMs = -1;
+  std::vector<tleComm_t> comms(2);
+  ASSERT_EQ(tleCommInitAll(comms.data(), 2, nullptr, &cfg), tleSuccess)
+      << tleGetLastErrorDetail();
+  constexpr int kThreads = 64;
+  std::vector<int> status(kThreads, -1), later(kThreads, -1);
+  std::atomic<int> ranToEnd{0};
+  auto start = Clock::now();
+  LaunchResult r = launch(
+      comms.data(), 1, shape({1, 1, 1}, {kThreads, 1, 1}), [&](int, void *dc) {
+        uint32_t t = linearThreadId();
+        auto comm = reinterpret_cast<int64_t>(dc);
+        tleTritonSignal(comm, 0, 3, 2, kCoopBlock);
+        status[t] = tleTritonSignalWait(comm, 3, 5, kCoopBlock, kOrderAcquire);
+        // Both give up at their first look at the fault word.
+        flagcxDevWaitSignal(dc, 4, 1, 64, 0, kCoopWarp, kOrderAcquire);
+        later[t] = tryBarrierSync(dc, kCoopBlock, 2, kOrderAcqRel);
+        if (tleCommFailed(dc) == tleTimeout)
+          ++ranToEnd;
+      });
+  double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  ASSERT_EQ(r.result, tleTimeout) << r.message;
+  EXPECT_GE(seconds, 0.2);
+  EXPECT_LT(seconds, 5.0);
+  for (int t = 0; t < kThreads; ++t) {
+    EXPECT_EQ(status[t], tleTimeout) << "thread " << t;
+    EXPECT_EQ(later[t], tleTimeout) << "thread " << t;
+  }
+  EXPECT_EQ(ranToEnd, kThreads);
+  EXPECT_EQ(r.error.rank, 0);
+  EXPECT_EQ(r.error.slot, 3u);
+  EXPECT_GE(r.error.elapsedNs, 200000000u);
+  EXPECT_TRUE(contains(r.message, "tle.signal_wait (tleTritonSignalWait): "
+                                  "signal wait timed out after "))
+      << r.message;
+  EXPECT_TRUE(contains(r.message, " ms on signal 3: it holds 2, waiting for "
+                                  ">= 5"))
+      << r.message;
+  void *dc = nullptr;
+  EXPECT_EQ(tleCommGetDevComm(comms[0], &dc), tleTimeout);
+  EXPECT_TRUE(contains(tleGetLastErrorDetail(), "unusable"))
+      << tleGetLastErrorDetail();
+  for (tleComm_t c : comms)
+    EXPECT_EQ(tleCommDestroy(c), tleSuccess);
 }
 
 TEST(EmuAbort, AbortWhileNothingRunsAbortsEveryRankOfTheSet) {
