@@ -7,6 +7,11 @@ first one that fails, and here ranks fail on purpose):
         communicator of ID1; rank 0's kernel must run to its end and the
         host must read the timeout naming rank 1; both then destroy it and
         run barriers on a new communicator of ID2 in the same process.
+    python fault_ranks.py signal RANK ID
+        2 ranks, onError = return. Rank 0 waits on signal word 3, which
+        rank 1 never signals; rank 0's kernel must run to its end, see the
+        failure through comm_failed, and the host must read the timeout
+        naming the word.
     python fault_ranks.py loop RANK N ID
         N ranks in a loop of launches of one barrier each, until a launch
         reports a failure; prints READY after the first round and, at the
@@ -77,6 +82,31 @@ def recover(rank: int, first: bytes, second: bytes) -> int:
     return 0
 
 
+@triton.jit
+def signal_wait_then_mark(comm, mark):
+    tlx.signal_wait(comm, 3, 1)
+    tl.store(mark, tlx.comm_failed(comm))
+
+
+def signal(rank: int, uid: bytes) -> int:
+    with Communicator.init_rank(2, uid, rank, timeout_ms=300, bootstrap_timeout_ms=20000,
+                                on_error=OnError.RETURN) as comm:
+        if rank == 1:
+            return 0  # never signals; an orderly close is no death
+        mark = Tensor(np.full(1, -1, np.int32))
+        signal_wait_then_mark[(1,)](comm.dev_comm, mark, extern_libs=tle.extern_libs())
+        try:
+            comm.synchronize()
+            log(rank, "FAIL: no timeout recorded")
+            return 1
+        except TLEError as e:
+            seen = int(mark.numpy()[0])
+            ok = (e.code == Result.TIMEOUT and "on signal 3: it holds 0, waiting for >= 1" in e.info.message
+                  and seen == Result.TIMEOUT)
+            log(rank, f"{'PASS' if ok else 'FAIL'} signal: {e.info.message}; comm_failed in the kernel: {seen}")
+            return 0 if ok else 1
+
+
 def loop(rank: int, n: int, uid: bytes) -> int:
     with Communicator.init_rank(n, uid, rank, timeout_ms=10000, bootstrap_timeout_ms=20000) as comm:
         rounds = 0
@@ -95,6 +125,8 @@ def loop(rank: int, n: int, uid: bytes) -> int:
 
 def main() -> int:
     case, rank = sys.argv[1], int(sys.argv[2])
+    if case == "signal":
+        return signal(rank, bytes.fromhex(sys.argv[3]))
     if case == "recover":
         return recover(rank, bytes.fromhex(sys.argv[3]), bytes.fromhex(sys.argv[4]))
     return loop(rank, int(sys.argv[3]), bytes.fromhex(sys.argv[4]))

@@ -2,7 +2,8 @@
 interpreter): a rank that skips a barrier under onError = return, then a new
 communicator (fault_ranks.py recover); a rank killed with SIGKILL in a
 barrier loop, which the survivors' watchdogs report within a second
-(fault_ranks.py loop). docs/runtime.md, "Faults".
+(fault_ranks.py loop); a signal wait past its deadline under onError =
+return, which the kernel learns from comm_failed (fault_ranks.py signal). docs/runtime.md, "Faults".
 """
 
 from __future__ import annotations
@@ -58,6 +59,15 @@ def test_skipped_barrier_under_return_then_a_new_communicator():
         assert p.returncode == 0, out
         assert "PASS recovery" in out, out
     assert "PASS record" in outs[0] and "timed out" in outs[0], outs[0]
+
+
+def test_signal_wait_under_return_runs_on_and_names_the_word():
+    uid = runtime.get_unique_id().hex()
+    procs = [start("signal", str(r), uid) for r in range(2)]
+    outs = [finish(p) for p in procs]
+    for p, out in zip(procs, outs):
+        assert p.returncode == 0, out
+    assert "PASS signal" in outs[0], outs[0]
 
 
 def test_killed_rank_is_reported_by_the_survivors_within_a_second():
