@@ -16,11 +16,12 @@
 //              1 s of the kill; nothing may be left in /dev/shm, no process
 //              behind. Prints WATCHDOG-LATENCY-MS.
 //  - abort:    one process, both GPUs; rank 0 blocks in a barrier that rank
-//              1 never calls, and a second host thread calls tleCommAbort.
+//              1 never calls, or in a signal wait on a word rank 1 never
+//              signals, and a second host thread calls tleCommAbort.
 //              The launch must end (no trap) with tleAborted recorded;
 //              prints ABORT-LATENCY-US (the host's store to the kernel's
 //              end as cudaStreamQuery sees it), over several repetitions,
-//              in both onError modes.
+//              for both waits in both onError modes.
 //
 // Usage: tle-gpu-faults [--cases return,kill,abort]
 //
@@ -101,6 +102,14 @@ __global__ void loopFor(const void *comm, uint64_t seconds, int *out) {
 __global__ void blockedBarrier(const void *comm, int *status) {
   int s = tleTritonBarrier(reinterpret_cast<int64_t>(comm), ::tle::kBarrierSync,
                            kCoopBlock, 1, kAcqRel);
+  if (threadIdx.x == 0)
+    *status = s;
+}
+
+/// Waits on signal word 5, which no rank signals.
+__global__ void blockedSignalWait(const void *comm, int *status) {
+  int s = tleTritonSignalWait(reinterpret_cast<int64_t>(comm), 5, 1, kCoopBlock,
+                              kAcquire);
   if (threadIdx.x == 0)
     *status = s;
 }
@@ -310,7 +319,11 @@ int caseAbort() {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
   }
   int failures = 0;
-  for (tleOnError_t mode : {TLE_ON_ERROR_TRAP, TLE_ON_ERROR_RETURN}) {
+  // Barrier then signal waits, each in trap then return mode.
+  for (int k = 0; k < 4; ++k) {
+    bool signal = k >= 2;
+    tleOnError_t mode = k % 2 ? TLE_ON_ERROR_RETURN : TLE_ON_ERROR_TRAP;
+    const char *wait = signal ? "signal" : "barrier";
     std::vector<double> us;
     for (int rep = 0; rep < 10; ++rep) {
       tleConfig_t cfg = configFor(30000, mode);
@@ -325,7 +338,10 @@ int caseAbort() {
       *status = -1;
       cudaStream_t stream;
       CK(cudaStreamCreate(&stream));
-      blockedBarrier<<<1, kThreads, 0, stream>>>(dc, status);
+      if (signal)
+        blockedSignalWait<<<1, kThreads, 0, stream>>>(dc, status);
+      else
+        blockedBarrier<<<1, kThreads, 0, stream>>>(dc, status);
       CK_LAUNCH();
       std::atomic<uint64_t> abortedAt{0};
       std::thread aborter([&] {
@@ -343,8 +359,8 @@ int caseAbort() {
       tleCommGetError(comms[0], &info);
       if (err != cudaSuccess || *status != tleAborted ||
           info.result != tleAborted) {
-        std::printf("FAIL: abort (%s): %s, status %d, record: %s\n",
-                    mode == TLE_ON_ERROR_TRAP ? "trap" : "return",
+        std::printf("FAIL: abort (%s wait, %s): %s, status %d, record: %s\n",
+                    wait, mode == TLE_ON_ERROR_TRAP ? "trap" : "return",
                     cudaGetErrorString(err), *status, info.message);
         ++failures;
       }
@@ -354,9 +370,10 @@ int caseAbort() {
       TK(tleCommDestroy(comms[1]));
     }
     std::sort(us.begin(), us.end());
-    std::printf("ABORT-LATENCY-US onError=%s: min %.1f median %.1f max %.1f "
-                "(tleCommAbort's store to cudaStreamQuery's success)\n",
-                mode == TLE_ON_ERROR_TRAP ? "trap" : "return", us.front(),
+    std::printf("ABORT-LATENCY-US wait=%s onError=%s: min %.1f median %.1f "
+                "max %.1f (tleCommAbort's store to cudaStreamQuery's "
+                "success)\n",
+                wait, mode == TLE_ON_ERROR_TRAP ? "trap" : "return", us.front(),
                 us[us.size() / 2], us.back());
   }
   std::fflush(stdout);
