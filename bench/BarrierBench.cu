@@ -12,9 +12,11 @@
 //             vs CTAs; timeouts on and off, measured interleaved (one of
 //             each per repetition, at least 5 repetitions; every one is
 //             printed as a `timeout` row so that the report can state the
-//             spread); reference epoch barriers with packed and padded
-//             slots (why does latency grow with CTAs?); the barrier's
-//             trace on
+//             spread); the same loop without the waits' look at the
+//             fault word (NoAbortCheck.cu, interleaved with them: what
+//             tleCommAbort's check costs); reference epoch barriers with
+//             packed and padded slots (why does latency grow with CTAs?);
+//             the barrier's trace on
 //   alloc     the same TLE loop over inboxes of each allocation type,
 //             measured alternately in one run: cudaMalloc vs cuMem in one
 //             process, legacy IPC vs cuMem file descriptors with one
@@ -377,14 +379,28 @@ void launchRef(int ctas, const Inboxes &inbox, int rank, uint32_t stride,
       <<<ctas, kThreads>>>(inbox, rank, gRanks, stride, iters, out);
 }
 
-/// `reps` (default o.reps) measurements of TLE's sync loop on `w`.
+} // namespace
+
+/// NoAbortCheck.cu: tleSyncLoop compiled with TLE_NO_ABORT_CHECK.
+void launchSyncLoopNoAbortCheck(int ctas, int threads, const void *comm,
+                                uint32_t slotBase, int iters,
+                                unsigned long long *out);
+
+namespace {
+
+/// `reps` (default o.reps) measurements of TLE's sync loop on `w` (with
+/// `noAbortCheck`, NoAbortCheck.cu's build of it).
 std::vector<double> runTleLatency(World &w, int ctas, const Options &o,
-                                  bool session = false, int reps = 0) {
+                                  bool session = false, int reps = 0,
+                                  bool noAbortCheck = false) {
   std::vector<double> v;
   for (int rep = 0; rep < (reps ? reps : o.reps); ++rep) {
     for (int r = 0; r < gRanks; ++r) {
       CK(cudaSetDevice(r));
-      if (session)
+      if (noAbortCheck)
+        launchSyncLoopNoAbortCheck(ctas, kThreads, w.dcomm[r], kSlotLatency,
+                                   o.iters, w.out[r]);
+      else if (session)
         tleSessionLoop<<<ctas, kThreads>>>(w.dcomm[r], kSlotLatency, o.iters,
                                            w.out[r]);
       else
@@ -403,7 +419,7 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
     // alternating order, so that drift over the run (clocks, temperature)
     // falls on both alike. Every measurement is printed (section
     // `timeout`, note rep=<i>), the medians go into the latency table.
-    std::vector<double> on, off;
+    std::vector<double> on, off, noAbort;
     std::string x = std::to_string(ctas);
     for (int rep = 0; rep < std::max(5, o.timeoutReps); ++rep) {
       for (int k = 0; k < 2; ++k) {
@@ -414,6 +430,11 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
         printResult("timeout", timeouts ? "on" : "off", x, us,
                     "rep=" + std::to_string(rep));
       }
+      double us = runTleLatency(w, ctas, o, /*session=*/false, /*reps=*/1,
+                                /*noAbortCheck=*/true)[0];
+      noAbort.push_back(us);
+      printResult("timeout", "noabortcheck", x, us,
+                  "rep=" + std::to_string(rep));
     }
     printStats("latency", TLE_BENCH_TAG, x, on,
                 "sync acq_rel block 128thr, timeouts on; median of " +
@@ -421,6 +442,10 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
     printStats("latency", TLE_BENCH_TAG "-notimeout", x, off,
                 "timeoutMs=0; median of " + std::to_string(off.size()) +
                     " interleaved with on");
+    printStats("latency", TLE_BENCH_TAG "-noabortcheck", x, noAbort,
+               "timeouts on, built with TLE_NO_ABORT_CHECK (no look at the "
+               "fault word); median of " +
+                   std::to_string(noAbort.size()) + " interleaved with on");
     printStats("latency", TLE_BENCH_TAG "-session", x,
                runTleLatency(w, ctas, o, /*session=*/true),
                 "tle::BarrierSession sync acq_rel block 128thr, timeouts on");

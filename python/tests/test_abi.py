@@ -78,10 +78,11 @@ def test_triton_entry_points_have_abi_signatures():
     assert FUNCTIONS["tleTritonSignalWait"] == ["I32", "I64", "I32", "I64", "I32", "I32"]
     assert FUNCTIONS["tleTritonReadSignal"] == ["I64", "I64", "I32", "I32"]
     assert FUNCTIONS["tleTritonResetSignal"] == ["I32", "I64", "I32"]
+    assert FUNCTIONS["tleTritonCommFailed"] == ["I32", "I64"]
     source = Path(language.__file__).read_text()
     for name in ("tleTritonBarrier", "tleTritonIntraRank", "tleTritonIntraSize",
                  "tleTritonLocalPointer", "tleTritonIntraPointer", "tleTritonSignal", "tleTritonSignalWait",
-                 "tleTritonReadSignal", "tleTritonResetSignal"):
+                 "tleTritonReadSignal", "tleTritonResetSignal", "tleTritonCommFailed"):
         assert f'"{name}"' in source, f"tle.language no longer calls {name}"
     # FlagTree's spellings, which tle.flagtree calls, have their twins'
     # signatures.

@@ -260,3 +260,23 @@ def test_entry_points_are_linked_from_the_bitcode(compile_kernel):
     # arrive.
     assert re.search(r"ld\.acquire\.sys", out.ptx)
     assert re.search(r"(?:st|red|atom)\.release\.sys|fence\.(?:acq_rel|sc)\.sys", out.ptx)
+
+
+@triton.jit
+def comm_failed_kernel(comm, out):
+    before = tlx.comm_failed(comm)
+    tlx.distributed_barrier(comm)
+    tl.store(out, before * 100 + tlx.comm_failed(comm))
+
+
+def test_comm_failed_calls_its_entry_point_each_time(compile_kernel):
+    # Not pure: the fault word changes while the kernel runs, so the call
+    # after the barrier is not the one before it.
+    out = compile_kernel(comm_failed_kernel, {"comm": "i64", "out": "*i32"})
+    calls = [c for c in extern_calls(out.ttir) if c.symbol == "tleTritonCommFailed"]
+    assert len(calls) == 2
+    assert all(not c.pure and c.libname == "tle" and c.operands == ["arg:comm"] for c in calls)
+    assert not re.search(r"declare .*@tleTritonCommFailed\(", out.llir)
+    assert not re.search(r"\.extern \.func .*tleTritonCommFailed", out.ptx)
+    # The fault word is host memory, read at system scope, relaxed.
+    assert re.search(r"ld\.relaxed\.sys", out.ptx)

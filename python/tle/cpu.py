@@ -34,7 +34,7 @@ import numpy as np
 
 from ._interp import interpreting
 from .launch import ENV_RANK, ENV_SIZE, ENV_UNIQUE_ID
-from .runtime import Backend, Comm, ErrorInfo, Mem, TLEError, shareable_alloc, shareable_free
+from .runtime import Backend, Comm, ErrorInfo, Mem, OnError, TLEError, shareable_alloc, shareable_free
 
 __all__ = ["Communicator", "SymmetricBuffer", "Tensor", "TLEError", "shareable_array"]
 
@@ -201,14 +201,15 @@ class Communicator:
     @classmethod
     def init_rank(cls, size: int, unique_id: bytes, rank: int, *, n_barriers: int = 64,
                   timeout_ms: int | None = None, bootstrap_timeout_ms: int | None = None,
-                  n_signals: int = 64) -> Communicator:
+                  n_signals: int = 64, on_error: OnError = OnError.DEFAULT) -> Communicator:
         """Rank ``rank`` of ``size`` processes that share ``unique_id``
         (``tle.runtime.get_unique_id()`` on one of them). Collective.
         ``n_signals``: signal words per rank (``index`` of the signal
-        functions must be below it)."""
+        functions must be below it). ``on_error``: what a failed barrier or
+        signal wait does (``tle.runtime.OnError``)."""
         return cls(Comm.init_rank(size, unique_id, rank, 0, backend=Backend.EMULATOR, n_barriers=n_barriers,
                                   timeout_ms=timeout_ms, bootstrap_timeout_ms=bootstrap_timeout_ms,
-                                  n_signals=n_signals))
+                                  n_signals=n_signals, on_error=on_error))
 
     @classmethod
     def from_launcher(cls, *, n_barriers: int = 64, timeout_ms: int | None = None,
@@ -265,6 +266,11 @@ class Communicator:
     def check_error(self) -> None:
         """Raise ``TLEError`` with TLE's report if a kernel recorded an error."""
         self._comm.check_error()
+
+    def abort(self) -> None:
+        """``tleCommAbort``: every barrier on this communicator gives up;
+        afterwards it can only be closed."""
+        self._comm.abort()
 
     def synchronize(self) -> None:
         """Interpreted launches are synchronous and raise their device errors

@@ -479,5 +479,17 @@ def reset_signal(device_dptr, index, _semantic=None) -> None:
     _call("tleTritonResetSignal", args, core.int32, _semantic)
 
 
+@_builtin
+def comm_failed(comm, _semantic=None) -> core.tensor:
+    """0 (int32) while the communicator ``comm`` is usable, else the
+    ``tleResult_t`` value its waits give up with: ``tleAborted`` (14) after
+    ``tleCommAbort``, ``tlePeerFailure`` (8) when a peer process died, or
+    ``tleTimeout`` (4) for a wait that failed under ``onError = return``
+    (docs/runtime.md, "Faults"). A barrier or signal wait that gave up
+    returns without a word to the kernel; this says so. One load of host
+    memory: call it after the waits, not in a loop."""
+    return _call("tleTritonCommFailed", [_address("comm", comm, _semantic)], core.int32, _semantic)
+
+
 __all__ = ["distributed_barrier", "intra_rank", "intra_size", "local_pointer", "intra_pointer", "signal",
-           "signal_wait", "read_signal", "reset_signal"]
+           "signal_wait", "read_signal", "reset_signal", "comm_failed"]

@@ -43,6 +43,7 @@ class Result(enum.IntEnum):
     LAUNCH_FAILURE = 11
     DATA_RACE = 12
     BARRIER_MISUSE = 13
+    ABORTED = 14
 
 
 class Backend(enum.IntEnum):
@@ -59,6 +60,13 @@ class Alloc(enum.IntEnum):
     AUTO = 3
 
 
+class OnError(enum.IntEnum):
+    """tleOnError_t: what a failed device wait does (docs/runtime.md, "Faults")."""
+    DEFAULT = 0  #: $TLE_ON_ERROR, else TRAP
+    TRAP = 1  #: record and end the launch
+    RETURN = 2  #: record, mark the communicator failed, let the kernel run on
+
+
 class _Config(ctypes.Structure):
     _fields_ = [
         ("size", ctypes.c_size_t),
@@ -69,6 +77,7 @@ class _Config(ctypes.Structure):
         ("bootstrapTimeoutMs", ctypes.c_int64),
         ("allocType", ctypes.c_int),
         ("nSignals", ctypes.c_uint32),
+        ("onError", ctypes.c_int),
     ]
 
 
@@ -242,7 +251,8 @@ def _timeout(name: str, value: int | None) -> int:
 
 
 def _config(backend: Backend, n_barriers: int, timeout_ms: int | None,
-            bootstrap_timeout_ms: int | None, alloc: Alloc = Alloc.DEFAULT, n_signals: int = 64) -> _Config:
+            bootstrap_timeout_ms: int | None, alloc: Alloc = Alloc.DEFAULT, n_signals: int = 64,
+            on_error: OnError = OnError.DEFAULT) -> _Config:
     if _integer("n_barriers", n_barriers, _C_UINT32) <= 0:
         raise ValueError(f"n_barriers must be positive; got {n_barriers}")
     if _integer("n_signals", n_signals, _C_UINT32) <= 0:
@@ -250,7 +260,7 @@ def _config(backend: Backend, n_barriers: int, timeout_ms: int | None,
     return _Config(ctypes.sizeof(_Config), VERSION_MAJOR * 100 + VERSION_MINOR, _integer("backend", backend, _C_INT),
                    operator.index(n_barriers), _timeout("timeout_ms", timeout_ms),
                    _timeout("bootstrap_timeout_ms", bootstrap_timeout_ms), _integer("alloc", alloc, _C_INT),
-                   operator.index(n_signals))
+                   operator.index(n_signals), _integer("on_error", on_error, _C_INT))
 
 
 def _addresses(name: str, values: Sequence[int], count: int):
@@ -279,17 +289,18 @@ class Comm:
     def init_rank(cls, n_ranks: int, unique_id: bytes, rank: int, device: int, *, backend: Backend = Backend.CUDA,
                   n_barriers: int = 64, timeout_ms: int | None = None,
                   bootstrap_timeout_ms: int | None = None, alloc: Alloc = Alloc.DEFAULT,
-                  n_signals: int = 64) -> Comm:
+                  n_signals: int = 64, on_error: OnError = OnError.DEFAULT) -> Comm:
         """One rank of a communicator of ``n_ranks`` processes
         (``tleCommInitRank``; collective). ``timeout_ms`` is the device wait
         deadline: None for ``$TLE_BARRIER_TIMEOUT_MS`` or its default, 0 to
         wait forever. ``alloc`` chooses the CUDA backend's memory
         (``Alloc.DEFAULT``: ``$TLE_CUDA_ALLOC`` or TLE's default).
-        ``n_signals``: signal words per rank."""
+        ``n_signals``: signal words per rank. ``on_error``: what a failed
+        device wait does (``OnError``)."""
         if len(unique_id) != UNIQUE_ID_BYTES:
             raise ValueError(f"unique_id must be {UNIQUE_ID_BYTES} bytes; got {len(unique_id)}")
         uid = _UniqueId.from_buffer_copy(unique_id)
-        config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms, alloc, n_signals)
+        config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms, alloc, n_signals, on_error)
         n_ranks = _integer("n_ranks", n_ranks, _C_INT)
         rank = _integer("rank", rank, _C_INT)
         device = _integer("device", device, _C_INT)
@@ -461,6 +472,12 @@ class Comm:
         it in ui.perfetto.dev), and empty the rings."""
         handles = (_vp * len(comms))(*(c.handle for c in comms))
         _check(library().tleTraceWrite(handles, len(comms), os.fsencode(path)), "tleTraceWrite")
+
+    def abort(self) -> None:
+        """Make every device wait on this communicator give up
+        (``tleCommAbort``: thread-safe, also while a kernel runs);
+        afterwards it can only be destroyed."""
+        _check(library().tleCommAbort(self.handle), "tleCommAbort")
 
     def destroy(self) -> None:
         """Release the communicator (not collective); idempotent."""

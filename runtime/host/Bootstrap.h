@@ -19,6 +19,7 @@
 #include "tle/tle.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +49,19 @@ public:
     std::vector<std::string> ignored;
     return allGather(std::string(), ignored);
   }
+
+  /// Called on the watchdog's thread when rank `rank`'s process died.
+  using PeerLost = std::function<void(int rank)>;
+  /// Starts watching the peers' processes (the socket bootstrap: a
+  /// connection that closes without a goodbye is a death; rank 0 relays it
+  /// to the others). The others watch nothing.
+  virtual tleResult_t watch(PeerLost onLost) {
+    (void)onLost;
+    return tleSuccess;
+  }
+  /// Stops the watchdog, if any; `onLost` is not called after it returns.
+  /// The destructor does it too, and says goodbye to the peers.
+  virtual void stopWatching() {}
 };
 
 /// The rendezvous shared by the ranks of a tleCommInitAll set.

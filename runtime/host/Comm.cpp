@@ -21,11 +21,15 @@
 
 #include "tle/detail/Log.h"
 
+#include <cstdlib>
 #include <cstring>
 
 namespace tle {
 
 CommState::~CommState() {
+  // The watchdog writes the record: stop it before the record goes.
+  if (bootstrap)
+    bootstrap->stopWatching();
   if (backend) {
     if (devComm)
       backend->freeLocal(devComm);
@@ -63,6 +67,7 @@ tleResult_t allocateLocalState(CommState &c) {
     return r;
   c.errorHost = static_cast<ErrorRecord *>(host);
   c.errorDev = static_cast<ErrorRecord *>(dev);
+  c.faults->words[c.faultIndex].store(&c.errorHost->abort);
   if (tleResult_t r = b.allocLocal(sizeof(DevComm), &p))
     return r;
   c.devComm = static_cast<DevComm *>(p);
@@ -91,6 +96,7 @@ tleResult_t publishDevComm(CommState &c) {
   d.epochs = c.epochs;
   d.gridCount = c.gridCount;
   d.error = c.errorDev;
+  d.flags = c.config.onErrorReturn ? kDevCommOnErrorReturn : 0;
   std::vector<uint32_t *> inbox(c.size);
   for (int p = 0; p < c.size; ++p)
     inbox[p] = static_cast<uint32_t *>(c.inbox->ptr(p));
@@ -100,6 +106,40 @@ tleResult_t publishDevComm(CommState &c) {
     d.signalPeers[p] = static_cast<uint64_t *>(c.signals->ptr(p));
   d.signals = d.signalPeers[c.rank];
   return c.backend->copyToLocal(c.devComm, &d, sizeof(DevComm));
+}
+
+/// TLE_WATCHDOG: unset, "" or "1" watch the peers' processes, "0" not.
+tleResult_t watchdogEnabled(bool &out) {
+  const char *v = getenv("TLE_WATCHDOG");
+  out = !v || !*v || strcmp(v, "1") == 0;
+  if (out || strcmp(v, "0") == 0)
+    return tleSuccess;
+  return fail(tleInvalidArgument, "TLE_WATCHDOG must be 0 or 1, not '%.32s'",
+              v);
+}
+
+/// The watchdog saw rank `dead`'s process die: record it where the host
+/// reads device failures (if the record is free), then set the fault word,
+/// so every wait on the communicator gives up within its check cadence.
+void recordPeerFailure(CommState &c, int dead) {
+  ErrorRecord &rec = *c.errorHost;
+  uint32_t expected = 0;
+  if (__atomic_compare_exchange_n(&rec.state, &expected, 1u, false,
+                                  __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    rec.code = kDevErrPeerFailure;
+    rec.rank = c.rank;
+    rec.slot = 0;
+    rec.epoch = 0;
+    rec.missing = {};
+    rec.missing.words[dead / 64] = uint64_t(1) << (dead % 64);
+    rec.block = -1;
+    rec.thread = -1;
+    rec.nBarriers = c.config.nBarriers;
+    rec.elapsedNs = 0;
+    rec.function = static_cast<uint32_t>(abi::Fn::NumFunctions);
+    __atomic_store_n(&rec.state, 2u, __ATOMIC_RELEASE);
+  }
+  setFault(*c.faults, kDevErrPeerFailure);
 }
 
 tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
@@ -128,6 +168,15 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
     return r;
   if (tleResult_t r = buildComm(*c, tleSuccess))
     return r;
+  bool watchdog = true;
+  if (tleResult_t r = watchdogEnabled(watchdog))
+    return r;
+  if (watchdog) {
+    CommState *self = c.get(); // the bootstrap, and its watchdog, die first
+    if (tleResult_t r = c->bootstrap->watch(
+            [self](int dead) { recordPeerFailure(*self, dead); }))
+      return r;
+  }
   logCreated(*c, device, "one process per rank");
   *outComm = registerComm(std::move(c));
   return tleSuccess;
@@ -145,6 +194,8 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
   if (tleResult_t r = resolveConfig(config, resolved))
     return r;
   auto group = createInProcGroup(nRanks, resolved.bootstrapTimeoutMs);
+  // tleCommAbort of any rank of the set aborts all of them.
+  auto faults = std::make_shared<FaultGroup>(nRanks);
   std::vector<std::shared_ptr<CommState>> comms;
   std::vector<SymmetricView *> inboxes, signals;
   for (int r = 0; r < nRanks; ++r) {
@@ -153,6 +204,8 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
     c->rank = r;
     c->size = nRanks;
     c->group = group;
+    c->faults = faults;
+    c->faultIndex = r;
     if (tleResult_t s = createBackend(resolved, devices ? devices[r] : r, false,
                                       /*fdsTravel=*/false, c->backend))
       return s;
@@ -181,6 +234,19 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
 }
 
 } // namespace
+
+tleResult_t checkUsable(const CommState &c) {
+  uint32_t code = __atomic_load_n(&c.errorHost->abort, __ATOMIC_RELAXED);
+  if (code == 0)
+    return tleSuccess;
+  const char *why = code == kDevErrAborted ? "it was aborted (tleCommAbort)"
+                    : code == kDevErrPeerFailure ? "a peer process died"
+                                                 : "a device wait failed";
+  return fail(resultOfDevError(code),
+              "the communicator of rank %d is unusable because %s: read its "
+              "record (tleCommGetError), then destroy it (tleCommDestroy)",
+              c.rank, why);
+}
 
 tleResult_t checkRanks(int nRanks) {
   if (nRanks < 1 || nRanks > kMaxRanks)
@@ -273,8 +339,11 @@ tleResult_t tleCommDestroy(tleComm_t handle) {
     std::shared_ptr<CommState> comm;
     // Released here, or when a call another thread is in returns.
     tleResult_t r = unregisterComm(handle, comm);
-    if (r == tleSuccess)
-      TLE_LOG(Trace, comm->rank, "communicator destroyed");
+    if (r != tleSuccess)
+      return r;
+    // Before the record's memory may go: no abort stores to it after this.
+    disarmAbort(comm->abortSlot, *comm->faults, comm->faultIndex);
+    TLE_LOG(Trace, comm->rank, "communicator destroyed");
     return r;
   });
 }
@@ -322,6 +391,8 @@ tleResult_t tleCommGetDevComm(tleComm_t handle, void **outDevComm) {
       return r;
     if (!outDevComm)
       return fail(tleInvalidArgument, "outDevComm is NULL");
+    if (tleResult_t r = checkUsable(*comm))
+      return r;
     *outDevComm = comm->devComm;
     return tleSuccess;
   });
@@ -337,6 +408,21 @@ tleResult_t tleCommGetError(tleComm_t handle, tleErrorInfo *info) {
     if (!takeErrorRecord(*comm->errorHost, *info))
       return tleSuccess;
     return fail(info->result, "%s", info->message);
+  });
+}
+
+tleResult_t tleCommAbort(tleComm_t handle) {
+  // The lock-free path first: this may run in a signal handler.
+  if (abortHandle(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(handle))))
+    return tleSuccess;
+  // A handle the abort table does not hold: a bad one (refused here), or
+  // one past the table's size, aborted under the registry's lock.
+  return guard("tleCommAbort", [&] {
+    std::shared_ptr<CommState> comm;
+    if (tleResult_t r = lookupComm(handle, comm))
+      return r;
+    setFault(*comm->faults, kDevErrAborted);
+    return tleSuccess;
   });
 }
 

@@ -12,6 +12,7 @@
 #ifndef TLE_HOST_COMM_H
 #define TLE_HOST_COMM_H
 
+#include "Abort.h"
 #include "Backend.h"
 #include "Bootstrap.h"
 #include "tle/detail/DevComm.h"
@@ -50,6 +51,9 @@ struct ResolvedConfig {
   /// Never tleAllocDefault: resolved through TLE_CUDA_ALLOC and
   /// TLE_DEFAULT_ALLOC_NAME.
   tleAllocType_t allocType = tleAllocCudaMalloc;
+  /// TLE_ON_ERROR_RETURN (resolved through TLE_ON_ERROR): DevComm::flags
+  /// gets kDevCommOnErrorReturn.
+  bool onErrorReturn = false;
 };
 
 /// Checks `config` (NULL: defaults) and resolves timeoutMs == -1 through
@@ -176,9 +180,19 @@ struct CommState {
   TraceRing *traceDev = nullptr;
   uint64_t *traceNext = nullptr;
   uint64_t traceTaken = 0;
+  /// The fault words tleCommAbort sets (Abort.h): this rank's alone, or
+  /// shared by a tleCommInitAll set, where this rank's is words[rank].
+  std::shared_ptr<FaultGroup> faults = std::make_shared<FaultGroup>(1);
+  int faultIndex = 0;
+  int abortSlot = -1; ///< armAbort's slot, from registerComm to destroy
 
   ~CommState();
 };
+
+/// tleSuccess while `c`'s fault word is 0; else the status of the fault
+/// (tleAborted, tlePeerFailure, a failed wait's under onError = return)
+/// with a detail that says the communicator can only be destroyed.
+tleResult_t checkUsable(const CommState &c);
 
 /// One rank's handle of a symmetric buffer: what a tleMem_t names. It owns
 /// a reference to the backend, so it stays valid after its communicator

@@ -84,6 +84,29 @@ tleResult_t resolveAlloc(int requested, tleAllocType_t &out) {
   return tleSuccess;
 }
 
+/// Resolves TLE_ON_ERROR_DEFAULT through $TLE_ON_ERROR (trap or return;
+/// unset or empty: trap, the safe default: a barrier that failed leaves the
+/// kernel's data wrong, and ending the launch makes that impossible to miss).
+tleResult_t resolveOnError(int requested, bool &returns) {
+  if (requested == TLE_ON_ERROR_TRAP || requested == TLE_ON_ERROR_RETURN) {
+    returns = requested == TLE_ON_ERROR_RETURN;
+    return tleSuccess;
+  }
+  if (requested != TLE_ON_ERROR_DEFAULT)
+    return fail(tleInvalidArgument, "config.onError %d is not a tleOnError_t",
+                requested);
+  const char *env = getenv("TLE_ON_ERROR");
+  returns = false;
+  if (!env || !*env || strcmp(env, "trap") == 0)
+    return tleSuccess;
+  if (strcmp(env, "return") == 0) {
+    returns = true;
+    return tleSuccess;
+  }
+  return fail(tleInvalidArgument,
+              "TLE_ON_ERROR='%.64s' is not one of trap, return", env);
+}
+
 } // namespace
 
 tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out) {
@@ -151,6 +174,10 @@ tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out) {
   int alloc;
   memcpy(&alloc, &c.allocType, sizeof(alloc));
   if (tleResult_t r = resolveAlloc(alloc, out.allocType))
+    return r;
+  int onError;
+  memcpy(&onError, &c.onError, sizeof(onError));
+  if (tleResult_t r = resolveOnError(onError, out.onErrorReturn))
     return r;
 
   TLE_LOG(Info, -1,

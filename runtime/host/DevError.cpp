@@ -10,6 +10,7 @@
 #include "DevError.h"
 
 #include "tle/abi.h"
+#include "tle/impl/Check.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -34,26 +35,28 @@ void copyPeers(const PeerMask &mask, tleErrorInfo &out) {
   out.missingMask = static_cast<uint32_t>(mask.words[0]);
 }
 
+// abi.def's Result column, which the device library returns to kernels,
+// is the tleResult_t of each code; this is where that is checked.
+static_assert(kDevErrNone == 0 && tleSuccess == 0);
+#define TLE_DEV_ERROR_RESULT(Name, Result)                                     \
+  static_assert(impl::resultOf(kDevErr##Name) == Result,                       \
+                "abi.def's Result of " #Name " is not " #Result);
+TLE_DEV_ERROR_RESULT(Timeout, tleTimeout)
+TLE_DEV_ERROR_RESULT(IndexOutOfRange, tleIndexOutOfRange)
+TLE_DEV_ERROR_RESULT(BadComm, tleInvalidComm)
+TLE_DEV_ERROR_RESULT(BadArgument, tleInvalidArgument)
+TLE_DEV_ERROR_RESULT(Deadlock, tleDeadlock)
+TLE_DEV_ERROR_RESULT(SignalOutOfRange, tleIndexOutOfRange)
+TLE_DEV_ERROR_RESULT(SignalTimeout, tleTimeout)
+TLE_DEV_ERROR_RESULT(SignalDeadlock, tleDeadlock)
+TLE_DEV_ERROR_RESULT(Aborted, tleAborted)
+TLE_DEV_ERROR_RESULT(PeerFailure, tlePeerFailure)
+#undef TLE_DEV_ERROR_RESULT
+
 tleResult_t resultOfDevError(uint32_t code) {
-  switch (code) {
-  case kDevErrTimeout:
-    return tleTimeout;
-  case kDevErrIndexOutOfRange:
-  case kDevErrSignalOutOfRange:
-    return tleIndexOutOfRange;
-  case kDevErrSignalTimeout:
-    return tleTimeout;
-  case kDevErrSignalDeadlock:
-    return tleDeadlock;
-  case kDevErrBadComm:
-    return tleInvalidComm;
-  case kDevErrBadArgument:
-    return tleInvalidArgument;
-  case kDevErrDeadlock:
-    return tleDeadlock;
-  default:
-    return tleInternalError;
-  }
+  if (code == kDevErrNone)
+    return tleInternalError; // a complete record always names a failure
+  return static_cast<tleResult_t>(impl::resultOf(code));
 }
 
 namespace {
@@ -64,6 +67,13 @@ std::string callName(uint32_t fn) {
     return "";
   const abi::Function &f = abi::kFunctions[fn];
   return std::string(f.what) + " (" + f.name + ")";
+}
+
+/// Whether the record names a signal wait (flagcxDevWaitSignal and its
+/// Triton spellings), whose abort names a word, not a barrier slot.
+bool isSignalWait(uint32_t fn) {
+  return fn < static_cast<uint32_t>(abi::Fn::NumFunctions) &&
+         std::string(abi::kFunctions[fn].what) == "tle.signal_wait";
 }
 
 /// The sentence of a kDevErrBadArgument record, after "<call>: ".
@@ -184,6 +194,29 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out) {
              where, e.slot, static_cast<unsigned long long>(e.seen),
              static_cast<unsigned long long>(e.wanted), missing.c_str());
     break;
+  case kDevErrAborted:
+    if (isSignalWait(e.function)) {
+      snprintf(m, n,
+               "%sthe communicator was aborted (tleCommAbort) while waiting "
+               "on signal %u: it holds %llu, waiting for >= %llu",
+               at.c_str(), e.slot, static_cast<unsigned long long>(e.seen),
+               static_cast<unsigned long long>(e.wanted));
+      break;
+    }
+    snprintf(m, n,
+             "%sthe communicator was aborted (tleCommAbort) while waiting on "
+             "slot %u epoch %u; missing peers: %s",
+             at.c_str(), e.slot, e.epoch, missing.c_str());
+    break;
+  case kDevErrPeerFailure:
+    // Written by the host's watchdog: `rank` is the rank that noticed, the
+    // dead ranks are the missing ones.
+    snprintf(m, n,
+             "rank %d: peer process of rank(s) %s died (its bootstrap "
+             "connection closed without a goodbye); every wait on the "
+             "communicator gave up",
+             e.rank, missing.c_str());
+    break;
   default:
     snprintf(m, n, "%s: unknown device error code %u", where, e.code);
     break;
@@ -198,10 +231,19 @@ bool takeErrorRecord(ErrorRecord &rec, tleErrorInfo &info) {
   if (__atomic_load_n(&rec.state, __ATOMIC_ACQUIRE) != 2)
     return false;
   describeErrorRecord(rec, info);
+  // The fault word stays: a failed or aborted communicator stays so after
+  // its record was read, and tleCommAbort may store it at any moment:
+  // clear around it, never through it.
   ErrorRecord cleared = {};
   std::memcpy(reinterpret_cast<char *>(&rec) + sizeof(rec.state),
               reinterpret_cast<const char *>(&cleared) + sizeof(rec.state),
-              sizeof(ErrorRecord) - sizeof(rec.state));
+              offsetof(ErrorRecord, abort) - sizeof(rec.state));
+  std::memcpy(reinterpret_cast<char *>(&rec) + offsetof(ErrorRecord, abort) +
+                  sizeof(rec.abort),
+              reinterpret_cast<const char *>(&cleared) +
+                  offsetof(ErrorRecord, abort) + sizeof(rec.abort),
+              sizeof(ErrorRecord) - offsetof(ErrorRecord, abort) -
+                  sizeof(rec.abort));
   __atomic_store_n(&rec.state, 0u, __ATOMIC_RELEASE);
   return true;
 }

@@ -85,6 +85,8 @@ const char *tleGetErrorString(tleResult_t result) {
     return "data race on symmetric memory";
   case tleBarrierMisuse:
     return "barrier slot misused";
+  case tleAborted:
+    return "the communicator was aborted; it can only be destroyed";
   case tleNumResults:
     break;
   }

@@ -92,8 +92,11 @@ uint64_t valueOf(const void *handle) {
 } // namespace
 
 tleComm_t registerComm(std::shared_ptr<CommState> comm) {
-  return reinterpret_cast<tleComm_t>(
-      static_cast<uintptr_t>(insert(std::move(comm), kCommTag)));
+  CommState &c = *comm;
+  uint64_t value = insert(std::move(comm), kCommTag);
+  // No one has the handle yet, so no call races with this store.
+  c.abortSlot = armAbort(value, *c.faults, c.faultIndex, &c.errorHost->abort);
+  return reinterpret_cast<tleComm_t>(static_cast<uintptr_t>(value));
 }
 
 tleMem_t registerMem(std::shared_ptr<MemState> mem) {

@@ -83,6 +83,8 @@ tleResult_t memImport(tleComm_t commHandle, void *localPtr, size_t bytes,
   std::shared_ptr<CommState> comm;
   if (tleResult_t r = lookupComm(commHandle, comm))
     return r;
+  if (tleResult_t r = checkUsable(*comm))
+    return r;
   CommState &c = *comm;
   tleResult_t local = checkLocal(c, localPtr, bytes, peerPtrs);
   std::string payload;

@@ -62,6 +62,8 @@ tleResult_t memAlloc(tleComm_t commHandle, size_t bytes, tleMem_t *outMem) {
   std::shared_ptr<CommState> comm;
   if (tleResult_t r = lookupComm(commHandle, comm))
     return r;
+  if (tleResult_t r = checkUsable(*comm))
+    return r;
   auto m = newMem(*comm, bytes);
   // A bad size or a failed local allocation still takes part in the
   // exchange, so peers fail at once instead of at the deadline.
@@ -124,6 +126,8 @@ tleResult_t lookupCommSet(const tleComm_t *handles, int nRanks,
   for (int r = 0; r < nRanks; ++r) {
     std::string arg = "comms[" + std::to_string(r) + "]";
     if (tleResult_t s = lookupComm(handles[r], comms[r], arg.c_str()))
+      return s;
+    if (tleResult_t s = checkUsable(*comms[r]))
       return s;
     if (!comms[r]->group || comms[r]->group != comms[0]->group)
       return fail(tleInvalidArgument,

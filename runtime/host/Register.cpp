@@ -42,6 +42,8 @@ tleResult_t memRegister(tleComm_t commHandle, void *ptr, size_t bytes,
   std::shared_ptr<CommState> comm;
   if (tleResult_t r = lookupComm(commHandle, comm))
     return r;
+  if (tleResult_t r = checkUsable(*comm))
+    return r;
   auto m = newMem(*comm, bytes);
   // A bad argument or memory that cannot be shared still takes part in the
   // exchange, so that the peers fail at once with this rank's reason.

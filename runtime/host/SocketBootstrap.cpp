@@ -21,6 +21,14 @@
 // or a missing one (deadline) fails the step; rank 0 then tells the others
 // why before they would time out.
 //
+// Between collectives a watchdog thread polls the connections for a close
+// (POLLRDHUP): a rank that destroys its communicator says goodbye first,
+// so a close without one is a death, which the communicator turns into a
+// fault every wait gives up on (Comm.cpp). Rank 0 relays a death to the
+// others (kPeerGone). The watchdog reads a connection only under the same
+// lock as the collectives, and leaves a frame a collective must see
+// (a kAbort) where it is.
+//
 //===----------------------------------------------------------------------===//
 
 #include "Bootstrap.h"
@@ -35,7 +43,9 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <list>
+#include <mutex>
 #include <poll.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -571,6 +581,11 @@ public:
                   int64_t timeoutMs, bool anyUid)
       : id(id), myRank(rank), nRanks(nRanks), timeoutMs(timeoutMs),
         anyUid(anyUid), fds(nRanks) {}
+  ~SocketBootstrap() override;
+
+  tleResult_t watch(PeerLost onLost) override;
+  void stopWatching() override;
+  void markJoined() { joined = true; }
 
   int rank() const override { return myRank; }
   int size() const override { return nRanks; }
@@ -616,12 +631,180 @@ private:
   int nRanks;
   int64_t timeoutMs;
   bool anyUid;
+  /// The watchdog's loop, and what it does with a connection that polled
+  /// ready: false once it no longer needs watching (a goodbye, a death).
+  void watchLoop();
+  bool onWatched(int conn, short revents, bool &readable);
+  /// A death: mark the channel broken, relay it (rank 0), report it.
+  void lost(int rank);
+
   /// Rank 0: fds[r] is the connection to rank r. Others: fds[0].
   std::vector<UniqueFd> fds;
   uint64_t seq = 0;
   bool broken = false;
   std::string brokenReason;
+  /// Every rank joined and authenticated: only then is a goodbye owed (an
+  /// unauthenticated end, an impostor perhaps, gets nothing).
+  bool joined = false;
+  /// Held by a collective and by the watchdog while it reads: a frame is
+  /// read by one of them, whole.
+  std::mutex ioLock;
+  PeerLost onLost;
+  /// The watchdog thread, which exists only in the process that made it:
+  /// a child forked later holds this object but no such thread.
+  std::unique_ptr<std::thread> watchdog;
+  pid_t owner = getpid();
+  UniqueFd wakeRead, wakeWrite; ///< a pipe that stops the watchdog
 };
+
+tleResult_t SocketBootstrap::watch(PeerLost callback) {
+  int pipeFds[2];
+  if (pipe2(pipeFds, O_CLOEXEC) != 0)
+    return failErrno(errno, "pipe for the watchdog");
+  wakeRead = UniqueFd(pipeFds[0]);
+  wakeWrite = UniqueFd(pipeFds[1]);
+  onLost = std::move(callback);
+  try {
+    watchdog = std::make_unique<std::thread>([this] { watchLoop(); });
+  } catch (const std::system_error &e) {
+    return fail(tleSystemError, "cannot start the watchdog thread: %s",
+                e.what());
+  }
+  return tleSuccess;
+}
+
+void SocketBootstrap::stopWatching() {
+  if (!watchdog)
+    return;
+  if (getpid() != owner) {
+    // A forked child: the thread is the parent's, and so is the pipe.
+    (void)watchdog.release();
+    return;
+  }
+  char byte = 0;
+  ssize_t ignored = write(wakeWrite.get(), &byte, 1);
+  (void)ignored;
+  watchdog->join();
+  watchdog.reset();
+}
+
+SocketBootstrap::~SocketBootstrap() {
+  stopWatching();
+  // A forked child is not the rank: its goodbye would end the peers' watch
+  // of the parent.
+  if (!joined || getpid() != owner)
+    return;
+  // Best effort and never blocking: a peer that reads its connection only
+  // later still finds the goodbye before the close.
+  std::string frame = wire::encodeFrame(wire::kGoodbye, 0, std::string());
+  for (UniqueFd &fd : fds)
+    if (fd) {
+      ssize_t ignored = send(fd.get(), frame.data(), frame.size(),
+                             MSG_NOSIGNAL | MSG_DONTWAIT);
+      (void)ignored;
+    }
+}
+
+void SocketBootstrap::watchLoop() {
+  // Rank 0 watches every peer for a close only (their frames are for its
+  // collectives); a peer also reads what rank 0 sends outside a collective
+  // (a goodbye, a relayed death) until a frame it must leave arrives.
+  std::vector<bool> watching(nRanks, false), readable(nRanks, false);
+  for (int c = myRank == 0 ? 1 : 0; c < (myRank == 0 ? nRanks : 1); ++c)
+    watching[c] = static_cast<bool>(fds[c]);
+  readable[0] = myRank != 0;
+  for (;;) {
+    std::vector<pollfd> polls{{wakeRead.get(), POLLIN, 0}};
+    std::vector<int> conns;
+    for (int c = 0; c < nRanks; ++c)
+      if (watching[c]) {
+        short events = POLLRDHUP;
+        if (readable[c])
+          events |= POLLIN;
+        polls.push_back({fds[c].get(), events, 0});
+        conns.push_back(c);
+      }
+    int n = poll(polls.data(), polls.size(), -1);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0 || polls[0].revents)
+      return;
+    for (size_t i = 1; i < polls.size(); ++i)
+      if (polls[i].revents) {
+        int c = conns[i - 1];
+        bool canRead = readable[c];
+        watching[c] = onWatched(c, polls[i].revents, canRead);
+        readable[c] = canRead;
+      }
+  }
+}
+
+bool SocketBootstrap::onWatched(int conn, short revents, bool &readable) {
+  std::lock_guard<std::mutex> lock(ioLock);
+  int fd = fds[conn].get();
+  bool closed = revents & (POLLRDHUP | POLLHUP | POLLERR);
+  // Read what is there. While the connection is open, only a goodbye or a
+  // relayed death is taken (a collective's frame stays for it); once it is
+  // closed, everything, looking for the goodbye.
+  for (;;) {
+    wire::FrameHeader h;
+    if (!closed) {
+      ssize_t n =
+          recv(fd, &h, sizeof(h), MSG_PEEK | MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (n == 0) {
+        closed = true;
+        continue;
+      }
+      if (n < static_cast<ssize_t>(sizeof(h)))
+        return true; // a collective took it, or the rest is on its way
+      if (h.kind != wire::kGoodbye && h.kind != wire::kPeerGone) {
+        readable = false;
+        return true;
+      }
+    }
+    std::string payload;
+    std::vector<UniqueFd> stale;
+    const char *why;
+    Io got =
+        recvFrame(fd, Step::Watching, h, payload, Deadline(100), why, &stale);
+    if (got != Io::Ok)
+      break; // closed, or a frame cut short: the end of what is there
+    if (h.kind == wire::kGoodbye)
+      return false;
+    if (h.kind == wire::kPeerGone) {
+      int32_t rank;
+      memcpy(&rank, payload.data(), sizeof(rank));
+      if (rank >= 0 && rank < nRanks)
+        lost(rank);
+    }
+  }
+  // Closed without a goodbye: the process at the other end died.
+  lost(myRank == 0 ? conn : 0);
+  return false;
+}
+
+void SocketBootstrap::lost(int rank) {
+  std::string reason = "rank " + std::to_string(rank) + "'s process died";
+  if (!broken) {
+    broken = true;
+    brokenReason = reason;
+  }
+  if (myRank == 0) {
+    std::string payload(sizeof(int32_t), '\0');
+    int32_t r = rank;
+    memcpy(payload.data(), &r, sizeof(r));
+    Deadline brief(100);
+    for (int q = 1; q < nRanks; ++q)
+      if (q != rank && fds[q])
+        sendFrame(fds[q].get(), wire::kPeerGone, 0, payload, brief);
+  }
+  TLE_LOG(Warn, myRank,
+          "watchdog: %s (its connection closed without a "
+          "goodbye); every wait on the communicator gives up",
+          reason.c_str());
+  if (onLost)
+    onLost(rank);
+}
 
 /// Marks the channel unusable, tells the peers (rank 0 only; best effort,
 /// briefly) and records the failure.
@@ -803,6 +986,7 @@ tleResult_t SocketBootstrap::handshake(const Deadline &deadline) {
 tleResult_t SocketBootstrap::allGatherFds(
     const std::string &mine, const std::vector<int> &myFds,
     std::vector<std::string> &out, std::vector<std::vector<UniqueFd>> &outFds) {
+  std::lock_guard<std::mutex> lock(ioLock);
   if (broken)
     return fail(tlePeerFailure,
                 "the communicator is unusable after an earlier failure: %s",
@@ -865,6 +1049,8 @@ tleResult_t SocketBootstrap::gatherAtRoot(
         return breakWith(tleTimeout, "collective timed out after " +
                                          std::to_string(timeoutMs) +
                                          " ms receiving from " + who);
+      if (io == Io::Ok && h.kind == wire::kGoodbye)
+        return breakWith(tlePeerFailure, who + " destroyed its communicator");
       uint32_t nFds = 0;
       if (io == Io::Ok)
         why = wire::decodeContribution(
@@ -934,6 +1120,14 @@ tleResult_t SocketBootstrap::gatherAtPeer(
                                      " ms waiting for rank 0");
   if (io != Io::Ok)
     return breakWith(tlePeerFailure, "rank 0 sent a malformed message");
+  if (h.kind == wire::kGoodbye)
+    return breakWith(tlePeerFailure, "rank 0 destroyed its communicator");
+  if (h.kind == wire::kPeerGone) {
+    int32_t dead = -1;
+    memcpy(&dead, payload.data(), sizeof(dead));
+    return breakWith(tlePeerFailure,
+                     "rank " + std::to_string(dead) + "'s process died");
+  }
   if (h.kind == wire::kAbort)
     return breakWith(tlePeerFailure,
                      "rank 0 reported: " +
@@ -1037,6 +1231,7 @@ tleResult_t connectSocketBootstrap(const tleUniqueId &rawId, int nRanks,
   tleResult_t r = rank == 0 ? bs->acceptPeers() : bs->joinRoot();
   if (r != tleSuccess)
     return r;
+  bs->markJoined();
   TLE_LOG(Info, rank, "bootstrap: %s in %lld ms (timeout %lld ms%s)",
           rank == 0
               ? ("all " + std::to_string(nRanks) + " ranks joined").c_str()

@@ -24,7 +24,7 @@ struct Rule {
 };
 
 struct StepRules {
-  Rule rules[2];
+  Rule rules[5];
   int nRules;
   uint32_t maxFds;
   bool handshake; ///< before authentication: sequence numbers are 0
@@ -49,13 +49,25 @@ constexpr StepRules kSteps[kNumSteps] = {
      0,
      true},
     /*RootAwaitsContribution*/
-    {{{kContribution, sizeof(uint32_t), kMaxFrameBytes}},
-     1,
+    {{{kContribution, sizeof(uint32_t), kMaxFrameBytes}, {kGoodbye, 0, 0}},
+     2,
      kMaxFdsPerRank,
      false},
     /*PeerAwaitsGathered*/
-    {{{kGathered, 0, kMaxFrameBytes}, {kAbort, 0, kMaxReasonBytes}},
-     2,
+    {{{kGathered, 0, kMaxFrameBytes},
+      {kAbort, 0, kMaxReasonBytes},
+      {kGoodbye, 0, 0},
+      {kPeerGone, sizeof(int32_t), sizeof(int32_t)}},
+     4,
+     kMaxGatheredFds,
+     false},
+    /*Watching*/
+    {{{kGoodbye, 0, 0},
+      {kPeerGone, sizeof(int32_t), sizeof(int32_t)},
+      {kAbort, 0, kMaxReasonBytes},
+      {kContribution, sizeof(uint32_t), kMaxFrameBytes},
+      {kGathered, 0, kMaxFrameBytes}},
+     5,
      kMaxGatheredFds,
      false},
 };

@@ -64,6 +64,9 @@ enum FrameKind : uint32_t {
   kAbort = 6,        ///< 0 -> peer: the collective failed; payload is why
   kChallenge = 7,    ///< 0 -> peer: rank 0's nonce
   kProof = 8,        ///< peer -> 0: the peer's MAC
+  kGoodbye = 9,      ///< either way: this end destroys its communicator
+                     ///< (its close is not a death)
+  kPeerGone = 10,    ///< 0 -> peer: rank (an int32 payload) died
 };
 
 struct FrameHeader {
@@ -95,8 +98,12 @@ enum class Step {
   PeerAwaitsWelcome,
   RootAwaitsContribution, ///< authenticated
   PeerAwaitsGathered,     ///< authenticated
+  /// The watchdog reading what is left on a connection outside any
+  /// collective (authenticated): a goodbye, a death relayed by rank 0, or
+  /// a stale frame of a failed collective, which it skips.
+  Watching,
 };
-constexpr int kNumSteps = 6;
+constexpr int kNumSteps = 7;
 
 /// The most file descriptors that may travel with a frame at `step`
 /// (none before authentication).

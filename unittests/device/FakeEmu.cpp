@@ -92,9 +92,13 @@ uint32_t *tleEmuBlockScratch(uint32_t id, uint32_t n) {
   uint32_t block =
       f.blockIdx[0] +
       f.gridDim[0] * (f.blockIdx[1] + f.gridDim[1] * f.blockIdx[2]);
-  if (id != 0 || n != 1 || block >= tle::test::kMaxBlocks)
+  if (block >= tle::test::kMaxBlocks)
     std::abort();
-  return &f.scratch[block];
+  if (id == 0 && n == 1)
+    return &f.scratch[block];
+  if ((id == 1 || id == 2) && n <= 32)
+    return f.reduceScratch[block];
+  std::abort();
 }
 
 void tleEmuBarrierEvent(const void *, int32_t, int32_t, uint32_t, int32_t,

@@ -43,6 +43,8 @@ struct FakeEmu {
   uint32_t traceEvents;
   uint32_t spinHints; ///< tleEmuSpinHint calls (signal reads)
   uint32_t scratch[kMaxBlocks];
+  /// The status reductions' words (scratch ids 1 and 2: PlatformHost.h).
+  uint32_t reduceScratch[kMaxBlocks][32];
 };
 
 /// The fake's state, in a MAP_SHARED mapping; reset() zeroes it and sets a

@@ -71,6 +71,15 @@ inline uint32_t blockRank() { return rec::state().block; }
 inline uint32_t gridBlocks() { return rec::state().gridBlocks; }
 inline void syncWarp() { rec::record("bar.warp"); }
 inline void syncBlock() { rec::record("bar.block"); }
+/// One simulated caller: the group's largest value is its own.
+inline uint32_t syncWarpMax(uint32_t v) {
+  rec::record("bar.red.warp");
+  return v;
+}
+inline uint32_t syncBlockMax(uint32_t v) {
+  rec::record("bar.red.block");
+  return v;
+}
 
 inline uint32_t loadConst(const uint32_t *p) { return *p; }
 inline int32_t loadConst(const int32_t *p) { return *p; }
@@ -133,6 +142,12 @@ inline bool casRelaxedSys(uint32_t *p, uint32_t expected, uint32_t desired) {
 /// (the test presets every flag it waits for) ends in the library's own
 /// timeout and an abort instead of a hang.
 inline uint64_t nowNs() { return ++rec::state().clock; }
+/// The fault word is not part of the orders under test: read, not logged.
+inline uint32_t loadFaultWord(const uint32_t *p) { return *p; }
+inline void storeFaultWord(uint32_t *p, uint32_t v) {
+  rec::record("st.relaxed.sys", p);
+  *p = v;
+}
 constexpr uint32_t kPollsPerClockRead = 1;
 constexpr bool kPlatformYields = false;
 inline void spinWait(const WaitInfo &) {}

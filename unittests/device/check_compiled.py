@@ -25,7 +25,8 @@ import re
 import subprocess
 import sys
 
-ENTRY = re.compile(r"^(?:\.visible\s+|\.weak\s+)?\.(entry|func)\s+(\w+)\s*(?:\(\)?)?$")
+# A .func that returns a value names its return parameter before its name.
+ENTRY = re.compile(r"^(?:\.visible\s+|\.weak\s+)?\.(entry|func)\s+(?:\([^)]*\)\s*)?(\w+)\s*(?:\(\)?)?$")
 # Opcodes that touch memory or order it. Loads of the communicator go
 # through the read-only path (ld.global.nc) and parameters and the stack are
 # private: neither orders anything, and neither is listed.

@@ -7,7 +7,8 @@
 // (tleAllocDefault: TLE_CUDA_ALLOC) is checked on every backend, though
 // only the CUDA one uses it; a config from an older tle.h, shorter than
 // today's, takes the defaults of the fields it lacks. Also nSignals: the
-// signal words it allocates, its range, and a config from before it.
+// signal words it allocates, its range, and a config from before it; and a
+// config from before onError.
 //
 //===----------------------------------------------------------------------===//
 
@@ -201,6 +202,28 @@ TEST(ConfigTest, AConfigWithoutNSignalsGetsTheDefault) {
   ASSERT_EQ(tleCommGetDevComm(comm, &dc), tleSuccess);
   EXPECT_EQ(static_cast<const tle::DevComm *>(dc)->nSignals, 64u);
   EXPECT_EQ(tleCommDestroy(comm), tleSuccess);
+}
+
+// A caller compiled against the tle.h of the signals (nSignals last) has no
+// onError: it gets the default (TLE_ON_ERROR, else trap), and nSignals is
+// honoured.
+TEST(ConfigTest, AConfigWithoutOnErrorGetsTheDefault) {
+  tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
+  cfg.onError = static_cast<tleOnError_t>(99); // beyond the old size: unread
+  cfg.nSignals = 5;
+  cfg.size = offsetof(tleConfig_t, onError);
+  for (const char *env : {"", "return"}) {
+    EnvVar var("TLE_ON_ERROR", env);
+    tleComm_t comm = nullptr;
+    ASSERT_EQ(tleCommInitAll(&comm, 1, nullptr, &cfg), tleSuccess)
+        << tleGetLastErrorDetail();
+    void *dc;
+    ASSERT_EQ(tleCommGetDevComm(comm, &dc), tleSuccess);
+    const auto *d = static_cast<const tle::DevComm *>(dc);
+    EXPECT_EQ(d->nSignals, 5u);
+    EXPECT_EQ(d->flags, *env ? tle::kDevCommOnErrorReturn : 0u) << env;
+    EXPECT_EQ(tleCommDestroy(comm), tleSuccess);
+  }
 }
 
 } // namespace

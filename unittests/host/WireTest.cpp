@@ -31,10 +31,13 @@ std::string headerOnly(uint32_t kind, uint64_t bytes, uint64_t seq = 0,
   return std::string(reinterpret_cast<const char *>(&h), sizeof(h));
 }
 
-constexpr Step kAllSteps[] = {
-    Step::RootAwaitsHello,        Step::RootAwaitsProof,
-    Step::PeerAwaitsChallenge,    Step::PeerAwaitsWelcome,
-    Step::RootAwaitsContribution, Step::PeerAwaitsGathered};
+constexpr Step kAllSteps[] = {Step::RootAwaitsHello,
+                              Step::RootAwaitsProof,
+                              Step::PeerAwaitsChallenge,
+                              Step::PeerAwaitsWelcome,
+                              Step::RootAwaitsContribution,
+                              Step::PeerAwaitsGathered,
+                              Step::Watching};
 
 TEST(WireTest, PartialHeaderNeedsMore) {
   std::string h = headerOnly(kHello, sizeof(HelloMessage));

@@ -298,11 +298,15 @@ tleResult_t plan(const tleComm_t *comms, int nRanks,
     }
     int size = 0;
     if (!comms[i] || tleCommRank(comms[i], &info.rank) != tleSuccess ||
-        tleCommSize(comms[i], &size) != tleSuccess ||
-        tleCommGetDevComm(comms[i], &info.devComm) != tleSuccess) {
+        tleCommSize(comms[i], &size) != tleSuccess) {
       error = "comms[" + std::to_string(i) +
               "] is not a valid communicator: " + lastErrorDetail();
       return tleInvalidComm;
+    }
+    // A live communicator that is aborted or failed: its own status.
+    if (tleResult_t r = tleCommGetDevComm(comms[i], &info.devComm)) {
+      error = "comms[" + std::to_string(i) + "]: " + lastErrorDetail();
+      return r;
     }
     if (info.rank < 0 || info.rank >= kMaxRanks || seen[info.rank]) {
       error = "comms[" + std::to_string(i) + "] repeats rank " +
@@ -501,6 +505,13 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
   };
   switch (run.outcome) {
   case Outcome::Completed:
+    // A wait that gave up (tleCommAbort, a dead peer, a failure under
+    // onError = return) recorded why and let the kernel run to its end.
+    if (comms && collectRecords(comms, nRanks, 0, result.error)) {
+      tleErrorInfo error = result.error;
+      result = failed(result, error.result, error.message);
+      result.error = error;
+    }
     return result;
   case Outcome::Deadlock: {
     tleErrorInfo &e = result.error;

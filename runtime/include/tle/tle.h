@@ -40,6 +40,8 @@ typedef enum {
   tleLaunchFailure = 11,  /**< a launch failed for another reason */
   tleDataRace = 12,       /**< the emulator saw two unordered accesses */
   tleBarrierMisuse = 13,  /**< the emulator saw a barrier slot misused */
+  tleAborted = 14,        /**< the communicator was aborted (tleCommAbort);
+                               it can only be destroyed */
   tleNumResults
 } tleResult_t;
 
@@ -80,6 +82,16 @@ typedef struct {
   char internal[128];
 } tleUniqueId;
 
+/** What a device wait does when it fails (tleConfig_t::onError). */
+typedef enum {
+  TLE_ON_ERROR_DEFAULT = 0, /**< $TLE_ON_ERROR if set, else trap */
+  TLE_ON_ERROR_TRAP = 1,    /**< record and end the launch (trap on GPUs) */
+  TLE_ON_ERROR_RETURN = 2,  /**< record, mark the communicator failed and
+                                 return: the kernel runs to its end, every
+                                 later wait gives up, the CUDA context stays
+                                 usable (docs/runtime.md, "Faults") */
+} tleOnError_t;
+
 /** Communicator configuration. Initialise with TLE_CONFIG_INITIALIZER so
  *  that `size` and `version` let the struct grow compatibly: fields past
  *  `size` (a caller built against an older tle.h) take their defaults. */
@@ -97,12 +109,15 @@ typedef struct {
                                    tleAllocDefault */
   uint32_t nSignals;          /**< 64-bit signal words per rank
                                    (tle.signal); default 64 */
+  tleOnError_t onError;       /**< a failed device wait: trap (the default)
+                                   or return */
 } tleConfig_t;
 
 #define TLE_CONFIG_INITIALIZER                                                 \
   {                                                                            \
     sizeof(tleConfig_t), TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR,          \
-        tleBackendEmulator, 64, -1, -1, tleAllocDefault, 64                    \
+        tleBackendEmulator, 64, -1, -1, tleAllocDefault, 64,                   \
+        TLE_ON_ERROR_DEFAULT                                                   \
   }
 
 /** What the device library recorded when a launch failed. */
@@ -182,6 +197,14 @@ TLE_API tleResult_t tleCommInitFromNccl(tleComm_t *outComm, void *ncclComm,
 TLE_API tleResult_t tleCommInitAll(tleComm_t *outComms, int nRanks,
                                    const int *devices,
                                    const tleConfig_t *config);
+
+/** Make every device wait on `comm` give up (tleAborted) within a bounded
+ *  time, while kernels run: one store to the communicator's fault word in
+ *  host memory (every rank of a tleCommInitAll set). Thread-safe and
+ *  async-signal-safe: no lock, no allocation, no CUDA call. Afterwards the
+ *  communicator can only be destroyed; other calls return tleAborted.
+ *  Calling it again is harmless. */
+TLE_API tleResult_t tleCommAbort(tleComm_t comm);
 
 /** Release the communicator. Not collective and never blocks on peers. */
 TLE_API tleResult_t tleCommDestroy(tleComm_t comm);

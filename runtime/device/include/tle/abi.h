@@ -95,7 +95,7 @@ enum AccessKind : int {
 };
 /// Codes the device library writes into ErrorRecord::code.
 enum DevErrorCode : uint32_t {
-#define TLE_DEV_ERROR(Name, Value, What) kDevErr##Name = Value,
+#define TLE_DEV_ERROR(Name, Value, Result, What) kDevErr##Name = Value,
 #include "tle/abi.def"
 };
 /// The argument a kDevErrBadArgument report is about (ErrorRecord::argument).
@@ -231,7 +231,7 @@ inline constexpr EnumCase kTraceKinds[] = {
 /// What an error code or a bad argument is, in words ("" if unknown).
 inline const char *describe(DevErrorCode code) {
   switch (code) {
-#define TLE_DEV_ERROR(Name, Value, What)                                       \
+#define TLE_DEV_ERROR(Name, Value, Result, What)                               \
   case kDevErr##Name:                                                          \
     return What;
 #include "tle/abi.def"

@@ -43,6 +43,38 @@ TLE_DEV_INLINE void barrierSync(const void *comm, CoopKind group,
   barrier(comm, kBarrierSync, group, index, order);
 }
 
+/// The same, returning a status: 0, or the tleResult_t value of a wait
+/// that gave up (tleAborted, tlePeerFailure, tleTimeout under onError =
+/// return; docs/runtime.md, "Faults"), the same in every thread of the
+/// group. The group agrees on it in its final sync (a bar.red for a block),
+/// which the void calls above do not pay for.
+[[nodiscard]] TLE_DEV_INLINE int tryBarrier(const void *comm, BarrierKind kind,
+                                            CoopKind group, uint32_t index,
+                                            MemoryOrder order) {
+  constexpr abi::Fn fn = abi::Fn::flagcxIntraBarrierSyncS;
+  if (group == kCoopGrid)
+    return static_cast<int>(
+        impl::gridBarrier</*Status=*/true>(comm, index, order, kind, fn));
+  return static_cast<int>(
+      impl::barrier</*Status=*/true>(comm, group, index, order, kind, fn));
+}
+[[nodiscard]] TLE_DEV_INLINE int tryBarrierWait(const void *comm,
+                                                CoopKind group, uint32_t index,
+                                                MemoryOrder order) {
+  return tryBarrier(comm, kBarrierWait, group, index, order);
+}
+[[nodiscard]] TLE_DEV_INLINE int tryBarrierSync(const void *comm,
+                                                CoopKind group, uint32_t index,
+                                                MemoryOrder order) {
+  return tryBarrier(comm, kBarrierSync, group, index, order);
+}
+
+/// 0 while `comm` is usable, else the tleResult_t value its waits give up
+/// with. One load of host memory: call it after a barrier, not in a loop.
+TLE_DEV_INLINE int commFailed(const void *comm) {
+  return impl::commFailed(comm, abi::Fn::tleCommFailed);
+}
+
 /// This rank and the number of ranks of `comm`.
 TLE_DEV_INLINE int intraRank(const void *comm) {
   return impl::intraRank(comm, abi::Fn::flagcxDevCommGetIntraRank);

@@ -40,6 +40,15 @@ public:
     impl::sessionArrive(s, order, /*reconverge=*/false);
     impl::sessionWait(s, order);
   }
+  /// wait and sync returning a status, as tle::tryBarrier: 0, or the
+  /// tleResult_t value of a wait that gave up, the same in the whole group.
+  [[nodiscard]] TLE_DEV_INLINE int tryWait(MemoryOrder order) {
+    return static_cast<int>(impl::sessionWait</*Status=*/true>(s, order));
+  }
+  [[nodiscard]] TLE_DEV_INLINE int trySync(MemoryOrder order) {
+    impl::sessionArrive(s, order, /*reconverge=*/false);
+    return static_cast<int>(impl::sessionWait</*Status=*/true>(s, order));
+  }
 
 private:
   impl::Session s;

@@ -14,7 +14,9 @@
 // to the same word (the increment could be lost): reset words between
 // phases that a barrier or another signal separates. Out-of-range
 // arguments and a wait past the deadline are reported like the barrier's
-// (docs/device-library.md). The extern "C" flagcxDevSignal* functions of
+// (docs/device-library.md), and a wait gives up like the barrier's after
+// tleCommAbort, a peer's death or a failure under onError = return (a
+// status with trySignalWait). The extern "C" flagcxDevSignal* functions of
 // tle/device.h are thin wrappers over these.
 //
 //===----------------------------------------------------------------------===//
@@ -44,6 +46,17 @@ TLE_DEV_INLINE void signalWait(const void *comm, uint32_t sig, uint64_t least,
                                MemoryOrder order = kOrderAcquire) {
   impl::signalWait(comm, sig, least, group, order,
                    abi::Fn::flagcxDevWaitSignal);
+}
+/// The same, returning a status (as tle::tryBarrier): 0, or the
+/// tleResult_t value of a wait that gave up (tleAborted, tlePeerFailure,
+/// tleTimeout under onError = return; docs/runtime.md, "Faults"), the same
+/// in every thread of the group. signalWait gives up the same way, without
+/// saying so (tle::commFailed does).
+[[nodiscard]] TLE_DEV_INLINE int
+trySignalWait(const void *comm, uint32_t sig, uint64_t least, CoopKind group,
+              MemoryOrder order = kOrderAcquire) {
+  return static_cast<int>(impl::signalWait</*Status=*/true>(
+      comm, sig, least, group, order, abi::Fn::flagcxDevWaitSignal));
 }
 /// This rank's word `sig`, read by the calling thread alone.
 TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig,

@@ -25,8 +25,9 @@ constexpr uint32_t kDevCommMagic = 0x544c4543u;
 constexpr uint32_t kSymMemMagic = 0x544c454du;
 /// Bumped whenever the layout below changes. 6: signal words
 /// (DevComm::nSignals, signals, signalPeers) and the signal fields of
-/// ErrorRecord. 7: DevComm::trace, the trace ring, in the old pad.
-constexpr uint32_t kDevCommVersion = 7;
+/// ErrorRecord. 7: DevComm::trace, the trace ring, in the old pad. 8: the
+/// fault word (ErrorRecord::abort, was pad0) and DevComm::flags.
+constexpr uint32_t kDevCommVersion = 8;
 /// Largest communicator the layout serves: an NVLink domain of 72 GPUs
 /// (GB200 NVL72) fits, with room. DevComm's route table, SymMem's pointers
 /// and PeerMask are sized for it.
@@ -52,13 +53,21 @@ inline bool samePeers(const PeerMask &a, const PeerMask &b) {
 /// Where the first failure of a launch is recorded. It lives in memory the
 /// host can read after a failed launch (host-mapped pinned memory on GPUs),
 /// and the first writer claims it by a compare-and-swap on `state`.
+///
+/// `abort` is the communicator's fault word, which outlives the record
+/// (tleCommGetError clears the record, never this word): 0 while the
+/// communicator is usable, else the DevErrorCode every wait gives up with.
+/// The host stores kDevErrAborted (tleCommAbort) or kDevErrPeerFailure (the
+/// watchdog) while kernels run; a wait that fails under
+/// kDevCommOnErrorReturn stores its own code. Waits read it only every
+/// kPollsPerAbortCheck failed polls (impl/BarrierFlags.h).
 struct ErrorRecord {
   uint32_t state;       ///< 0 free, 1 being written, 2 complete
   uint32_t code;        ///< a DevErrorCode
   int32_t rank;         ///< rank that detected the failure
   uint32_t slot;        ///< barrier slot (index as given by the caller)
   uint32_t epoch;       ///< epoch the wait was waiting for
-  uint32_t pad0;
+  uint32_t abort;       ///< the fault word (above); 0: usable
   int32_t block;        ///< linear block id of the reporting thread
   int32_t thread;       ///< linear thread id in its block
   uint32_t nBarriers;   ///< slots in the communicator (for range errors)
@@ -77,6 +86,10 @@ struct ErrorRecord {
                         ///< signal index)
   uint64_t wanted;      ///< and the value it waited for (>=)
 };
+
+/// DevComm::flags: a failed wait records and returns instead of ending the
+/// launch (tleConfig_t::onError = TLE_ON_ERROR_RETURN).
+constexpr uint32_t kDevCommOnErrorReturn = 1u;
 
 /// Where entry j of a rank's round signals and polls (see DevComm).
 struct Route {
@@ -163,6 +176,8 @@ struct DevComm {
   /// trace, which costs the barrier one more load among the communicator's
   /// (hoisted with them out of a loop) and a branch on it.
   TraceRing *trace;
+  uint32_t flags; ///< kDevCommOnErrorReturn, read on failure only
+  uint32_t pad;
   Route routes[kMaxRanks]; ///< see above
   uint32_t nSignals;                ///< signal words per rank
   uint32_t reserved;                ///< 0

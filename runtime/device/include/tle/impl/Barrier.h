@@ -57,8 +57,12 @@ TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
 /// already arrived (an arrive/wait split around enough work) the wait then
 /// costs one load latency, not two. The next reads are in the next call,
 /// after its group sync.
-TLE_DEV_INLINE void groupWait(const void *comm, int coop, uint32_t index,
-                              int order, bool arrive, abi::Fn fn) {
+///
+/// With `Status`, returns what the group agrees on (groupSyncStatus): 0, or
+/// the status of a wait that gave up; without, 0 and the plain final sync.
+template <bool Status = false>
+TLE_DEV_INLINE uint32_t groupWait(const void *comm, int coop, uint32_t index,
+                                  int order, bool arrive, abi::Fn fn) {
   checkCoop(comm, index, coop, order, fn);
   Group g = makeGroup(coop);
   // Every thread checks, before the group sync (see groupArrive), so that a
@@ -68,6 +72,7 @@ TLE_DEV_INLINE void groupWait(const void *comm, int coop, uint32_t index,
   Comm c = checkSlot(comm, index, g.rank, fn);
   if (arrive && !TLE_MUTANT(11))
     groupSync(g);
+  uint32_t status = 0;
   if (g.rank < kWarpSize) {
     uint32_t workers = workerCount(c, g);
     uint32_t next = 0;
@@ -85,27 +90,34 @@ TLE_DEV_INLINE void groupWait(const void *comm, int coop, uint32_t index,
       if (g.rank == 0 && !TLE_MUTANT(19))
         storeRelaxedGpu(epochWord(c, index), next);
       if (g.rank < workers)
-        await(w, g.rank, workers, acquires(order));
+        status = await(w, g.rank, workers, acquires(order));
     } else if (g.rank == 0) {
       if (workers == 1)
-        await(w, 0, 1, acquires(order));
+        status = await(w, 0, 1, acquires(order));
       if (!TLE_MUTANT(20))
         storeRelaxedGpu(epochWord(c, index), next);
     }
     if (g.rank == 0)
       traceEvent(c, kind, g.kind, index, order, kTraceEnd);
   }
+  if constexpr (Status)
+    return groupSyncStatus(g, status);
   if (!TLE_MUTANT(13))
     groupSync(g);
+  return 0;
 }
 
-/// The barrier half `kind` (a BarrierKind) for a FlagCX coop kind.
-TLE_DEV_INLINE void barrier(const void *comm, int coop, uint32_t index,
-                            int order, int kind, abi::Fn fn) {
-  if (kind == kBarrierArrive)
+/// The barrier half `kind` (a BarrierKind) for a FlagCX coop kind; with
+/// `Status`, returns the group's status (0 for arrive, which never waits).
+template <bool Status = false>
+TLE_DEV_INLINE uint32_t barrier(const void *comm, int coop, uint32_t index,
+                                int order, int kind, abi::Fn fn) {
+  if (kind == kBarrierArrive) {
     groupArrive(comm, coop, index, order, fn);
-  else
-    groupWait(comm, coop, index, order, /*arrive=*/kind == kBarrierSync, fn);
+    return 0;
+  }
+  return groupWait<Status>(comm, coop, index, order,
+                           /*arrive=*/kind == kBarrierSync, fn);
 }
 
 /// FlagCX's unified form: the team must be INTRA and the scope one of the

@@ -111,17 +111,66 @@ TLE_DEV_INLINE PeerMask missingPeers(const WaitCtx &w) {
   return mask;
 }
 
-[[noreturn]] TLE_DEV_COLD void failTimeout(const void *comm, uint32_t slot,
-                                           uint32_t target, uint32_t count,
-                                           uint64_t elapsedNs, abi::Fn fn) {
+/// Failed polls between two looks at the communicator's fault word (and at
+/// the clock): the cadence that bounds how late a wait sees tleCommAbort.
+/// No look on the success path or at the first miss, where a load of host
+/// memory (about a microsecond on GPUs) would delay the barrier.
+constexpr uint32_t kPollsPerAbortCheck = kPollsPerClockRead;
+
+/// The communicator's fault word (ErrorRecord::abort): 0 while it is usable.
+TLE_DEV_INLINE uint32_t faultCode(const DevComm *dc) {
+  const ErrorRecord *rec = loadConst(&dc->error);
+  return rec ? loadFaultWord(&rec->abort) : 0;
+}
+
+/// tleCommFailed and its Triton spelling: 0 while `comm` is usable, else
+/// the tleResult_t value its waits give up with.
+TLE_DEV_INLINE int32_t commFailed(const void *comm, abi::Fn fn) {
+  uint32_t code = faultCode(checkComm(comm, fn).dc);
+  return code ? static_cast<int32_t>(resultOf(code)) : 0;
+}
+
+/// A wait that gives up because the communicator's fault word says `code`:
+/// the first such wait after tleCommAbort claims the free record (the
+/// watchdog and a failed wait have filled theirs). Returns the status of
+/// the wait, a tleResult_t value. Signal waits give up through here too.
+/// Scalars, not the WaitCtx, as failTimeout: a reference to it would make
+/// the compiler build the struct in local memory on the hot path of every
+/// wait (eleven stores before the first poll), not only when one gives up.
+TLE_DEV_COLD uint32_t giveUp(const void *comm, uint32_t slot, uint32_t target,
+                             uint32_t count, uint32_t code, abi::Fn fn) {
+  if (code == kDevErrAborted) {
+    WaitCtx w{checkComm(comm, fn), slot, target, count, nullptr, fn};
+    Failure f{kDevErrAborted, w.fn};
+    f.slot = w.slot;
+    f.epoch = w.target;
+    f.missing = missingPeers(w);
+    claimRecord(loadConst(&w.c.dc->error), static_cast<int32_t>(w.c.rank),
+                w.c.nBarriers, f);
+  }
+  return resultOf(code);
+}
+
+/// A wait passed its deadline: record it, then trap, or under
+/// kDevCommOnErrorReturn set the fault word (every later wait on the
+/// communicator gives up at its next check) and return the status.
+TLE_DEV_COLD uint32_t failTimeout(const void *comm, uint32_t slot,
+                                  uint32_t target, uint32_t count,
+                                  uint64_t elapsedNs, abi::Fn fn) {
   WaitCtx w{checkComm(comm, fn), slot, target, count, nullptr, fn};
   Failure f{kDevErrTimeout, fn};
   f.slot = slot;
   f.epoch = target;
   f.missing = missingPeers(w);
   f.elapsedNs = elapsedNs;
-  failWithRecord(loadConst(&w.c.dc->error), static_cast<int32_t>(w.c.rank),
-                 w.c.nBarriers, f);
+  ErrorRecord *rec = loadConst(&w.c.dc->error);
+  auto rank = static_cast<int32_t>(w.c.rank);
+  if (!(loadConst(&w.c.dc->flags) & kDevCommOnErrorReturn))
+    failWithRecord(rec, rank, w.c.nBarriers, f);
+  claimRecord(rec, rank, w.c.nBarriers, f);
+  if (rec && loadFaultWord(&rec->abort) == 0)
+    storeFaultWord(&rec->abort, kDevErrTimeout);
+  return resultOf(kDevErrTimeout);
 }
 
 /// Bookkeeping of one waiting thread: failed polls, the clock every
@@ -132,48 +181,60 @@ struct PollClock {
   uint64_t start = 0;
 };
 
-TLE_DEV_INLINE void onMiss(PollClock &k, const WaitCtx &w) {
+/// After a failed poll: 0 to poll on, else the status the wait gives up
+/// with (the fault word is set, or the deadline passed under onError =
+/// return). The fault word's load is issued before the clock read, so the
+/// two overlap.
+TLE_DEV_INLINE uint32_t onMiss(PollClock &k, const WaitCtx &w) {
   if constexpr (kPlatformYields) {
     WaitInfo info{w.c.dc,          static_cast<int32_t>(w.c.rank),
                   w.slot,          w.target,
                   missingPeers(w), w.what};
     spinWait(info);
   }
-  if (++k.polls % kPollsPerClockRead != 0)
-    return;
+  if (++k.polls % kPollsPerAbortCheck != 0)
+    return 0;
+#if defined(TLE_NO_ABORT_CHECK)
+  // The benchmark's control build (bench/): the same loop without the look.
+  uint32_t fault = 0;
+#else
+  uint32_t fault = faultCode(w.c.dc);
+#endif
   uint64_t now = nowNs();
   uint64_t timeout = loadConst(&w.c.dc->timeoutNs);
-  if (k.polls == kPollsPerClockRead)
+  if (TLE_UNLIKELY(fault != 0))
+    return giveUp(w.c.dc, w.slot, w.target, w.count, fault, w.fn);
+  if (k.polls == kPollsPerAbortCheck)
     k.start = now;
   else if (timeout != 0 && now - k.start > timeout)
-    failTimeout(w.c.dc, w.slot, w.target, w.count, now - k.start, w.fn);
+    return failTimeout(w.c.dc, w.slot, w.target, w.count, now - k.start, w.fn);
+  return 0;
 }
 
 /// The hot loop: one flag, acquire (or relaxed) loads, nothing else until
-/// a miss.
+/// a miss. Returns 0, or the status of a wait that gave up.
 template <bool Acquire>
-TLE_DEV_INLINE void pollOne(const WaitCtx &w, const uint32_t *flag) {
+TLE_DEV_INLINE uint32_t pollOne(const WaitCtx &w, const uint32_t *flag) {
   PollClock k;
   while (
       !reached(Acquire ? loadAcquireSys(flag) : loadRelaxedSys(flag), w.target))
-    onMiss(k, w);
+    if (uint32_t status = onMiss(k, w))
+      return status;
+  return 0;
 }
 
 /// Waits for entries first, first+stride, ... < w.count. One entry per
 /// thread is the fast path (warp and block groups, grid pollers); a thread
 /// that owns several polls them with relaxed loads, which pipeline, and
-/// acquires once after with a fence.
-TLE_DEV_INLINE void await(const WaitCtx &w, uint32_t first, uint32_t stride,
-                          bool acquire) {
+/// acquires once after with a fence. Returns 0, or the status of a wait
+/// that gave up (a tleResult_t value).
+TLE_DEV_INLINE uint32_t await(const WaitCtx &w, uint32_t first, uint32_t stride,
+                              bool acquire) {
   if (TLE_MUTANT(24))
-    return;
+    return 0;
   if (first + stride >= w.count) {
     const uint32_t *flag = inFlag(w.c, w.slot, first);
-    if (acquire)
-      pollOne<true>(w, flag);
-    else
-      pollOne<false>(w, flag);
-    return;
+    return acquire ? pollOne<true>(w, flag) : pollOne<false>(w, flag);
   }
   PollClock k;
   for (;;) {
@@ -182,10 +243,12 @@ TLE_DEV_INLINE void await(const WaitCtx &w, uint32_t first, uint32_t stride,
       all &= reached(loadRelaxedSys(inFlag(w.c, w.slot, j)), w.target);
     if (all)
       break;
-    onMiss(k, w);
+    if (uint32_t status = onMiss(k, w))
+      return status;
   }
   if (acquire && !TLE_MUTANT(7))
     fenceAcqRelSys();
+  return 0;
 }
 
 } // namespace tle::impl

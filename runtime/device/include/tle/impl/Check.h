@@ -40,33 +40,41 @@ struct Failure {
 };
 
 /// The first failure of a launch: claim the record (CAS 0 -> 1), fill it,
-/// publish it (release store of state 2), push it out of the GPU, end the
-/// launch. Later failures find the record taken and only abort, but not
-/// before the record is complete: often every lane of a warp fails at once,
-/// and a losing lane's trap would end the launch while the winner writes.
+/// publish it (release store of state 2). False when the record was taken.
+TLE_DEV_INLINE bool claimRecord(ErrorRecord *rec, int32_t rank,
+                                uint32_t nBarriers, const Failure &f) {
+  if (!rec || !casRelaxedSys(&rec->state, 0, 1))
+    return false;
+  rec->code = f.code;
+  rec->rank = rank;
+  rec->slot = f.slot;
+  rec->epoch = f.epoch;
+  rec->missing = f.missing;
+  rec->block = static_cast<int32_t>(blockRank());
+  rec->thread = static_cast<int32_t>(threadRank());
+  rec->nBarriers = nBarriers;
+  rec->aux = f.aux;
+  rec->elapsedNs = f.elapsedNs;
+  rec->function = static_cast<uint32_t>(f.fn);
+  rec->argument = f.argument;
+  rec->value = f.value;
+  rec->limit = f.limit;
+  rec->seen = f.seen;
+  rec->wanted = f.wanted;
+  storeReleaseSys(&rec->state, 2);
+  return true;
+}
+
+/// Claims the record, pushes it out of the GPU, ends the launch. Later
+/// failures find the record taken and only abort, but not before the
+/// record is complete: often every lane of a warp fails at once, and a
+/// losing lane's trap would end the launch while the winner writes.
 constexpr uint32_t kRecordWaitPolls = 1u << 20;
 
 [[noreturn]] TLE_DEV_COLD void failWithRecord(ErrorRecord *rec, int32_t rank,
                                               uint32_t nBarriers,
                                               const Failure &f) {
-  if (rec && casRelaxedSys(&rec->state, 0, 1)) {
-    rec->code = f.code;
-    rec->rank = rank;
-    rec->slot = f.slot;
-    rec->epoch = f.epoch;
-    rec->missing = f.missing;
-    rec->block = static_cast<int32_t>(blockRank());
-    rec->thread = static_cast<int32_t>(threadRank());
-    rec->nBarriers = nBarriers;
-    rec->aux = f.aux;
-    rec->elapsedNs = f.elapsedNs;
-    rec->function = static_cast<uint32_t>(f.fn);
-    rec->argument = f.argument;
-    rec->value = f.value;
-    rec->limit = f.limit;
-    rec->seen = f.seen;
-    rec->wanted = f.wanted;
-    storeReleaseSys(&rec->state, 2);
+  if (claimRecord(rec, rank, nBarriers, f)) {
     // A trap tears the context down; make the record reach host memory
     // first (the __threadfence_system() of CUDA C++).
     if (!TLE_MUTANT(9))
@@ -77,6 +85,18 @@ constexpr uint32_t kRecordWaitPolls = 1u << 20;
     }
   }
   abortLaunch();
+}
+
+/// The tleResult_t value (tle.h) of a DevErrorCode: abi.def's Result
+/// column, what a status-returning wait gives the kernel.
+TLE_DEV_INLINE constexpr uint32_t resultOf(uint32_t code) {
+  switch (code) {
+#define TLE_DEV_ERROR(Name, Value, Result, What)                               \
+  case Value:                                                                  \
+    return Result;
+#include "tle/abi.def"
+  }
+  return 10; // tleInternalError: no version of TLE writes such a code
 }
 
 /// The pointer is not a communicator (null, foreign or of another layout

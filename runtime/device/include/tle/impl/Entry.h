@@ -74,6 +74,10 @@ TLE_DEVICE_API int32_t flagcxDevCommGetIntraSize(const void *comm) {
   return tle::impl::intraSize(comm, tle::impl::Fn::flagcxDevCommGetIntraSize);
 }
 
+TLE_DEVICE_API int32_t tleCommFailed(const void *comm) {
+  return tle::impl::commFailed(comm, tle::impl::Fn::tleCommFailed);
+}
+
 TLE_DEVICE_API void *flagcxGetLocalPointerS(const void *mem, uint64_t offset) {
   return tle::impl::memPointer(mem, offset, 0, /*local=*/true,
                                tle::impl::Fn::flagcxGetLocalPointerS);
@@ -140,11 +144,13 @@ TLE_DEV_INLINE int32_t tritonBarrier(int64_t comm, int32_t barrierKind,
   // Triton's group space is FlagCX's plus grid; report it as such.
   if (TLE_UNLIKELY(static_cast<uint32_t>(groupKind) > tle::kCoopGrid))
     failArgument(c, slot, fn, tle::kArgCoopKind, groupKind, tle::kCoopGrid);
+  // The status-returning forms: the group agrees on the status in place of
+  // its final sync (void callers keep the plain one).
   if (groupKind == tle::kCoopGrid)
-    gridBarrier(c, slot, order, barrierKind, fn);
-  else
-    barrier(c, groupKind, slot, order, barrierKind, fn);
-  return 0;
+    return static_cast<int32_t>(
+        gridBarrier</*Status=*/true>(c, slot, order, barrierKind, fn));
+  return static_cast<int32_t>(
+      barrier</*Status=*/true>(c, groupKind, slot, order, barrierKind, fn));
 }
 /// A peer's (or with `local`, this rank's) address of byte `offset` of a
 /// buffer, as Triton's int64.
@@ -217,9 +223,11 @@ TLE_DEV_INLINE int32_t tritonSignal(int64_t comm, int32_t peer, int32_t signal,
 TLE_DEV_INLINE int32_t tritonSignalWait(int64_t comm, int32_t signal,
                                         int64_t least, int32_t groupKind,
                                         int32_t order, Fn fn) {
-  signalWait(addressOf(comm), static_cast<uint32_t>(signal),
-             static_cast<uint64_t>(least), groupKind, order, fn);
-  return 0;
+  // The status-returning form, as tritonBarrier: the group agrees on the
+  // status in place of its final sync.
+  return static_cast<int32_t>(signalWait</*Status=*/true>(
+      addressOf(comm), static_cast<uint32_t>(signal),
+      static_cast<uint64_t>(least), groupKind, order, fn));
 }
 } // namespace tle::impl
 
@@ -246,6 +254,10 @@ TLE_DEVICE_API int32_t tleTritonResetSignal(int64_t comm, int32_t signal) {
                          static_cast<uint32_t>(signal),
                          tle::impl::Fn::tleTritonResetSignal);
   return 0;
+}
+TLE_DEVICE_API int32_t tleTritonCommFailed(int64_t comm) {
+  return tle::impl::commFailed(tle::impl::addressOf(comm),
+                               tle::impl::Fn::tleTritonCommFailed);
 }
 
 // FlagTree's spellings of the signal functions (abi.def).

@@ -47,10 +47,13 @@ TLE_DEV_INLINE void gridArrive(const void *comm, uint32_t index, int order,
   publishAll(c, index, next, order);
 }
 
-TLE_DEV_INLINE void gridWait(const void *comm, uint32_t index, int order,
-                             abi::Fn fn) {
+/// With `Status`, returns the CTA's agreement on the status (see groupWait).
+template <bool Status = false>
+TLE_DEV_INLINE uint32_t gridWait(const void *comm, uint32_t index, int order,
+                                 abi::Fn fn) {
   checkOrder(comm, index, order, fn);
   uint32_t t = threadRank();
+  uint32_t status = 0;
   if (t < kWarpSize) {
     // The whole first warp checks before its warp sync (see groupWait).
     Comm c = checkSlot(comm, index, t, fn);
@@ -62,22 +65,29 @@ TLE_DEV_INLINE void gridWait(const void *comm, uint32_t index, int order,
     if (t == 0)
       traceEvent(c, kBarrierWait, kCoopGrid, index, order, kTraceBegin);
     if (t < pollers)
-      await(WaitCtx{c, index, *blockScratch(), c.size, "grid barrier wait", fn},
-            t, pollers, /*acquire=*/!TLE_MUTANT(4) || acquires(order));
+      status = await(
+          WaitCtx{c, index, *blockScratch(), c.size, "grid barrier wait", fn},
+          t, pollers, /*acquire=*/!TLE_MUTANT(4) || acquires(order));
     if (t == 0)
       traceEvent(c, kBarrierWait, kCoopGrid, index, order, kTraceEnd);
   }
+  if constexpr (Status)
+    return syncBlockMax(status);
   if (!TLE_MUTANT(16))
     syncBlock();
+  return 0;
 }
 
-/// The grid barrier half `kind` (a BarrierKind).
-TLE_DEV_INLINE void gridBarrier(const void *comm, uint32_t index, int order,
-                                int kind, abi::Fn fn) {
+/// The grid barrier half `kind` (a BarrierKind); with `Status`, returns the
+/// CTA's status (0 for arrive).
+template <bool Status = false>
+TLE_DEV_INLINE uint32_t gridBarrier(const void *comm, uint32_t index, int order,
+                                    int kind, abi::Fn fn) {
   if (kind != kBarrierWait)
     gridArrive(comm, index, order, fn);
   if (kind != kBarrierArrive)
-    gridWait(comm, index, order, fn);
+    return gridWait<Status>(comm, index, order, fn);
+  return 0;
 }
 
 } // namespace tle::impl

@@ -40,6 +40,18 @@ TLE_DEV_INLINE void groupSync(const Group &g) {
     syncWarp();
 }
 
+/// groupSync, and the group's agreement on a wait's status: the largest
+/// `status` of its threads (a tleResult_t value; 0 when no thread gave up).
+/// Used in place of the final groupSync by the status-returning calls only,
+/// so that the void entry points keep their plain sync.
+TLE_DEV_INLINE uint32_t groupSyncStatus(const Group &g, uint32_t status) {
+  if (g.kind == kCoopBlock)
+    return syncBlockMax(status);
+  if (g.kind == kCoopWarp)
+    return syncWarpMax(status);
+  return status;
+}
+
 /// FlagCX's coop kinds (thread .. lanes) and a valid order; the grid group
 /// has its own entry points.
 TLE_DEV_INLINE void checkCoop(const void *comm, uint32_t index, int coop,

@@ -13,6 +13,8 @@
 //             gridBlocks()  blocks in the grid
 //   groups:   syncWarp()    all lanes of the caller's warp (or the block's
 //                           tail); syncBlock() all threads of the block
+//             syncWarpMax(v) / syncBlockMax(v)  the same, returning the
+//                           largest v (< 256) of the group's threads
 //   flags:    loadAcquireSys / loadRelaxedSys / storeReleaseSys /
 //             storeRelaxedSys   32-bit flag accesses at system scope (peers
 //                               are other GPUs)
@@ -25,7 +27,10 @@
 //   counters: loadRelaxedGpu / storeRelaxedGpu   this GPU's own words
 //             fetchAddAcqRelGpu  the one ordered read-modify-write
 //             casRelaxedSys      claims the error record
-//   time:     nowNs(); kPollsPerClockRead polls between two clock reads
+//   faults:   loadFaultWord / storeFaultWord  ErrorRecord::abort, relaxed
+//                           at system scope (the host writes it mid-launch)
+//   time:     nowNs(); kPollsPerClockRead failed polls between two clock
+//             reads (and two loads of the fault word)
 //   waiting:  kPlatformYields (true: every failed poll must call
 //             spinWait(info) so that the emulator can schedule and detect
 //             deadlocks; false: spin), spinWait(info); pollHint(addr,

@@ -156,6 +156,30 @@ struct Ptx {
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
   }
+  /// bar.red.or over the CTA (barrier 0, all threads): the __syncthreads_or
+  /// of CUDA C++, whose LLVM intrinsic the LLVM of a bitcode consumer
+  /// (Triton 3.6's) may not know by the name LLVM 22 gives it.
+  static TLE_DEV_INLINE bool barRedOr(bool v) {
+    uint32_t out;
+    asm volatile("{\n\t.reg .pred p, q;\n\t"
+                 "setp.ne.u32 p, %1, 0;\n\t"
+                 "bar.red.or.pred q, 0, p;\n\t"
+                 "selp.u32 %0, 1, 0, q;\n\t}"
+                 : "=r"(out)
+                 : "r"(static_cast<uint32_t>(v))
+                 : "memory");
+    return out != 0;
+  }
+  /// redux.sync.max over the lanes of `mask` (sm_80 and later); inline PTX
+  /// for the reason given at barRedOr.
+  static TLE_DEV_INLINE uint32_t reduxMax(uint32_t mask, uint32_t v) {
+    uint32_t out;
+    asm volatile("redux.sync.max.u32 %0, %1, %2;"
+                 : "=r"(out)
+                 : "r"(v), "r"(mask)
+                 : "memory");
+    return out;
+  }
   [[noreturn]] static TLE_DEV_INLINE void trap() {
     asm volatile("trap;" ::: "memory");
     __builtin_unreachable();
@@ -184,6 +208,33 @@ TLE_DEV_INLINE void syncWarp() {
   __syncwarp(lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u);
 }
 TLE_DEV_INLINE void syncBlock() { __syncthreads(); }
+
+/// Wait statuses are tleResult_t values, which fit in this many bits.
+constexpr int kStatusBits = 8;
+
+/// syncBlock, returning the largest `v` (< 2^kStatusBits) of the block's
+/// threads. Where every `v` is 0 (a barrier that did not give up) it costs
+/// one bar.red.or in place of the bar.sync; otherwise a radix max, one
+/// bar.red.or per bit, from the top.
+TLE_DEV_INLINE uint32_t syncBlockMax(uint32_t v) {
+  if (!Ptx::barRedOr(v != 0))
+    return 0;
+  uint32_t max = 0;
+  for (int b = kStatusBits - 1; b >= 0; --b) {
+    // Threads whose higher bits are the maximum's so far.
+    bool candidate = (v >> (b + 1)) == (max >> (b + 1));
+    if (Ptx::barRedOr(candidate && (v >> b & 1)))
+      max |= 1u << b;
+  }
+  return max;
+}
+/// syncWarp, returning the largest `v` of the warp's lanes (redux.sync
+/// synchronizes the lanes like bar.warp.sync).
+TLE_DEV_INLINE uint32_t syncWarpMax(uint32_t v) {
+  uint32_t base = threadRank() & ~31u;
+  uint32_t lanes = blockThreads() - base;
+  return Ptx::reduxMax(lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u, v);
+}
 
 /// Loads of the communicator and buffer handles, which the host writes
 /// before the launch and nothing changes during it. They go through the
@@ -260,11 +311,23 @@ TLE_DEV_INLINE bool casRelaxedSys(uint32_t *p, uint32_t expected,
   return Ptx::atomCasRelaxedSys(p, expected, desired) == expected;
 }
 
+/// The communicator's fault word (ErrorRecord::abort, host-mapped memory):
+/// a relaxed system-scope load, the same instruction as a relaxed poll, so
+/// the barrier's instruction set is unchanged; the store is the cold path's.
+TLE_DEV_INLINE uint32_t loadFaultWord(const uint32_t *p) {
+  return Ptx::ldRelaxedSys(p);
+}
+TLE_DEV_INLINE void storeFaultWord(uint32_t *p, uint32_t v) {
+  Ptx::stRelaxedSys(p, v);
+}
+
 /// %globaltimer counts nanoseconds (updated every few hundred ns or faster,
 /// plenty for a deadline).
 TLE_DEV_INLINE uint64_t nowNs() { return Ptx::globalTimer(); }
-/// Reading %globaltimer costs about as much as a poll, so the deadline is
-/// checked only every this many polls (a few tens of microseconds).
+/// Reading %globaltimer costs about as much as a poll, and the fault word
+/// lives in host memory (a load of about a microsecond), so a wait checks
+/// both only every this many failed polls (a few tens of microseconds):
+/// the bound on how late a wait sees tleCommAbort, besides the load itself.
 constexpr uint32_t kPollsPerClockRead = 128;
 
 /// GPUs spin: no nanosleep in the poll, since a sleeping poller adds its

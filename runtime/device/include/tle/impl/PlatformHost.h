@@ -42,6 +42,36 @@ inline uint32_t gridBlocks() {
 inline void syncWarp() { tleEmuSyncWarp(); }
 inline void syncBlock() { tleEmuSyncBlock(); }
 
+/// Block scratch ids (tleEmuBlockScratch) of the reductions below; 0 is
+/// blockScratch()'s.
+constexpr uint32_t kBlockMaxScratch = 1, kWarpMaxScratch = 2;
+
+/// The group's largest `v`, through a scratch word between three syncs
+/// (fibers switch only in the hooks, so plain accesses are race-free): the
+/// first orders the previous reduction's reads before the reset, the second
+/// the reset before the contributions, the third those before the reads.
+inline uint32_t reduceMax(uint32_t *acc, uint32_t v, bool leader,
+                          void (*sync)()) {
+  sync();
+  if (leader)
+    *acc = 0;
+  sync();
+  if (v > *acc)
+    *acc = v;
+  sync();
+  return *acc;
+}
+inline uint32_t syncBlockMax(uint32_t v) {
+  return reduceMax(tleEmuBlockScratch(kBlockMaxScratch, 1), v,
+                   threadRank() == 0, tleEmuSyncBlock);
+}
+inline uint32_t syncWarpMax(uint32_t v) {
+  uint32_t *words =
+      tleEmuBlockScratch(kWarpMaxScratch, (blockThreads() + 31) / 32);
+  return reduceMax(words + threadRank() / 32, v, threadRank() % 32 == 0,
+                   tleEmuSyncWarp);
+}
+
 /// Counts one device-memory operation for tle::emu::deviceOpCounts (the
 /// emulator measures what a barrier costs; GPUs count nothing).
 inline void count(DeviceOp kind) {
@@ -176,9 +206,18 @@ inline bool casRelaxedSys(uint32_t *p, uint32_t expected, uint32_t desired) {
   return won;
 }
 
+/// The fault word (ErrorRecord::abort): not a device-memory operation of
+/// the barrier's, so not counted.
+inline uint32_t loadFaultWord(const uint32_t *p) {
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+inline void storeFaultWord(uint32_t *p, uint32_t v) {
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
 inline uint64_t nowNs() { return tleEmuNowNs(); }
 /// Every failed poll already yields to the emulator's scheduler, which
-/// costs far more than reading its clock.
+/// costs far more than reading its clock or the fault word.
 constexpr uint32_t kPollsPerClockRead = 1;
 
 constexpr bool kPlatformYields = true;

@@ -66,8 +66,11 @@ TLE_DEV_INLINE void sessionArrive(Session &s, int order, bool reconverge) {
   }
 }
 
-TLE_DEV_INLINE void sessionWait(Session &s, int order) {
+/// With `Status`, returns the group's status (see groupWait).
+template <bool Status = false>
+TLE_DEV_INLINE uint32_t sessionWait(Session &s, int order) {
   checkOrder(s.comm, s.slot, order, kSessionFn);
+  uint32_t status = 0;
   if (s.g.rank < kWarpSize) {
     // Every lane holds the epoch in a register, so rank 0 can store it after
     // its poll (see groupWait) whatever the number of workers.
@@ -75,7 +78,7 @@ TLE_DEV_INLINE void sessionWait(Session &s, int order) {
     if (s.g.rank == 0)
       traceEvent(s.c, kBarrierWait, s.g.kind, s.slot, order, kTraceBegin);
     if (s.g.rank < s.workers)
-      await(
+      status = await(
           WaitCtx{s.c, s.slot, next, s.c.size - 1, "barrier wait", kSessionFn},
           s.g.rank, s.workers, acquires(order));
     if (s.g.rank == 0) {
@@ -85,8 +88,11 @@ TLE_DEV_INLINE void sessionWait(Session &s, int order) {
     }
     s.epoch = next;
   }
+  if constexpr (Status)
+    return groupSyncStatus(s.g, status);
   if (!TLE_MUTANT(18))
     groupSync(s.g);
+  return 0;
 }
 
 } // namespace tle::impl

@@ -5,7 +5,10 @@
 // release, a wait polls this rank's word until it is >= a value (unsigned)
 // with an acquire, under the barrier's deadline, a read loads it and a
 // reset zeroes it. A group (thread, warp, block; Group.h) signals or waits
-// together: it syncs, its rank 0 signals or polls, it syncs again.
+// together: it syncs, its rank 0 signals or polls, it syncs again. A wait
+// looks at the communicator's fault word as the barrier's waits do
+// (BarrierFlags.h): tleCommAbort, the watchdog and a failure under
+// onError = return stop it within the same bound.
 //
 // Memory model: as for the barrier (BarrierFlags.h). The first group sync
 // puts every member's writes in rank 0's causality past, and its release
@@ -136,25 +139,54 @@ TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
   groupSync(g);
 }
 
-/// Takes the communicator by value: a reference to the caller's SignalWord
-/// would make it store the struct to local memory before every poll loop.
-[[noreturn]] TLE_DEV_COLD void
-failSignalTimeout(const DevComm *dc, uint32_t sig, uint64_t seen,
-                  uint64_t least, uint64_t elapsedNs, abi::Fn fn) {
+/// A signal wait passed its deadline: record it, then trap, or under
+/// kDevCommOnErrorReturn set the fault word (every later wait on the
+/// communicator gives up at its next check) and return the status (as
+/// failTimeout for the barrier). Takes the communicator by value: a
+/// reference to the caller's SignalWord would make it store the struct to
+/// local memory before every poll loop.
+TLE_DEV_COLD uint32_t failSignalTimeout(const DevComm *dc, uint32_t sig,
+                                        uint64_t seen, uint64_t least,
+                                        uint64_t elapsedNs, abi::Fn fn) {
   Failure f{kDevErrSignalTimeout, fn};
   f.slot = sig;
   f.seen = seen;
   f.wanted = least;
   f.elapsedNs = elapsedNs;
-  failComm(dc, f);
+  if (!(loadConst(&dc->flags) & kDevCommOnErrorReturn))
+    failComm(dc, f);
+  ErrorRecord *rec = loadConst(&dc->error);
+  claimRecord(rec, loadConst(&dc->rank), loadConst(&dc->nBarriers), f);
+  if (rec && loadFaultWord(&rec->abort) == 0)
+    storeFaultWord(&rec->abort, kDevErrSignalTimeout);
+  return resultOf(kDevErrSignalTimeout);
 }
 
-/// A failed poll: on the emulator a yield that names the word, and the
-/// deadline's clock every kPollsPerClockRead misses (as onMiss for the
-/// barrier; its first read starts the deadline).
-TLE_DEV_INLINE void onSignalMiss(PollClock &k, const SignalWord &s,
-                                 uint32_t sig, uint64_t seen, uint64_t least,
-                                 abi::Fn fn) {
+/// A signal wait that gives up because the communicator's fault word says
+/// `code` (giveUp for the barrier): the first wait to see tleCommAbort's
+/// word claims the free record, naming the signal and its values. Returns
+/// the status of the wait, a tleResult_t value.
+TLE_DEV_COLD uint32_t giveUpSignal(const DevComm *dc, uint32_t sig,
+                                   uint64_t seen, uint64_t least, uint32_t code,
+                                   abi::Fn fn) {
+  if (code == kDevErrAborted) {
+    Failure f{kDevErrAborted, fn};
+    f.slot = sig;
+    f.seen = seen;
+    f.wanted = least;
+    claimRecord(loadConst(&dc->error), loadConst(&dc->rank),
+                loadConst(&dc->nBarriers), f);
+  }
+  return resultOf(code);
+}
+
+/// A failed poll: on the emulator a yield that names the word, and every
+/// kPollsPerAbortCheck misses a look at the fault word and the deadline's
+/// clock (as onMiss for the barrier; the first clock read starts the
+/// deadline). 0 to poll on, else the status the wait gives up with.
+TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
+                                     uint32_t sig, uint64_t seen,
+                                     uint64_t least, abi::Fn fn) {
   if constexpr (kPlatformYields) {
     WaitInfo info{};
     info.comm = s.dc;
@@ -166,49 +198,68 @@ TLE_DEV_INLINE void onSignalMiss(PollClock &k, const SignalWord &s,
     info.wanted = least;
     spinWait(info);
   }
-  if (++k.polls % kPollsPerClockRead != 0)
-    return;
+  if (++k.polls % kPollsPerAbortCheck != 0)
+    return 0;
+#if defined(TLE_NO_ABORT_CHECK)
+  uint32_t fault = 0;
+#else
+  uint32_t fault = faultCode(s.dc);
+#endif
   uint64_t now = nowNs();
   uint64_t timeout = loadConst(&s.dc->timeoutNs);
-  if (k.polls == kPollsPerClockRead)
+  if (TLE_UNLIKELY(fault != 0))
+    return giveUpSignal(s.dc, sig, seen, least, fault, fn);
+  if (k.polls == kPollsPerAbortCheck)
     k.start = now;
   else if (timeout != 0 && now - k.start > timeout)
-    failSignalTimeout(s.dc, sig, seen, least, now - k.start, fn);
+    return failSignalTimeout(s.dc, sig, seen, least, now - k.start, fn);
+  return 0;
 }
 
 /// The poll loop: one word, acquire (or relaxed) loads, nothing else until
-/// a miss.
+/// a miss. Returns 0, or the status of a wait that gave up.
 template <bool Acquire>
-TLE_DEV_INLINE void pollSignal(const SignalWord &s, uint32_t sig,
-                               uint64_t least, abi::Fn fn) {
+TLE_DEV_INLINE uint32_t pollSignal(const SignalWord &s, uint32_t sig,
+                                   uint64_t least, abi::Fn fn) {
   PollClock k;
   for (;;) {
     uint64_t v = Acquire ? loadAcquireSys(s.word) : loadRelaxedSys(s.word);
     if (v >= least)
-      return;
-    onSignalMiss(k, s, sig, v, least, fn);
+      return 0;
+    if (uint32_t status = onSignalMiss(k, s, sig, v, least, fn))
+      return status;
   }
 }
 
 /// Waits until this rank's word `sig` is >= `least` for the group `coop`,
-/// with the acquire half of `order` (seq_cst adds a fence.sc first).
-TLE_DEV_INLINE void signalWait(const void *comm, uint32_t sig, uint64_t least,
-                               int coop, int order, abi::Fn fn) {
+/// with the acquire half of `order` (seq_cst adds a fence.sc first). A wait
+/// that gives up (the fault word is set, or the deadline passed under
+/// onError = return) returns early, without the acquire. With `Status`,
+/// returns what the group agrees on (groupSyncStatus): 0, or the status of
+/// the wait that gave up; without, 0 and the plain final sync.
+template <bool Status = false>
+TLE_DEV_INLINE uint32_t signalWait(const void *comm, uint32_t sig,
+                                   uint64_t least, int coop, int order,
+                                   abi::Fn fn) {
   checkCoop(comm, sig, coop, order, fn);
   Group g = makeGroup(coop);
   SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
   groupSync(g);
+  uint32_t status = 0;
   if (g.rank == 0) {
     traceSignal(s.dc, kTraceSignalWait, g.kind, sig, order, kTraceBegin);
     if (order == kOrderSeqCst)
       fenceSeqCstSys();
     if (acquires(order))
-      pollSignal<true>(s, sig, least, fn);
+      status = pollSignal<true>(s, sig, least, fn);
     else
-      pollSignal<false>(s, sig, least, fn);
+      status = pollSignal<false>(s, sig, least, fn);
     traceSignal(s.dc, kTraceSignalWait, g.kind, sig, order, kTraceEnd);
   }
+  if constexpr (Status)
+    return groupSyncStatus(g, status);
   groupSync(g);
+  return 0;
 }
 
 /// This rank's word `sig`, loaded by the calling thread with the acquire
