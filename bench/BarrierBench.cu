@@ -1,4 +1,5 @@
 //===- BarrierBench.cu - TLE barrier benchmarks on the GPUs of a node -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every TLE figure of the benchmark table, measured in one process that
 // drives every GPU of the machine (tleCommInitAll; TLE_GPU_RANKS

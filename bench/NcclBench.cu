@@ -1,4 +1,5 @@
 //===- NcclBench.cu - NCCL's figures for the side-by-side table -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The NCCL 2.28 half of the comparison, in its own program because it links
 // a specific libnccl (PyTorch's wheel ships 2.28.9; the system one on the

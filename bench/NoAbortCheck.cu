@@ -1,4 +1,5 @@
 //===- NoAbortCheck.cu - The latency loop without the fault-word look -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The control of the `latency` section's `tle-noabortcheck` row: the same
 // loop as BarrierBench.cu's tleSyncLoop, compiled with TLE_NO_ABORT_CHECK,

@@ -1,4 +1,5 @@
 //===- NvshmemBench.cu - NVSHMEM's barrier for the side-by-side table -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // NVSHMEM's device barrier in a kernel loop, timed like the others (slowest
 // CTA, %globaltimer after one untimed round). NVSHMEM has one barrier per

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Turns bench.csv into the markdown table and the PNG plots.
 
 Usage: report.py BENCH_CSV OUT_DIR [INFO_FILE]

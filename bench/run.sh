@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs every benchmark once, side by side on the same machine, and writes
 #   $out/bench.log  everything the programs printed
 #   $out/bench.csv  section,impl,x,us,note (one line per figure)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The benchmark's tlec row: bench/kernels/barrier_loop.mlir, compiled by
 tlec into a bundle, run by `tlerun --target cuda` on --ranks GPUs (2;
 bench/run.sh passes the machine's count, like the other rows).

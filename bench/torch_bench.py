@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """PyTorch's figures for the side-by-side table (one process per GPU of the machine).
 
 - hostbar:   SymmetricMemory.barrier() in an eager loop and replayed from a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The compiler half of TLE: the `tle` dialect, its conversions, tle-opt and
 # tlec, built against an installed LLVM/MLIR 22 in the way of MLIR's
 # out-of-tree template. Included from the top level after the runtime, so

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The installed package: TLEConfig.cmake and TLEConfigVersion.cmake (for
 # find_package(TLE)), the export sets the targets joined (TLETargets: the
 # runtime, TLE::tle, TLE::abi, TLE::device, TLE::tlerun; TLECompilerTargets:

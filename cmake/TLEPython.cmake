@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # What the Python wheel (tle-triton, python/pyproject.toml, built by
 # scikit-build-core) takes from the build: install component Python, whose
 # prefix is the package folder `tle/` in the wheel. The host library under

@@ -1,4 +1,5 @@
 //===- BootstrapFrameFuzzer.cpp - Fuzzing bootstrap frames ------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // libFuzzer target for the frame decoder every bootstrap reader goes
 // through (wire::decodeFrame) and the payload decoders behind it. The first

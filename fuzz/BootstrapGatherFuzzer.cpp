@@ -1,4 +1,5 @@
 //===- BootstrapGatherFuzzer.cpp - Fuzzing all-gather payloads --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // libFuzzer target for the decoders of an authenticated collective's
 // payloads, which carry every rank's blob and descriptor count in one

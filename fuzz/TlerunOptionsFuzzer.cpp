@@ -1,4 +1,5 @@
 //===- TlerunOptionsFuzzer.cpp - Fuzzing tlerun's command line ---*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // libFuzzer target for tlerun's command line (tools/tlerun/Options.cpp):
 // the input is split at NUL bytes into arguments (at most 64). Besides

@@ -1,4 +1,5 @@
 //===- BarrierFault.cu - Timeouts and bad indices on real GPUs ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Faults must be reported, never hang and never corrupt memory. A faulting
 // launch kills its CUDA context (a trap is sticky), so every case runs in a

@@ -1,4 +1,5 @@
 //===- BarrierStress.cu - Data visibility across the barrier, on N GPUs ---===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The memory-model test of the barrier on real GPUs. Every thread of every
 // round stores a round-stamped payload (`--words` words in distant cache

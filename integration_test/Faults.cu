@@ -1,4 +1,5 @@
 //===- Faults.cu - Faults a program survives, on real GPUs ----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Issue 14's recovery scenarios on CUDA ranks (GPUs 0 and 1), each case in
 // processes forked before any CUDA call, with its timings printed:

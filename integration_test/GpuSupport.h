@@ -1,4 +1,5 @@
 //===- GpuSupport.h - Helpers shared by the GPU tests and benchmarks -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Error checks that abort a test or benchmark process with the failing call
 // and its message (tests may exit; the library never does), the "SKIPPED"

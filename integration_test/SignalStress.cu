@@ -1,4 +1,5 @@
 //===- SignalStress.cu - Data visibility across signals, on GPU pairs ----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The memory-model test of point-to-point signals on real GPUs. Each group
 // (a thread, a warp or a CTA) of each rank plays ping-pong with the same

@@ -1,4 +1,5 @@
 //===- TraceTest.cu - The barrier's trace ring on real GPUs ---------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tleCommTraceStart on two GPUs (one process, tleCommInitAll):
 //  - records: C CTAs x R rounds of a block sync record exactly a begin and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Configures and builds TLE with the `default` preset (compiler, runtime,
 # emulator, device bitcode, tests) into build/.
 set -euo pipefail

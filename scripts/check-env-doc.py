@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Checks docs/environment.md against the code: every environment variable
 named TLE_* that the sources read (C/C++ getenv and string literals that
 name one, Python string literals, shell ${TLE_...} references, CMake

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # shellcheck shell=bash disable=SC2034,SC2154
 # Sourced by gpu-run.sh and gpu-lab.sh on the GPU machine, with $root set to
 # the repository root. Sets

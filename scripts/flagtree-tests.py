@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """FlagTree's own distributed tests, run on stock Triton + TLE: which files,
 where they come from, and the one edit they get.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Runs every fuzz target of the build (fuzz/, built when the compiler has
 # libFuzzer) for a bounded time: SECONDS per target (default 60), starting
 # from the committed seed corpus fuzz/corpus/<target>/. New inputs go to a

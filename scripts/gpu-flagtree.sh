@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # FlagTree's own distributed tests on stock Triton + TLE (tle.flagtree), and
 # TLE's registration test, on the GPU machine (2 GPUs), from the repository
 # root:

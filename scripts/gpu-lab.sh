@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Run 5 on the 2-GPU machine (docs/gpu-notes.md, "Run 5 plan: the barrier
 # lab"), from the repository root:
 #   scripts/gpu-lab.sh [--quick] [more tle-bench-lab options]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Prepares, on the CPU machine, what a GPU run carries that the GPU machine
 # lacks: NCCL 2.28.9's device-API headers (nccl.h, nccl_device.h,
 # nccl_device/), copied from this machine's CUDA toolkit into .gpu/ (ignored

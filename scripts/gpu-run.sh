@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The one script run on the GPU machine, from the repository root:
 #   scripts/gpu-run.sh [all|tests|bench|build|mutants]   (default all)
 # It builds the runtime with the CUDA backend (`cmake --preset gpu`, no LLVM

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The Triton front end's GPU tests, run on the GPU machine from the
 # repository root after scripts/gpu-run.sh has built build-gpu (libtle.so
 # with the CUDA backend):

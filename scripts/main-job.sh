@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The main job, after the build: run the one-shot all-reduce example on 4
 # emulated ranks, 20 launches, verify that every rank's result is the sum of
 # all ranks' inputs, and print tlerun's summary. Fails (non-zero) if tlerun

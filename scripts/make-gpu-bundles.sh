@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Compiles every kernel of examples/ (and the tool tests' kernel inputs, and
 # the benchmark's bench/kernels/) to cuda bundles with tlec, for a GPU machine whose build has no LLVM: copy the
 # output folder there and run e.g.

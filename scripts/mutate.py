@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Mutation testing of the device library: every listed mutant must be caught.
 
 The device library carries deliberate bugs behind TLE_MUTANT(n)

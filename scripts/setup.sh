@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Installs what TLE needs on a Debian 12 machine, only what is missing:
 # LLVM/MLIR 22 and clang-22 (for the compiler and the device bitcode),
 # Boost.Context (emulator fibers), GoogleTest, nlohmann-json (the parser the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Gives every source file of a git work tree the SPDX line of TLE's license
 # (LICENSE: Apache-2.0 WITH LLVM-exception), in the comment syntax of its
 # language, or with --check lists the files that lack it and fails.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The installed package, used from outside the tree (CI's "install" suite):
 # installs the already-built build/ into a temporary prefix (nothing is
 # recompiled), then, with copies of test/install/ outside the source tree,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The Python wheel, as a pip user gets it (CI's "wheel" suite): builds
 # tle-triton with its standard backend (scikit-build-core, from PyPI) into a
 # wheel holding libtle.so and libtle_device.bc, installs it into a fresh

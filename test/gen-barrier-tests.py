@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Writes the exhaustive barrier tests of the lit suite.
 
 Every kind x group x order (x multimem) combination of

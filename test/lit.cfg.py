@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # lit configuration of the TLE compiler tests: every .mlir file under test/
 # is a test; tle-opt comes from the build, FileCheck and mlir-translate from
 # the LLVM 22 installation.

@@ -1,4 +1,5 @@
 //===- BarrierLab.cu - Run 5: the barrier lab on two GPUs -----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // One process drives both GPUs through three experiments; docs/gpu-notes.md
 // ("Run 5 plan: the barrier lab") says what each outcome would mean.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The timed loop of each tle-bench-lab kernel in a SASS listing.
 
 Every lab kernel reads %clock64 right before and right after its timed loop

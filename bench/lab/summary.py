@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Short summary of a tle-bench-lab CSV (exp,impl,ctas,iters,rep,us,mhz):
 median [min-max] per configuration, the SM clocks, the differences that
 answer the run-5 questions (docs/gpu-notes.md, "Run 5 plan"), and the

@@ -1,4 +1,5 @@
 //===- Compile.cpp - The one compile entry point of tlec and tlerun -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // compileModule: validates the options, collects the kernels' launch
 // metadata, runs the cuda or host pipeline and the translation that

@@ -1,4 +1,5 @@
 //===- CudaPipeline.cpp - Kernel module to PTX ----------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The `--target=cuda` lowering (tle-cuda-pipeline): the tle ops become device-ABI calls,
 // the rest follows MLIR's gpu-lower-to-nvvm-pipeline (device half only; the

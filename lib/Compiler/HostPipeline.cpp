@@ -1,4 +1,5 @@
 //===- HostPipeline.cpp - Kernel module to host code for the emulator -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The `--target=host` lowering: the passes of tle/Conversion/Passes.td
 // chained into `tle-host-pipeline`, and the translation of its result to

@@ -1,4 +1,5 @@
 //===- HostPipeline.h - Internals of the host lowering ----------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // What Compile.cpp needs from HostPipeline.cpp and CudaPipeline.cpp beyond
 // the public pipelines: the translations to LLVM IR and their callbacks.

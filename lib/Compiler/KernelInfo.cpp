@@ -1,4 +1,5 @@
 //===- KernelInfo.cpp - Launch metadata of gpu.func kernels ---------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Reads, from a kernel module before lowering, what a launcher needs and
 // cannot see in PTX: which parameters to pass, whether the launch must be

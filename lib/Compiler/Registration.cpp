@@ -1,4 +1,5 @@
 //===- Registration.cpp - What the tlec pipelines need registered ---------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Kernels may use any upstream dialect that lowers to LLVM, so tlec, tlerun
 // and tle-opt register all of them, their to-LLVM interfaces and

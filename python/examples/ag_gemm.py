@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """C = AllGather(A) @ B in Triton, the all-gather overlapped with the GEMM
 through TLE's point-to-point signals.
 

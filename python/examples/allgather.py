@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """TLE in Triton, the smallest complete program: an all-gather in one kernel.
 
 Every GPU stores its input into its row of every peer's symmetric buffer,

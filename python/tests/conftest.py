@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Shared fixtures of the CI tests: compile Triton kernels for sm_90 without a
 GPU, linking TLE's device bitcode, and expose every stage of the result.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """One CPU rank of the fault tests (test_faults.py), started by the test
 itself, one process per rank (TLE's launcher would stop every rank at the
 first one that fails, and here ranks fail on purpose):

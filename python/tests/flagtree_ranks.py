@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The rank program of the CPU tests of tle.flagtree (test_flagtree.py):
 kernels written as FlagTree's tests write them (``import tle.flagtree as
 tle``, the context of ``create_dist_tensor`` as a ``tl.constexpr``), run on

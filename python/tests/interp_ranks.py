@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The rank program of the CPU tests of Triton kernels under the interpreter
 (test_interpreter.py): the GPU tests' kernels (python/tests_gpu/kernels.py)
 on CPU ranks, with NumPy buffers, started by TLE's launcher:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The rank program of the CPU tests of Triton signals under the
 interpreter (test_signals.py), started by TLE's launcher:
 

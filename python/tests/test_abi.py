@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The Python front end agrees with the device ABI's one definition.
 
 ``runtime/device/include/tle/abi.def`` defines every encoding and entry

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """bench/report.py judges the benchmark targets as docs/benchmarks.md says:
 all-reduce on eager launches and graph replays side by side, a wrong result
 failing its row, and the timeout cost from interleaved pairs with their

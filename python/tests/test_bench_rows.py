@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The benchmark's tlec row off the GPU: bench/kernels/barrier_loop.mlir's
 bookkeeping (a launch counter per block, one time per block and launch)
 run on the emulator through tlerun --repeat and --dump, and read back by

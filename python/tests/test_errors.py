@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Every bad argument of a tle.language function is a compile-time error
 with a message that names the argument and what is allowed."""
 

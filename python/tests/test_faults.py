@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Faults a program survives, on CPU ranks (one process each, Triton's
 interpreter): a rank that skips a barrier under onError = return, then a new
 communicator (fault_ranks.py recover); a rank killed with SIGKILL in a

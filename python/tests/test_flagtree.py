@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """tle.flagtree, FlagTree's API on TLE, without a GPU.
 
 Compiled for sm_90 (no extern_libs: the module links TLE's bitcode itself):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The kernels of the GPU tests (python/tests_gpu/kernels.py) compile for
 sm_90 in every configuration the GPU run launches, so a mistake in them
 shows here rather than on the GPU machine."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Triton kernels that use TLE, run on CPU ranks by Triton's interpreter
 (TRITON_INTERPRET=1), no GPU and no PyTorch.
 

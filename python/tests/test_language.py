@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """tle.language compiled for sm_90 without a GPU: every function emits a
 non-pure call of its TLE entry point with the right arguments, the calls
 resolve against the device bitcode, and the communicator stays a kernel

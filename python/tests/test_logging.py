@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """TLE_DEBUG and TLE_DEBUG_FILE across processes: a 2-rank job started by
 ``python -m tle.launch`` (one process per rank, the socket bootstrap) logs at
 INFO, into one file per process (``%p``), what a user debugging the job

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Where tle finds its binaries: an explicit environment variable wins and is
 never silently replaced; a missing file is reported with every place tried."""
 

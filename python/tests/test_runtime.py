@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """tle.runtime, the ctypes binding of libtle.so, against the CPU emulator
 backend (the CI build of libtle.so has no CUDA backend)."""
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """tle.runtime's argument checks: an integer that does not fit the C type
 it is passed as raises instead of being wrapped by ctypes, and a device
 list must name one device per rank (the C API reads n_ranks entries).

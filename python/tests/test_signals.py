@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """tle.language's point-to-point signals: compiled for sm_90 without a GPU
 (the calls and their encodings in TTIR, the ordered PTX instructions of the
 inlined library, calls never merged), every bad argument as a compile-time

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The package's version is project()'s (the top-level CMakeLists.txt), in a
 source checkout as in the wheel (where CMake writes tle/_version.py and
 scikit-build-core reads the same line for the metadata;

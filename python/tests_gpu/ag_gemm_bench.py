@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The fused all-gather + GEMM (python/examples/ag_gemm.py) against PyTorch,
 in one run, on every GPU of the node (bf16).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """GPU benchmark rows from Triton: the barrier a Triton user gets from TLE,
 and the one they would otherwise pick, NVSHMEM's, called from Triton
 through PyTorch's NVSHMEM externs.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """GPU test 5: tle/c10d.hpp, a TLE communicator from a c10d process group in C++.
 
 A small PyTorch C++ extension, compiled here with

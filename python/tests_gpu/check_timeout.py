@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """GPU test 2, the check: run timeout_kernel.py under torchrun with a
 wall-clock limit and verify that it ended (no hang), failed, and that rank 0
 printed TLE's timeout report naming rank 1 as the missing peer.

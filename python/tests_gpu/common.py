@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Shared setup of the GPU tests (python/tests_gpu), each run with torchrun,
 one process per GPU of the node: the process group, this rank's device, and
 a TLE communicator over them.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """GPU test 1: a neighbour exchange synchronized by tle.distributed_barrier.
 
 Every iteration, each program of each rank writes a block of values into the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """The Triton kernels of the GPU tests, kept free of torch so that the CI
 tests (python/tests/test_gpu_kernels.py) compile them for sm_90 without a
 GPU before they ever reach the GPU machine."""

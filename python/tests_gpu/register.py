@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """GPU test: tensors the program already has, registered as symmetric
 buffers (tleMemRegister through tle.torch.Communicator.register).
 

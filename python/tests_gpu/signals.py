@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """GPU test 4: point-to-point signals from Triton (tle.language.signal and
 signal_wait) on 2 GPUs.
 

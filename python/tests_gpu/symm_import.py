@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """GPU test 4: PyTorch symmetric memory synchronized by tle.distributed_barrier.
 
 A tensor from ``torch.distributed._symmetric_memory.empty`` becomes a TLE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """GPU test 2, the program under test: rank 1 skips the barrier that rank 0
 enters, so rank 0's wait must end with TLE's timeout report (the launch
 fails, and Communicator.synchronize raises TLEError with the device record)

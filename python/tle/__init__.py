@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """TLE for Triton: a device-side intra-node barrier usable in stock Triton.
 
 ``tle.language`` holds the functions called inside ``@triton.jit`` kernels;

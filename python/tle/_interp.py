@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """TLE's builtins under Triton's interpreter (``TRITON_INTERPRET=1``).
 
 The interpreter runs a kernel on the CPU with NumPy, one program after

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Where the TLE binaries are: the device bitcode linked into Triton kernels
 and the host library (libtle.so) that the ctypes binding loads.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """TLE communicators and symmetric buffers on CPU ranks, without PyTorch.
 
 For kernels run by Triton's interpreter (``TRITON_INTERPRET=1``), one

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """TLE's device functions for ``@triton.jit`` kernels.
 
 Each function is a Triton builtin that checks its arguments while the kernel

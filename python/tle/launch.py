@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """TLE's launcher: N CPU ranks of a Python program, for Triton kernels that
 run under Triton's interpreter where PyTorch (and torchrun) is not at hand.
 

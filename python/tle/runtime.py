@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """ctypes binding of TLE's host C API (``runtime/include/tle/tle.h``).
 
 A thin, torch-free layer: ``Comm`` and ``Mem`` own a ``tleComm_t`` and a

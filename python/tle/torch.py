@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """TLE communicators and symmetric buffers for PyTorch programs.
 
 ``Communicator.from_process_group`` turns a ``torch.distributed`` group whose

@@ -1,4 +1,5 @@
 //===- DeviceBitcode.cu - The device library, built as LLVM bitcode -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The bitcode build of the device library (build/lib/libtle_device.bc):
 // clang-22 compiles this file in CUDA device-only mode, and every ABI

@@ -1,4 +1,5 @@
 //===- DeviceHost.cpp - The device library, built for the CPU emulator ----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The host build of the device library: the ABI functions of tle/device.h
 // as ordinary exported C functions, for kernels that run inside the CPU

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Rewrites the device bitcode's function attributes so that a consumer can
 # inline the library into its kernels: clang stamps every function with
 # "target-cpu", "target-features" and, for the flush-to-zero build,

@@ -1,4 +1,5 @@
 //===- Abort.cpp - Aborting a communicator from anywhere --------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The abort table of Abort.h. A slot is claimed (`taken`), filled, then
 // published by storing its handle; an abort finds the slot by its handle,

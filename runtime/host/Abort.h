@@ -1,4 +1,5 @@
 //===- Abort.h - Aborting a communicator from anywhere ----------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tleCommAbort must work from a signal handler and while another thread
 // destroys communicators, so it may take no lock and allocate nothing: the

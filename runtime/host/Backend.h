@@ -1,4 +1,5 @@
 //===- Backend.h - Memory backends behind the communicator -----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The communicator logic (bootstrap, exchange of handles, building the
 // DevComm) is the same for the CPU emulator and for CUDA; what differs is

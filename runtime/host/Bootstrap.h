@@ -1,4 +1,5 @@
 //===- Bootstrap.h - Out-of-band exchange between the ranks -----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Before ranks can share memory they must exchange the handles that map it.
 // A Bootstrap is that channel for one rank: an all-gather of byte blobs (and

@@ -1,4 +1,5 @@
 //===- Comm.cpp - Creating, querying and destroying communicators -*- C++ -*-=//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The C API of communicators. Every creation path builds the same state per
 // rank: epochs and grid counters in local memory, the error record in

@@ -1,4 +1,5 @@
 //===- Comm.h - The host-side communicator and symmetric buffers -*- C++ -*-=//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // What stands behind the opaque tleComm_t and tleMem_t handles (through the
 // registry of Handles.h), shared by the files that implement the C API. A

@@ -1,4 +1,5 @@
 //===- CommFromNccl.cpp - A communicator over an NCCL communicator -*- C++ -*-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tleCommInitFromNccl: rank, size and device come from the NCCL
 // communicator, and every exchange runs through it (NcclBootstrap.h). The

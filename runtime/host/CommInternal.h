@@ -1,4 +1,5 @@
 //===- CommInternal.h - What other parts of TLE read from a comm -*- C++ -*-=//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A narrow window into a tleComm_t for the CPU emulator (runtime/host/emu):
 // the rank, size, the DevComm as kernels see it and the host address of its

@@ -1,4 +1,5 @@
 //===- Config.cpp - Checking tleConfig_t and choosing a backend --*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // Resolves a caller's tleConfig_t into the values the communicator uses.

@@ -1,4 +1,5 @@
 //===- CpuBackend.cpp - Memory for ranks that run on the CPU ---*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The backend of the CPU emulator. Ranks in one process share plain,
 // page-aligned heap memory: a peer's "mapping" is its pointer. Ranks in

@@ -1,4 +1,5 @@
 //===- DevError.cpp - Device error records in words -----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The wording of every device failure. A record names the entry point that
 // failed (an abi::Fn); the message names it with the op or call the user

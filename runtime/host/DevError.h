@@ -1,4 +1,5 @@
 //===- DevError.h - Device error records in words ---------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Turns the ErrorRecord the device library writes (tle/detail/DevComm.h)
 // into the public tleErrorInfo: the status it maps to and one line that

@@ -1,4 +1,5 @@
 //===- Error.h - Status codes and the thread-local error detail -*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every failure inside the host runtime is a tleResult_t plus a one-line
 // detail kept per thread for tleGetLastErrorDetail(). `fail` records the

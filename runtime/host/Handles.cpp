@@ -1,4 +1,5 @@
 //===- Handles.cpp - The registry of live handles ---------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A handle's value is (serial << 8) | tag. Serials come from one 64-bit
 // counter for both types, so a value is issued once in a process's life;

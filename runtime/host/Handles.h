@@ -1,4 +1,5 @@
 //===- Handles.h - The registry behind tleComm_t and tleMem_t ---*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A C caller can pass any value as a handle: a destroyed one, one of the
 // other type, or garbage. So a handle is not the object's address but a

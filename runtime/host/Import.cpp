@@ -1,4 +1,5 @@
 //===- Import.cpp - Buffers mapped by someone else: tleMemImport -*- C++ -*-=//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tleMemImport makes memory that is already mapped into every rank (PyTorch's
 // symmetric memory, an NCCL window, NVSHMEM's heap, another TLE buffer) a

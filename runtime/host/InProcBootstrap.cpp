@@ -1,4 +1,5 @@
 //===- InProcBootstrap.cpp - Rendezvous of threads in one process -*- C++ -*-=//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The ranks of a tleCommInitAll set are threads of one process; a collective
 // such as tleMemAlloc called by one thread per rank meets here. Each step is

@@ -1,4 +1,5 @@
 //===- Log.cpp - The TLE_DEBUG log ---------------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Implements tle/detail/Log.h. State is set up once (std::call_once) from
 // the environment; a line is formatted into a local buffer, then written

@@ -1,4 +1,5 @@
 //===- MemoryFile.cpp - Host memory that other processes can map ---------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Memory files (memfd_create, sealed) for the CPU backend and the table of
 // tleShareableAlloc's host allocations. MemoryFile.h says why both exist.

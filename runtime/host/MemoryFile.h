@@ -1,4 +1,5 @@
 //===- MemoryFile.h - Host memory that other processes can map --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The CPU backend shares memory between the processes of a communicator as
 // memory files: anonymous memfds, sealed so that no one can shrink or grow

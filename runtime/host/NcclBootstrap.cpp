@@ -1,4 +1,5 @@
 //===- NcclBootstrap.cpp - The exchange over an existing NCCL comm -*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-=//
 //
 // A communicator made from an NCCL communicator (tleCommInitFromNccl)

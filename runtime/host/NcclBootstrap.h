@@ -1,4 +1,5 @@
 //===- NcclBootstrap.h - The exchange over an existing NCCL comm -*- C++ -*-=//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The NCCL functions a communicator made from an NCCL communicator calls,
 // found at run time (libtle never links NCCL), and the Bootstrap that runs

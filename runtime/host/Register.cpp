@@ -1,4 +1,5 @@
 //===- Register.cpp - Symmetric buffers over the user's memory ---*- C++ -*-=//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tleMemRegister: memory the user already allocated becomes a symmetric
 // buffer. It is tleMemAlloc without the allocation: each rank adopts its

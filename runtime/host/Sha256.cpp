@@ -1,4 +1,5 @@
 //===- Sha256.cpp - SHA-256 and HMAC-SHA-256 --------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // FIPS 180-4 section 6.2 (SHA-256) and RFC 2104 (HMAC), written from the
 // specifications. Message words are big-endian regardless of the host.

@@ -1,4 +1,5 @@
 //===- Sha256.h - SHA-256 and HMAC-SHA-256 for the bootstrap ----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The socket bootstrap authenticates ranks with HMAC-SHA-256 (RFC 2104 over
 // FIPS 180-4's SHA-256). libtle must build on GPU machines that have only

@@ -1,4 +1,5 @@
 //===- SocketBootstrap.cpp - Rendezvous of processes ------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // One process per rank (torchrun/mpirun style). The unique id names an
 // abstract Unix socket (no file to clean up when a rank dies) and carries a

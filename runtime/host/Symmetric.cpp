@@ -1,4 +1,5 @@
 //===- Symmetric.cpp - Memory every rank allocates and maps ----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The collective allocation behind barrier inboxes and symmetric buffers,
 // and the exchange behind registered user memory (tleMemRegister). Each

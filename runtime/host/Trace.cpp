@@ -1,4 +1,5 @@
 //===- Trace.cpp - The device library's trace rings: the C API -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tleCommTraceStart gives a communicator a ring of barrier events in memory
 // the host can read (host-mapped pinned memory on GPUs, so that the events

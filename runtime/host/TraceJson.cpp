@@ -1,4 +1,5 @@
 //===- TraceJson.cpp - Barrier traces as Chrome/Perfetto JSON -------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Chrome's trace format (the "JSON Array/Object Format" both chrome://tracing
 // and ui.perfetto.dev read): ts in microseconds, pid/tid integers, "M"

@@ -1,4 +1,5 @@
 //===- TraceJson.h - Barrier traces as Chrome/Perfetto JSON -----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The one writer of TLE's trace files, shared by the emulator's trace
 // (tle::emu::lastTraceJson, tlerun --trace on the host) and the device

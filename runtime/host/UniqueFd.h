@@ -1,4 +1,5 @@
 //===- UniqueFd.h - An owned file descriptor --------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // File descriptors travel between ranks (memory files over the bootstrap's
 // socket) and are opened on every path of the handshake; an owner that

@@ -1,4 +1,5 @@
 //===- Wire.cpp - Encoding and decoding bootstrap messages ------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The pure half of the socket bootstrap (see Wire.h). The table of steps is
 // the one place that says which frame may arrive when and how large it may

@@ -1,4 +1,5 @@
 //===- Wire.h - The bootstrap's wire format, as pure functions --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Everything the socket bootstrap puts on or takes off the wire, without any
 // I/O: the layout of a unique id, frame headers, the handshake's messages,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs one kernel of a test file under tlerun for a range of seeds and
 checks that every schedule is classified the same way.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Run in a fresh virtual environment where only the tle-triton wheel (and
 what it depends on, Triton 3.6) was installed, from a folder outside the
 source tree and with no TLE_* variables set: the package must find its own

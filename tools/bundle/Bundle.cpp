@@ -1,4 +1,5 @@
 //===- Bundle.cpp - Reading and writing kernel bundles --------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The bundle is line-oriented text up to a `code BYTES` line, then exactly
 // BYTES bytes of code. Keys are words, values never contain control

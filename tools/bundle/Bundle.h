@@ -1,4 +1,5 @@
 //===- Bundle.h - The kernel bundle format of tlec and tlerun ---*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A bundle is what tlec produces and tlerun runs: compiled code plus the
 // launch metadata PTX does not carry. The format is a few lines of text

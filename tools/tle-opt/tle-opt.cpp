@@ -1,4 +1,5 @@
 //===- tle-opt.cpp - The TLE optimizer driver -----------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // An mlir-opt with the `tle` dialect, its passes and TLE's pipelines added,
 // so that a whole GPU kernel pipeline (tle lowering,

@@ -1,4 +1,5 @@
 //===- tlec.cpp - The TLE kernel compiler ---------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Compiles an MLIR module of `gpu.func` kernels that use the `tle` dialect
 // to PTX for NVIDIA GPUs (the device library linked in) or to host code for

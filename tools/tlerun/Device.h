@@ -1,4 +1,5 @@
 //===- Device.h - Where tlerun runs a kernel: emulator or GPUs --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The few operations tlerun's runtime core needs from a backend: load the
 // kernel, copy buffer contents in and out, launch on every rank at once and

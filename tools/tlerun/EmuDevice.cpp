@@ -1,4 +1,5 @@
 //===- EmuDevice.cpp - tlerun on the CPU emulator -------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Runs a host-compiled kernel (`void NAME(void **args)`) on the TLE CPU
 // emulator. Buffers are plain memory here. The launch's deadline is the

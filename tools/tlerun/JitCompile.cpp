@@ -1,4 +1,5 @@
 //===- JitCompile.cpp - tlerun's in-process compiler ----------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // With the compiler built, tlerun takes MLIR directly: it compiles the
 // module with mlir::tle::compileModule, exactly as tlec would bundle it,

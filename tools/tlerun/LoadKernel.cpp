@@ -1,4 +1,5 @@
 //===- LoadKernel.cpp - From the input file to a launchable kernel --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A cuda bundle is used as is (PTX loaded by the CUDA driver); a host bundle
 // or an MLIR file needs the in-process compiler, which only a tlerun built

@@ -1,4 +1,5 @@
 //===- NoCompile.cpp - tlerun without the in-process compiler -------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Linked instead of JitCompile.cpp when TLE is built without LLVM (the GPU
 // machines): tlerun then runs cuda bundles only.

@@ -1,4 +1,5 @@
 //===- Options.cpp - Parsing tlerun's command line ------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A small hand-written parser (`--name value` or `--name=value`) so that the
 // runtime half of tlerun needs nothing beyond the C++ standard library and

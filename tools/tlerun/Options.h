@@ -1,4 +1,5 @@
 //===- Options.h - tlerun's command line ------------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The command line of tlerun, parsed by hand: this part of tlerun is built on
 // GPU machines that have no LLVM, so llvm::cl is not available to it. Every

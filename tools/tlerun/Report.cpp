@@ -1,4 +1,5 @@
 //===- Report.cpp - tlerun's diagnostics, summary and --json object -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Implements Report.h. The text forms are the ones docs/tools.md documents
 // (the output contract); the JSON object holds the same facts, written with

@@ -1,4 +1,5 @@
 //===- Report.h - What tlerun tells: text on stderr, or --json --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tlerun's results in both forms. Without --json: diagnostics and the
 // summary are lines on stderr, the --dump lines go to stdout as they are

@@ -1,4 +1,5 @@
 //===- Runner.cpp - Communicators, buffers, launches, reports -------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The part of tlerun every build has. Output contract (other tools and tests
 // parse it): stdout carries only the --dump JSON lines, or with --json one

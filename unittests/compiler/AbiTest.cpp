@@ -1,4 +1,5 @@
 //===- AbiTest.cpp - The compiler agrees with tle/abi.def -----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The dialect's enum attributes store the ABI values of tle/abi.def (which
 // TableGen cannot include), and the lowering declares callees from abi.h's

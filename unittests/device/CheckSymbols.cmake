@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Fails unless every entry point of the ABI definition DEF (tle/abi.def, its
 # TLE_ABI_FUNCTION and TLE_ABI_TRITON_FUNCTION lines) is a defined, external function of the bitcode BC,
 # as listed by llvm-nm NM, and the bitcode exports no other tle*/flagcx*

@@ -1,4 +1,5 @@
 //===- CudaSample.cu - tle/device.h as a CUDA C++ user sees it
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-------------===//
 //
 // A compile-only check of the nvcc header build: a kernel that includes

@@ -1,4 +1,5 @@
 //===- DeviceHostTest.cpp - Unit tests of the device library's host build -===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Tests of the device library as the CPU emulator runs it, against the
 // sequential fake of FakeEmu.h: the barrier paths that never block (every

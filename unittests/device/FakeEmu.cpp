@@ -1,4 +1,5 @@
 //===- FakeEmu.cpp - A stand-in for the CPU emulator in unit tests --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Definitions of the EmuHooks symbols for the device library's unit tests
 // (see FakeEmu.h): a single-threaded, sequential fake, enough for the paths

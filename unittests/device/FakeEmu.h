@@ -1,4 +1,5 @@
 //===- FakeEmu.h - A stand-in for the CPU emulator in unit tests -*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // The device library's host build calls the emulator through EmuHooks.h.

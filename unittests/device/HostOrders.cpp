@@ -1,4 +1,5 @@
 //===- HostOrders.cpp - The emulator build's memory orders, one by one ----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The input of the `device-host-orders` check (host-orders.check): every
 // ordered operation of the host platform layer (tle/impl/PlatformHost.h)

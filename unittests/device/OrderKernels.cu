@@ -1,4 +1,5 @@
 //===- OrderKernels.cu - One kernel per barrier half, group and order -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The input of the PTX order check (ptx-kernels.check, CheckPtxKernels.py):
 // one kernel for every (half, group, order) of the stateless barrier, the

@@ -1,4 +1,5 @@
 //===- OrderTableTest.cpp - Every memory-order decision, against the spec -===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The device library's memory-order decisions checked against a table
 // written by hand from docs/abi.md and docs/device-library.md ("arrive,

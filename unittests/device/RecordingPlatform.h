@@ -1,4 +1,5 @@
 //===- RecordingPlatform.h - A platform layer that logs what it is asked -===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The device library's platform contract (tle/impl/Platform.h) implemented
 // for OrderTableTest.cpp: one simulated thread at a time, plain memory, and

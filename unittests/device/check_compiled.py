@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Compiles one source of the device-library tests and FileChecks the result.
 
 Used by the `device-ptx-kernels` and `device-host-orders` ctest tests

@@ -1,4 +1,5 @@
 //===- AbortTest.cpp - Faults a program survives --------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Issue 14's scenarios on the emulator, with one process per rank (forked
 // children) wherever a wait must block without the emulator calling it a

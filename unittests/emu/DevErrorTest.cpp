@@ -1,4 +1,5 @@
 //===- DevErrorTest.cpp - Every device failure, from call to message ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Drives each failure the device library reports through a real call of an
 // ABI entry point on the emulator, and checks the whole path: the record it

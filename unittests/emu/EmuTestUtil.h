@@ -1,4 +1,5 @@
 //===- EmuTestUtil.h - Communicators and buffers for emulator tests -*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // RAII owners for a tleCommInitAll set of emulated ranks and a symmetric

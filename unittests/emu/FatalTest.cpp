@@ -1,4 +1,5 @@
 //===- FatalTest.cpp - Failures that end the process end it with a report -===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A stack overflow, a wild pointer and an infinite loop on an emulator fiber
 // cannot be recovered from: each must end the process with exit status 1

@@ -1,4 +1,5 @@
 //===- FaultTest.cpp - Failing barriers end launches with a clear error --===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Fault injection on the emulator: a slot index out of range, a corrupt
 // communicator, a rank that skips a barrier (deadlock, reported at once), a

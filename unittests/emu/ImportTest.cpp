@@ -1,4 +1,5 @@
 //===- ImportTest.cpp - Kernels on imported memory, on the emulator -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A buffer TLE did not allocate, made a TLE buffer with tleMemImportAll,
 // serves kernels exactly like one of tleMemAlloc: flagcxGetIntraPointerS

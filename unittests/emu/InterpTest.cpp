@@ -1,4 +1,5 @@
 //===- InterpTest.cpp - The entry points of Triton's interpreter ---------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tleInterp* (runtime/host/emu/Interp.h) run the host device library on
 // plain OS threads, one per rank, as Triton's interpreter does: barriers of

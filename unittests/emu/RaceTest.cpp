@@ -1,4 +1,5 @@
 //===- RaceTest.cpp - The emulator's race checker and slot checks ---------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The happens-before edges one by one: block syncs, the barrier for every
 // memory order (fused and split, every group kind, the grid barrier), the

@@ -1,4 +1,5 @@
 //===- ScaleTest.cpp - The barrier from 2 to 72 ranks, measured -----------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Runs block-group barriers on 2..72 emulated ranks (an NVL72 domain) and
 // counts what one barrier costs each rank in device-memory operations

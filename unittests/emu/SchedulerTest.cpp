@@ -1,4 +1,5 @@
 //===- SchedulerTest.cpp - The emulator's scheduler on its own ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Tests of the fiber scheduler that need no communicator and no device
 // library: ids, block and warp sync, residency, determinism of the schedule,

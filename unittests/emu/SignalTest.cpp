@@ -1,4 +1,5 @@
 //===- SignalTest.cpp - Point-to-point signals on the emulator ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Runs the signal functions of libtle's host build (the typed API of
 // tle/signal.h, FlagCX's flagcxDevSignal* and the Triton entry points) on

@@ -1,4 +1,5 @@
 //===- StressTest.cpp - Data visibility through the barrier, adversarially ===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every round, each rank writes a round-stamped payload into every peer's
 // copy of a symmetric buffer, arrives with release, waits with acquire, and

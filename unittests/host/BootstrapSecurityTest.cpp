@@ -1,4 +1,5 @@
 //===- BootstrapSecurityTest.cpp - Attacks on the bootstrap -----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The reproducers of issue 18, run against real ranks in forked children.
 // The attacker is another local process: it finds rank 0's listener in

@@ -1,4 +1,5 @@
 //===- ChildProcess.h - Forked ranks for multi-process tests ----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The tests of one process per rank run each rank in a forked child. A child
 // reports (status, detail) through a pipe and leaves with _exit, never

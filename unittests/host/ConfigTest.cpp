@@ -1,4 +1,5 @@
 //===- ConfigTest.cpp - The device-wait timeout and its sources --*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // config.timeoutMs == -1 takes TLE_BARRIER_TIMEOUT_MS, parsed strictly, or

@@ -1,4 +1,5 @@
 //===- ErrorTest.cpp - Status strings and the device error record -*- C++ -*-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every status has a message; the last-error detail is per thread; and
 // tleCommGetError turns a record written by the device into the documented

@@ -1,4 +1,5 @@
 //===- FromNcclTest.cpp - Communicators over an NCCL communicator -*- C++ -*-=//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tleCommInitFromNccl against a fake NCCL: an all-gather through shared
 // memory and a process-shared pthread barrier, so that its ranks may be

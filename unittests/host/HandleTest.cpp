@@ -1,4 +1,5 @@
 //===- HandleTest.cpp - Stale, foreign and random handles -------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every tleComm_t and tleMem_t a C API function receives is checked against
 // the registry of live handles. These tests pass what a buggy caller passes:

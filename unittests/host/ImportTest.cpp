@@ -1,4 +1,5 @@
 //===- ImportTest.cpp - tleMemImport on the CPU backend ---------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Memory TLE did not allocate becomes a TLE buffer: plain heap memory of
 // ranks in one process (from one thread with tleMemImportAll, and with one

@@ -1,4 +1,5 @@
 //===- JsonTest.cpp - tle/detail/Json.h against a real JSON parser --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // TLE writes its JSON with its own small writer (tle/detail/Json.h says why);
 // these tests hold it to nlohmann-json's parser: hostile and random strings,

@@ -1,4 +1,5 @@
 //===- MemTest.cpp - Symmetric buffers within one process --------*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // tleMemAllocAll from one thread and tleMemAlloc from one thread per rank:

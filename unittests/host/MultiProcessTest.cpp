@@ -1,4 +1,5 @@
 //===- MultiProcessTest.cpp - One process per rank --------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Forked children join one communicator through tleCommInitRank, exchange
 // data through memory files passed over the bootstrap, and exercise the

@@ -1,4 +1,5 @@
 //===- RegisterTest.cpp - tleMemRegister on the CPU backend -----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Memory the user allocated, registered as a symmetric buffer: within one
 // process (any host memory) and across forked processes (memory from

@@ -1,4 +1,5 @@
 //===- Sha256Test.cpp - SHA-256 and HMAC against the standards --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The bootstrap's MAC is only as good as its SHA-256, so both are checked
 // against the published vectors: FIPS 180-2 appendix B and the NIST

@@ -1,4 +1,5 @@
 //===- WireTest.cpp - The bootstrap's decoders and MACs ---------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The pure half of the socket bootstrap (runtime/host/Wire.h): frames are
 // accepted only at the step that expects their kind and only up to that

@@ -1,4 +1,5 @@
 //===- Switch.cpp - Which mutant a mutant test binary runs ----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The test binaries of the mutation job are built with TLE_MUTATION_RUNTIME
 // (tle/impl/Mutation.h): every TLE_MUTANT(n) site asks tleTestMutation()

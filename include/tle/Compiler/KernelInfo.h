@@ -1,4 +1,5 @@
 //===- KernelInfo.h - What a launcher must know about a kernel --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The metadata tlec writes into a bundle next to the code, read from the
 // kernel module before lowering: kernel names and parameter types, whether a

@@ -1,4 +1,5 @@
 //===- Pipelines.h - Compiling a kernel module to a bundle ------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The one compile entry point of tlec and tlerun's in-process compiler: a
 // module of `gpu.func` kernels that use the `tle` dialect, and options, in;

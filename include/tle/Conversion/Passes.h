@@ -1,4 +1,5 @@
 //===- Passes.h - TLE conversion passes -------------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Declares the TLE conversion passes and their registration, generated from
 // Passes.td.

@@ -1,4 +1,5 @@
 //===- Passes.td - TLE conversion passes -------------------*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Declares every conversion pass of TLE: the lowering of the tle dialect to
 // the device ABI, and the passes that lower a kernel module for the CPU

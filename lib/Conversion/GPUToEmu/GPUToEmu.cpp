@@ -1,4 +1,5 @@
 //===- GPUToEmu.cpp - Kernel modules for the CPU emulator -----------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The passes of the host lowering (Passes.td): tle-verify-host-kernels,
 // tle-flatten-gpu-modules, convert-gpu-to-tle-emu and tle-emu-entry-points.

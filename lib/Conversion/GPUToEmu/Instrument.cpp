@@ -1,4 +1,5 @@
 //===- Instrument.cpp - Memory accesses and source lines for the emulator -===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tle-emu-instrument (Passes.td): the calls through which a host-compiled
 // kernel tells the CPU emulator what it cannot see in compiled code: every

@@ -1,4 +1,5 @@
 //===- TLEToLLVM.cpp - Lower tle ops to device ABI calls ------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Lowers every `tle` op to one `llvm.call` of an extern "C" device function
 // of the ABI defined in tle/abi.def (docs/abi.md). The callee's name and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """FlagTree's distributed TLE API on stock Triton and TLE.
 
 A kernel written for FlagTree (``import triton.experimental.tle.language as

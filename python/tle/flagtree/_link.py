@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Linking TLE's device bitcode into kernels that use ``tle.flagtree``
 without ``extern_libs``.
 

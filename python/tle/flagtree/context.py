@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """What ``create_dist_tensor`` returns: the compile-time context of a
 FlagTree-style kernel.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """FlagTree's host functions: ``get_mem_pool``, ``create_dist_tensor`` and
 ``cleanup_communicator``, over TLE's communicator and registration.
 

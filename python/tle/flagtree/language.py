@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """FlagTree's distributed builtins, in FlagTree's names and parameter
 orders, on TLE's device library.
 

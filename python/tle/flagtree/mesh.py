@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """FlagTree's description of where a kernel runs: ``MeshConfig`` and
 ``device_mesh``.
 

@@ -1,4 +1,5 @@
 //===- CudaBackend.cpp - The CUDA memory backend --------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Implements tle::Backend on one NVIDIA GPU. Memory peers map comes in two
 // kinds (tleAllocType_t): cudaMalloc, shared by peer access (ranks of one

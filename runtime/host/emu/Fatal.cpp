@@ -1,4 +1,5 @@
 //===- Fatal.cpp - Reports of emulator failures that end the process ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The fatal-signal handler and the watchdog thread. Why the process ends
 // rather than only the launch: the faulting or runaway fiber was stopped at

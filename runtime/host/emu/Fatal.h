@@ -1,4 +1,5 @@
 //===- Fatal.h - Emulator failures that end the process ---------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Two failures cannot be turned into a failed launch, because the fiber
 // they happen on cannot be resumed or stopped: a fatal signal on a fiber

@@ -1,4 +1,5 @@
 //===- Hooks.cpp - The C hooks code inside the emulator calls -------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Implements tle/detail/EmuHooks.h by forwarding to the scheduler of the
 // calling fiber. Called off a fiber (plain host code), they behave as

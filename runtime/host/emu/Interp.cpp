@@ -1,4 +1,5 @@
 //===- Interp.cpp - The device library called by Triton's interpreter -----===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Implements Interp.h: each entry point makes the calling OS thread a
 // program (OffFiber.h) for the duration of one call of the host build of

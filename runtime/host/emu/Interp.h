@@ -1,4 +1,5 @@
 /*===- Interp.h - Device library entry points for Triton's interpreter -===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Under TRITON_INTERPRET=1 a Triton program runs on the CPU as one thread
  * of Python, one program after another. tle.language then calls these entry

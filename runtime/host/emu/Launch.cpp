@@ -1,4 +1,5 @@
 //===- Launch.cpp - Public entry points of the CPU emulator ---------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Validates a launch, resolves the communicators through the host C API,
 // runs the scheduler, and turns how the run ended into a status: the device

@@ -1,4 +1,5 @@
 //===- NoFibers.cpp - The emulator in a build without Boost.Context -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A CUDA build on a machine without Boost.Context still links the host build
 // of the device library into libtle, which calls the emulator's hooks. This

@@ -1,4 +1,5 @@
 //===- OpCounts.cpp - Device-memory operations the host build performed --===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The counters behind tle::emu::deviceOpCounts: the host build of the
 // device library reports each flag, epoch, fence and communicator access

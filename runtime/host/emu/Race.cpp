@@ -1,4 +1,5 @@
 //===- Race.cpp - Happens-before race checking of symmetric memory --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The edges, in the words of the C++ memory model the emulator runs on (the
 // device library's PTX orders map onto it one to one, PlatformHost.h):

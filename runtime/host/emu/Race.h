@@ -1,4 +1,5 @@
 //===- Race.h - Happens-before race checks of symmetric memory --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The emulator's race checker: vector clocks over every thread of a launch,
 // the edges of the memory model (block and warp syncs, release/acquire

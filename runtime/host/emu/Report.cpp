@@ -1,4 +1,5 @@
 //===- Report.cpp - Deadlock reports and traces of emulator launches ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A deadlocked launch can hold a hundred thousand waiting threads, so the
 // report groups them: one line per rank, block and tle op (its source line)

@@ -1,4 +1,5 @@
 //===- Scheduler.cpp - The emulator's deterministic fiber scheduler -------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The run loop and the scheduler side of the hooks.
 //

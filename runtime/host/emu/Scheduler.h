@@ -1,4 +1,5 @@
 //===- Scheduler.h - The emulator's fiber scheduler -------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // One Scheduler runs one launch: every emulated thread of every rank is a
 // Boost.Context fiber, and the scheduler, on the calling OS thread, resumes

@@ -1,4 +1,5 @@
 //===- Slots.cpp - Checks that a barrier slot serves one group ------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The state of each slot of each rank as its groups enter and leave it, and
 // the rounds of every slot across ranks. A group enters a slot with its

@@ -1,4 +1,5 @@
 //===- Slots.h - Checks that a barrier slot serves one group ----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A barrier slot's state belongs to the group using it (docs/design.md):
 // two groups in one slot at once corrupt each other's epochs, and the

@@ -1,4 +1,5 @@
 //===- StackPool.cpp - Guarded fiber stacks of one emulator launch --------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Stacks are carved from anonymous mappings of up to 64 stacks each,
 // reserved without swap (MAP_NORESERVE), so a launch pays resident memory

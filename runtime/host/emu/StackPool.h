@@ -1,4 +1,5 @@
 //===- StackPool.h - Guarded fiber stacks of a launch -----------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A launch can hold tens of thousands of fibers at once, so their stacks come
 // from a pool that maps them in chunks and reuses a finished thread's stack

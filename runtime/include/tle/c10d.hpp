@@ -1,4 +1,5 @@
 //===- c10d.hpp - A TLE communicator from a PyTorch process group -*- C++ -*-//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // For C++ code that already builds against PyTorch (a torch extension, a C++
 // trainer): the NCCL communicator of a c10d process group becomes a TLE

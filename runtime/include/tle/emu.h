@@ -1,4 +1,5 @@
 //===- emu.h - Launching kernels on the CPU emulator ------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The CPU emulator runs a launch of `grid x block` threads on each of N ranks
 // as fibers under one deterministic scheduler on the calling OS thread. A seed

@@ -1,4 +1,5 @@
 /*===- tle.h - TLE host C API -------------------------------------*- C -*-===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * The host side of TLE: create a communicator over the ranks (GPUs, or
  * emulated ranks) of one node, allocate symmetric buffers mapped into every

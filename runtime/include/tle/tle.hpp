@@ -1,4 +1,5 @@
 //===- tle.hpp - C++ layer over the TLE host C API ---------------*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // RAII owners for communicators and symmetric buffers, and exceptions

@@ -1,4 +1,5 @@
 //===- trace.h - Barrier traces for tools -----------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // What a tool needs to build one Chrome/Perfetto trace out of several
 // launches (tlerun --trace): the document's head for its clock, a marker

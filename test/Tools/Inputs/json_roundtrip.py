@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Runs tlerun with hostile buffer names and checks that every --dump line
 and every --json object is valid JSON that gives the names back: quotes,
 backslashes, newlines, control characters, non-ASCII text, and bytes that

@@ -1,4 +1,5 @@
 //===- tle-lower.cpp - An out-of-tree tool embedding the tle dialect ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The smallest mlir-opt a kernel compiler would build on TLE: the tle and
 // LLVM dialects and the one pass convert-tle-to-llvm, from the installed

@@ -1,4 +1,5 @@
 //===- barrier.cpp - A barrier kernel on the emulator, from outside TLE ---===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Each thread writes its rank into a symmetric buffer, all ranks meet at a
 // block-scoped device barrier (flagcxIntraBarrierSyncS from tle/device.h,

@@ -1,4 +1,5 @@
 /*===- version.c - The C API, from C ---------------------------------------===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * Compiled as C: tle.h must be a C header. Checks that the library loaded
  * is of the headers' version and that its error strings are reachable.

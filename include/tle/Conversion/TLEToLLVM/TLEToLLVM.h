@@ -1,4 +1,5 @@
 //===- TLEToLLVM.h - Lowering of tle ops to ABI calls -----------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The patterns that lower the `tle` dialect to calls of the device ABI, for
 // use inside a larger LLVM lowering. The standalone pass is declared in

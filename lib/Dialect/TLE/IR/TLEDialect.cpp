@@ -1,4 +1,5 @@
 //===- TLEDialect.cpp - The tle dialect -----------------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Registers the ops of the `tle` dialect and holds the generated dialect and
 // enum definitions.

@@ -1,4 +1,5 @@
 //===- TLEOps.cpp - Operations of the tle dialect -------------------------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Verifiers of the `tle` ops. Each rule is documented in the op's description
 // in TLEOps.td; the checks on constants only see operands whose defining op

@@ -1,4 +1,5 @@
 //===- abi.h - The device ABI's enums and tables, from abi.def --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Expands tle/abi.def into what C++ code needs: the enumerations of the ABI
 // (tle::CoopKind, MemoryOrder, TeamKind, MemoryScope, BarrierKind,

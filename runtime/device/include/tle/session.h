@@ -1,4 +1,5 @@
 //===- session.h - A barrier slot bound once, for C++ kernels -----*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // tle::BarrierSession: the intra-node barrier for CUDA C++ kernels (and C++

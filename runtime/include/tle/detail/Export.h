@@ -1,4 +1,5 @@
 /*===- Export.h - Symbol visibility of the TLE shared library -----*- C -*-===*
+ * SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
  *
  * libtle.so is compiled with -fvisibility=hidden so that only its API is
  * exported: the C API in tle.h, the emulator's C++ API in emu.h, and the few

@@ -1,4 +1,5 @@
 //===- Json.h - The one JSON writer of TLE ----------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every JSON document TLE writes (tlerun's --dump lines and --json report;
 // the emulator's trace should use it for its strings too) goes through this

@@ -1,4 +1,5 @@
 //===- Log.h - TLE_DEBUG: the runtime's and the tools' log ------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // One log for libtle and the tools that link it, switched by the environment
 // like NCCL_DEBUG: TLE_DEBUG=WARN|INFO|TRACE (case-insensitive; unset or

@@ -1,4 +1,5 @@
 //===- TLEDialect.h - The tle dialect ---------------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Declares the `tle` dialect class and its enums. Include
 // TLEOps.h for the ops themselves.

@@ -1,4 +1,5 @@
 //===- TLEDialect.td - The tle dialect ---------------------*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Declares the `tle` dialect: device-side intra-node synchronization for GPU
 // kernels. The ops here are lowered by `--convert-tle-to-llvm` to calls of

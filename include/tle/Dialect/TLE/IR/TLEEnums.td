@@ -1,4 +1,5 @@
 //===- TLEEnums.td - Enumerations of the tle dialect -------*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The barrier kind, cooperative group and memory order that parameterize
 // `tle.device_intra_barrier`, and the signal kind and group of `tle.signal`

@@ -1,4 +1,5 @@
 //===- TLEOps.td - Operations of the tle dialect -----------*- tablegen -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The ops of the `tle` dialect: the device-side intra-node barrier, the rank
 // and size queries of the communicator, pointers into symmetric buffers, and

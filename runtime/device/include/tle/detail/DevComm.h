@@ -1,4 +1,5 @@
 //===- DevComm.h - Layout of the device communicator ------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The device communicator and the symmetric-buffer handle as the device
 // library reads them. The host runtime builds these structs in device memory

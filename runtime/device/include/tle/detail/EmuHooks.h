@@ -1,4 +1,5 @@
 //===- EmuHooks.h - What the CPU emulator offers running code ---*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The C entry points through which code running inside the CPU emulator
 // reaches it: the host build of the device library (its platform layer) and

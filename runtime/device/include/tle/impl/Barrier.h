@@ -1,4 +1,5 @@
 //===- Barrier.h - The barrier of a thread, warp or block group ---*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // arrive, wait and sync on one slot for the thread, warp and block groups

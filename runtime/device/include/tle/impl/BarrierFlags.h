@@ -1,4 +1,5 @@
 //===- BarrierFlags.h - The barrier's flags: signalling and polling -*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // The two halves every barrier is built from (the point-to-point signal

@@ -1,4 +1,5 @@
 //===- Entry.h - The extern "C" entry points of the device ABI ----*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // The definitions of every function tle/abi.def lists, as thin wrappers over

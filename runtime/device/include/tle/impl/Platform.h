@@ -1,4 +1,5 @@
 //===- Platform.h - What the barrier needs from the machine ------*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // The small layer between the barrier logic (Barrier.h, written once) and

@@ -1,4 +1,5 @@
 //===- PlatformHost.h - The platform layer in the CPU emulator --*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The platform layer (see Platform.h) for the host build that runs inside
 // the CPU emulator. Thread ids, group syncs, time, yielding, aborting and

@@ -1,4 +1,5 @@
 //===- Pointer.h - Rank queries and pointers into symmetric buffers -*- C++
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
 // The communicator's rank and size, and the address of a byte of a

@@ -1,4 +1,5 @@
 //===- SignalOps.h - Point-to-point signal words ----------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tle.signal and its companions: every rank owns nSignals 64-bit words
 // (tle/detail/DevComm.h); a signal adds to word `sig` of rank `peer` with a

@@ -1,4 +1,5 @@
 //===- Trace.h - Barrier events for traces and the emulator -----*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A barrier group's rank 0 reports when its arrive, wait or sync on a slot
 // begins or ends. Two listeners: the CPU emulator (its trace, and its checks
