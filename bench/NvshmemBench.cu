@@ -218,7 +218,7 @@ int main(int argc, char **argv) {
   Shared *sh = new (mem) Shared();
   gRanks = ranksFromChild();
   if (!gRanks)
-    return 0;
+    return kExitSkip;
   int idPipe[2];
   if (pipe(idPipe) != 0)
     return 1;
