@@ -17,7 +17,7 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 cd "$(dirname "$0")/.."
 root=$(pwd)
 phase=${1:-all}
-known=" example exchange timeout bench import nccl c10d flagtree signals aggemm "
+known=" example exchange timeout bench import nccl c10d flagtree signals aggemm abort "
 for p in ${phase//,/ }; do
   if [ "$p" != all ] && [[ "$known" != *" $p "* ]]; then
     echo "usage: $0 [all|PHASE[,PHASE...]] with PHASE one of:$known" >&2
@@ -128,9 +128,15 @@ if wants aggemm; then
   timeout -k 10 420 "${torchrun[@]}" python/tests_gpu/ag_gemm_bench.py
   record "ag_gemm benchmark" $?
 fi
+if wants abort; then
+  say "10. Communicator.abort() from another thread stops a blocked Triton wait, timed"
+  timeout -k 10 180 "${torchrun[@]}" python/tests_gpu/abort_latency.py
+  record "abort latency" $?
+fi
 
 say "summary"
 for line in "${summary[@]}"; do echo "  $line"; done
 grep -h "| triton |" "$out/triton-gpu.log" 2>/dev/null | sed 's/^/  /'
+grep -h "ABORT-LATENCY-US" "$out/triton-gpu.log" 2>/dev/null | sed 's/^/  /'
 grep -h "\] | " "$out/triton-gpu.log" 2>/dev/null | grep -E "shape|x[0-9]+x" | sed 's/^/  /'
 exit $status

@@ -110,3 +110,9 @@ def test_ag_gemm_kernels_compile(compile_kernel, bn):
     release = compile_kernel(ag_gemm.release_kernel, {"comm": "i64", "CHUNKS_": "constexpr"},
                              {"CHUNKS_": ag_gemm.CHUNKS})
     assert release.ttir.count('symbol = "tleTritonSignal"') == 1
+
+
+def test_abort_latency_kernel_compiles(compile_kernel):
+    out = compile_kernel(kernels.blocked_kernel, {"comm": "i64", "out": "*i32"})
+    assert out.ttir.count('symbol = "tleTritonSignalWait"') == 1
+    assert out.ttir.count('symbol = "tleTritonCommFailed"') == 1

@@ -148,3 +148,11 @@ def pingpong_kernel(comm, mem, errors, n_rounds, first, word0, BLOCK: tl.constex
             tl.store(dst + offs, got + 1)
             tlx.signal(comm, peer, word, group_kind=GROUP)
     tl.store(errors + pid, bad)
+
+
+@triton.jit
+def blocked_kernel(comm, out):
+    """abort_latency.py: waits on signal word 0 for a value nobody sends,
+    so only Communicator.abort() ends it; then stores comm_failed."""
+    tlx.signal_wait(comm, 0, 1)
+    tl.store(out, tlx.comm_failed(comm))

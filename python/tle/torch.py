@@ -407,6 +407,13 @@ class Communicator:
         (a barrier wait that timed out, a slot index out of range, ...)."""
         self._comm.check_error()
 
+    def abort(self) -> None:
+        """Make every device wait on this communicator give up within the
+        check bound (``tleCommAbort``: thread-safe, also while a kernel runs,
+        from any thread); afterwards it can only be closed
+        (docs/runtime.md, "Faults")."""
+        self._comm.abort()
+
     def synchronize(self) -> None:
         """``torch.cuda.synchronize`` this rank's device, then check TLE's
         error record. A kernel whose barrier wait timed out fails its launch;

@@ -112,11 +112,17 @@ TLE_DEV_INLINE PeerMask missingPeers(const WaitCtx &w) {
   return mask;
 }
 
-/// Failed polls between two looks at the communicator's fault word (and at
-/// the clock): the cadence that bounds how late a wait sees tleCommAbort.
-/// No look on the success path or at the first miss, where a load of host
-/// memory (about a microsecond on GPUs) would delay the barrier.
-constexpr uint32_t kPollsPerAbortCheck = kPollsPerClockRead;
+/// Failed polls between two looks at the communicator's fault word: the
+/// cadence that bounds how late a wait sees tleCommAbort. No look on the
+/// success path or at the first miss, where a load of host memory (about a
+/// microsecond on GPUs) would delay the barrier. A quarter of the clock's
+/// cadence on GPUs, to bound the device's share of an abort's latency to
+/// about 32 polls (docs/device-library.md has the figures); a wait that has
+/// already missed 32 polls is no barrier fast path.
+constexpr uint32_t kPollsPerAbortCheck =
+    kPollsPerClockRead >= 4 ? kPollsPerClockRead / 4 : kPollsPerClockRead;
+static_assert(kPollsPerClockRead % kPollsPerAbortCheck == 0,
+              "the clock is read at a look at the fault word");
 
 /// The communicator's fault word (ErrorRecord::abort): 0 while it is usable.
 TLE_DEV_INLINE uint32_t faultCode(const DevComm *dc) {
@@ -201,11 +207,13 @@ TLE_DEV_INLINE uint32_t onMiss(PollClock &k, const WaitCtx &w) {
 #else
   uint32_t fault = faultCode(w.c.dc);
 #endif
-  uint64_t now = nowNs();
-  uint64_t timeout = loadConst(&w.c.dc->timeoutNs);
   if (TLE_UNLIKELY(fault != 0))
     return giveUp(w.c.dc, w.slot, w.target, w.count, fault, w.fn);
-  if (k.polls == kPollsPerAbortCheck)
+  if (k.polls % kPollsPerClockRead != 0)
+    return 0;
+  uint64_t now = nowNs();
+  uint64_t timeout = loadConst(&w.c.dc->timeoutNs);
+  if (k.polls == kPollsPerClockRead)
     k.start = now;
   else if (timeout != 0 && now - k.start > timeout)
     return failTimeout(w.c.dc, w.slot, w.target, w.count, now - k.start, w.fn);

@@ -181,10 +181,10 @@ TLE_DEV_COLD uint32_t giveUpSignal(const DevComm *dc, uint32_t sig,
   return resultOf(code);
 }
 
-/// A failed poll: on the emulator a yield that names the word, and every
-/// kPollsPerAbortCheck misses a look at the fault word and the deadline's
-/// clock (as onMiss for the barrier; the first clock read starts the
-/// deadline). 0 to poll on, else the status the wait gives up with.
+/// A failed poll: on the emulator a yield that names the word, every
+/// kPollsPerAbortCheck misses a look at the fault word and every
+/// kPollsPerClockRead the deadline's clock (as onMiss for the barrier; the
+/// first clock read starts the deadline). 0 to poll on, else the status the wait gives up with.
 TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
                                      uint32_t sig, uint64_t seen,
                                      uint64_t least, abi::Fn fn) {
@@ -206,11 +206,13 @@ TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
 #else
   uint32_t fault = faultCode(s.dc);
 #endif
-  uint64_t now = nowNs();
-  uint64_t timeout = loadConst(&s.dc->timeoutNs);
   if (TLE_UNLIKELY(fault != 0))
     return giveUpSignal(s.dc, sig, seen, least, fault, fn);
-  if (k.polls == kPollsPerAbortCheck)
+  if (k.polls % kPollsPerClockRead != 0)
+    return 0;
+  uint64_t now = nowNs();
+  uint64_t timeout = loadConst(&s.dc->timeoutNs);
+  if (k.polls == kPollsPerClockRead)
     k.start = now;
   else if (timeout != 0 && now - k.start > timeout)
     return failSignalTimeout(s.dc, sig, seen, least, now - k.start, fn);
