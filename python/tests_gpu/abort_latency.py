@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """GPU test: ``Communicator.abort()`` from another host thread stops a Triton
 kernel blocked in a wait, and how long that takes (issue 14's target: within
 100 µs on GPUs).
