@@ -677,40 +677,11 @@ int runMulti(const Options &o) {
     return kExitSkip;
   if (o.ranks)
     n = std::min(n, o.ranks);
-  int idPipe[2];
-  if (pipe(idPipe) != 0) {
-    std::perror("pipe");
+  int skipped, failed;
+  if (!forkRanks(
+          n, [&](int r, int *idPipe) { return rankMain(o, r, n, idPipe); },
+          skipped, failed))
     return 1;
-  }
-  std::fflush(stdout);
-  std::vector<pid_t> pids(n);
-  for (int r = 0; r < n; ++r) {
-    pids[r] = fork();
-    if (pids[r] < 0) {
-      std::perror("fork");
-      return 1;
-    }
-    if (pids[r] == 0) {
-      int rc = rankMain(o, r, n, idPipe);
-      std::fflush(stdout);
-      std::_Exit(rc);
-    }
-  }
-  close(idPipe[0]);
-  close(idPipe[1]);
-  int skipped = 0, failed = 0;
-  for (int r = 0; r < n; ++r) {
-    int status;
-    waitpid(pids[r], &status, 0);
-    if (WIFEXITED(status) && WEXITSTATUS(status) == kExitSkip)
-      ++skipped;
-    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-      std::printf("rank %d process: %s %d\n", r,
-                  WIFEXITED(status) ? "exit status" : "killed by signal",
-                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-      ++failed;
-    }
-  }
   if (skipped == n && failed == 0) {
     std::printf("SKIPPED: no CUDA device pair\n");
     return kExitSkip;

@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <sys/wait.h>
@@ -173,6 +174,51 @@ inline void printStats(const char *section, const std::string &impl,
                 v.front(), v.back());
   printResult(section, impl, x, v[v.size() / 2],
               note.empty() ? spread : std::string(spread) + ";" + note);
+}
+
+/// Runs rankMain(r, idPipe) in one forked process per rank r < n (an id
+/// pipe made first, for shareIdOverPipe), waits for them all and counts
+/// the ranks that skipped (exit kExitSkip) and those that failed (any other
+/// non-zero exit or a signal, each reported). No CUDA call may come before
+/// it in this process: a forked child cannot use a driver its parent
+/// initialised. False if the pipe or a fork failed.
+inline bool forkRanks(int n, const std::function<int(int, int *)> &rankMain,
+                      int &skipped, int &failed) {
+  skipped = failed = 0;
+  int idPipe[2];
+  if (pipe(idPipe) != 0) {
+    std::perror("pipe");
+    return false;
+  }
+  std::fflush(stdout);
+  std::vector<pid_t> pids(n);
+  for (int r = 0; r < n; ++r) {
+    pids[r] = fork();
+    if (pids[r] < 0) {
+      std::perror("fork");
+      return false;
+    }
+    if (pids[r] == 0) {
+      int rc = rankMain(r, idPipe);
+      std::fflush(stdout);
+      std::_Exit(rc);
+    }
+  }
+  close(idPipe[0]);
+  close(idPipe[1]);
+  for (int r = 0; r < n; ++r) {
+    int status;
+    waitpid(pids[r], &status, 0);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == kExitSkip)
+      ++skipped;
+    else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      std::printf("rank %d process: %s %d\n", r,
+                  WIFEXITED(status) ? "exit status" : "killed by signal",
+                  WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+      ++failed;
+    }
+  }
+  return true;
 }
 
 /// Hands a unique id (TLE's, NCCL's, NVSHMEM's: any trivially copyable
