@@ -69,8 +69,8 @@ constexpr uint32_t kSlotGrid = 400;    // 1
 constexpr uint32_t kSlotReduce = 512;  // up to 132
 
 struct Options {
-  std::vector<std::string> sections = {"flag",    "signal",  "latency",
-                                       "alloc",   "overlap", "grid",
+  std::vector<std::string> sections = {"flag",    "signal",   "latency",
+                                       "alloc",   "overlap",  "grid",
                                        "hostbar", "allreduce"};
   std::vector<int> ctas = {1, 8, 32, 132};
   int iters = 20000; ///< in-kernel rounds per measurement
@@ -438,18 +438,18 @@ void benchLatency(World &w, World &noTimeout, const Options &o) {
                   "rep=" + std::to_string(rep));
     }
     printStats("latency", TLE_BENCH_TAG, x, on,
-                "sync acq_rel block 128thr, timeouts on; median of " +
-                    std::to_string(on.size()) + " interleaved with off");
+               "sync acq_rel block 128thr, timeouts on; median of " +
+                   std::to_string(on.size()) + " interleaved with off");
     printStats("latency", TLE_BENCH_TAG "-notimeout", x, off,
-                "timeoutMs=0; median of " + std::to_string(off.size()) +
-                    " interleaved with on");
+               "timeoutMs=0; median of " + std::to_string(off.size()) +
+                   " interleaved with on");
     printStats("latency", TLE_BENCH_TAG "-noabortcheck", x, noAbort,
                "timeouts on, built with TLE_NO_ABORT_CHECK (no look at the "
                "fault word); median of " +
                    std::to_string(noAbort.size()) + " interleaved with on");
     printStats("latency", TLE_BENCH_TAG "-session", x,
                runTleLatency(w, ctas, o, /*session=*/true),
-                "tle::BarrierSession sync acq_rel block 128thr, timeouts on");
+               "tle::BarrierSession sync acq_rel block 128thr, timeouts on");
     // The same with the barrier's trace on (the rows above have it off,
     // which must cost nothing): every sync records a begin and an end.
     for (size_t r = 0; r < w.comm.size(); ++r)
@@ -644,7 +644,7 @@ void benchGrid(World &w, const Options &o) {
   }
   std::string x = std::to_string(ctas);
   printStats("grid", "tle-grid-barrier", x, v,
-              "all CTAs of all GPUs, cooperative launch");
+             "all CTAs of all GPUs, cooperative launch");
 
   const int n = o.hostIters;
   // Kernel boundary alone: back-to-back launches on each GPU, no cross-GPU
@@ -834,8 +834,7 @@ void benchAllReduce(World &w, const Options &o) {
                         return timed(s, [&] {
                           for (int i = 0; i < iters; ++i) {
                             oneShotAllReduce<<<ctas, kReduceThreads, 0, s>>>(
-                                w.dcomm[r], w.dmem[r], out[r], n4,
-                                kSlotReduce);
+                                w.dcomm[r], w.dmem[r], out[r], n4, kSlotReduce);
                             CK_LAUNCH();
                           }
                         });
@@ -849,17 +848,17 @@ void benchAllReduce(World &w, const Options &o) {
     clearOut();
     const int perGraph = 50, replays = 10;
     for (int rep = 0; rep < o.reps; ++rep)
-      graph.push_back(perRank([&](int r, cudaStream_t s) {
-                        cudaGraph_t g;
-                        CK(cudaStreamBeginCapture(
-                            s, cudaStreamCaptureModeThreadLocal));
-                        for (int i = 0; i < perGraph; ++i)
-                          oneShotAllReduce<<<ctas, kReduceThreads, 0, s>>>(
-                              w.dcomm[r], w.dmem[r], out[r], n4, kSlotReduce);
-                        CK(cudaStreamEndCapture(s, &g));
-                        return timeGraphReplays(s, g, replays, meet);
-                      }) /
-                      (perGraph * replays) * 1e6);
+      graph.push_back(
+          perRank([&](int r, cudaStream_t s) {
+            cudaGraph_t g;
+            CK(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+            for (int i = 0; i < perGraph; ++i)
+              oneShotAllReduce<<<ctas, kReduceThreads, 0, s>>>(
+                  w.dcomm[r], w.dmem[r], out[r], n4, kSlotReduce);
+            CK(cudaStreamEndCapture(s, &g));
+            return timeGraphReplays(s, g, replays, meet);
+          }) /
+          (perGraph * replays) * 1e6);
     expectSum("graph replays");
     printStats("allreduce", "tle-oneshot-graph", x, graph, "sum checked");
   }
@@ -896,9 +895,9 @@ void benchAllocInProcess(const Options &o) {
     }
     std::string x = std::to_string(ctas);
     printStats("alloc", "cudamalloc-peer", x, a,
-                "one process; inboxes cudaMalloc, peer access");
+               "one process; inboxes cudaMalloc, peer access");
     printStats("alloc", "cumem-peer", x, b,
-                "one process; inboxes cuMem, cuMemSetAccess per device");
+               "one process; inboxes cuMem, cuMemSetAccess per device");
   }
   freeWorld(vmm);
   freeWorld(plain);

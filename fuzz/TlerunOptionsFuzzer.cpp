@@ -1,4 +1,5 @@
-//===- TlerunOptionsFuzzer.cpp - Fuzzing tlerun's command line ---*- C++ -*-===//
+//===- TlerunOptionsFuzzer.cpp - Fuzzing tlerun's command line ---*- C++
+//-*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // libFuzzer target for tlerun's command line (tools/tlerun/Options.cpp):
@@ -38,8 +39,8 @@ constexpr size_t kMaxArgs = 64;
 
 extern "C" int LLVMFuzzerInitialize(int *, char ***) {
   // The parser also reads these; the fuzzer drives only the arguments.
-  for (const char *name :
-       {"TLE_BARRIER_TIMEOUT_MS", "TLE_EMU_SEED", "TLE_DEBUG", "TLE_DEBUG_FILE"})
+  for (const char *name : {"TLE_BARRIER_TIMEOUT_MS", "TLE_EMU_SEED",
+                           "TLE_DEBUG", "TLE_DEBUG_FILE"})
     unsetenv(name);
   return 0;
 }
@@ -89,9 +90,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
           "the signal word bound");
   for (const BufferSpec &b : options.buffers) {
     uint64_t bytes = 0;
-    check(!__builtin_mul_overflow(b.count, uint64_t(elemSize(b.type)), &bytes) &&
-              bytes == b.bytes,
-          "a buffer's byte count");
+    check(
+        !__builtin_mul_overflow(b.count, uint64_t(elemSize(b.type)), &bytes) &&
+            bytes == b.bytes,
+        "a buffer's byte count");
     uint64_t all = 0;
     check(!__builtin_mul_overflow(b.bytes, uint64_t(options.ranks), &all),
           "a buffer on every rank fits");

@@ -1,12 +1,13 @@
 //===- CudaPipeline.cpp - Kernel module to PTX ----------------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The `--target=cuda` lowering (tle-cuda-pipeline): the tle ops become device-ABI calls,
-// the rest follows MLIR's gpu-lower-to-nvvm-pipeline (device half only; the
-// kernels are already outlined in gpu.modules and there is no host code),
-// and MLIR's GPU serialization links the device library, optimizes and emits
-// PTX. The NVVM target is attached here rather than by the upstream pipeline
-// because only `nvvm-attach-target` takes the bitcode libraries to link.
+// The `--target=cuda` lowering (tle-cuda-pipeline): the tle ops become
+// device-ABI calls, the rest follows MLIR's gpu-lower-to-nvvm-pipeline (device
+// half only; the kernels are already outlined in gpu.modules and there is no
+// host code), and MLIR's GPU serialization links the device library, optimizes
+// and emits PTX. The NVVM target is attached here rather than by the upstream
+// pipeline because only `nvvm-attach-target` takes the bitcode libraries to
+// link.
 //
 //===----------------------------------------------------------------------===//
 

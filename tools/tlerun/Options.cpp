@@ -405,10 +405,9 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
       continue;
     }
     static constexpr std::string_view known[] = {
-        "kernel",   "ranks",      "grid",       "block",       "target",
-        "buffer",   "repeat",     "dump",       "seed",        "trace",
-        "barriers", "device-lib", "timeout-ms", "stack-bytes", "arg",
-        "signals"};
+        "kernel",     "ranks",       "grid", "block",  "target",   "buffer",
+        "repeat",     "dump",        "seed", "trace",  "barriers", "device-lib",
+        "timeout-ms", "stack-bytes", "arg",  "signals"};
     if (std::find(std::begin(known), std::end(known), name) ==
         std::end(known)) {
       error = "unknown option --" + std::string(name) + " (see --help)";
@@ -439,8 +438,7 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
       out.kernel = value;
     } else if (name == "ranks") {
       if (!parseU64(value, number) || number < 1 || number > TLE_MAX_RANKS)
-        return bad("expected 1 to " + std::to_string(TLE_MAX_RANKS) +
-                   " ranks");
+        return bad("expected 1 to " + std::to_string(TLE_MAX_RANKS) + " ranks");
       out.ranks = static_cast<int>(number);
     } else if (name == "grid") {
       if (!parseExtent(value, out.grid))

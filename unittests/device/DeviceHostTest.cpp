@@ -208,7 +208,8 @@ void roundArriveThenWait(Node *node, int coop, uint32_t slot, int order,
                          uint32_t expected) {
   int n = node->n;
   for (int r = 0; r < n; ++r)
-    flagcxIntraBarrierArriveS(&node->rank[r].commStruct, coop, slot, false, order);
+    flagcxIntraBarrierArriveS(&node->rank[r].commStruct, coop, slot, false,
+                              order);
   for (int r = 0; r < n; ++r)
     for (int q = 0; q < n; ++q)
       if (q != r)
@@ -216,7 +217,8 @@ void roundArriveThenWait(Node *node, int coop, uint32_t slot, int order,
             << "rank " << r << " peer " << q;
   for (int r = 0; r < n; ++r) {
     EXPECT_EQ(node->rank[r].epochs[slot], expected - 1);
-    flagcxIntraBarrierWaitS(&node->rank[r].commStruct, coop, slot, false, order);
+    flagcxIntraBarrierWaitS(&node->rank[r].commStruct, coop, slot, false,
+                            order);
     EXPECT_EQ(node->rank[r].epochs[slot], expected);
   }
 }

@@ -83,9 +83,8 @@ uint32_t stamp(uint32_t round, int writer, uint32_t word) {
   return ((round + 1) << 16) | (static_cast<uint32_t>(writer) << 8) | word;
 }
 
-StressResult runStress(const StressConfig &c, Protocol protocol,
-                       uint64_t seed, Orders orders = {},
-                       bool raceCheck = false) {
+StressResult runStress(const StressConfig &c, Protocol protocol, uint64_t seed,
+                       Orders orders = {}, bool raceCheck = false) {
   StressResult out;
   Ranks ranks(c.ranks, 256);
   EXPECT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();

@@ -10,9 +10,9 @@
 // rank). Every export blob names its kind, so a rank maps a peer's block
 // whatever kind this rank allocates. Memory the user allocated with
 // cudaMalloc is shared the legacy way too when tleMemRegister registers it
-// (found with the driver's pointer attributes). The error record lives in host-mapped
-// pinned memory, which the host can still read after a trap has killed the
-// CUDA context. Multicast objects are never created (docs/gpu.md).
+// (found with the driver's pointer attributes). The error record lives in
+// host-mapped pinned memory, which the host can still read after a trap has
+// killed the CUDA context. Multicast objects are never created (docs/gpu.md).
 // Every method may run on any host thread, so each one selects the backend's
 // device and restores the caller's current device on return.
 //

@@ -179,7 +179,7 @@ struct DevComm {
   TraceRing *trace;
   uint32_t flags; ///< kDevCommOnErrorReturn, read on failure only
   uint32_t pad;
-  Route routes[kMaxRanks]; ///< see above
+  Route routes[kMaxRanks];          ///< see above
   uint32_t nSignals;                ///< signal words per rank
   uint32_t reserved;                ///< 0
   uint64_t *signals;                ///< [nSignals], this rank's words

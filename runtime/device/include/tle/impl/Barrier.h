@@ -11,8 +11,8 @@
 #ifndef TLE_IMPL_BARRIER_H
 #define TLE_IMPL_BARRIER_H
 
-#include "tle/impl/Group.h"
 #include "tle/impl/BarrierFlags.h"
+#include "tle/impl/Group.h"
 #include "tle/impl/Trace.h"
 
 namespace tle::impl {

@@ -5,8 +5,8 @@
 // The two halves every barrier is built from (the point-to-point signal
 // words of tle.signal are another thing: SignalOps.h). Rank r's inbox word
 // for slot s and peer q, inbox[r][s * inboxStride + q], is written only by
-// q and counts q's arrivals on the slot (the epoch q reached). Signalling adds 1
-// to our word in each peer's inbox with a release at system scope; polling
+// q and counts q's arrivals on the slot (the epoch q reached). Signalling adds
+// 1 to our word in each peer's inbox with a release at system scope; polling
 // loads our own inbox with acquire until every peer's word reached the
 // target epoch, under a deadline.
 //

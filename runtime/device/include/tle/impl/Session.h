@@ -14,8 +14,8 @@
 #ifndef TLE_IMPL_SESSION_H
 #define TLE_IMPL_SESSION_H
 
-#include "tle/impl/Group.h"
 #include "tle/impl/BarrierFlags.h"
+#include "tle/impl/Group.h"
 #include "tle/impl/Trace.h"
 
 namespace tle::impl {

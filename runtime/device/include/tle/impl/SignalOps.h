@@ -184,7 +184,8 @@ TLE_DEV_COLD uint32_t giveUpSignal(const DevComm *dc, uint32_t sig,
 /// A failed poll: on the emulator a yield that names the word, every
 /// kPollsPerAbortCheck misses a look at the fault word and every
 /// kPollsPerClockRead the deadline's clock (as onMiss for the barrier; the
-/// first clock read starts the deadline). 0 to poll on, else the status the wait gives up with.
+/// first clock read starts the deadline). 0 to poll on, else the status the
+/// wait gives up with.
 TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
                                      uint32_t sig, uint64_t seen,
                                      uint64_t least, abi::Fn fn) {
