@@ -106,6 +106,9 @@ tleResult_t publishDevComm(CommState &c) {
   for (int p = 0; p < c.size; ++p)
     d.signalPeers[p] = static_cast<uint64_t *>(c.signals->ptr(p));
   d.signals = d.signalPeers[c.rank];
+  d.node = 0;
+  d.nNodes = 1;
+  d.netKind = kNetNone;
   return c.backend->copyToLocal(c.devComm, &d, sizeof(DevComm));
 }
 

@@ -27,8 +27,9 @@ constexpr uint32_t kSymMemMagic = 0x544c454du;
 /// Bumped whenever the layout below changes. 6: signal words
 /// (DevComm::nSignals, signals, signalPeers) and the signal fields of
 /// ErrorRecord. 7: DevComm::trace, the trace ring, in the old pad. 8: the
-/// fault word (ErrorRecord::abort, was pad0) and DevComm::flags.
-constexpr uint32_t kDevCommVersion = 8;
+/// fault word (ErrorRecord::abort, was pad0) and DevComm::flags. 9: nodes
+/// (DevComm::node, nNodes, netKind, nNetWords, net).
+constexpr uint32_t kDevCommVersion = 9;
 /// Largest communicator the layout serves: an NVLink domain of 72 GPUs
 /// (GB200 NVL72) fits, with room. DevComm's route table, SymMem's pointers
 /// and PeerMask are sized for it.
@@ -91,6 +92,13 @@ struct ErrorRecord {
 /// DevComm::flags: a failed wait records and returns instead of ending the
 /// launch (tleConfig_t::onError = TLE_ON_ERROR_RETURN).
 constexpr uint32_t kDevCommOnErrorReturn = 1u;
+
+/// How words reach ranks on other nodes (DevComm::netKind).
+enum NetKind : uint32_t {
+  kNetNone = 0,    ///< one node: INTER is this rank alone, no network
+  kNetEmu = 1,     ///< the CPU emulator's simulated network
+  kNetNcclGin = 2, ///< NCCL's GPU-initiated networking (GIN signals)
+};
 
 /// Where entry j of a rank's round signals and polls (see DevComm).
 struct Route {
@@ -184,6 +192,18 @@ struct DevComm {
   uint32_t reserved;                ///< 0
   uint64_t *signals;                ///< [nSignals], this rank's words
   uint64_t *signalPeers[kMaxRanks]; ///< signalPeers[p]: rank p's words
+  /// Nodes (docs/design.md, "Teams"). The world is nNodes nodes of `size`
+  /// ranks each, and this rank is world rank node * size + rank. Net words
+  /// are what crosses nodes: per rank, the nSignals signal words, then one
+  /// word per slot of the INTER team, then one per slot of WORLD's inter
+  /// half (nNetWords = nSignals + 2 * nBarriers); `net` is the transport's
+  /// state, which netKind names. Placed last: the barrier's and the
+  /// signals' loads rely on the offsets above.
+  int32_t node;       ///< this rank's node, 0..nNodes-1
+  int32_t nNodes;     ///< nodes in the world, >= 1
+  uint32_t netKind;   ///< a NetKind
+  uint32_t nNetWords; ///< net words per rank (above); 0 with kNetNone
+  const void *net;    ///< kNetNone: null
 };
 
 /// Fills the routes of `d` (rank and size set) from `inbox`, where inbox[p]

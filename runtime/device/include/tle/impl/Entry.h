@@ -21,6 +21,7 @@
 
 #include "tle/barrier.h"
 #include "tle/signal.h"
+#include "tle/impl/Team.h"
 
 // TLE_DEVICE_API (device.h) makes these inline in the nvcc header build and
 // external definitions in the bitcode and host builds. The bitcode does not
@@ -73,6 +74,25 @@ TLE_DEVICE_API int32_t flagcxDevCommGetIntraRank(const void *comm) {
 }
 TLE_DEVICE_API int32_t flagcxDevCommGetIntraSize(const void *comm) {
   return tle::impl::intraSize(comm, tle::impl::Fn::flagcxDevCommGetIntraSize);
+}
+
+TLE_DEVICE_API int32_t flagcxDevCommGetRank(const void *comm) {
+  return tle::impl::teamRank(comm, tle::kTeamWorld,
+                             tle::impl::Fn::flagcxDevCommGetRank);
+}
+TLE_DEVICE_API int32_t flagcxDevCommGetSize(const void *comm) {
+  return tle::impl::teamSize(comm, tle::kTeamWorld,
+                             tle::impl::Fn::flagcxDevCommGetSize);
+}
+TLE_DEVICE_API int32_t tleDevCommGetTeamRank(const void *comm,
+                                             int32_t teamKind) {
+  return tle::impl::teamRank(comm, teamKind,
+                             tle::impl::Fn::tleDevCommGetTeamRank);
+}
+TLE_DEVICE_API int32_t tleDevCommGetTeamSize(const void *comm,
+                                             int32_t teamKind) {
+  return tle::impl::teamSize(comm, teamKind,
+                             tle::impl::Fn::tleDevCommGetTeamSize);
 }
 
 TLE_DEVICE_API int32_t tleCommFailed(const void *comm) {
@@ -168,6 +188,26 @@ TLE_DEVICE_API int32_t tleTritonBarrier(int64_t comm, int32_t barrierKind,
   return tle::impl::tritonBarrier(comm, barrierKind, groupKind, index, order,
                                   tle::impl::Fn::tleTritonBarrier);
 }
+TLE_DEVICE_API int32_t tleTritonTeamBarrier(int64_t comm, int32_t teamKind,
+                                            int32_t barrierKind,
+                                            int32_t groupKind, int32_t index,
+                                            int32_t order) {
+  if (teamKind == tle::kTeamIntra)
+    return tle::impl::tritonBarrier(comm, barrierKind, groupKind, index, order,
+                                    tle::impl::Fn::tleTritonTeamBarrier);
+  tle::impl::failArgument(tle::impl::addressOf(comm),
+                          static_cast<uint32_t>(index),
+                          tle::impl::Fn::tleTritonTeamBarrier,
+                          tle::kArgTeamKind, teamKind);
+}
+TLE_DEVICE_API int32_t tleTritonTeamRank(int64_t comm, int32_t teamKind) {
+  return tle::impl::teamRank(tle::impl::addressOf(comm), teamKind,
+                             tle::impl::Fn::tleTritonTeamRank);
+}
+TLE_DEVICE_API int32_t tleTritonTeamSize(int64_t comm, int32_t teamKind) {
+  return tle::impl::teamSize(tle::impl::addressOf(comm), teamKind,
+                             tle::impl::Fn::tleTritonTeamSize);
+}
 TLE_DEVICE_API int32_t tleTritonIntraRank(int64_t comm) {
   return tle::impl::intraRank(tle::impl::addressOf(comm),
                               tle::impl::Fn::tleTritonIntraRank);
@@ -237,6 +277,15 @@ TLE_DEVICE_API int32_t tleTritonSignal(int64_t comm, int32_t peer,
                                        int32_t groupKind) {
   return tle::impl::tritonSignal(comm, peer, signal, value, groupKind,
                                  tle::impl::Fn::tleTritonSignal);
+}
+TLE_DEVICE_API int32_t tleTritonTeamSignal(int64_t comm, int32_t teamKind,
+                                           int32_t peer, int32_t signal,
+                                           int64_t value, int32_t groupKind) {
+  tle::impl::checkSignalArgs(tle::impl::addressOf(comm),
+                             static_cast<uint32_t>(signal), teamKind, 0, -1,
+                             -1, tle::impl::Fn::tleTritonTeamSignal);
+  return tle::impl::tritonSignal(comm, peer, signal, value, groupKind,
+                                 tle::impl::Fn::tleTritonTeamSignal);
 }
 TLE_DEVICE_API int32_t tleTritonSignalWait(int64_t comm, int32_t signal,
                                            int64_t least, int32_t groupKind,
