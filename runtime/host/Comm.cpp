@@ -57,7 +57,9 @@ tleResult_t allocateLocalState(CommState &c) {
   Backend &b = *c.backend;
   size_t words = c.config.nBarriers * sizeof(uint32_t);
   void *p;
-  if (tleResult_t r = b.allocLocal(words, &p))
+  // Every team's epochs (kEpochSets), on every communicator: a kernel
+  // written for INTER or WORLD runs on one node too.
+  if (tleResult_t r = b.allocLocal(kEpochSets * words, &p))
     return r;
   c.epochs = static_cast<uint32_t *>(p);
   if (tleResult_t r = b.allocLocal(words, &p))
@@ -76,7 +78,7 @@ tleResult_t allocateLocalState(CommState &c) {
 }
 
 size_t inboxBytes(const CommState &c) {
-  return size_t(c.config.nBarriers) * inboxStrideWords(c.size) *
+  return size_t(kInboxSets) * c.config.nBarriers * inboxStrideWords(c.size) *
          sizeof(uint32_t);
 }
 
@@ -106,9 +108,11 @@ tleResult_t publishDevComm(CommState &c) {
   for (int p = 0; p < c.size; ++p)
     d.signalPeers[p] = static_cast<uint64_t *>(c.signals->ptr(p));
   d.signals = d.signalPeers[c.rank];
-  d.node = 0;
-  d.nNodes = 1;
-  d.netKind = kNetNone;
+  d.node = c.node;
+  d.nNodes = c.nNodes;
+  d.netKind = c.net ? kNetEmu : kNetNone;
+  d.nNetWords = c.net ? c.config.nSignals + 2 * c.config.nBarriers : 0;
+  d.net = c.net.get();
   return c.backend->copyToLocal(c.devComm, &d, sizeof(DevComm));
 }
 
@@ -161,6 +165,12 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
   auto c = std::make_shared<CommState>();
   if (tleResult_t r = resolveConfig(config, c->config))
     return r;
+  if (c->config.ranksPerNode != 0 &&
+      c->config.ranksPerNode != static_cast<uint32_t>(nRanks))
+    return fail(tleNotSupported,
+                "config.ranksPerNode %u: tleCommInitRank makes one node; "
+                "simulated nodes need tleCommInitAll",
+                c->config.ranksPerNode);
   c->rank = rank;
   c->size = nRanks;
   c->multiProcess = true;
@@ -186,6 +196,28 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
   return tleSuccess;
 }
 
+/// The nodes of a tleCommInitAll set: tleConfig_t::ranksPerNode, checked
+/// against the world's nRanks and the backend.
+tleResult_t nodesOf(const ResolvedConfig &config, int nRanks, int &perNode,
+                    int &nNodes) {
+  perNode = config.ranksPerNode ? static_cast<int>(config.ranksPerNode)
+                                : nRanks;
+  if (config.ranksPerNode > static_cast<uint32_t>(nRanks) ||
+      nRanks % perNode != 0)
+    return fail(tleInvalidArgument,
+                "config.ranksPerNode %u does not divide the world's %d ranks "
+                "into equal nodes",
+                config.ranksPerNode, nRanks);
+  nNodes = nRanks / perNode;
+  if (nNodes > 1 && config.backend == tleBackendCuda)
+    return fail(tleNotSupported,
+                "%d nodes on the CUDA backend: tleCommInitAll simulates "
+                "nodes on the emulator only; on GPUs, nodes come from "
+                "tleCommInitFromNccl's network backend",
+                nNodes);
+  return tleSuccess;
+}
+
 tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
                     const tleConfig_t *config) {
   if (tleResult_t r = checkRanks(nRanks))
@@ -197,35 +229,62 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
   ResolvedConfig resolved;
   if (tleResult_t r = resolveConfig(config, resolved))
     return r;
-  auto group = createInProcGroup(nRanks, resolved.bootstrapTimeoutMs);
-  // tleCommAbort of any rank of the set aborts all of them.
+  int perNode = nRanks, nNodes = 1;
+  if (tleResult_t r = nodesOf(resolved, nRanks, perNode, nNodes))
+    return r;
+  // tleCommAbort of any rank of the set aborts all of them, on every node.
   auto faults = std::make_shared<FaultGroup>(nRanks);
-  std::vector<std::shared_ptr<CommState>> comms;
-  std::vector<SymmetricView *> inboxes, signals;
-  for (int r = 0; r < nRanks; ++r) {
-    auto c = std::make_shared<CommState>();
-    c->config = resolved;
-    c->rank = r;
-    c->size = nRanks;
-    c->group = group;
-    c->faults = faults;
-    c->faultIndex = r;
-    if (tleResult_t s = createBackend(resolved, devices ? devices[r] : r, false,
-                                      /*fdsTravel=*/false, c->backend))
-      return s;
-    c->bootstrap = createInProcBootstrap(group, r);
-    c->inbox = std::make_unique<SymmetricView>(c->backend, r, nRanks, true);
-    c->signals = std::make_unique<SymmetricView>(c->backend, r, nRanks, true);
-    if (tleResult_t s = allocateLocalState(*c))
-      return s;
-    inboxes.push_back(c->inbox.get());
-    signals.push_back(c->signals.get());
-    comms.push_back(std::move(c));
+  std::shared_ptr<EmuNet> net;
+  if (nNodes > 1) {
+    net = std::make_shared<EmuNet>();
+    net->worldSize = static_cast<uint32_t>(nRanks);
+    net->nSignals = resolved.nSignals;
   }
-  if (tleResult_t s = allocSymmetricAll(inboxes, inboxBytes(*comms[0])))
-    return s;
-  if (tleResult_t s = allocSymmetricAll(signals, signalBytes(*comms[0])))
-    return s;
+  std::vector<std::shared_ptr<CommState>> comms;
+  // Each node is a set of its own: its rendezvous, inboxes, signal words
+  // and symmetric buffers span its ranks only.
+  for (int n = 0; n < nNodes; ++n) {
+    auto group = createInProcGroup(perNode, resolved.bootstrapTimeoutMs);
+    std::vector<SymmetricView *> inboxes, signals;
+    for (int r = 0; r < perNode; ++r) {
+      int world = n * perNode + r;
+      auto c = std::make_shared<CommState>();
+      c->config = resolved;
+      c->rank = r;
+      c->size = perNode;
+      c->node = n;
+      c->nNodes = nNodes;
+      c->net = net;
+      c->group = group;
+      c->faults = faults;
+      c->faultIndex = world;
+      if (tleResult_t s =
+              createBackend(resolved, devices ? devices[world] : world, false,
+                            /*fdsTravel=*/false, c->backend))
+        return s;
+      c->bootstrap = createInProcBootstrap(group, r);
+      c->inbox =
+          std::make_unique<SymmetricView>(c->backend, r, perNode, true);
+      c->signals =
+          std::make_unique<SymmetricView>(c->backend, r, perNode, true);
+      if (tleResult_t s = allocateLocalState(*c))
+        return s;
+      inboxes.push_back(c->inbox.get());
+      signals.push_back(c->signals.get());
+      comms.push_back(std::move(c));
+    }
+    if (tleResult_t s = allocSymmetricAll(inboxes, inboxBytes(*comms.back())))
+      return s;
+    if (tleResult_t s = allocSymmetricAll(signals, signalBytes(*comms.back())))
+      return s;
+  }
+  if (net)
+    for (int w = 0; w < nRanks; ++w) {
+      CommState &c = *comms[w];
+      c.netBarrierWords.assign(2 * size_t(resolved.nBarriers), 0);
+      net->signals[w] = static_cast<uint64_t *>(c.signals->ptr(c.rank));
+      net->barrier[w] = c.netBarrierWords.data();
+    }
   for (auto &c : comms)
     if (tleResult_t s = publishDevComm(*c))
       return s;
@@ -359,7 +418,7 @@ tleResult_t tleCommRank(tleComm_t handle, int *outRank) {
       return r;
     if (!outRank)
       return fail(tleInvalidArgument, "outRank is NULL");
-    *outRank = comm->rank;
+    *outRank = comm->node * comm->size + comm->rank;
     return tleSuccess;
   });
 }
@@ -371,7 +430,20 @@ tleResult_t tleCommSize(tleComm_t handle, int *outSize) {
       return r;
     if (!outSize)
       return fail(tleInvalidArgument, "outSize is NULL");
-    *outSize = comm->size;
+    *outSize = comm->nNodes * comm->size;
+    return tleSuccess;
+  });
+}
+
+tleResult_t tleCommNode(tleComm_t handle, int *outNode, int *outRanksPerNode) {
+  return guard("tleCommNode", [&] {
+    std::shared_ptr<CommState> comm;
+    if (tleResult_t r = lookupComm(handle, comm))
+      return r;
+    if (!outNode || !outRanksPerNode)
+      return fail(tleInvalidArgument, "outNode or outRanksPerNode is NULL");
+    *outNode = comm->node;
+    *outRanksPerNode = comm->size;
     return tleSuccess;
   });
 }

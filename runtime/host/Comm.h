@@ -55,6 +55,9 @@ struct ResolvedConfig {
   /// TLE_ON_ERROR_RETURN (resolved through TLE_ON_ERROR): DevComm::flags
   /// gets kDevCommOnErrorReturn.
   bool onErrorReturn = false;
+  /// tleConfig_t::ranksPerNode as given (0: one node); tleCommInitAll
+  /// checks it against nRanks.
+  uint32_t ranksPerNode = 0;
 };
 
 /// Checks `config` (NULL: defaults) and resolves timeoutMs == -1 through
@@ -160,8 +163,16 @@ SymMem makeSymMem(const std::vector<void *> &ptrs, int rank, size_t bytes,
 /// symmetric memory is the barrier inbox and the signal words (nSignals
 /// uint64 per rank, DevComm::signalPeers), two collective allocations.
 struct CommState {
-  int rank = 0;
-  int size = 0;
+  int rank = 0; ///< in the node (DevComm::rank)
+  int size = 0; ///< ranks per node
+  /// Nodes (docs/design.md, "Teams"): world rank node * size + rank.
+  int node = 0;
+  int nNodes = 1;
+  /// With several nodes (the emulator's network, kNetEmu): the world's
+  /// table of net words, shared by every rank of the world, and this
+  /// rank's own INTER and WORLD barrier words (2 * nBarriers).
+  std::shared_ptr<EmuNet> net;
+  std::vector<uint64_t> netBarrierWords;
   bool multiProcess = false;
   ResolvedConfig config;
   std::shared_ptr<Backend> backend;

@@ -189,6 +189,7 @@ tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out) {
   out.backend = c.backend;
   out.nBarriers = c.nBarriers;
   out.nSignals = c.nSignals;
+  out.ranksPerNode = c.ranksPerNode;
   out.timeoutNs = static_cast<uint64_t>(timeoutMs) * 1000000u;
   out.bootstrapTimeoutMs = bootstrapMs;
   return tleSuccess;

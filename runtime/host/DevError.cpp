@@ -95,8 +95,9 @@ std::string badArgument(const ErrorRecord &e) {
     break;
   case kArgTeamKind:
     snprintf(buf, sizeof(buf),
-             "team kind %lld is not supported (TLE serves INTRA = %d only)",
-             value, kTeamIntra);
+             "team kind %lld is not a team (valid: %d intra, %d inter, %d "
+             "world)",
+             value, kTeamIntra, kTeamInter, kTeamWorld);
     break;
   case kArgContextId:
     snprintf(buf, sizeof(buf),

@@ -560,10 +560,10 @@ TEST_F(DeviceHost, BadArgumentsAreRecorded) {
        },
        2, 9, tle::abi::Fn::flagcxIntraBarrierWaitS},
       {[](DeviceHost *t) {
-         flagcxDevBarrierSync(t->comm(0), kTeamInter, 0, 0, kCoopBlock,
-                              kOrderAcqRel, kScopeSystem);
+         flagcxDevBarrierSync(t->comm(0), 3, 0, 0, kCoopBlock, kOrderAcqRel,
+                              kScopeSystem);
        },
-       3, 1, tle::abi::Fn::flagcxDevBarrierSync},
+       3, 3, tle::abi::Fn::flagcxDevBarrierSync},
       {[](DeviceHost *t) {
          flagcxDevBarrierArrive(t->comm(0), kTeamIntra, 0, 0, kCoopBlock,
                                 kOrderAcqRel, 4);

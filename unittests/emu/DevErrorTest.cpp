@@ -71,12 +71,12 @@ TEST(DevError, EveryFailureIsWordedFromCallToMessage) {
        "order 9 (valid: 0..4)"},
       {"team",
        [](void *dc, const void *) {
-         flagcxDevBarrierSync(dc, kTeamWorld, 0, 0, kCoopBlock, kOrderAcqRel,
+         flagcxDevBarrierSync(dc, 3, 0, 0, kCoopBlock, kOrderAcqRel,
                               kScopeSystem);
        },
        tleInvalidArgument,
-       "tle.device_intra_barrier (flagcxDevBarrierSync): team kind 2 is not "
-       "supported (TLE serves INTRA = 0 only)"},
+       "tle.device_intra_barrier (flagcxDevBarrierSync): team kind 3 is not "
+       "a team (valid: 0 intra, 1 inter, 2 world)"},
       {"scope",
        [](void *dc, const void *) {
          flagcxDevBarrierArrive(dc, kTeamIntra, 0, 0, kCoopBlock, kOrderAcqRel,

@@ -402,11 +402,11 @@ TEST(Signals, EveryBadArgumentIsWordedAndWritesNothing) {
        "communicator has 2 ranks)"},
       {"team",
        [](void *dc) {
-         flagcxDevSignalInc(dc, kTeamWorld, 0, 0, 0, kCoopBlock, kScopeSystem);
+         flagcxDevSignalInc(dc, 3, 0, 0, 0, kCoopBlock, kScopeSystem);
        },
        tleInvalidArgument,
-       "tle.signal (flagcxDevSignalInc): team kind 2 is not supported (TLE "
-       "serves INTRA = 0 only)"},
+       "tle.signal (flagcxDevSignalInc): team kind 3 is not a team (valid: 0 "
+       "intra, 1 inter, 2 world)"},
       {"context",
        [](void *dc) {
          flagcxDevWaitSignal(dc, 0, 1, 64, 1, kCoopBlock, kOrderAcquire);

@@ -161,9 +161,9 @@ TEST_F(ErrorRecordTest, EveryBadArgumentIsWorded) {
       {2, -1, 4, tle::abi::Fn::tleIntraGridBarrierWaitS,
        "tle.device_intra_barrier (tleIntraGridBarrierWaitS): unknown memory "
        "order -1 (valid: 0..4)"},
-      {3, 1, 0, tle::abi::Fn::flagcxDevBarrierSync,
-       "tle.device_intra_barrier (flagcxDevBarrierSync): team kind 1 is not "
-       "supported (TLE serves INTRA = 0 only)"},
+      {3, 3, 2, tle::abi::Fn::flagcxDevBarrierSync,
+       "tle.device_intra_barrier (flagcxDevBarrierSync): team kind 3 is not "
+       "a team (valid: 0 intra, 1 inter, 2 world)"},
       {4, 9, 3, tle::abi::Fn::flagcxDevBarrierWait,
        "tle.device_intra_barrier (flagcxDevBarrierWait): unknown memory scope "
        "9 (valid: 0..3)"},

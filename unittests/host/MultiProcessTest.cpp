@@ -165,8 +165,8 @@ TEST_F(MultiProcessTest, MismatchedBarrierCountIsRefused) {
     Outcome o = collect(*c);
     ASSERT_TRUE(o.finished);
     EXPECT_EQ(o.result, tleInvalidArgument);
-    EXPECT_NE(o.detail.find("barrier inboxes: rank 1 asked for 4096 bytes, "
-                            "rank 0 for 8192"),
+    EXPECT_NE(o.detail.find("barrier inboxes: rank 1 asked for 8192 bytes, "
+                            "rank 0 for 16384"),
               std::string::npos)
         << o.detail;
   }

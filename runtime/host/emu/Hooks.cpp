@@ -128,4 +128,21 @@ TLE_API void tleEmuAccess(const void *addr, uint64_t bytes, int32_t kind,
     s->access(addr, bytes, kind, order, where);
 }
 
+TLE_API void tleEmuNetAdd(const void *comm, const void *word, uint64_t value) {
+  auto *w = static_cast<uint64_t *>(const_cast<void *>(word));
+  if (thread())
+    Scheduler::current()->netAdd(comm, w, value);
+  else
+    // Off a fiber (the interpreter runs one thread at a time): no
+    // scheduler to delay it, so the network delivers at once.
+    __atomic_fetch_add(w, value, __ATOMIC_RELEASE);
+}
+
 } // extern "C"
+
+namespace tle::emu {
+uint64_t netNow() {
+  Scheduler *s = Scheduler::current();
+  return s && s->currentThread() ? s->netNow() : 0;
+}
+} // namespace tle::emu

@@ -190,6 +190,8 @@ tleResult_t plan(const tleComm_t *comms, int nRanks,
   spec.trace = options.trace;
   spec.raceCheck = options.raceCheck;
   spec.replayWith = options.replayWith;
+  spec.netLatencySteps =
+      options.netLatencySteps.value_or(kDefaultNetLatencySteps);
 
   size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
   spec.stackBytes =
@@ -409,14 +411,18 @@ std::string raceRegions(const tleComm_t *comms, int nRanks,
     if (lookupMem(mem, m) == tleSuccess && m->view)
       names[m->view->ptr(0)] = name;
   }
-  std::map<const ErrorRecord *, int32_t> ranks;
+  // A buffer's MemState names the rank in its node; reports name the
+  // launch's (world) rank.
+  std::map<const ErrorRecord *, std::pair<int32_t, int32_t>> ranks;
   for (const RankInfo &r : spec.ranks)
-    if (devCommValid(r.devComm))
-      ranks[static_cast<const DevComm *>(r.devComm)->error] = r.rank;
+    if (devCommValid(r.devComm)) {
+      const auto *dc = static_cast<const DevComm *>(r.devComm);
+      ranks[dc->error] = {dc->rank, r.rank};
+    }
   std::map<const void *, std::string> numbered;
   forEachMem([&](tleMem_t, const MemState &m) {
     auto it = ranks.find(m.error);
-    if (it == ranks.end() || !m.view || it->second != m.rank)
+    if (it == ranks.end() || !m.view || it->second.first != m.rank)
       return;
     const void *id = m.view->ptr(0);
     auto named = names.find(id);
@@ -425,7 +431,8 @@ std::string raceRegions(const tleComm_t *comms, int nRanks,
       num->second = named != names.end()
                         ? named->second
                         : "buffer " + std::to_string(numbered.size() - 1);
-    spec.regions.push_back({m.view->ptr(m.rank), m.bytes, num->second, m.rank});
+    spec.regions.push_back(
+        {m.view->ptr(m.rank), m.bytes, num->second, it->second.second});
   });
   return "";
 }
@@ -740,6 +747,19 @@ extern "C" TLE_API tleResult_t tleEmuLaunchWithConfig(
     options.timeoutMs = config->timeoutMs;
   if (config->size >= offsetof(tleEmuLaunchConfig, raceCheck) + sizeof(int))
     options.raceCheck = config->raceCheck != 0;
+  if (config->size >= offsetof(tleEmuLaunchConfig, netLatencySteps) +
+                          sizeof(int64_t)) {
+    if (config->netLatencySteps < -1)
+      return tle::emu::refusedC(
+          tle::fail(tleInvalidArgument,
+                    "tleEmuLaunchWithConfig: config.netLatencySteps %lld is "
+                    "not -1 (the default) or a latency",
+                    static_cast<long long>(config->netLatencySteps)),
+          outError);
+    if (config->netLatencySteps >= 0)
+      options.netLatencySteps =
+          static_cast<uint64_t>(config->netLatencySteps);
+  }
   return tle::emu::launchC("tleEmuLaunchWithConfig", comms, nRanks, options,
                            kernel, argsPerRank, outError);
 }

@@ -273,6 +273,14 @@ void RaceChecker::storeHalf(uint32_t tid, uintptr_t key, bool update,
     syncs[key] = std::move(word);
 }
 
+void RaceChecker::deliver(const void *addr, const Snap &s) {
+  auto key = reinterpret_cast<uintptr_t>(addr);
+  auto it = syncs.find(key);
+  Snap word = it != syncs.end() ? join(it->second, s) : s;
+  if (!word.empty())
+    syncs[key] = std::move(word);
+}
+
 std::optional<std::string> RaceChecker::access(uint32_t tid, const void *addr,
                                                uint64_t bytes, int kind,
                                                int order, const char *where) {

@@ -88,6 +88,13 @@ public:
                                     uint64_t bytes, int kind, int order,
                                     const char *where);
 
+  /// A release by thread `tid` that lands later (the emulator's network):
+  /// its clock, to pass to deliver.
+  Snap sendRelease(uint32_t tid) { return releaseSnap(tid); }
+  /// A message sent with `s` lands on the atomic word at `addr` as a
+  /// read-modify-write: a load that reads it synchronizes with `s`.
+  void deliver(const void *addr, const Snap &s);
+
   /// Thread `tid`'s clock now, and whether `s` happens before it.
   Snap now(uint32_t tid) const;
   bool happensBefore(const Snap &s, uint32_t tid) const;

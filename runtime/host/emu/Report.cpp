@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <optional>
 
 namespace tle::emu::detail {
@@ -105,6 +106,27 @@ void addThread(Group &g, const EmuThread &t) {
 
 std::string Scheduler::deadlockReport(RunResult &result,
                                       const std::string &head) const {
+  // With several nodes every rank is named with its node and local rank.
+  auto rankList = [this](const PeerMask &mask) {
+    if (ranksPerNode == 0)
+      return peerList(mask);
+    std::string out;
+    for (int32_t q = 0; q < kMaxRanks; ++q)
+      if (mask.words[q / 64] >> (q % 64) & 1)
+        out += (out.empty() ? "" : ", ") + rankName(q);
+    return out.empty() ? std::string("none") : out;
+  };
+  // An intra wait's peers are ranks of the waiter's node.
+  auto localPeers = [&](int32_t worldRank, const WaitInfo &wait) {
+    if (ranksPerNode == 0)
+      return peerList(wait.missing);
+    PeerMask world = {};
+    int32_t base = worldRank / ranksPerNode * ranksPerNode;
+    for (int32_t q = 0; q + base < kMaxRanks; ++q)
+      if (wait.missing.words[q / 64] >> (q % 64) & 1)
+        world.words[(q + base) / 64] |= uint64_t(1) << ((q + base) % 64);
+    return rankList(world);
+  };
   bool merge = !laneDetail();
   std::vector<std::string> lines;
   size_t groups = 0;
@@ -160,7 +182,7 @@ std::string Scheduler::deadlockReport(RunResult &result,
           continue;
         bool whole = g.tids.size() == b->live && g.merged;
         bool one = g.tids.size() == 1 || whole;
-        std::string who = "rank " + std::to_string(rank.info.rank) + " block " +
+        std::string who = rankName(rank.info.rank) + " block " +
                           std::to_string(b->id);
         if (!whole)
           who +=
@@ -183,13 +205,37 @@ std::string Scheduler::deadlockReport(RunResult &result,
                  std::to_string(g.wait.rank) +
                  " for a value >= " + std::to_string(g.wait.wanted) +
                  " (it holds " + std::to_string(g.wait.seen) +
-                 "); ranks that could still signal it: " + peerList(liveRanks);
+                 "); ranks that could still signal it: " +
+                 rankList(liveRanks);
+        } else if (g.kind == Yield::Spin && g.wait.team != 0) {
+          // A net wait: a word counts arrivals, so the missing ranks are
+          // the candidates whose adds to it fall short (netMissing).
+          line = who + (one ? " waits in " : " wait in ") +
+                 (g.wait.what ? g.wait.what : "a net wait") + at +
+                 " on slot " + std::to_string(g.wait.slot) + " of team " +
+                 (g.wait.team == kTeamInter ? "inter" : "world") +
+                 " for epoch " + std::to_string(g.wait.epoch) +
+                 " (its net word " + std::to_string(g.wait.netWord) +
+                 " holds " + std::to_string(g.wait.seen) + " of " +
+                 std::to_string(g.wait.wanted) + "); missing: " +
+                 rankList(netMissing(g.wait));
         } else if (g.kind == Yield::Spin) {
+          // WORLD's intra half runs on the inbox slots past nBarriers
+          // (kInboxSets); name the slot as the kernel did.
+          const auto *dc = static_cast<const DevComm *>(g.wait.comm);
+          bool worldHalf = g.wait.what && dc && dc->nBarriers > 0 &&
+                           g.wait.slot >= dc->nBarriers &&
+                           std::strcmp(g.wait.what,
+                                       "world barrier wait (intra half)") == 0;
+          std::string slot =
+              worldHalf ? std::to_string(g.wait.slot - dc->nBarriers) +
+                              " of team world"
+                        : std::to_string(g.wait.slot);
           line = who + (one ? " waits in " : " wait in ") +
                  (g.wait.what ? g.wait.what : "a spin wait") + at +
-                 " on slot " + std::to_string(g.wait.slot) + " for epoch " +
+                 " on slot " + slot + " for epoch " +
                  std::to_string(g.wait.epoch) +
-                 "; missing peers: " + peerList(g.wait.missing);
+                 "; missing peers: " + localPeers(rank.info.rank, g.wait);
         } else if (g.kind == Yield::BlockSync) {
           line = who + (one ? " waits" : " wait") + " in block sync" + at +
                  " (" + std::to_string(b->syncArrived) + " of " +

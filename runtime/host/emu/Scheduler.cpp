@@ -408,6 +408,12 @@ void Scheduler::loop() {
   for (const RankInfo &r : config.ranks)
     comms.insert(r.devComm);
   slots = SlotChecker(race.get(), std::move(comms));
+  for (const RankInfo &r : config.ranks) {
+    const auto *dc = static_cast<const DevComm *>(r.devComm);
+    if (dc && dc->magic == kDevCommMagic && dc->version == kDevCommVersion &&
+        dc->nNodes > 1)
+      ranksPerNode = dc->size;
+  }
   uint64_t resident =
       std::min<uint64_t>(config.maxResident, blocksPerRank(config));
   for (RankState &rank : ranks)
@@ -415,6 +421,15 @@ void Scheduler::loop() {
       startBlock(rank);
 
   while (liveThreads > 0 && !stop) {
+    if (!inFlight.empty())
+      deliverDue();
+    if (runnable.empty() && !inFlight.empty() && !unparkStale()) {
+      // Every thread waits, and a message is on its way: nothing happens
+      // until it lands, so the clock skips to it (not a deadlock).
+      netSkipped += inFlight.front().due - netNow();
+      deliverDue();
+      continue;
+    }
     if (runnable.empty() && !unparkStale()) {
       bool remote = config.partial && parked.size() > parkedHints;
       if (parkedHints > 0 || remote) {
@@ -453,6 +468,76 @@ void Scheduler::loop() {
     runFiber(t);
     afterStep(t, before, beforeWait);
   }
+}
+
+namespace {
+/// The heap order of messages in flight: the earliest due on top.
+bool laterMessage(const NetMessage &a, const NetMessage &b) {
+  return a.due != b.due ? a.due > b.due : a.seq > b.seq;
+}
+} // namespace
+
+void Scheduler::netAdd(const void *comm, uint64_t *word, uint64_t value) {
+  (void)comm;
+  EmuThread *t = running;
+  NetMessage m;
+  m.due = netNow() + config.netLatencySteps;
+  m.seq = netSeq++;
+  m.word = word;
+  m.value = value;
+  m.sender = t->block->rank->info.rank;
+  if (race)
+    m.release = race->sendRelease(t->raceId);
+  // A spin after the send is a new wait, as after a store.
+  t->storedSinceYield = true;
+  inFlight.push_back(std::move(m));
+  std::push_heap(inFlight.begin(), inFlight.end(), laterMessage);
+}
+
+bool Scheduler::deliverDue() {
+  bool any = false;
+  while (!inFlight.empty() && inFlight.front().due <= netNow()) {
+    std::pop_heap(inFlight.begin(), inFlight.end(), laterMessage);
+    NetMessage m = std::move(inFlight.back());
+    inFlight.pop_back();
+    __atomic_fetch_add(m.word, m.value, __ATOMIC_RELEASE);
+    if (race)
+      race->deliver(m.word, m.release);
+    netDelivered[{m.word, m.sender}] += m.value;
+    any = true;
+    // Memory changed: a waiter on the word may now pass.
+    progress();
+  }
+  return any;
+}
+
+std::string Scheduler::rankName(int32_t worldRank) const {
+  std::string out = "rank " + std::to_string(worldRank);
+  if (ranksPerNode > 0)
+    out += " (node " + std::to_string(worldRank / ranksPerNode) + ", local " +
+           std::to_string(worldRank % ranksPerNode) + ")";
+  return out;
+}
+
+PeerMask Scheduler::netMissing(const WaitInfo &wait) const {
+  PeerMask out = {};
+  const auto *dc = static_cast<const DevComm *>(wait.comm);
+  if (!dc || dc->netKind != kNetEmu || !dc->net)
+    return wait.missing;
+  const auto *net = static_cast<const EmuNet *>(dc->net);
+  int32_t me = wait.rank;
+  const uint64_t *word =
+      wait.netWord < net->nSignals
+          ? net->signals[me] + wait.netWord
+          : net->barrier[me] + (wait.netWord - net->nSignals);
+  for (int32_t q = 0; q < kMaxRanks; ++q) {
+    if (!(wait.missing.words[q / 64] >> (q % 64) & 1))
+      continue;
+    auto it = netDelivered.find({word, q});
+    if (it == netDelivered.end() || it->second < wait.epoch)
+      out.words[q / 64] |= uint64_t(1) << (q % 64);
+  }
+  return out;
 }
 
 void Scheduler::teardown() {

@@ -79,6 +79,19 @@ struct Spec {
   std::vector<RaceRegion> regions;
   /// What a replay hint puts before the seed (LaunchOptions::replayWith).
   std::string replayWith = "TLE_EMU_SEED=";
+  /// The simulated network's latency (LaunchOptions::netLatencySteps).
+  uint64_t netLatencySteps = kDefaultNetLatencySteps;
+};
+
+/// A net add in flight (tleEmuNetAdd): it lands on `word` when the network
+/// clock reaches `due`; `seq` orders those due together as they were sent.
+struct NetMessage {
+  uint64_t due = 0;
+  uint64_t seq = 0;
+  uint64_t *word = nullptr;
+  uint64_t value = 0;
+  int32_t sender = 0; ///< world rank
+  Snap release;       ///< the sender's clock, for the race checker
 };
 
 /// The kernel body every thread runs.
@@ -244,6 +257,10 @@ public:
   [[noreturn]] void failLaunch(Outcome outcome, std::string message);
   /// Whether the race checker follows this launch.
   bool racing() const { return race != nullptr; }
+  /// tleEmuNetAdd on the running fiber: sends the add, a release.
+  void netAdd(const void *comm, uint64_t *word, uint64_t value);
+  /// The network clock: steps, plus those skipped waiting for a message.
+  uint64_t netNow() const { return steps + netSkipped; }
 
   /// Writes the report of fatal signal `sig` at `addr` on the running fiber
   /// into `out` (async-signal-safe).
@@ -270,6 +287,13 @@ private:
   /// from the first call at the current progress generation).
   bool pastDeadline();
   std::string deadlockReport(RunResult &result, const std::string &head) const;
+  /// Lands every message due by now; whether it landed any.
+  bool deliverDue();
+  /// "rank 5 (node 1, local 1)" with several nodes, else "rank 5".
+  std::string rankName(int32_t worldRank) const;
+  /// A net wait's missing ranks: the candidates (`wait.missing`) whose
+  /// adds to the word it polls have not reached its epoch.
+  PeerMask netMissing(const WaitInfo &wait) const;
   /// "rank 2 has exited; ranks 0, 1 are still running" (or "" when all run).
   std::string rankStates() const;
 
@@ -293,6 +317,16 @@ private:
   std::vector<TraceRecord> trace;
   std::unique_ptr<RaceChecker> race;
   SlotChecker slots{nullptr, {}};
+  /// The network: messages in flight (a heap on due, then seq), steps the
+  /// clock skipped, and how much each sender's messages added to each word
+  /// (for the missing ranks of a net wait).
+  std::vector<NetMessage> inFlight;
+  uint64_t netSkipped = 0;
+  uint64_t netSeq = 0;
+  std::map<std::pair<const void *, int32_t>, uint64_t> netDelivered;
+  /// Ranks per node when the launch's communicators have several nodes,
+  /// else 0 (rankName).
+  int32_t ranksPerNode = 0;
 };
 
 /// The trace in the form of TraceJson.h's writer.

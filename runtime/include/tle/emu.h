@@ -103,7 +103,20 @@ struct LaunchOptions {
   /// TLE_EMU_SEED=42". A tool with its own seed option passes it
   /// ("--seed " gives "replay with --seed 42").
   std::string replayWith = "TLE_EMU_SEED=";
+  /// The simulated network's latency (communicators of several nodes,
+  /// docs/emulator.md "Nodes"), in scheduler steps: a net add to a rank on
+  /// another node lands this many steps after it was sent. Steps, not
+  /// time, keep the schedule a function of the seed. Unset: the default.
+  std::optional<uint64_t> netLatencySteps;
 };
+
+/// The default of LaunchOptions::netLatencySteps.
+inline constexpr uint64_t kDefaultNetLatencySteps = 64;
+
+/// The network clock of the running launch (scheduler steps, plus the
+/// steps skipped while every thread waited for a message in flight), for
+/// kernels that measure the network; 0 off a launch.
+TLE_API uint64_t netNow();
 
 /// What a launch returned.
 struct LaunchResult {
@@ -262,12 +275,14 @@ typedef struct tleEmuLaunchConfig {
   int64_t timeoutMs; /**< no-progress deadline; -1: the communicators' */
   int raceCheck;     /**< LaunchOptions::raceCheck (read when `size` covers
                           it, so a config of an older version still works) */
+  int64_t netLatencySteps; /**< LaunchOptions::netLatencySteps; -1: the
+                                default (read when `size` covers it) */
 } tleEmuLaunchConfig;
 
 #define TLE_EMU_LAUNCH_CONFIG_INITIALIZER                                      \
   {                                                                            \
     sizeof(tleEmuLaunchConfig), TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR,   \
-        {1, 1, 1}, {1, 1, 1}, 0, 0, 0, 0, -1, 0                                \
+        {1, 1, 1}, {1, 1, 1}, 0, 0, 0, 0, -1, 0, -1                            \
   }
 
 /// tleEmuLaunch with every option.

@@ -112,13 +112,16 @@ typedef struct {
                                    (tle.signal); default 64 */
   tleOnError_t onError;       /**< a failed device wait: trap (the default)
                                    or return */
+  uint32_t ranksPerNode;      /**< tleCommInitAll: ranks per simulated node
+                                   (emulator; the world's nRanks must be a
+                                   multiple); 0: every rank in one node */
 } tleConfig_t;
 
 #define TLE_CONFIG_INITIALIZER                                                 \
   {                                                                            \
     sizeof(tleConfig_t), TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR,          \
         tleBackendEmulator, 64, -1, -1, tleAllocDefault, 64,                   \
-        TLE_ON_ERROR_DEFAULT                                                   \
+        TLE_ON_ERROR_DEFAULT, 0                                                \
   }
 
 /** What the device library recorded when a launch failed. */
@@ -211,6 +214,12 @@ TLE_API tleResult_t tleCommAbort(tleComm_t comm);
 TLE_API tleResult_t tleCommDestroy(tleComm_t comm);
 TLE_API tleResult_t tleCommRank(tleComm_t comm, int *outRank);
 TLE_API tleResult_t tleCommSize(tleComm_t comm, int *outSize);
+/** The node of `comm`'s rank and the ranks per node: a communicator of
+ *  nodes (tleConfig_t::ranksPerNode) has world rank node * ranksPerNode +
+ *  local rank, and tleCommRank / tleCommSize give the world's; one node: 0
+ *  and tleCommSize. */
+TLE_API tleResult_t tleCommNode(tleComm_t comm, int *outNode,
+                                int *outRanksPerNode);
 TLE_API tleResult_t tleCommBackend(tleComm_t comm, tleBackend_t *outBackend);
 
 /** The pointer a kernel takes as its communicator argument. */

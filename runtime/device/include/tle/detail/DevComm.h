@@ -100,6 +100,29 @@ enum NetKind : uint32_t {
   kNetNcclGin = 2, ///< NCCL's GPU-initiated networking (GIN signals)
 };
 
+/// Barrier state per slot index, by team (docs/design.md, "Teams"): each
+/// team has its own nBarriers slots, so slot i of one team never shares a
+/// word with slot i of another. The inbox holds kInboxSets slots per index
+/// (INTRA's at s, WORLD's intra half at nBarriers + s) and DevComm::epochs
+/// kEpochSets words per index: INTRA's at s, WORLD's intra half at
+/// nBarriers + s, INTER's at 2 * nBarriers + s, WORLD's inter half at
+/// 3 * nBarriers + s. Allocated on every communicator, one node or many, so
+/// that a kernel written for INTER or WORLD runs unchanged on one node.
+constexpr uint32_t kInboxSets = 2;
+constexpr uint32_t kEpochSets = 4;
+
+/// kNetEmu's DevComm::net: every world rank's net words, so that the host
+/// build of the device library reaches any of them by world rank and the
+/// emulator delivers an add to it (tleEmuNetAdd). Net word w < nSignals of
+/// world rank p is signals[p][w] (the rank's signal words); the others are
+/// barrier[p][w - nSignals]. Host memory, shared by every rank of the world.
+struct EmuNet {
+  uint32_t worldSize;            ///< nNodes * size
+  uint32_t nSignals;             ///< DevComm::nSignals
+  uint64_t *signals[kMaxRanks];  ///< [worldSize]: DevComm::signals of each
+  uint64_t *barrier[kMaxRanks];  ///< [worldSize]: 2 * nBarriers words each
+};
+
 /// Where entry j of a rank's round signals and polls (see DevComm).
 struct Route {
   uint32_t *out;      ///< our word for slot 0 in entry j's inbox
@@ -178,7 +201,7 @@ struct DevComm {
   uint32_t nBarriers;   ///< number of barrier slots
   uint32_t inboxStride; ///< uint32 words between consecutive slots (>= size)
   uint64_t timeoutNs;   ///< wait deadline; 0 waits forever
-  uint32_t *epochs;     ///< [nBarriers], this rank's memory
+  uint32_t *epochs;     ///< [kEpochSets * nBarriers], this rank's memory
   uint32_t *gridCount;  ///< [nBarriers], this rank's memory
   ErrorRecord *error;   ///< host-readable
   /// Where the barrier records its events (tleCommTraceStart), or null: no
@@ -203,7 +226,7 @@ struct DevComm {
   int32_t nNodes;     ///< nodes in the world, >= 1
   uint32_t netKind;   ///< a NetKind
   uint32_t nNetWords; ///< net words per rank (above); 0 with kNetNone
-  const void *net;    ///< kNetNone: null
+  const void *net;    ///< kNetNone: null; kNetEmu: an EmuNet
 };
 
 /// Fills the routes of `d` (rank and size set) from `inbox`, where inbox[p]

@@ -59,6 +59,10 @@
 //                         atomics and fences (where null)
 //   tleEmuCountOp(kind)   the host build did one device-memory operation of
 //                         `kind` (a DeviceOp), for tle::emu::deviceOpCounts
+//   tleEmuNetAdd(comm, word, value)  the simulated network (kNetEmu): adds
+//                         `value` to the 64-bit `word` of a rank on another
+//                         node, as a release, after the network's latency
+//                         (docs/emulator.md, "Nodes"); at once off a fiber
 //
 //===----------------------------------------------------------------------===//
 
@@ -86,6 +90,12 @@ struct WaitInfo {
   uint32_t signal = 0; ///< 1: a signal wait
   uint64_t seen = 0;   ///< signal wait: the word's value at the last poll
   uint64_t wanted = 0; ///< signal wait: the value it waits for (>=)
+  /// A wait on a net word (docs/design.md, "Teams"): the team whose
+  /// barrier waits (kTeamInter, or kTeamWorld for WORLD's inter half), and
+  /// the word; `rank` and `missing` are then world ranks, `seen` and
+  /// `wanted` the word's value and the value it waits for. team 0: not one.
+  int32_t team = 0;
+  uint32_t netWord = 0;
 };
 /// The kinds of device-memory operation the host build counts
 /// (tleEmuCountOp): what a barrier costs in memory traffic, by kind.

@@ -13,10 +13,22 @@
 
 #include "tle/impl/BarrierFlags.h"
 #include "tle/impl/Group.h"
+#include "tle/impl/Rail.h"
 #include "tle/impl/Trace.h"
 
 namespace tle::impl {
 
+/// The inbox slot and epoch word of team `Team`'s slot `index`: INTRA's
+/// own, or WORLD's intra half (kInboxSets). With Team INTRA this is
+/// `index` itself, so INTRA's code is what it was before teams.
+template <int Team>
+TLE_DEV_INLINE uint32_t intraSlot(const Comm &c, uint32_t index) {
+  return Team == kTeamWorld ? c.nBarriers + index : index;
+}
+
+/// The arrive of the INTRA barrier on slot `index`, or with Team WORLD the
+/// arrive of WORLD's slot `index` (its intra half; docs/design.md, "Teams").
+template <int Team = kTeamIntra>
 TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
                                 int order, abi::Fn fn) {
   checkCoop(comm, index, coop, order, fn);
@@ -25,15 +37,18 @@ TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
   // and before any branch (see loadComm: the loads then overlap the sync,
   // and a compiler may hoist them out of a loop of barriers).
   Comm c = checkSlot(comm, index, g.rank, fn);
+  if constexpr (Team == kTeamWorld)
+    checkWorld(c, fn);
+  uint32_t slot = intraSlot<Team>(c, index);
   if (!TLE_MUTANT(10))
     groupSync(g);
   if (g.rank >= kWarpSize)
     return;
   uint32_t workers = workerCount(c, g);
   if (g.rank == 0)
-    traceEvent(c, kBarrierArrive, g.kind, index, order, kTraceInstant);
+    traceEvent(c, kBarrierArrive, g.kind, slot, order, kTraceInstant);
   if (g.rank < workers)
-    arriveAt(c, index, g.rank, workers, order);
+    arriveAt(c, slot, g.rank, workers, order);
   // Reconverge the first warp before returning. Lanes that returned early
   // would run the caller's next code (the work an arrive/wait split exists
   // to overlap) while the signalling lanes wait to be scheduled: measured
@@ -61,7 +76,14 @@ TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
 ///
 /// With `Status`, returns what the group agrees on (groupSyncStatus): 0, or
 /// the status of a wait that gave up; without, 0 and the plain final sync.
-template <bool Status = false>
+///
+/// With Team WORLD, the wait of WORLD's slot `index`: the same on WORLD's
+/// intra slot, then, before the final group sync, the inter half by the
+/// group's rank 0 (railArrive and railWait on WORLD's net word for the
+/// slot). Unless `order` is relaxed the intra half acquires and the inter
+/// half's add releases what it acquired, which forwards every node-local
+/// rank's writes to the other nodes (docs/design.md, "Teams").
+template <bool Status = false, int Team = kTeamIntra>
 TLE_DEV_INLINE uint32_t groupWait(const void *comm, int coop, uint32_t index,
                                   int order, bool arrive, abi::Fn fn) {
   checkCoop(comm, index, coop, order, fn);
@@ -71,6 +93,12 @@ TLE_DEV_INLINE uint32_t groupWait(const void *comm, int coop, uint32_t index,
   // for one that trapped would turn the trap into an illegal-instruction
   // error that can beat the error record.
   Comm c = checkSlot(comm, index, g.rank, fn);
+  World world{0, 1};
+  if constexpr (Team == kTeamWorld)
+    world = checkWorld(c, fn);
+  uint32_t slot = intraSlot<Team>(c, index);
+  bool intraAcquire =
+      Team == kTeamWorld ? order != kOrderRelaxed : acquires(order);
   if (arrive && !TLE_MUTANT(11))
     groupSync(g);
   uint32_t status = 0;
@@ -79,27 +107,42 @@ TLE_DEV_INLINE uint32_t groupWait(const void *comm, int coop, uint32_t index,
     uint32_t next = 0;
     int kind = arrive ? kBarrierSync : kBarrierWait;
     if (g.rank == 0)
-      traceEvent(c, kind, g.kind, index, order, kTraceBegin);
+      traceEvent(c, kind, g.kind, slot, order, kTraceBegin);
     if (g.rank < workers && arrive)
-      arriveAt(c, index, g.rank, workers, order);
+      arriveAt(c, slot, g.rank, workers, order);
     if (g.rank < workers || g.rank == 0)
-      next = loadRelaxedGpu(epochWord(c, index)) + 1;
-    WaitCtx w{c, index, next, c.size - 1, "barrier wait", fn};
+      next = loadRelaxedGpu(epochWord(c, slot)) + 1;
+    WaitCtx w{c,  slot, next, c.size - 1,
+              Team == kTeamWorld ? "world barrier wait (intra half)"
+                                 : "barrier wait",
+              fn};
     if (workers > 1) {
       if (!TLE_MUTANT(12))
         syncWarp();
       if (g.rank == 0 && !TLE_MUTANT(19))
-        storeRelaxedGpu(epochWord(c, index), next);
+        storeRelaxedGpu(epochWord(c, slot), next);
       if (g.rank < workers)
-        status = await(w, g.rank, workers, acquires(order));
+        status = await(w, g.rank, workers, intraAcquire);
     } else if (g.rank == 0) {
       if (workers == 1)
-        status = await(w, 0, 1, acquires(order));
+        status = await(w, 0, 1, intraAcquire);
       if (!TLE_MUTANT(20))
-        storeRelaxedGpu(epochWord(c, index), next);
+        storeRelaxedGpu(epochWord(c, slot), next);
+    }
+    if constexpr (Team == kTeamWorld) {
+      // Every worker's acquire before rank 0's release: the inter half
+      // forwards what the whole intra half saw.
+      if (g.kind != kCoopThread)
+        syncWarp();
+      if (g.rank == 0 && status == 0) {
+        uint32_t word = loadConst(&c.dc->nSignals) + c.nBarriers + index;
+        railArrive(c, world, word, kOrderRelease);
+        status = railWait(c, world, word, 3 * c.nBarriers + index,
+                          index, order != kOrderRelaxed, kTeamWorld, fn);
+      }
     }
     if (g.rank == 0)
-      traceEvent(c, kind, g.kind, index, order, kTraceEnd);
+      traceEvent(c, kind, g.kind, slot, order, kTraceEnd);
   }
   if constexpr (Status)
     return groupSyncStatus(g, status);
@@ -121,16 +164,71 @@ TLE_DEV_INLINE uint32_t barrier(const void *comm, int coop, uint32_t index,
                            /*arrive=*/kind == kBarrierSync, fn);
 }
 
-/// FlagCX's unified form: the team must be INTRA and the scope one of the
-/// four (the barrier is always system-wide: peers are other GPUs).
+/// The INTER barrier's half `kind` on INTER's slot `index`: the group
+/// syncs, its rank 0 arrives (railArrive) and or waits (railWait), the
+/// group syncs again after a wait. With `Status`, as barrier.
+template <bool Status = false>
+TLE_DEV_INLINE uint32_t interBarrier(const void *comm, int coop, uint32_t index,
+                                     int order, int kind, abi::Fn fn) {
+  checkCoop(comm, index, coop, order, fn);
+  Group g = makeGroup(coop);
+  Comm c = checkSlot(comm, index, g.rank, fn);
+  World world = checkWorld(c, fn);
+  uint32_t word = loadConst(&c.dc->nSignals) + index;
+  // The slot as traces and the emulator's slot checks see it: INTER's own.
+  uint32_t slot = 2 * c.nBarriers + index;
+  groupSync(g);
+  uint32_t status = 0;
+  if (g.rank == 0) {
+    if (kind == kBarrierArrive) {
+      traceEvent(c, kind, g.kind, slot, order, kTraceInstant);
+      railArrive(c, world, word, order);
+    } else {
+      traceEvent(c, kind, g.kind, slot, order, kTraceBegin);
+      if (kind == kBarrierSync)
+        railArrive(c, world, word, order);
+      status = railWait(c, world, word, slot, index, acquires(order),
+                        kTeamInter, fn);
+      traceEvent(c, kind, g.kind, slot, order, kTraceEnd);
+    }
+  }
+  if (kind == kBarrierArrive)
+    return 0;
+  if constexpr (Status)
+    return groupSyncStatus(g, status);
+  groupSync(g);
+  return 0;
+}
+
+/// The barrier half `kind` of team `team` (a TeamKind) on that team's slot
+/// `index`, for a FlagCX coop kind (grid is INTRA's only: its own entry
+/// points). With `Status`, as barrier.
+template <bool Status = false>
+TLE_DEV_INLINE uint32_t teamBarrier(const void *comm, int team, int coop,
+                                    uint32_t index, int order, int kind,
+                                    abi::Fn fn) {
+  if (team == kTeamIntra)
+    return barrier<Status>(comm, coop, index, order, kind, fn);
+  if (team == kTeamInter)
+    return interBarrier<Status>(comm, coop, index, order, kind, fn);
+  if (TLE_UNLIKELY(team != kTeamWorld))
+    failArgument(comm, index, fn, kArgTeamKind, team, kTeamWorld);
+  if (kind == kBarrierArrive) {
+    groupArrive<kTeamWorld>(comm, coop, index, order, fn);
+    return 0;
+  }
+  return groupWait<Status, kTeamWorld>(comm, coop, index, order,
+                                       /*arrive=*/kind == kBarrierSync, fn);
+}
+
+/// FlagCX's unified form: a team, and a scope that is one of the four (the
+/// barrier is always system-wide: peers are other GPUs).
 TLE_DEV_INLINE void devBarrier(const void *comm, int team, uint32_t index,
                                int coop, int order, int scope, int kind,
                                abi::Fn fn) {
-  if (TLE_UNLIKELY(team != kTeamIntra))
-    failArgument(comm, index, fn, kArgTeamKind, team);
   if (TLE_UNLIKELY(static_cast<uint32_t>(scope) > kScopeThread))
     failArgument(comm, index, fn, kArgScope, scope, kScopeThread);
-  barrier(comm, coop, index, order, kind, fn);
+  teamBarrier(comm, team, coop, index, order, kind, fn);
 }
 
 } // namespace tle::impl

@@ -116,7 +116,8 @@ TLE_DEVICE_API void flagcxDevSignalInc(const void *comm, int32_t teamKind,
   using namespace tle::impl;
   checkSignalArgs(comm, signal, teamKind, contextId, scope, -1,
                   Fn::flagcxDevSignalInc);
-  signalAdd(comm, peer, signal, 1, coopKind, Fn::flagcxDevSignalInc);
+  teamSignalAdd(comm, teamKind, peer, signal, 1, coopKind,
+                Fn::flagcxDevSignalInc);
 }
 TLE_DEVICE_API void flagcxDevSignalAdd(const void *comm, int32_t teamKind,
                                        int32_t peer, uint32_t signal,
@@ -125,7 +126,8 @@ TLE_DEVICE_API void flagcxDevSignalAdd(const void *comm, int32_t teamKind,
   using namespace tle::impl;
   checkSignalArgs(comm, signal, teamKind, contextId, scope, -1,
                   Fn::flagcxDevSignalAdd);
-  signalAdd(comm, peer, signal, value, coopKind, Fn::flagcxDevSignalAdd);
+  teamSignalAdd(comm, teamKind, peer, signal, value, coopKind,
+                Fn::flagcxDevSignalAdd);
 }
 TLE_DEVICE_API void flagcxDevWaitSignal(const void *comm, uint32_t signal,
                                         uint64_t least, int32_t bits,
@@ -192,13 +194,22 @@ TLE_DEVICE_API int32_t tleTritonTeamBarrier(int64_t comm, int32_t teamKind,
                                             int32_t barrierKind,
                                             int32_t groupKind, int32_t index,
                                             int32_t order) {
+  using namespace tle::impl;
   if (teamKind == tle::kTeamIntra)
-    return tle::impl::tritonBarrier(comm, barrierKind, groupKind, index, order,
-                                    tle::impl::Fn::tleTritonTeamBarrier);
-  tle::impl::failArgument(tle::impl::addressOf(comm),
-                          static_cast<uint32_t>(index),
-                          tle::impl::Fn::tleTritonTeamBarrier,
-                          tle::kArgTeamKind, teamKind);
+    return tritonBarrier(comm, barrierKind, groupKind, index, order,
+                         Fn::tleTritonTeamBarrier);
+  const void *c = addressOf(comm);
+  uint32_t slot = static_cast<uint32_t>(index);
+  if (TLE_UNLIKELY(static_cast<uint32_t>(teamKind) > tle::kTeamWorld))
+    failArgument(c, slot, Fn::tleTritonTeamBarrier, tle::kArgTeamKind,
+                 teamKind, tle::kTeamWorld);
+  if (TLE_UNLIKELY(static_cast<uint32_t>(barrierKind) > tle::kBarrierSync))
+    failArgument(c, slot, Fn::tleTritonTeamBarrier, tle::kArgBarrierKind,
+                 barrierKind, tle::kBarrierSync);
+  // The grid group is INTRA's only: INTER and WORLD serve FlagCX's kinds.
+  return static_cast<int32_t>(
+      teamBarrier</*Status=*/true>(c, teamKind, groupKind, slot, order,
+                                   barrierKind, Fn::tleTritonTeamBarrier));
 }
 TLE_DEVICE_API int32_t tleTritonTeamRank(int64_t comm, int32_t teamKind) {
   return tle::impl::teamRank(tle::impl::addressOf(comm), teamKind,
@@ -281,11 +292,14 @@ TLE_DEVICE_API int32_t tleTritonSignal(int64_t comm, int32_t peer,
 TLE_DEVICE_API int32_t tleTritonTeamSignal(int64_t comm, int32_t teamKind,
                                            int32_t peer, int32_t signal,
                                            int64_t value, int32_t groupKind) {
-  tle::impl::checkSignalArgs(tle::impl::addressOf(comm),
-                             static_cast<uint32_t>(signal), teamKind, 0, -1,
-                             -1, tle::impl::Fn::tleTritonTeamSignal);
-  return tle::impl::tritonSignal(comm, peer, signal, value, groupKind,
-                                 tle::impl::Fn::tleTritonTeamSignal);
+  using namespace tle::impl;
+  const void *c = addressOf(comm);
+  checkSignalArgs(c, static_cast<uint32_t>(signal), teamKind, 0, -1, -1,
+                  Fn::tleTritonTeamSignal);
+  teamSignalAdd(c, teamKind, peer, static_cast<uint32_t>(signal),
+                static_cast<uint64_t>(value), groupKind,
+                Fn::tleTritonTeamSignal);
+  return 0;
 }
 TLE_DEVICE_API int32_t tleTritonSignalWait(int64_t comm, int32_t signal,
                                            int64_t least, int32_t groupKind,

@@ -106,15 +106,15 @@ TLE_DEV_INLINE SignalWord loadSignalWord(const void *comm, uint32_t sig,
   return {dc, rank, base + sig};
 }
 
-/// The FlagCX arguments TLE serves one value of: the INTRA team, network
-/// context 0 (FlagCX keeps signal words per context; TLE has one set), a
-/// scope that exists (a signal is always system-wide: its reader is
-/// another GPU) and 64-bit words. -1 skips an argument a function lacks.
+/// The FlagCX arguments TLE serves some values of: a team that exists,
+/// network context 0 (FlagCX keeps signal words per context; TLE has one
+/// set), a scope that exists (a signal is always system-wide: its reader
+/// is another GPU) and 64-bit words. -1 skips an argument a function lacks.
 TLE_DEV_INLINE void checkSignalArgs(const void *comm, uint32_t sig, int team,
                                     uint32_t context, int scope, int bits,
                                     abi::Fn fn) {
-  if (TLE_UNLIKELY(team != -1 && team != kTeamIntra))
-    failArgument(comm, sig, fn, kArgTeamKind, team);
+  if (TLE_UNLIKELY(team != -1 && static_cast<uint32_t>(team) > kTeamWorld))
+    failArgument(comm, sig, fn, kArgTeamKind, team, kTeamWorld);
   if (TLE_UNLIKELY(context != 0))
     failArgument(comm, sig, fn, kArgContextId, context, 0);
   if (TLE_UNLIKELY(scope != -1 && static_cast<uint32_t>(scope) > kScopeThread))

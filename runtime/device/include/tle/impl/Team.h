@@ -42,6 +42,62 @@ TLE_DEV_INLINE int32_t teamSize(const void *comm, int team, abi::Fn fn) {
   return nodes * static_cast<int32_t>(c.size);
 }
 
+/// Reports what teamSignalAdd's combined check rejected: the signal index,
+/// then a peer outside the team (of `limit` members).
+[[noreturn]] TLE_DEV_COLD void failTeamSignal(const Comm &c, uint32_t sig,
+                                              int peer, uint32_t limit,
+                                              abi::Fn fn) {
+  Failure f{kDevErrSignalOutOfRange, fn};
+  f.slot = sig;
+  uint32_t nSignals = loadConst(&c.dc->nSignals);
+  if (sig >= nSignals) {
+    f.limit = nSignals;
+    failComm(c.dc, f);
+  }
+  f.code = kDevErrBadArgument;
+  f.argument = kArgPeer;
+  f.value = static_cast<uint64_t>(static_cast<int64_t>(peer));
+  f.limit = limit;
+  failComm(c.dc, f);
+}
+
+/// Adds `value` to word `sig` of member `peer` of team `team` (INTRA: a
+/// rank of this node, INTER: a node, WORLD: a world rank) for the group
+/// `coop`. A member on this node gets today's add into its word (signalAdd);
+/// one on another node a net add (Net.h) into the same word, which its
+/// owner waits on, reads and resets as any other.
+TLE_DEV_INLINE void teamSignalAdd(const void *comm, int team, int peer,
+                                  uint32_t sig, uint64_t value, int coop,
+                                  abi::Fn fn) {
+  if (team == kTeamIntra) {
+    signalAdd(comm, peer, sig, value, coop, fn);
+    return;
+  }
+  checkCoop(comm, sig, coop, kOrderRelaxed, fn);
+  Group g = makeGroup(coop);
+  // Every thread checks before the group sync, as signalAdd.
+  Comm c = checkComm(comm, fn);
+  World w = checkWorld(c, fn);
+  uint32_t q = static_cast<uint32_t>(peer);
+  uint32_t limit = team == kTeamInter ? w.nNodes : w.nNodes * c.size;
+  if (TLE_UNLIKELY(sig >= loadConst(&c.dc->nSignals) || q >= limit))
+    failTeamSignal(c, sig, peer, limit, fn);
+  uint32_t worldPeer = team == kTeamInter ? q * c.size + c.rank : q;
+  uint32_t node = worldPeer / c.size;
+  if (node == w.node) {
+    signalAdd(comm, static_cast<int>(worldPeer - node * c.size), sig, value,
+              coop, fn);
+    return;
+  }
+  groupSync(g);
+  if (g.rank == 0) {
+    traceSignal(c.dc, kTraceSignal, g.kind, sig, kOrderRelease, kTraceBegin);
+    netAdd(c.dc, static_cast<int32_t>(worldPeer), sig, value);
+    traceSignal(c.dc, kTraceSignal, g.kind, sig, kOrderRelease, kTraceEnd);
+  }
+  groupSync(g);
+}
+
 } // namespace tle::impl
 
 #endif // TLE_IMPL_TEAM_H

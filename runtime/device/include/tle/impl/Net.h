@@ -1,0 +1,137 @@
+//===- Net.h - Net words: what crosses nodes ---------------------*- C++ -*-===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The transport of the INTER and WORLD teams (docs/design.md, "Teams").
+// Each rank has DevComm::nNetWords 64-bit net words: its nSignals signal
+// words, then INTER's barrier slots, then WORLD's inter-half slots. Team.h
+// reaches a rank on another node only through the three calls below, which
+// dispatch on DevComm::netKind:
+//   kNetEmu      the CPU emulator's simulated network (host build only): an
+//                add goes through tleEmuNetAdd, which delivers it after the
+//                network's latency; loads and resets touch the word itself
+//                (tle/detail/DevComm.h, EmuNet);
+//   kNetNcclGin  NCCL's GPU-initiated networking (tle/impl/NetNccl.h), in
+//                builds with TLE_WITH_NCCL_GIN;
+//   kNetNone     one node: nothing reaches the net.
+// A kind this build cannot serve means a corrupt communicator. The calls
+// have no function to name in a record, so they fail without one; Team.h's
+// callers check the kind first with a record (checkWorld), which makes
+// these failures unreachable from a communicator TLE built.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TLE_IMPL_NET_H
+#define TLE_IMPL_NET_H
+
+#include "tle/impl/Check.h"
+
+#if defined(TLE_WITH_NCCL_GIN)
+#include "tle/impl/NetNccl.h"
+#endif
+
+// The emulator's network exists in the host build that runs inside the
+// emulator (PlatformHost.h), not on GPUs nor on a test's platform.
+#if !defined(__CUDACC__) && !defined(TLE_TEST_PLATFORM)
+#define TLE_NET_EMU 1
+#endif
+
+namespace tle::impl {
+
+/// Whether this build can serve a communicator of net kind `kind` with
+/// more than one node.
+TLE_DEV_INLINE bool netServed(uint32_t kind) {
+#if defined(TLE_NET_EMU)
+  constexpr bool emu = true;
+#else
+  constexpr bool emu = false;
+#endif
+#if defined(TLE_WITH_NCCL_GIN)
+  constexpr bool gin = true;
+#else
+  constexpr bool gin = false;
+#endif
+  return (emu && kind == kNetEmu) || (gin && kind == kNetNcclGin);
+}
+
+#if defined(TLE_NET_EMU)
+/// World rank `peer`'s net word `word` in the emulator's table.
+inline uint64_t *emuNetWord(const DevComm *dc, uint32_t peer, uint32_t word) {
+  const auto *n = static_cast<const EmuNet *>(loadConst(&dc->net));
+  uint32_t nSignals = loadConst(&n->nSignals);
+  uint32_t p = routeIndex(peer);
+  return word < nSignals ? loadConst(&n->signals[p]) + word
+                         : loadConst(&n->barrier[p]) + (word - nSignals);
+}
+/// This rank's world rank.
+inline uint32_t emuWorldRank(const DevComm *dc) {
+  return static_cast<uint32_t>(loadConst(&dc->node) * loadConst(&dc->size) +
+                               loadConst(&dc->rank));
+}
+#endif
+
+/// Adds `value` to net word `word` of world rank `worldPeer`, a release at
+/// system scope: what the calling thread saw before (its own writes and
+/// what it acquired) is visible to whoever acquires the word's new value.
+TLE_DEV_INLINE void netAdd(const DevComm *dc, int32_t worldPeer, uint32_t word,
+                           uint64_t value) {
+  uint32_t kind = loadConst(&dc->netKind);
+#if defined(TLE_NET_EMU)
+  if (kind == kNetEmu) {
+    tleEmuNetAdd(dc, emuNetWord(dc, static_cast<uint32_t>(worldPeer), word),
+                 value);
+    return;
+  }
+#endif
+#if defined(TLE_WITH_NCCL_GIN)
+  if (kind == kNetNcclGin) {
+    netAddGin(dc, worldPeer, word, value);
+    return;
+  }
+#endif
+  (void)kind;
+  (void)worldPeer;
+  (void)word;
+  (void)value;
+  failNoRecord();
+}
+
+/// This rank's net word `word`, a relaxed load: the caller adds the
+/// acquire fence, as the barrier's polls do.
+TLE_DEV_INLINE uint64_t netLoad(const DevComm *dc, uint32_t word) {
+  uint32_t kind = loadConst(&dc->netKind);
+#if defined(TLE_NET_EMU)
+  if (kind == kNetEmu)
+    return loadRelaxedSys(emuNetWord(dc, emuWorldRank(dc), word));
+#endif
+#if defined(TLE_WITH_NCCL_GIN)
+  if (kind == kNetNcclGin)
+    return netLoadGin(dc, word);
+#endif
+  (void)kind;
+  (void)word;
+  failNoRecord();
+}
+
+/// Sets this rank's net word `word` to 0 (relaxed, as resetSignal).
+TLE_DEV_INLINE void netReset(const DevComm *dc, uint32_t word) {
+  uint32_t kind = loadConst(&dc->netKind);
+#if defined(TLE_NET_EMU)
+  if (kind == kNetEmu) {
+    storeRelaxedSys(emuNetWord(dc, emuWorldRank(dc), word), uint64_t(0));
+    return;
+  }
+#endif
+#if defined(TLE_WITH_NCCL_GIN)
+  if (kind == kNetNcclGin) {
+    netResetGin(dc, word);
+    return;
+  }
+#endif
+  (void)kind;
+  (void)word;
+  failNoRecord();
+}
+
+} // namespace tle::impl
+
+#endif // TLE_IMPL_NET_H
