@@ -56,6 +56,8 @@ struct LaunchShape {
   std::vector<std::pair<tleMem_t, std::string>> bufferNames;
   /// The emulator's fiber stack size (unset: its default).
   std::optional<size_t> stackBytes;
+  /// The emulator's network latency in steps (unset: its default).
+  std::optional<uint64_t> netLatencySteps;
   /// Host-side deadline for a GPU launch in ms, past the device timeout
   /// (0: none); the device library's own timeout should fire first.
   uint64_t watchdogMs = 0;

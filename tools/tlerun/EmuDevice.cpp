@@ -31,6 +31,7 @@ tle::emu::LaunchOptions launchOptions(const LaunchShape &shape) {
   options.bufferNames = shape.bufferNames;
   options.replayWith = "--seed ";
   options.stackBytes = shape.stackBytes.value_or(0);
+  options.netLatencySteps = shape.netLatencySteps;
   // A cooperative launch needs the whole grid resident (up to what the
   // emulator can hold, which then says the grid is too big); the
   // emulator's default residency stands for the SM count otherwise.

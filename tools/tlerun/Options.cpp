@@ -50,7 +50,8 @@ const char *tle::run::usageText() {
   return R"(USAGE: tlerun KERNEL.mlir|BUNDLE --kernel NAME --ranks N [options]
 
 Runs one kernel on N ranks of one node: on the CPU emulator (--target host,
-the default) or on the node's GPUs (--target cuda). KERNEL is an MLIR file
+the default) or on the node's GPUs (--target cuda); on the emulator, also on
+M simulated nodes of N ranks each (--nodes M). KERNEL is an MLIR file
 (compiled in-process; needs a tlerun built with the compiler) or a bundle
 written by tlec.
 
@@ -63,7 +64,15 @@ order, the scalars the --arg values in order.
 
 OPTIONS:
   --kernel NAME            kernel to launch (required)
-  --ranks N                number of ranks, 1-128 (required)
+  --ranks N                number of ranks, 1-128 (required); with --nodes,
+                           ranks per node
+  --nodes M                simulated nodes of N ranks each (emulator; the
+                           world is M x N ranks, at most 128; default 1):
+                           teams inter and world cross nodes over the
+                           emulator's network, intra stays in the node
+  --net-latency-steps L    the simulated network's latency in scheduler
+                           steps (emulator time; default 64): a net add
+                           lands L steps after it is sent
   --grid G                 blocks per rank: X, XxY or XxYxZ (default 1)
   --block B                threads per block: X, XxY or XxYxZ (default 1,
                            at most 1024 threads)
@@ -407,7 +416,8 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
     static constexpr std::string_view known[] = {
         "kernel",     "ranks",       "grid", "block",  "target",   "buffer",
         "repeat",     "dump",        "seed", "trace",  "barriers", "device-lib",
-        "timeout-ms", "stack-bytes", "arg",  "signals"};
+        "timeout-ms", "stack-bytes", "arg",  "signals", "nodes",
+        "net-latency-steps"};
     if (std::find(std::begin(known), std::end(known), name) ==
         std::end(known)) {
       error = "unknown option --" + std::string(name) + " (see --help)";
@@ -476,6 +486,14 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
         return bad("expected milliseconds, 0 to " +
                    std::to_string(kMaxTimeoutMs));
       out.timeoutMs = static_cast<int64_t>(number);
+    } else if (name == "nodes") {
+      if (!parseU64(value, number) || number < 1 || number > TLE_MAX_RANKS)
+        return bad("expected 1 to " + std::to_string(TLE_MAX_RANKS) + " nodes");
+      out.nodes = static_cast<int>(number);
+    } else if (name == "net-latency-steps") {
+      if (!parseU64(value, number) || number > (uint64_t(1) << 40))
+        return bad("expected 0 to 2^40 scheduler steps");
+      out.netLatencySteps = number;
     } else if (name == "seed") {
       if (!parseU64(value, number))
         return bad("expected an unsigned 64-bit integer");
@@ -519,6 +537,15 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
     error = "--ranks N is required";
     return ParseResult::Error;
   }
+  // --ranks counts one node's ranks; from here on, ranks is the world's.
+  if (out.nodes * out.ranks > TLE_MAX_RANKS) {
+    error = "--nodes " + std::to_string(out.nodes) + " x --ranks " +
+            std::to_string(out.ranks) + " is more than " +
+            std::to_string(TLE_MAX_RANKS) + " ranks";
+    return ParseResult::Error;
+  }
+  out.ranksPerNode = out.ranks;
+  out.ranks *= out.nodes;
   for (const std::string &dump : out.dumps) {
     bool found = false;
     for (const BufferSpec &spec : out.buffers)
@@ -546,6 +573,12 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
     }
     if (out.stackBytes) {
       error = "--stack-bytes needs the emulator (--target host)";
+      return ParseResult::Error;
+    }
+    if (out.nodes > 1 || out.netLatencySteps) {
+      error = "--nodes and --net-latency-steps need the emulator (--target "
+              "host): on GPUs, nodes come from tleCommInitFromNccl's network "
+              "backend";
       return ParseResult::Error;
     }
   }

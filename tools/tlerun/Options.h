@@ -68,7 +68,15 @@ struct Extent {
 struct Options {
   std::string input;
   std::string kernel;
+  /// Every rank of the world: --ranks, times --nodes when given.
   int ranks = 0;
+  /// --nodes M: simulated nodes of ranksPerNode ranks (emulator); 1: one
+  /// node, ranksPerNode == ranks.
+  int nodes = 1;
+  int ranksPerNode = 0;
+  /// --net-latency-steps: the simulated network's latency (unset: the
+  /// emulator's default).
+  std::optional<uint64_t> netLatencySteps;
   Extent grid, block;
   /// "host" (the emulator) or "cuda".
   std::string target = "host";

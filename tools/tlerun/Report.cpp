@@ -29,6 +29,8 @@ void Report::setRun(const Options &options, const BundleKernel &kernel) {
   w.key("kernel").value(kernel.name);
   w.key("target").value(options.target);
   w.key("ranks").value(options.ranks);
+  if (options.nodes > 1)
+    w.key("nodes").value(options.nodes);
   w.key("grid");
   extent(options.grid);
   w.key("block");

@@ -330,6 +330,7 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
   shape.cooperative = kernel.meta.cooperative;
   shape.seed = options.seed;
   shape.stackBytes = options.stackBytes;
+  shape.netLatencySteps = options.netLatencySteps;
   shape.trace = !options.traceFile.empty();
   shape.raceCheck = options.raceCheck && options.target == "host";
   {
@@ -385,6 +386,8 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
     config.nSignals = kDefaultSignals;
   if (options.timeoutMs)
     config.timeoutMs = *options.timeoutMs;
+  if (options.nodes > 1)
+    config.ranksPerNode = static_cast<uint32_t>(options.ranksPerNode);
 
   Resources res;
   res.comms.assign(options.ranks, nullptr);
@@ -416,15 +419,21 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
   }
   std::vector<unsigned char> chunk;
   for (const BufferSpec &spec : options.buffers) {
+    // A buffer spans one node's ranks: one allocation per node.
     std::vector<tleMem_t> mems(options.ranks, nullptr);
-    if (tleResult_t e = tleMemAllocAll(res.comms.data(), options.ranks,
-                                       spec.bytes, mems.data());
-        e != tleSuccess) {
-      reportError(report, "allocating buffer " + spec.name, e);
-      return 1;
+    for (int n = 0; n < options.nodes; ++n) {
+      int first = n * options.ranksPerNode;
+      if (tleResult_t e =
+              tleMemAllocAll(res.comms.data() + first, options.ranksPerNode,
+                             spec.bytes, mems.data() + first);
+          e != tleSuccess) {
+        res.mems.push_back(mems);
+        reportError(report, "allocating buffer " + spec.name, e);
+        return 1;
+      }
+      shape.bufferNames.push_back({mems[first], spec.name});
     }
     res.mems.push_back(mems);
-    shape.bufferNames.push_back({mems[0], spec.name});
     for (int r = 0; r < options.ranks; ++r) {
       void *handle = nullptr, *local = nullptr;
       if (tleResult_t e = tleMemGetHandle(mems[r], &handle); e != tleSuccess) {
