@@ -79,6 +79,7 @@ class _Config(ctypes.Structure):
         ("allocType", ctypes.c_int),
         ("nSignals", ctypes.c_uint32),
         ("onError", ctypes.c_int),
+        ("ranksPerNode", ctypes.c_uint32),
     ]
 
 
@@ -179,6 +180,7 @@ _PROTOTYPES: dict[str, tuple[type | None, list]] = {
     "tleCommDestroy": (ctypes.c_int, [_vp]),
     "tleCommRank": (ctypes.c_int, [_vp, ctypes.POINTER(ctypes.c_int)]),
     "tleCommSize": (ctypes.c_int, [_vp, ctypes.POINTER(ctypes.c_int)]),
+    "tleCommNode": (ctypes.c_int, [_vp, ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_int)]),
     "tleCommBackend": (ctypes.c_int, [_vp, ctypes.POINTER(ctypes.c_int)]),
     "tleCommGetDevComm": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
     "tleMemAlloc": (ctypes.c_int, [_vp, ctypes.c_size_t, ctypes.POINTER(_vp)]),
@@ -253,7 +255,7 @@ def _timeout(name: str, value: int | None) -> int:
 
 def _config(backend: Backend, n_barriers: int, timeout_ms: int | None,
             bootstrap_timeout_ms: int | None, alloc: Alloc = Alloc.DEFAULT, n_signals: int = 64,
-            on_error: OnError = OnError.DEFAULT) -> _Config:
+            on_error: OnError = OnError.DEFAULT, ranks_per_node: int = 0) -> _Config:
     if _integer("n_barriers", n_barriers, _C_UINT32) <= 0:
         raise ValueError(f"n_barriers must be positive; got {n_barriers}")
     if _integer("n_signals", n_signals, _C_UINT32) <= 0:
@@ -261,7 +263,8 @@ def _config(backend: Backend, n_barriers: int, timeout_ms: int | None,
     return _Config(ctypes.sizeof(_Config), VERSION_MAJOR * 100 + VERSION_MINOR, _integer("backend", backend, _C_INT),
                    operator.index(n_barriers), _timeout("timeout_ms", timeout_ms),
                    _timeout("bootstrap_timeout_ms", bootstrap_timeout_ms), _integer("alloc", alloc, _C_INT),
-                   operator.index(n_signals), _integer("on_error", on_error, _C_INT))
+                   operator.index(n_signals), _integer("on_error", on_error, _C_INT),
+                   _integer("ranks_per_node", ranks_per_node, _C_UINT32))
 
 
 def _addresses(name: str, values: Sequence[int], count: int):
@@ -312,11 +315,21 @@ class Comm:
 
     @classmethod
     def init_all(cls, n_ranks: int, *, devices: Sequence[int] | None = None, backend: Backend = Backend.EMULATOR,
-                 n_barriers: int = 64, timeout_ms: int | None = None, n_signals: int = 64) -> list[Comm]:
+                 n_barriers: int = 64, timeout_ms: int | None = None, n_signals: int = 64,
+                 ranks_per_node: int | None = None) -> list[Comm]:
         """All ``n_ranks`` ranks in this process (``tleCommInitAll``);
-        ``devices``, when given, names one device per rank."""
-        config = _config(backend, n_barriers, timeout_ms, None, n_signals=n_signals)
+        ``devices``, when given, names one device per rank.
+        ``ranks_per_node`` splits them into simulated nodes of that many
+        ranks (the emulator; docs/emulator.md, "Nodes"): ``rank`` and
+        ``size`` are then the world's, ``node`` the node's; None: one node."""
         n_ranks = _integer("n_ranks", n_ranks, _C_INT)
+        per_node = 0
+        if ranks_per_node is not None:
+            per_node = _integer("ranks_per_node", ranks_per_node, _C_UINT32)
+            if not 1 <= per_node <= max(n_ranks, 1) or n_ranks % per_node:
+                raise ValueError(f"ranks_per_node must divide the {n_ranks} ranks into equal nodes; "
+                                 f"got {ranks_per_node}")
+        config = _config(backend, n_barriers, timeout_ms, None, n_signals=n_signals, ranks_per_node=per_node)
         devs = None
         if devices is not None:
             devices = list(devices)
@@ -364,6 +377,21 @@ class Comm:
     def size(self) -> int:
         return self._query("tleCommSize")
 
+    def _node(self) -> tuple[int, int]:
+        node, per_node = ctypes.c_int(), ctypes.c_int()
+        _check(library().tleCommNode(self.handle, ctypes.byref(node), ctypes.byref(per_node)), "tleCommNode")
+        return node.value, per_node.value
+
+    @property
+    def node(self) -> int:
+        """This rank's (simulated) node; 0 on a communicator of one node."""
+        return self._node()[0]
+
+    @property
+    def ranks_per_node(self) -> int:
+        """Ranks per node (``size`` on a communicator of one node)."""
+        return self._node()[1]
+
     @property
     def backend(self) -> Backend:
         return Backend(self._query("tleCommBackend"))
@@ -397,8 +425,15 @@ class Comm:
 
     @staticmethod
     def alloc_all(comms: Sequence[Comm], nbytes: int) -> list[Mem]:
-        """One symmetric buffer per rank of an ``init_all`` set."""
+        """One symmetric buffer per rank of an ``init_all`` set. A buffer
+        spans one node's ranks: for every rank of a set of nodes, one
+        allocation per node."""
         nbytes = _integer("nbytes", nbytes, _C_SIZE_T)
+        comms = list(comms)
+        per_node = comms[0].ranks_per_node if comms else 0
+        if 0 < per_node < len(comms) and len(comms) % per_node == 0:
+            return [m for first in range(0, len(comms), per_node)
+                    for m in Comm.alloc_all(comms[first:first + per_node], nbytes)]
         handles = (_vp * len(comms))(*(c.handle for c in comms))
         outs = (_vp * len(comms))()
         _check(library().tleMemAllocAll(handles, len(comms), nbytes, outs), f"tleMemAllocAll({nbytes})")
