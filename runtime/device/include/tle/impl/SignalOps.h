@@ -27,6 +27,9 @@
 #include "tle/impl/BarrierFlags.h"
 #include "tle/impl/Group.h"
 #include "tle/impl/Trace.h"
+#if defined(TLE_WITH_NCCL_GIN)
+#include "tle/impl/Net.h"
+#endif
 
 namespace tle::impl {
 
@@ -106,6 +109,26 @@ TLE_DEV_INLINE SignalWord loadSignalWord(const void *comm, uint32_t sig,
   return {dc, rank, base + sig};
 }
 
+#if defined(TLE_WITH_NCCL_GIN)
+/// NCCL GIN's signals live in NCCL's memory, and a waiter must look in
+/// one place: on a kNetNcclGin communicator every add (intra-node ones
+/// too), wait, read and reset goes through the net (Net.h). Builds without
+/// GIN never see such a communicator here (checkWorld refuses it on the
+/// team paths), so their hot paths carry no test of netKind.
+TLE_DEV_INLINE bool signalsOnNet(const DevComm *dc) {
+  return loadConst(&dc->netKind) == kNetNcclGin;
+}
+/// This rank's word `sig` through the net, with an acquire fence after the
+/// relaxed load when `acquire`.
+TLE_DEV_INLINE uint64_t netSignalLoad(const DevComm *dc, uint32_t sig,
+                                      bool acquire) {
+  uint64_t v = netLoad(dc, sig);
+  if (acquire)
+    fenceAcqRelSys();
+  return v;
+}
+#endif
+
 /// The FlagCX arguments TLE serves some values of: a team that exists,
 /// network context 0 (FlagCX keeps signal words per context; TLE has one
 /// set), a scope that exists (a signal is always system-wide: its reader
@@ -134,7 +157,13 @@ TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
   groupSync(g);
   if (g.rank == 0) {
     traceSignal(s.dc, kTraceSignal, g.kind, sig, kOrderRelease, kTraceBegin);
-    addReleaseSys(s.word, value);
+#if defined(TLE_WITH_NCCL_GIN)
+    if (signalsOnNet(s.dc))
+      netAdd(s.dc, loadConst(&s.dc->node) * loadConst(&s.dc->size) + peer,
+             sig, value);
+    else
+#endif
+      addReleaseSys(s.word, value);
     traceSignal(s.dc, kTraceSignal, g.kind, sig, kOrderRelease, kTraceEnd);
   }
   groupSync(g);
@@ -226,8 +255,17 @@ template <bool Acquire>
 TLE_DEV_INLINE uint32_t pollSignal(const SignalWord &s, uint32_t sig,
                                    uint64_t least, abi::Fn fn) {
   PollClock k;
+#if defined(TLE_WITH_NCCL_GIN)
+  bool net = signalsOnNet(s.dc);
+#endif
   for (;;) {
+#if defined(TLE_WITH_NCCL_GIN)
+    uint64_t v = net ? netSignalLoad(s.dc, sig, Acquire)
+                 : Acquire ? loadAcquireSys(s.word)
+                           : loadRelaxedSys(s.word);
+#else
     uint64_t v = Acquire ? loadAcquireSys(s.word) : loadRelaxedSys(s.word);
+#endif
     if (v >= least)
       return 0;
     if (uint32_t status = onSignalMiss(k, s, sig, v, least, fn))
@@ -275,6 +313,10 @@ TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig, int order,
   SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
   if (order == kOrderSeqCst)
     fenceSeqCstSys();
+#if defined(TLE_WITH_NCCL_GIN)
+  if (signalsOnNet(s.dc))
+    return netSignalLoad(s.dc, sig, acquires(order));
+#endif
   uint64_t v =
       acquires(order) ? loadAcquireSys(s.word) : loadRelaxedSys(s.word);
   pollHint(s.word, v);
@@ -287,6 +329,12 @@ TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig, int order,
 /// peer the word was reset, which is a release after it.
 TLE_DEV_INLINE void resetSignal(const void *comm, uint32_t sig, abi::Fn fn) {
   SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
+#if defined(TLE_WITH_NCCL_GIN)
+  if (signalsOnNet(s.dc)) {
+    netReset(s.dc, sig);
+    return;
+  }
+#endif
   storeRelaxedSys(s.word, 0);
 }
 
