@@ -481,7 +481,10 @@ tleResult_t tleCommGetError(tleComm_t handle, tleErrorInfo *info) {
       return r;
     if (!info)
       return fail(tleInvalidArgument, "info is NULL");
-    if (!takeErrorRecord(*comm->errorHost, *info))
+    RecordNode node;
+    if (comm->nNodes > 1)
+      node = {comm->node, comm->size};
+    if (!takeErrorRecord(*comm->errorHost, *info, node))
       return tleSuccess;
     return fail(info->result, "%s", info->message);
   });

@@ -129,25 +129,53 @@ std::string badArgument(const ErrorRecord &e) {
 
 } // namespace
 
-void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out) {
+void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
+                         RecordNode node) {
   out = {};
   out.result = resultOfDevError(e.code);
   out.rank = e.rank;
   out.slot = e.slot;
   out.epoch = e.epoch;
-  copyPeers(e.missing, out);
+  PeerMask peers = e.missing;
+  char where[96];
+  int p = node.ranksPerNode;
+  if (p > 0 && e.code != kDevErrPeerFailure) {
+    // Several nodes: the record names ranks of its node (a net wait's
+    // missing ranks are already the world's); report world ranks.
+    int base = node.node * p;
+    out.rank = base + e.rank;
+    if (e.code == kDevErrBadComm || e.aux != kRecordWorldRanks) {
+      peers = {};
+      for (int q = 0; q + base < kMaxRanks; ++q)
+        if (e.missing.words[q / 64] >> (q % 64) & 1)
+          peers.words[(q + base) / 64] |= uint64_t(1) << ((q + base) % 64);
+    }
+    snprintf(where, sizeof(where), "rank %d (node %d, local %d) block %d "
+             "thread %d", out.rank, node.node, e.rank, e.block, e.thread);
+  } else {
+    snprintf(where, sizeof(where), "rank %d block %d thread %d", e.rank,
+             e.block, e.thread);
+  }
+  copyPeers(peers, out);
   out.block = e.block;
   out.thread = e.thread;
   out.nBarriers = e.nBarriers;
   out.elapsedNs = e.elapsedNs;
-  char where[64];
-  snprintf(where, sizeof(where), "rank %d block %d thread %d", e.rank, e.block,
-           e.thread);
   std::string call = callName(e.function);
   // "<where>: <call>: <what happened>"; the call is left out when the
   // record names none (the emulator's deadlock reports).
   std::string at = std::string(where) + ": " + (call.empty() ? "" : call + ": ");
-  std::string missing = peerList(e.missing);
+  std::string missing = peerList(peers);
+  if (p > 0) {
+    missing.clear();
+    for (int q = 0; q < kMaxRanks; ++q)
+      if (peers.words[q / 64] >> (q % 64) & 1)
+        missing += (missing.empty() ? "" : ", ") + std::string("rank ") +
+                   std::to_string(q) + " (node " + std::to_string(q / p) +
+                   ", local " + std::to_string(q % p) + ")";
+    if (missing.empty())
+      missing = "none";
+  }
   char *m = out.message;
   size_t n = sizeof(out.message);
   switch (e.code) {
@@ -225,14 +253,14 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out) {
   }
 }
 
-bool takeErrorRecord(ErrorRecord &rec, tleErrorInfo &info) {
+bool takeErrorRecord(ErrorRecord &rec, tleErrorInfo &info, RecordNode node) {
   info = {};
   info.result = tleSuccess;
   // The device claims the record (state 1) before writing and publishes
   // it (state 2) with a release store; acquire pairs with that.
   if (__atomic_load_n(&rec.state, __ATOMIC_ACQUIRE) != 2)
     return false;
-  describeErrorRecord(rec, info);
+  describeErrorRecord(rec, info, node);
   // The fault word stays: a failed or aborted communicator stays so after
   // its record was read, and tleCommAbort may store it at any moment:
   // clear around it, never through it.

@@ -28,12 +28,23 @@ void copyPeers(const PeerMask &mask, tleErrorInfo &out);
 /// The status a device error code stands for.
 tleResult_t resultOfDevError(uint32_t code);
 
-/// Converts a completed ErrorRecord into the public form.
-void describeErrorRecord(const ErrorRecord &record, tleErrorInfo &out);
+/// Where the communicator that wrote a record sits: node `node` of
+/// ranks of `ranksPerNode` ranks; ranksPerNode 0 for one node.
+struct RecordNode {
+  int node = 0;
+  int ranksPerNode = 0;
+};
+
+/// Converts a completed ErrorRecord into the public form. With several
+/// nodes its ranks (the node's in the record) become world ranks, named
+/// "rank W (node n, local l)" in the message.
+void describeErrorRecord(const ErrorRecord &record, tleErrorInfo &out,
+                         RecordNode where = {});
 
 /// Reads a completed record into `info` and clears it (tleCommGetError's
 /// read); false, with `info.result == tleSuccess`, when none is complete.
-bool takeErrorRecord(ErrorRecord &record, tleErrorInfo &info);
+bool takeErrorRecord(ErrorRecord &record, tleErrorInfo &info,
+                     RecordNode where = {});
 
 } // namespace tle
 

@@ -430,6 +430,16 @@ TEST(Teams, AMissingWorldArriveNamesTheRankOnEveryNode) {
       << r.message;
   EXPECT_TRUE(contains(r.message, "missing: rank 3 (node 1, local 1)"))
       << r.message;
+  // The result names the first waiter's missing ranks as world ranks:
+  // rank 0's rail peer, rank 2, still in its intra half.
+  EXPECT_EQ(r.error.rank, 0);
+  EXPECT_EQ(r.error.missingMask, 1u << 2) << r.message;
+  tleErrorInfo info{};
+  EXPECT_EQ(tleCommGetError(w.comms[0], &info), tleDeadlock);
+  EXPECT_EQ(info.rank, 0);
+  EXPECT_EQ(info.missingMask, 1u << 2);
+  EXPECT_TRUE(contains(info.message, "rank 0 (node 0, local 0) block 0"))
+      << info.message;
 }
 
 TEST(Teams, AMissingCrossNodeSignalIsADeadlock) {
@@ -476,6 +486,15 @@ TEST(Teams, AWaitAcrossNodesTimesOut) {
   // The record names world ranks: the waiter and its rail peer.
   EXPECT_TRUE(r.error.rank == 0 || r.error.rank == 1) << r.error.rank;
   EXPECT_EQ(r.error.missingMask, 1u << (r.error.rank + 2));
+  std::string local = std::to_string(r.error.rank);
+  EXPECT_TRUE(contains(r.message, "rank " + local + " (node 0, local " +
+                                      local + ") block 0 thread 0"))
+      << r.message;
+  EXPECT_TRUE(contains(r.message, "timed out after"));
+  EXPECT_TRUE(contains(r.message, "missing peers: rank " +
+                                      std::to_string(r.error.rank + 2) +
+                                      " (node 1, local " + local + ")"))
+      << r.message;
 }
 
 /// Rank 1 writes its own buffer, a WORLD barrier of `order`, then rank 0
@@ -510,7 +529,10 @@ TEST(Teams, AnAcqRelWorldBarrierOrdersARelaxedOneDoesNot) {
   std::string message;
   EXPECT_EQ(worldExchange(kOrderAcqRel, message), tleSuccess) << message;
   EXPECT_EQ(worldExchange(kOrderRelaxed, message), tleDataRace) << message;
-  EXPECT_TRUE(contains(message, "write by rank 1")) << message;
+  EXPECT_TRUE(contains(message, "write by rank 1 (node 0, local 1)"))
+      << message;
+  EXPECT_TRUE(contains(message, "read by rank 0 (node 0, local 0)"))
+      << message;
 }
 
 TEST(Teams, CrossNodeSignalsCarryHappensBefore) {

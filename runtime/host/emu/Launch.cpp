@@ -355,7 +355,9 @@ void recordDeadlock(const DevComm *dc, const tleErrorInfo &e,
   rec->code = wait.signal ? kDevErrSignalDeadlock : kDevErrDeadlock;
   rec->seen = wait.signal ? wait.seen : 0;
   rec->wanted = wait.signal ? wait.wanted : 0;
-  rec->rank = e.rank;
+  // The record names the rank in its node, as the device library's do;
+  // on several nodes its missing ranks are the world's (`e`'s).
+  rec->rank = dc->nNodes > 1 ? dc->rank : e.rank;
   rec->slot = e.slot;
   rec->epoch = e.epoch;
   for (int w = 0; w < kMaxRanks / 64; ++w)
@@ -363,7 +365,7 @@ void recordDeadlock(const DevComm *dc, const tleErrorInfo &e,
   rec->block = e.block;
   rec->thread = e.thread;
   rec->nBarriers = dc->nBarriers;
-  rec->aux = 0;
+  rec->aux = dc->nNodes > 1 ? kRecordWorldRanks : 0;
   rec->elapsedNs = 0;
   __atomic_store_n(&rec->state, 2, __ATOMIC_RELEASE);
 }
@@ -528,13 +530,25 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
     e.epoch = run.wait.epoch;
     // A signal wait misses no particular peer: any rank with threads left
     // could have signalled its word.
-    copyPeers(run.wait.signal ? run.liveRanks : run.wait.missing, e);
+    PeerMask missing = run.wait.signal ? run.liveRanks : run.wait.missing;
     e.block = run.block;
     e.thread = run.thread;
     if (rank && devCommValid(rank->devComm)) {
       const auto *dc = static_cast<const DevComm *>(rank->devComm);
+      // On several nodes an intra wait's peers are ranks of its node:
+      // name world ranks, as the rest of the result does.
+      if (dc->nNodes > 1 && !run.wait.signal && run.wait.team == 0) {
+        int base = dc->node * dc->size;
+        missing = {};
+        for (int q = 0; q + base < kMaxRanks; ++q)
+          if (run.wait.missing.words[q / 64] >> (q % 64) & 1)
+            missing.words[(q + base) / 64] |= uint64_t(1) << ((q + base) % 64);
+      }
+      copyPeers(missing, e);
       e.nBarriers = dc->nBarriers;
       recordDeadlock(dc, e, run.wait);
+    } else {
+      copyPeers(missing, e);
     }
     return failed(result, tleDeadlock, run.message + tail(false));
   }

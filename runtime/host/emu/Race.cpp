@@ -329,6 +329,14 @@ const RaceChecker::Shadow *RaceChecker::find(const void *addr,
   return offset < s.region.bytes ? &s : nullptr;
 }
 
+std::string RaceChecker::rankName(int32_t rank) const {
+  std::string out = "rank " + std::to_string(rank);
+  if (ranksPerNode > 0)
+    out += " (node " + std::to_string(rank / ranksPerNode) + ", local " +
+           std::to_string(rank % ranksPerNode) + ")";
+  return out;
+}
+
 std::string RaceChecker::describe(const void *addr) const {
   uint64_t offset = 0;
   const Shadow *s = find(addr, offset);
@@ -395,19 +403,19 @@ std::string RaceChecker::report(const Shadow &s, const Access &before,
                                 const Access &now) const {
   auto describe = [&](const Access &a) {
     const ThreadName &n = names[a.tid];
-    char head[160];
+    char head[200];
     std::snprintf(head, sizeof head,
-                  "%s%s by rank %d block %u thread %u, %u bytes at offset "
+                  "%s%s by %s block %u thread %u, %u bytes at offset "
                   "%llu, ",
                   a.atomic ? "atomic " : "", a.write ? "write" : "read",
-                  static_cast<int>(n.rank), n.block, n.thread, a.bytes,
+                  rankName(n.rank).c_str(), n.block, n.thread, a.bytes,
                   static_cast<unsigned long long>(a.offset));
     return std::string(head) +
            (a.where ? "at " + std::string(a.where) : "(no source location)");
   };
   uint64_t first = std::max(before.offset, now.offset);
   std::string out = "data race on symmetric buffer '" + s.region.buffer +
-                    "' (rank " + std::to_string(s.region.rank) +
+                    "' (" + rankName(s.region.rank) +
                     "'s copy) at byte offset " + std::to_string(first) + ":";
   out += "\n  " + describe(before);
   out += "\n  " + describe(now);

@@ -101,6 +101,11 @@ public:
 
   const ThreadName &name(uint32_t tid) const { return names[tid]; }
 
+  /// Reports name ranks "rank W (node n, local l)" when the launch's
+  /// communicators have nodes of `n` ranks (0: one node, "rank W").
+  void setRanksPerNode(int32_t n) { ranksPerNode = n; }
+  std::string rankName(int32_t rank) const;
+
   /// "buffer 'flag' (rank 1's copy) byte 4" for an address in a symmetric
   /// buffer, else "".
   std::string describe(const void *addr) const;
@@ -131,6 +136,7 @@ private:
   /// The clock a load that reads each atomic word synchronizes with.
   std::unordered_map<uintptr_t, Snap> syncs;
   std::vector<std::unique_ptr<Shadow>> shadows; ///< by base address
+  int32_t ranksPerNode = 0;
 };
 
 } // namespace tle::emu::detail

@@ -173,8 +173,11 @@ std::string Scheduler::deadlockReport(RunResult &result,
           result.block = static_cast<int32_t>(b->id);
           result.thread = static_cast<int32_t>(t.tid);
           result.site = t.site;
-          if (t.reason == Yield::Spin)
+          if (t.reason == Yield::Spin) {
             result.wait = t.wait;
+            if (t.wait.team != 0)
+              result.wait.missing = netMissing(t.wait);
+          }
         }
       }
       for (const Group &g : found) {

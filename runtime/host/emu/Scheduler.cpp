@@ -414,6 +414,8 @@ void Scheduler::loop() {
         dc->nNodes > 1)
       ranksPerNode = dc->size;
   }
+  if (race)
+    race->setRanksPerNode(ranksPerNode);
   uint64_t resident =
       std::min<uint64_t>(config.maxResident, blocksPerRank(config));
   for (RankState &rank : ranks)

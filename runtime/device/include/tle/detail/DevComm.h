@@ -73,7 +73,8 @@ struct ErrorRecord {
   int32_t block;        ///< linear block id of the reporting thread
   int32_t thread;       ///< linear thread id in its block
   uint32_t nBarriers;   ///< slots in the communicator (for range errors)
-  uint32_t aux;         ///< kDevErrBadComm: the communicator's size field
+  uint32_t aux;         ///< kDevErrBadComm: the communicator's size field;
+                        ///< a wait's failure: kRecordWorldRanks or 0
   uint64_t elapsedNs;   ///< time spent waiting before the timeout fired
   uint32_t function;    ///< the entry point that failed (an abi::Fn)
   uint32_t argument;    ///< kDevErrBadArgument: which one (a BadArgument)
@@ -92,6 +93,11 @@ struct ErrorRecord {
 /// DevComm::flags: a failed wait records and returns instead of ending the
 /// launch (tleConfig_t::onError = TLE_ON_ERROR_RETURN).
 constexpr uint32_t kDevCommOnErrorReturn = 1u;
+
+/// ErrorRecord::aux of a timeout or deadlock whose `missing` names world
+/// ranks, not ranks of the node: a net wait's (INTER, WORLD's inter half),
+/// and the emulator's deadlock records on several nodes.
+constexpr uint32_t kRecordWorldRanks = 1;
 
 /// How words reach ranks on other nodes (DevComm::netKind).
 enum NetKind : uint32_t {

@@ -71,8 +71,8 @@ TLE_DEV_INLINE PeerMask railPeers(const Comm &c, World w) {
 }
 
 /// A rail wait passed its deadline: as failTimeout (BarrierFlags.h), with
-/// the world rank and, as missing, the rail peers (a net word counts
-/// arrivals, not who arrived).
+/// the rail peers as missing, in world ranks (kRecordWorldRanks: a net word
+/// counts arrivals, not who arrived).
 TLE_DEV_COLD uint32_t failRailTimeout(const Comm &c, World w, uint32_t slot,
                                       uint32_t epoch, uint64_t elapsedNs,
                                       abi::Fn fn) {
@@ -80,9 +80,10 @@ TLE_DEV_COLD uint32_t failRailTimeout(const Comm &c, World w, uint32_t slot,
   f.slot = slot;
   f.epoch = epoch;
   f.missing = railPeers(c, w);
+  f.aux = kRecordWorldRanks;
   f.elapsedNs = elapsedNs;
   ErrorRecord *rec = loadConst(&c.dc->error);
-  auto rank = static_cast<int32_t>(worldRankOf(c, w.node));
+  auto rank = static_cast<int32_t>(c.rank);
   if (!(loadConst(&c.dc->flags) & kDevCommOnErrorReturn))
     failWithRecord(rec, rank, c.nBarriers, f);
   claimRecord(rec, rank, c.nBarriers, f);
