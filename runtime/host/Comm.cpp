@@ -200,8 +200,8 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
 /// against the world's nRanks and the backend.
 tleResult_t nodesOf(const ResolvedConfig &config, int nRanks, int &perNode,
                     int &nNodes) {
-  perNode = config.ranksPerNode ? static_cast<int>(config.ranksPerNode)
-                                : nRanks;
+  perNode =
+      config.ranksPerNode ? static_cast<int>(config.ranksPerNode) : nRanks;
   if (config.ranksPerNode > static_cast<uint32_t>(nRanks) ||
       nRanks % perNode != 0)
     return fail(tleInvalidArgument,
@@ -263,8 +263,7 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
                             /*fdsTravel=*/false, c->backend))
         return s;
       c->bootstrap = createInProcBootstrap(group, r);
-      c->inbox =
-          std::make_unique<SymmetricView>(c->backend, r, perNode, true);
+      c->inbox = std::make_unique<SymmetricView>(c->backend, r, perNode, true);
       c->signals =
           std::make_unique<SymmetricView>(c->backend, r, perNode, true);
       if (tleResult_t s = allocateLocalState(*c))

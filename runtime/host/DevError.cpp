@@ -150,8 +150,9 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
         if (e.missing.words[q / 64] >> (q % 64) & 1)
           peers.words[(q + base) / 64] |= uint64_t(1) << ((q + base) % 64);
     }
-    snprintf(where, sizeof(where), "rank %d (node %d, local %d) block %d "
-             "thread %d", out.rank, node.node, e.rank, e.block, e.thread);
+    snprintf(where, sizeof(where),
+             "rank %d (node %d, local %d) block %d thread %d", out.rank,
+             node.node, e.rank, e.block, e.thread);
   } else {
     snprintf(where, sizeof(where), "rank %d block %d thread %d", e.rank,
              e.block, e.thread);

@@ -414,10 +414,12 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
       continue;
     }
     static constexpr std::string_view known[] = {
-        "kernel",     "ranks",       "grid", "block",  "target",   "buffer",
-        "repeat",     "dump",        "seed", "trace",  "barriers", "device-lib",
-        "timeout-ms", "stack-bytes", "arg",  "signals", "nodes",
-        "net-latency-steps"};
+        "kernel",     "ranks",       "grid",
+        "block",      "target",      "buffer",
+        "repeat",     "dump",        "seed",
+        "trace",      "barriers",    "device-lib",
+        "timeout-ms", "stack-bytes", "arg",
+        "signals",    "nodes",       "net-latency-steps"};
     if (std::find(std::begin(known), std::end(known), name) ==
         std::end(known)) {
       error = "unknown option --" + std::string(name) + " (see --help)";

@@ -36,8 +36,8 @@ bool contains(const std::string &s, const std::string &part) {
 /// with ranksPerNode).
 class Nodes {
 public:
-  Nodes(int nodes, int perNode, int64_t timeoutMs = -1,
-        uint32_t nBarriers = 64, uint32_t nSignals = 16)
+  Nodes(int nodes, int perNode, int64_t timeoutMs = -1, uint32_t nBarriers = 64,
+        uint32_t nSignals = 16)
       : nodes(nodes), perNode(perNode) {
     tleConfig_t config = TLE_CONFIG_INITIALIZER;
     config.nBarriers = nBarriers;
@@ -98,7 +98,9 @@ std::string teamName(int team) {
   return team == kTeamIntra ? "intra" : team == kTeamInter ? "inter" : "world";
 }
 std::string groupName(int group) {
-  return group == kCoopThread ? "thread" : group == kCoopWarp ? "warp" : "block";
+  return group == kCoopThread ? "thread"
+         : group == kCoopWarp ? "warp"
+                              : "block";
 }
 
 /// The calling thread's group (its slot) and the group's size.
@@ -155,8 +157,8 @@ TEST_P(TeamBarrier, NobodyPassesBeforeTheWholeTeamArrived) {
     o.seed = 1 + launchIndex + 10 * static_cast<uint64_t>(c.group);
     // The 32-rank worlds are big for the race checker's clocks.
     o.raceCheck = w.world() <= 8;
-    LaunchResult r = launch(
-        w.comms.data(), w.world(), o, [&](int rank, void *dc) {
+    LaunchResult r =
+        launch(w.comms.data(), w.world(), o, [&](int rank, void *dc) {
           uint32_t slot, size;
           groupOf(c.group, slot, size);
           if (c.group == kCoopBlock)
@@ -165,8 +167,8 @@ TEST_P(TeamBarrier, NobodyPassesBeforeTheWholeTeamArrived) {
             uint32_t round = launchIndex * kRounds + k + 1;
             ++arrivals[rank][slot];
             if (c.split) {
-              flagcxDevBarrierArrive(dc, c.team, slot, 0, c.group,
-                                     kOrderAcqRel, kScopeSystem);
+              flagcxDevBarrierArrive(dc, c.team, slot, 0, c.group, kOrderAcqRel,
+                                     kScopeSystem);
               flagcxDevBarrierWait(dc, c.team, slot, 0, c.group, kOrderAcqRel,
                                    kScopeSystem);
             } else {
@@ -236,29 +238,29 @@ TEST(Teams, OneNodeInterCompletesAtOnceAndWorldIsIntra) {
   std::vector<uint32_t> arrivals(4, 0);
   uint64_t early = 0;
   int32_t interSize = 0, worldSize = 0, worldRank = -1;
-  LaunchResult r = launch(
-      ranks.comms.data(), 4, shape({1, 1, 1}, {32, 1, 1}),
-      [&](int rank, void *dc) {
-        // Only rank 0 runs INTER rounds: its rail is itself.
-        if (rank == 0)
-          for (int k = 0; k < 3; ++k)
-            flagcxDevBarrierSync(dc, kTeamInter, 1, 0, kCoopWarp,
-                                 kOrderAcqRel, kScopeSystem);
-        for (uint32_t k = 1; k <= 3; ++k) {
-          if (linearThreadId() == 0)
-            ++arrivals[rank];
-          flagcxDevBarrierSync(dc, kTeamWorld, 1, 0, kCoopWarp, kOrderAcqRel,
-                               kScopeSystem);
-          for (int q = 0; q < 4; ++q)
-            if (arrivals[q] < k)
-              ++early;
-        }
-        if (rank == 2 && linearThreadId() == 0) {
-          interSize = tleDevCommGetTeamSize(dc, kTeamInter);
-          worldSize = flagcxDevCommGetSize(dc);
-          worldRank = flagcxDevCommGetRank(dc);
-        }
-      });
+  LaunchResult r =
+      launch(ranks.comms.data(), 4, shape({1, 1, 1}, {32, 1, 1}),
+             [&](int rank, void *dc) {
+               // Only rank 0 runs INTER rounds: its rail is itself.
+               if (rank == 0)
+                 for (int k = 0; k < 3; ++k)
+                   flagcxDevBarrierSync(dc, kTeamInter, 1, 0, kCoopWarp,
+                                        kOrderAcqRel, kScopeSystem);
+               for (uint32_t k = 1; k <= 3; ++k) {
+                 if (linearThreadId() == 0)
+                   ++arrivals[rank];
+                 flagcxDevBarrierSync(dc, kTeamWorld, 1, 0, kCoopWarp,
+                                      kOrderAcqRel, kScopeSystem);
+                 for (int q = 0; q < 4; ++q)
+                   if (arrivals[q] < k)
+                     ++early;
+               }
+               if (rank == 2 && linearThreadId() == 0) {
+                 interSize = tleDevCommGetTeamSize(dc, kTeamInter);
+                 worldSize = flagcxDevCommGetSize(dc);
+                 worldRank = flagcxDevCommGetRank(dc);
+               }
+             });
   ASSERT_EQ(r.result, tleSuccess) << r.message;
   EXPECT_EQ(early, 0u);
   EXPECT_EQ(interSize, 1);
@@ -280,17 +282,16 @@ TEST(Teams, QueriesAndCommRanksAreTheWorlds) {
     EXPECT_EQ(perNode, 2);
   }
   std::vector<int32_t> seen(6 * 6, -1);
-  LaunchResult r =
-      launch(w.comms.data(), 6, shape({1, 1, 1}, {1, 1, 1}),
-             [&](int rank, void *dc) {
-               int32_t *s = &seen[rank * 6];
-               s[0] = tleDevCommGetTeamRank(dc, kTeamIntra);
-               s[1] = tleDevCommGetTeamSize(dc, kTeamIntra);
-               s[2] = tleDevCommGetTeamRank(dc, kTeamInter);
-               s[3] = tleDevCommGetTeamSize(dc, kTeamInter);
-               s[4] = flagcxDevCommGetRank(dc);
-               s[5] = flagcxDevCommGetSize(dc);
-             });
+  LaunchResult r = launch(w.comms.data(), 6, shape({1, 1, 1}, {1, 1, 1}),
+                          [&](int rank, void *dc) {
+                            int32_t *s = &seen[rank * 6];
+                            s[0] = tleDevCommGetTeamRank(dc, kTeamIntra);
+                            s[1] = tleDevCommGetTeamSize(dc, kTeamIntra);
+                            s[2] = tleDevCommGetTeamRank(dc, kTeamInter);
+                            s[3] = tleDevCommGetTeamSize(dc, kTeamInter);
+                            s[4] = flagcxDevCommGetRank(dc);
+                            s[5] = flagcxDevCommGetSize(dc);
+                          });
   ASSERT_EQ(r.result, tleSuccess) << r.message;
   for (int q = 0; q < 6; ++q) {
     EXPECT_EQ(seen[q * 6 + 0], q % 2);
@@ -345,8 +346,8 @@ TEST(Teams, SignalsOverEveryTeam) {
           }
           if (linearThreadId() == 0)
             for (uint32_t s = 0; s < 3; ++s)
-              got[rank * 3 + s] = flagcxDevReadSignal(dc, s, 64, 0,
-                                                      kOrderAcquire);
+              got[rank * 3 + s] =
+                  flagcxDevReadSignal(dc, s, 64, 0, kOrderAcquire);
         });
     ASSERT_EQ(r.result, tleSuccess) << "seed " << seed << ": " << r.message;
     for (int q = 0; q < w.world(); ++q) {
@@ -360,13 +361,12 @@ TEST(Teams, SignalsOverEveryTeam) {
 TEST(Teams, BadPeersAreNamedPerTeam) {
   Nodes w(2, 2);
   ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
-  LaunchResult r =
-      launch(w.comms.data(), 4, shape({1, 1, 1}, {1, 1, 1}),
-             [&](int rank, void *dc) {
-               if (rank == 3)
-                 flagcxDevSignalInc(dc, kTeamInter, 2, 0, 0, kCoopThread,
-                                    kScopeSystem);
-             });
+  LaunchResult r = launch(w.comms.data(), 4, shape({1, 1, 1}, {1, 1, 1}),
+                          [&](int rank, void *dc) {
+                            if (rank == 3)
+                              flagcxDevSignalInc(dc, kTeamInter, 2, 0, 0,
+                                                 kCoopThread, kScopeSystem);
+                          });
   ASSERT_EQ(r.result, tleInvalidArgument) << r.message;
   EXPECT_TRUE(contains(r.message, "peer 2 is out of range")) << r.message;
   r = launch(w.comms.data(), 4, shape({1, 1, 1}, {1, 1, 1}),
@@ -382,17 +382,16 @@ TEST(Teams, BadPeersAreNamedPerTeam) {
 TEST(Teams, AMissingInterArriveIsADeadlockNamingTheRank) {
   Nodes w(2, 4);
   ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
-  LaunchResult r =
-      launch(w.comms.data(), 8, shape({1, 1, 1}, {32, 1, 1}),
-             [&](int rank, void *dc) {
-               flagcxDevBarrierSync(dc, kTeamInter, 2, 0, kCoopWarp,
-                                    kOrderAcqRel, kScopeSystem);
-               // World rank 6 (node 1, local 2) skips the second round.
-               if (rank == 6)
-                 return;
-               flagcxDevBarrierSync(dc, kTeamInter, 2, 0, kCoopWarp,
-                                    kOrderAcqRel, kScopeSystem);
-             });
+  LaunchResult r = launch(
+      w.comms.data(), 8, shape({1, 1, 1}, {32, 1, 1}), [&](int rank, void *dc) {
+        flagcxDevBarrierSync(dc, kTeamInter, 2, 0, kCoopWarp, kOrderAcqRel,
+                             kScopeSystem);
+        // World rank 6 (node 1, local 2) skips the second round.
+        if (rank == 6)
+          return;
+        flagcxDevBarrierSync(dc, kTeamInter, 2, 0, kCoopWarp, kOrderAcqRel,
+                             kScopeSystem);
+      });
   ASSERT_EQ(r.result, tleDeadlock) << r.message;
   EXPECT_TRUE(contains(r.message,
                        "rank 2 (node 0, local 2) block 0 thread 0 waits in "
@@ -409,13 +408,12 @@ TEST(Teams, AMissingInterArriveIsADeadlockNamingTheRank) {
 TEST(Teams, AMissingWorldArriveNamesTheRankOnEveryNode) {
   Nodes w(2, 2);
   ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
-  LaunchResult r =
-      launch(w.comms.data(), 4, shape({1, 1, 1}, {32, 1, 1}),
-             [&](int rank, void *dc) {
-               if (rank != 3)
-                 flagcxDevBarrierSync(dc, kTeamWorld, 0, 0, kCoopWarp,
-                                      kOrderAcqRel, kScopeSystem);
-             });
+  LaunchResult r = launch(
+      w.comms.data(), 4, shape({1, 1, 1}, {32, 1, 1}), [&](int rank, void *dc) {
+        if (rank != 3)
+          flagcxDevBarrierSync(dc, kTeamWorld, 0, 0, kCoopWarp, kOrderAcqRel,
+                               kScopeSystem);
+      });
   ASSERT_EQ(r.result, tleDeadlock) << r.message;
   // Node 1's other rank waits for it in the intra half; node 0's ranks
   // for node 1's in the inter half.
@@ -445,17 +443,15 @@ TEST(Teams, AMissingWorldArriveNamesTheRankOnEveryNode) {
 TEST(Teams, AMissingCrossNodeSignalIsADeadlock) {
   Nodes w(2, 2);
   ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
-  LaunchResult r =
-      launch(w.comms.data(), 4, shape({1, 1, 1}, {1, 1, 1}),
-             [&](int rank, void *dc) {
-               // Rank 3 signals rank 0's word 4 once; rank 0 wants two.
-               if (rank == 3)
-                 flagcxDevSignalInc(dc, kTeamWorld, 0, 4, 0, kCoopThread,
-                                    kScopeSystem);
-               if (rank == 0)
-                 flagcxDevWaitSignal(dc, 4, 2, 64, 0, kCoopThread,
-                                     kOrderAcquire);
-             });
+  LaunchResult r = launch(
+      w.comms.data(), 4, shape({1, 1, 1}, {1, 1, 1}), [&](int rank, void *dc) {
+        // Rank 3 signals rank 0's word 4 once; rank 0 wants two.
+        if (rank == 3)
+          flagcxDevSignalInc(dc, kTeamWorld, 0, 4, 0, kCoopThread,
+                             kScopeSystem);
+        if (rank == 0)
+          flagcxDevWaitSignal(dc, 4, 2, 64, 0, kCoopThread, kOrderAcquire);
+      });
   ASSERT_EQ(r.result, tleDeadlock) << r.message;
   EXPECT_TRUE(contains(r.message, "rank 0 (node 0, local 0) block 0 thread 0 "
                                   "waits in signal wait"))
@@ -470,15 +466,14 @@ TEST(Teams, AWaitAcrossNodesTimesOut) {
   Nodes w(2, 2, 200);
   ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
   auto start = std::chrono::steady_clock::now();
-  LaunchResult r =
-      launch(w.comms.data(), 2, shape({1, 1, 1}, {32, 1, 1}),
-             [&](int, void *dc) {
-               flagcxDevBarrierSync(dc, kTeamInter, 5, 0, kCoopWarp,
-                                    kOrderAcqRel, kScopeSystem);
-             });
-  double seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  LaunchResult r = launch(
+      w.comms.data(), 2, shape({1, 1, 1}, {32, 1, 1}), [&](int, void *dc) {
+        flagcxDevBarrierSync(dc, kTeamInter, 5, 0, kCoopWarp, kOrderAcqRel,
+                             kScopeSystem);
+      });
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   ASSERT_EQ(r.result, tleTimeout) << r.message;
   EXPECT_GE(seconds, 0.2);
   EXPECT_EQ(r.error.slot, 5u);
@@ -487,8 +482,8 @@ TEST(Teams, AWaitAcrossNodesTimesOut) {
   EXPECT_TRUE(r.error.rank == 0 || r.error.rank == 1) << r.error.rank;
   EXPECT_EQ(r.error.missingMask, 1u << (r.error.rank + 2));
   std::string local = std::to_string(r.error.rank);
-  EXPECT_TRUE(contains(r.message, "rank " + local + " (node 0, local " +
-                                      local + ") block 0 thread 0"))
+  EXPECT_TRUE(contains(r.message, "rank " + local + " (node 0, local " + local +
+                                      ") block 0 thread 0"))
       << r.message;
   EXPECT_TRUE(contains(r.message, "timed out after"));
   EXPECT_TRUE(contains(r.message, "missing peers: rank " +
@@ -506,21 +501,19 @@ tleResult_t worldExchange(int order, std::string &message) {
   EXPECT_EQ(buf.status, tleSuccess) << tleGetLastErrorDetail();
   LaunchOptions o = shape({1, 1, 1}, {32, 1, 1});
   o.seed = 7;
-  LaunchResult r =
-      launch(w.comms.data(), 4, o, [&](int rank, void *dc) {
-        uint32_t t = linearThreadId();
-        const void *mem = buf.handles[rank];
-        if (rank == 1)
-          write(static_cast<uint32_t *>(
-                    flagcxGetLocalPointerS(mem, t * sizeof(uint32_t))),
-                t + 1, "the store");
-        flagcxDevBarrierSync(dc, kTeamWorld, 0, 0, kCoopWarp, order,
-                             kScopeSystem);
-        if (rank == 0)
-          (void)read(static_cast<uint32_t *>(
-                         flagcxGetIntraPointerS(mem, t * sizeof(uint32_t), 1)),
-                     "the load");
-      });
+  LaunchResult r = launch(w.comms.data(), 4, o, [&](int rank, void *dc) {
+    uint32_t t = linearThreadId();
+    const void *mem = buf.handles[rank];
+    if (rank == 1)
+      write(static_cast<uint32_t *>(
+                flagcxGetLocalPointerS(mem, t * sizeof(uint32_t))),
+            t + 1, "the store");
+    flagcxDevBarrierSync(dc, kTeamWorld, 0, 0, kCoopWarp, order, kScopeSystem);
+    if (rank == 0)
+      (void)read(static_cast<uint32_t *>(
+                     flagcxGetIntraPointerS(mem, t * sizeof(uint32_t), 1)),
+                 "the load");
+  });
   message = r.message;
   return r.result;
 }
@@ -531,8 +524,7 @@ TEST(Teams, AnAcqRelWorldBarrierOrdersARelaxedOneDoesNot) {
   EXPECT_EQ(worldExchange(kOrderRelaxed, message), tleDataRace) << message;
   EXPECT_TRUE(contains(message, "write by rank 1 (node 0, local 1)"))
       << message;
-  EXPECT_TRUE(contains(message, "read by rank 0 (node 0, local 0)"))
-      << message;
+  EXPECT_TRUE(contains(message, "read by rank 0 (node 0, local 0)")) << message;
 }
 
 TEST(Teams, CrossNodeSignalsCarryHappensBefore) {
@@ -548,25 +540,21 @@ TEST(Teams, CrossNodeSignalsCarryHappensBefore) {
     ASSERT_EQ(buf.status, tleSuccess);
     LaunchOptions o = shape({1, 1, 1}, {1, 1, 1});
     o.seed = 3;
-    LaunchResult r =
-        launch(w.comms.data(), 4, o, [&](int rank, void *dc) {
-          const void *mem = buf.handles[rank];
-          if (rank == 2) {
-            write(static_cast<uint32_t *>(flagcxGetLocalPointerS(mem, 0)),
-                  7u, "the store");
-            flagcxDevSignalInc(dc, kTeamWorld, 0, 0, 0, kCoopThread,
-                               kScopeSystem);
-          } else if (rank == 0) {
-            flagcxDevWaitSignal(dc, 0, 1, 64, 0, kCoopThread, order);
-            flagcxDevSignalInc(dc, kTeamWorld, 3, 1, 0, kCoopThread,
-                               kScopeSystem);
-          } else if (rank == 3) {
-            flagcxDevWaitSignal(dc, 1, 1, 64, 0, kCoopThread, order);
-            (void)read(static_cast<uint32_t *>(
-                           flagcxGetIntraPointerS(mem, 0, 0)),
-                       "the load");
-          }
-        });
+    LaunchResult r = launch(w.comms.data(), 4, o, [&](int rank, void *dc) {
+      const void *mem = buf.handles[rank];
+      if (rank == 2) {
+        write(static_cast<uint32_t *>(flagcxGetLocalPointerS(mem, 0)), 7u,
+              "the store");
+        flagcxDevSignalInc(dc, kTeamWorld, 0, 0, 0, kCoopThread, kScopeSystem);
+      } else if (rank == 0) {
+        flagcxDevWaitSignal(dc, 0, 1, 64, 0, kCoopThread, order);
+        flagcxDevSignalInc(dc, kTeamWorld, 3, 1, 0, kCoopThread, kScopeSystem);
+      } else if (rank == 3) {
+        flagcxDevWaitSignal(dc, 1, 1, 64, 0, kCoopThread, order);
+        (void)read(static_cast<uint32_t *>(flagcxGetIntraPointerS(mem, 0, 0)),
+                   "the load");
+      }
+    });
     if (order == kOrderAcquire)
       EXPECT_EQ(r.result, tleSuccess) << r.message;
     else
@@ -589,8 +577,7 @@ TEST(Teams, TheNetworkHonoursItsLatency) {
     LaunchResult r = launch(w.comms.data(), 2, o, [&](int rank, void *dc) {
       if (rank == 0) {
         sent = netNow();
-        flagcxDevSignalInc(dc, kTeamInter, 1, 0, 0, kCoopThread,
-                           kScopeSystem);
+        flagcxDevSignalInc(dc, kTeamInter, 1, 0, 0, kCoopThread, kScopeSystem);
       } else {
         flagcxDevWaitSignal(dc, 0, 1, 64, 0, kCoopThread, kOrderAcquire);
         seen = netNow();
@@ -615,8 +602,7 @@ TEST(Teams, BadNodeConfigsAreRefused) {
     EXPECT_EQ(c, nullptr);
   config.ranksPerNode = 3;
   config.backend = tleBackendCuda;
-  EXPECT_EQ(tleCommInitAll(comms.data(), 6, nullptr, &config),
-            tleNotSupported);
+  EXPECT_EQ(tleCommInitAll(comms.data(), 6, nullptr, &config), tleNotSupported);
   EXPECT_TRUE(contains(tleGetLastErrorDetail(), "tleCommInitFromNccl"));
 }
 

@@ -761,8 +761,8 @@ extern "C" TLE_API tleResult_t tleEmuLaunchWithConfig(
     options.timeoutMs = config->timeoutMs;
   if (config->size >= offsetof(tleEmuLaunchConfig, raceCheck) + sizeof(int))
     options.raceCheck = config->raceCheck != 0;
-  if (config->size >= offsetof(tleEmuLaunchConfig, netLatencySteps) +
-                          sizeof(int64_t)) {
+  if (config->size >=
+      offsetof(tleEmuLaunchConfig, netLatencySteps) + sizeof(int64_t)) {
     if (config->netLatencySteps < -1)
       return tle::emu::refusedC(
           tle::fail(tleInvalidArgument,
@@ -771,8 +771,7 @@ extern "C" TLE_API tleResult_t tleEmuLaunchWithConfig(
                     static_cast<long long>(config->netLatencySteps)),
           outError);
     if (config->netLatencySteps >= 0)
-      options.netLatencySteps =
-          static_cast<uint64_t>(config->netLatencySteps);
+      options.netLatencySteps = static_cast<uint64_t>(config->netLatencySteps);
   }
   return tle::emu::launchC("tleEmuLaunchWithConfig", comms, nRanks, options,
                            kernel, argsPerRank, outError);

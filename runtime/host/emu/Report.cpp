@@ -185,8 +185,8 @@ std::string Scheduler::deadlockReport(RunResult &result,
           continue;
         bool whole = g.tids.size() == b->live && g.merged;
         bool one = g.tids.size() == 1 || whole;
-        std::string who = rankName(rank.info.rank) + " block " +
-                          std::to_string(b->id);
+        std::string who =
+            rankName(rank.info.rank) + " block " + std::to_string(b->id);
         if (!whole)
           who +=
               (g.tids.size() == 1 ? " thread " : " threads ") + ranges(g.tids);
@@ -208,32 +208,31 @@ std::string Scheduler::deadlockReport(RunResult &result,
                  std::to_string(g.wait.rank) +
                  " for a value >= " + std::to_string(g.wait.wanted) +
                  " (it holds " + std::to_string(g.wait.seen) +
-                 "); ranks that could still signal it: " +
-                 rankList(liveRanks);
+                 "); ranks that could still signal it: " + rankList(liveRanks);
         } else if (g.kind == Yield::Spin && g.wait.team != 0) {
           // A net wait: a word counts arrivals, so the missing ranks are
           // the candidates whose adds to it fall short (netMissing).
           line = who + (one ? " waits in " : " wait in ") +
-                 (g.wait.what ? g.wait.what : "a net wait") + at +
-                 " on slot " + std::to_string(g.wait.slot) + " of team " +
+                 (g.wait.what ? g.wait.what : "a net wait") + at + " on slot " +
+                 std::to_string(g.wait.slot) + " of team " +
                  (g.wait.team == kTeamInter ? "inter" : "world") +
                  " for epoch " + std::to_string(g.wait.epoch) +
                  " (its net word " + std::to_string(g.wait.netWord) +
                  " holds " + std::to_string(g.wait.seen) + " of " +
-                 std::to_string(g.wait.wanted) + "); missing: " +
-                 rankList(netMissing(g.wait));
+                 std::to_string(g.wait.wanted) +
+                 "); missing: " + rankList(netMissing(g.wait));
         } else if (g.kind == Yield::Spin) {
           // WORLD's intra half runs on the inbox slots past nBarriers
           // (kInboxSets); name the slot as the kernel did.
           const auto *dc = static_cast<const DevComm *>(g.wait.comm);
-          bool worldHalf = g.wait.what && dc && dc->nBarriers > 0 &&
-                           g.wait.slot >= dc->nBarriers &&
-                           std::strcmp(g.wait.what,
-                                       "world barrier wait (intra half)") == 0;
-          std::string slot =
-              worldHalf ? std::to_string(g.wait.slot - dc->nBarriers) +
-                              " of team world"
-                        : std::to_string(g.wait.slot);
+          bool worldHalf =
+              g.wait.what && dc && dc->nBarriers > 0 &&
+              g.wait.slot >= dc->nBarriers &&
+              std::strcmp(g.wait.what, "world barrier wait (intra half)") == 0;
+          std::string slot = worldHalf
+                                 ? std::to_string(g.wait.slot - dc->nBarriers) +
+                                       " of team world"
+                                 : std::to_string(g.wait.slot);
           line = who + (one ? " waits in " : " wait in ") +
                  (g.wait.what ? g.wait.what : "a spin wait") + at +
                  " on slot " + slot + " for epoch " +

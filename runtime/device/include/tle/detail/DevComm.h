@@ -123,10 +123,10 @@ constexpr uint32_t kEpochSets = 4;
 /// world rank p is signals[p][w] (the rank's signal words); the others are
 /// barrier[p][w - nSignals]. Host memory, shared by every rank of the world.
 struct EmuNet {
-  uint32_t worldSize;            ///< nNodes * size
-  uint32_t nSignals;             ///< DevComm::nSignals
-  uint64_t *signals[kMaxRanks];  ///< [worldSize]: DevComm::signals of each
-  uint64_t *barrier[kMaxRanks];  ///< [worldSize]: 2 * nBarriers words each
+  uint32_t worldSize;           ///< nNodes * size
+  uint32_t nSignals;            ///< DevComm::nSignals
+  uint64_t *signals[kMaxRanks]; ///< [worldSize]: DevComm::signals of each
+  uint64_t *barrier[kMaxRanks]; ///< [worldSize]: 2 * nBarriers words each
 };
 
 /// Where entry j of a rank's round signals and polls (see DevComm).

@@ -112,7 +112,10 @@ TLE_DEV_INLINE uint32_t groupWait(const void *comm, int coop, uint32_t index,
       arriveAt(c, slot, g.rank, workers, order);
     if (g.rank < workers || g.rank == 0)
       next = loadRelaxedGpu(epochWord(c, slot)) + 1;
-    WaitCtx w{c,  slot, next, c.size - 1,
+    WaitCtx w{c,
+              slot,
+              next,
+              c.size - 1,
               Team == kTeamWorld ? "world barrier wait (intra half)"
                                  : "barrier wait",
               fn};
@@ -137,8 +140,8 @@ TLE_DEV_INLINE uint32_t groupWait(const void *comm, int coop, uint32_t index,
       if (g.rank == 0 && status == 0) {
         uint32_t word = loadConst(&c.dc->nSignals) + c.nBarriers + index;
         railArrive(c, world, word, kOrderRelease);
-        status = railWait(c, world, word, 3 * c.nBarriers + index,
-                          index, order != kOrderRelaxed, kTeamWorld, fn);
+        status = railWait(c, world, word, 3 * c.nBarriers + index, index,
+                          order != kOrderRelaxed, kTeamWorld, fn);
       }
     }
     if (g.rank == 0)

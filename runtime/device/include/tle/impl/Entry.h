@@ -201,8 +201,8 @@ TLE_DEVICE_API int32_t tleTritonTeamBarrier(int64_t comm, int32_t teamKind,
   const void *c = addressOf(comm);
   uint32_t slot = static_cast<uint32_t>(index);
   if (TLE_UNLIKELY(static_cast<uint32_t>(teamKind) > tle::kTeamWorld))
-    failArgument(c, slot, Fn::tleTritonTeamBarrier, tle::kArgTeamKind,
-                 teamKind, tle::kTeamWorld);
+    failArgument(c, slot, Fn::tleTritonTeamBarrier, tle::kArgTeamKind, teamKind,
+                 tle::kTeamWorld);
   if (TLE_UNLIKELY(static_cast<uint32_t>(barrierKind) > tle::kBarrierSync))
     failArgument(c, slot, Fn::tleTritonTeamBarrier, tle::kArgBarrierKind,
                  barrierKind, tle::kBarrierSync);

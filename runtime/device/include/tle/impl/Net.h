@@ -1,4 +1,4 @@
-//===- Net.h - Net words: what crosses nodes ---------------------*- C++ -*-===//
+//===- Net.h - Net words: what crosses nodes --------------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The transport of the INTER and WORLD teams (docs/design.md, "Teams").

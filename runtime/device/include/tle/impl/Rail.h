@@ -97,8 +97,8 @@ TLE_DEV_COLD uint32_t failRailTimeout(const Comm &c, World w, uint32_t slot,
 /// inbox. `slot` and `epoch` name the wait in reports, `team` says whose.
 /// Returns 0, or the status of a wait that gave up.
 TLE_DEV_INLINE uint32_t railPoll(const Comm &c, World w, uint32_t word,
-                                 uint64_t target, uint32_t slot,
-                                 uint32_t epoch, int team, abi::Fn fn) {
+                                 uint64_t target, uint32_t slot, uint32_t epoch,
+                                 int team, abi::Fn fn) {
   PollClock k;
   for (;;) {
     uint64_t v = netLoad(c.dc, word);

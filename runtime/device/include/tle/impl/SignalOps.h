@@ -159,8 +159,8 @@ TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
     traceSignal(s.dc, kTraceSignal, g.kind, sig, kOrderRelease, kTraceBegin);
 #if defined(TLE_WITH_NCCL_GIN)
     if (signalsOnNet(s.dc))
-      netAdd(s.dc, loadConst(&s.dc->node) * loadConst(&s.dc->size) + peer,
-             sig, value);
+      netAdd(s.dc, loadConst(&s.dc->node) * loadConst(&s.dc->size) + peer, sig,
+             value);
     else
 #endif
       addReleaseSys(s.word, value);
@@ -260,7 +260,7 @@ TLE_DEV_INLINE uint32_t pollSignal(const SignalWord &s, uint32_t sig,
 #endif
   for (;;) {
 #if defined(TLE_WITH_NCCL_GIN)
-    uint64_t v = net ? netSignalLoad(s.dc, sig, Acquire)
+    uint64_t v = net       ? netSignalLoad(s.dc, sig, Acquire)
                  : Acquire ? loadAcquireSys(s.word)
                            : loadRelaxedSys(s.word);
 #else
