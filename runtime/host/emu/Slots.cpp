@@ -12,6 +12,8 @@
 
 #include "emu/Slots.h"
 
+#include "tle/detail/DevComm.h"
+
 #include "tle/abi.h"
 
 namespace tle::emu::detail {
@@ -37,9 +39,36 @@ const char *coopName(int coop) {
   return "?";
 }
 
+/// The device library reports INTER's slot s as 2 * nBarriers + s and
+/// WORLD's as nBarriers + s (docs/device-library.md, "Teams"): "slot 3 of
+/// team world" for those, "slot 3" for INTRA's.
+std::string slotName(const SlotEvent &e) {
+  const auto *dc = static_cast<const DevComm *>(e.comm);
+  uint32_t n = dc ? dc->nBarriers : 0;
+  if (n == 0 || e.slot < n)
+    return "slot " + std::to_string(e.slot);
+  if (e.slot < 2 * n)
+    return "slot " + std::to_string(e.slot - n) + " of team world";
+  return "slot " + std::to_string(e.slot - 2 * n) + " of team inter";
+}
+
 std::string slotOf(const SlotEvent &e) {
-  return "slot " + std::to_string(e.slot) + " of rank " +
-         std::to_string(e.rank);
+  return slotName(e) + " of rank " + std::to_string(e.rank);
+}
+
+/// Which ranks share the rounds of e's slot: with several nodes, the
+/// node's for INTRA's slots (and the grid's), the rail's for INTER's, the
+/// world's for WORLD's; with one node, all of them.
+int64_t teamOf(const SlotEvent &e) {
+  const auto *dc = static_cast<const DevComm *>(e.comm);
+  if (!dc || dc->nNodes <= 1)
+    return 0;
+  uint32_t n = dc->nBarriers;
+  if (e.slot >= 2 * n)
+    return 1 + dc->rank;
+  if (e.slot >= n)
+    return 0;
+  return -1 - dc->node;
 }
 
 const char *kAdvice = "one slot serves one group at a time: give each group "
@@ -90,8 +119,7 @@ std::optional<std::string> SlotChecker::onEvent(const SlotEvent &e) {
   if (s.busy && s.owner == g) {
     if (s.arrived && e.kind != kBarrierWait)
       return "barrier misuse: " + who + " of rank " + std::to_string(e.rank) +
-             " arrives twice on slot " + std::to_string(e.slot) +
-             " without a wait:\n  first " + kindName(s.ownerKind) +
+             " arrives twice on " + slotName(e) + " without a wait:\n  first " + kindName(s.ownerKind) +
              at(s.ownerSite) + "\n  then " + kindName(e.kind) + at(e.site) +
              "\n  an arrive must be followed by a wait on the same slot "
              "before the group arrives again";
@@ -145,12 +173,12 @@ std::optional<std::string> SlotChecker::checkRound(Slot &s,
   // The launch's ranks share one key; a communicator from elsewhere is
   // compared with itself only.
   const void *set = launchComms.count(e.comm) ? nullptr : e.comm;
-  auto key = std::make_tuple(set, e.slot, round);
+  auto key = std::make_tuple(set, teamOf(e), e.slot, round);
   auto [it, first] = rounds.try_emplace(key, Round{e.coop, e.rank, e.site});
   if (first || it->second.coop == e.coop)
     return std::nullopt;
   const Round &r = it->second;
-  return "barrier misuse: ranks use slot " + std::to_string(e.slot) +
+  return "barrier misuse: ranks use " + slotName(e) +
          " with different groups (round " + std::to_string(round) +
          " of the slot in this launch):\n  rank " + std::to_string(r.rank) +
          ": group " + coopName(r.coop) + at(r.site) + "\n  rank " +

@@ -99,7 +99,9 @@ private:
   const RaceChecker *race;
   std::set<const void *> launchComms;
   std::map<std::pair<const void *, uint32_t>, Slot> slots;
-  std::map<std::tuple<const void *, uint32_t, uint32_t>, Round> rounds;
+  /// By (communicator set, team instance (teamOf), slot, round).
+  std::map<std::tuple<const void *, int64_t, uint32_t, uint32_t>, Round>
+      rounds;
 };
 
 } // namespace tle::emu::detail
