@@ -384,16 +384,15 @@ TEST(Teams, SlotChecksKnowTheTeams) {
   ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
   // Each node's INTRA slot 3 (and each rail's INTER slot 3) is a barrier
   // of its own: the nodes may use it with different groups.
-  LaunchResult r =
-      launch(w.comms.data(), 4, shape({1, 1, 1}, {32, 1, 1}),
-             [&](int rank, void *dc) {
-               int group = rank < 2 ? kCoopWarp : kCoopBlock;
-               flagcxDevBarrierSync(dc, kTeamIntra, 3, 0, group, kOrderAcqRel,
-                                    kScopeSystem);
-               group = rank % 2 ? kCoopWarp : kCoopBlock;
-               flagcxDevBarrierSync(dc, kTeamInter, 3, 0, group, kOrderAcqRel,
-                                    kScopeSystem);
-             });
+  LaunchResult r = launch(w.comms.data(), 4, shape({1, 1, 1}, {32, 1, 1}),
+                          [&](int rank, void *dc) {
+                            int group = rank < 2 ? kCoopWarp : kCoopBlock;
+                            flagcxDevBarrierSync(dc, kTeamIntra, 3, 0, group,
+                                                 kOrderAcqRel, kScopeSystem);
+                            group = rank % 2 ? kCoopWarp : kCoopBlock;
+                            flagcxDevBarrierSync(dc, kTeamInter, 3, 0, group,
+                                                 kOrderAcqRel, kScopeSystem);
+                          });
   EXPECT_EQ(r.result, tleSuccess) << r.message;
   // WORLD's slot 3 is one barrier: different groups are a misuse, named
   // by the team's slot.

@@ -119,8 +119,9 @@ std::optional<std::string> SlotChecker::onEvent(const SlotEvent &e) {
   if (s.busy && s.owner == g) {
     if (s.arrived && e.kind != kBarrierWait)
       return "barrier misuse: " + who + " of rank " + std::to_string(e.rank) +
-             " arrives twice on " + slotName(e) + " without a wait:\n  first " + kindName(s.ownerKind) +
-             at(s.ownerSite) + "\n  then " + kindName(e.kind) + at(e.site) +
+             " arrives twice on " + slotName(e) + " without a wait:\n  first " +
+             kindName(s.ownerKind) + at(s.ownerSite) + "\n  then " +
+             kindName(e.kind) + at(e.site) +
              "\n  an arrive must be followed by a wait on the same slot "
              "before the group arrives again";
   } else if (auto misuse = enter(s, e, g)) {

@@ -100,8 +100,7 @@ private:
   std::set<const void *> launchComms;
   std::map<std::pair<const void *, uint32_t>, Slot> slots;
   /// By (communicator set, team instance (teamOf), slot, round).
-  std::map<std::tuple<const void *, int64_t, uint32_t, uint32_t>, Round>
-      rounds;
+  std::map<std::tuple<const void *, int64_t, uint32_t, uint32_t>, Round> rounds;
 };
 
 } // namespace tle::emu::detail
