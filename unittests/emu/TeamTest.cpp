@@ -550,8 +550,8 @@ tleResult_t worldExchange(int order, std::string &message) {
 TEST(Teams, TheWorldBarrierOrdersAsItsOrderSays) {
   // The arrive releases with the order's release half; the wait acquires
   // unless the order is relaxed (docs/design.md, "Teams").
-  for (int order : {kOrderRelaxed, kOrderAcquire, kOrderRelease,
-                    kOrderAcqRel, kOrderSeqCst}) {
+  for (int order : {kOrderRelaxed, kOrderAcquire, kOrderRelease, kOrderAcqRel,
+                    kOrderSeqCst}) {
     std::string message;
     bool orders = order == kOrderRelease || order >= kOrderAcqRel;
     EXPECT_EQ(worldExchange(order, message), orders ? tleSuccess : tleDataRace)
