@@ -19,6 +19,7 @@
 #include "CommInternal.h"
 #include "Error.h"
 #include "Handles.h"
+#include "NcclNet.h"
 
 #include "tle/detail/Log.h"
 
@@ -106,9 +107,14 @@ tleResult_t publishDevComm(CommState &c) {
   for (int p = 0; p < c.size; ++p)
     d.signalPeers[p] = static_cast<uint64_t *>(c.signals->ptr(p));
   d.signals = d.signalPeers[c.rank];
-  d.node = 0;
-  d.nNodes = 1;
+  d.node = c.node;
+  d.nNodes = c.nNodes;
   d.netKind = kNetNone;
+  if (c.ncclNet) {
+    d.netKind = kNetNcclGin;
+    d.nNetWords = c.config.nSignals + 2 * c.config.nBarriers;
+    d.net = c.ncclNet->deviceCopy();
+  }
   return c.backend->copyToLocal(c.devComm, &d, sizeof(DevComm));
 }
 
@@ -359,7 +365,8 @@ tleResult_t tleCommRank(tleComm_t handle, int *outRank) {
       return r;
     if (!outRank)
       return fail(tleInvalidArgument, "outRank is NULL");
-    *outRank = comm->rank;
+    // The world rank: node-major (docs/design.md, "Teams").
+    *outRank = comm->node * comm->size + comm->rank;
     return tleSuccess;
   });
 }
@@ -371,7 +378,7 @@ tleResult_t tleCommSize(tleComm_t handle, int *outSize) {
       return r;
     if (!outSize)
       return fail(tleInvalidArgument, "outSize is NULL");
-    *outSize = comm->size;
+    *outSize = comm->nNodes * comm->size;
     return tleSuccess;
   });
 }
