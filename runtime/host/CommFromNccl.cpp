@@ -227,7 +227,7 @@ tleResult_t initFromNccl(tleComm_t *outComm, void *ncclComm,
           createNcclBootstrap(api, ncclComm, rank, size, std::move(staging),
                               c->config.bootstrapTimeoutMs, c->bootstrap))
     return r;
-  NetworkChoice choice;
+  NetworkChoice choice = NetworkChoice::Auto;
   if (tleResult_t r = networkChoice(choice))
     return r;
   bool sameProcess = false, spansNodes = false;
