@@ -14,7 +14,9 @@
 //     -DTLE_WITH_NCCL_GIN runs signals and WORLD/INTER barriers through
 //     it (a signal to itself, which GIN carries like any other) and prints
 //     GIN-ROUNDTRIP-US; where NCCL cannot, TLE's refusal must be
-//     tleNotSupported with NCCL's error in the detail.
+//     tleNotSupported with NCCL's error in the detail;
+//  4. one node: the same kernel on a communicator without a network,
+//     where INTER is the rank alone and WORLD its node (ONE-NODE-ROUND-US).
 //
 // Prints one RESULT line per step; exits 0 when every step did what it
 // must (success, or the clear refusal), 1 otherwise, 77 without a GPU.
@@ -157,6 +159,59 @@ bool tleStep(ncclComm_t nccl) {
   return ok;
 }
 
+/// The same kernel on a one-rank communicator without a network (netKind
+/// none): INTER is this rank alone, WORLD its node, signals TLE's words.
+bool oneNodeStep() {
+  tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
+  cfg.backend = tleBackendCuda;
+  cfg.nBarriers = kSlots;
+  cfg.nSignals = kSignals;
+  cfg.timeoutMs = 10000;
+  tleComm_t comm = nullptr;
+  int dev = 0;
+  if (tleCommInitAll(&comm, 1, &dev, &cfg) != tleSuccess) {
+    printf("RESULT,gin-probe,one-node-create,FAILED,%s\n",
+           tleGetLastErrorDetail());
+    return false;
+  }
+  void *dc = nullptr;
+  tleCommGetDevComm(comm, &dc);
+  uint64_t *word = nullptr;
+  CK(cudaMalloc(&word, sizeof(uint64_t)));
+  const int rounds = 10000;
+  ginRounds<<<1, 128>>>(dc, 10, word);
+  cudaError_t e = cudaDeviceSynchronize();
+  uint64_t first = 0;
+  cudaMemcpy(&first, word, sizeof(first), cudaMemcpyDeviceToHost);
+  auto t0 = std::chrono::steady_clock::now();
+  if (e == cudaSuccess) {
+    ginRounds<<<1, 128>>>(dc, rounds, word);
+    e = cudaDeviceSynchronize();
+  }
+  double us = std::chrono::duration<double, std::micro>(
+                  std::chrono::steady_clock::now() - t0)
+                  .count() /
+              rounds;
+  uint64_t got = 0;
+  if (e == cudaSuccess)
+    cudaMemcpy(&got, word, sizeof(got), cudaMemcpyDeviceToHost);
+  tleErrorInfo info = {};
+  tleCommGetError(comm, &info);
+  // The word only grows: 10 after the warm-up, 10 + rounds after the run.
+  bool ok = e == cudaSuccess && first == 10 && got == uint64_t(10 + rounds);
+  printf("RESULT,gin-probe,one-node-kernel,%s,word=%llu cuda=\"%s\" "
+         "device=\"%s\"\n",
+         ok ? "ok" : "FAILED", static_cast<unsigned long long>(got),
+         cudaGetErrorString(e), info.message);
+  if (ok)
+    printf("ONE-NODE-ROUND-US %.3f (signal to self + wait + INTER and WORLD "
+           "barriers, one rank, no network)\n",
+           us);
+  cudaFree(word);
+  tleCommDestroy(comm);
+  return ok;
+}
+
 } // namespace
 
 int main() {
@@ -174,6 +229,7 @@ int main() {
   }
   bool ok = ncclStep(nccl);
   ok = tleStep(nccl) && ok;
+  ok = oneNodeStep() && ok;
   ncclCommDestroy(nccl);
   printf("RESULT,gin-probe,overall,%s\n", ok ? "ok" : "FAILED");
   return ok ? 0 : 1;
