@@ -82,6 +82,7 @@ __global__ void ginRounds(const void *comm, int rounds, uint64_t *word) {
 }
 
 bool ncclStep(ncclComm_t comm) {
+  printf("step: ncclDevCommCreate without GIN\n");
   ncclDevCommRequirements plain = {};
   ncclDevComm dc = {};
   ncclResult_t r = ncclDevCommCreate(comm, &plain, &dc);
@@ -92,6 +93,7 @@ bool ncclStep(ncclComm_t comm) {
          int(dc.ginTypes[0]));
   if (r == ncclSuccess)
     ncclDevCommDestroy(comm, &dc);
+  printf("step: ncclDevCommCreate with GIN forced on\n");
   ncclDevCommRequirements gin = {};
   gin.ginForceEnable = true;
   gin.ginContextCount = 1;
@@ -109,6 +111,7 @@ bool ncclStep(ncclComm_t comm) {
 }
 
 bool tleStep(ncclComm_t nccl) {
+  printf("step: tleCommInitFromNccl with TLE_NETWORK=gin\n");
   setenv("TLE_NETWORK", "gin", 1);
   tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
   cfg.backend = tleBackendCuda;
@@ -215,6 +218,8 @@ bool oneNodeStep() {
 } // namespace
 
 int main() {
+  // Line-buffered: a crash inside NCCL must not swallow the steps before.
+  setvbuf(stdout, nullptr, _IOLBF, 0);
   if (!tle::gpu::gpusOrSkip(1))
     return 77;
   CK(cudaSetDevice(0));
