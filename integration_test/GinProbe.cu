@@ -233,6 +233,13 @@ int main() {
     return 1;
   }
   bool ok = ncclStep(nccl);
+  ncclCommDestroy(nccl);
+  // A fresh NCCL communicator for TLE: one whose GIN request failed may
+  // not be the same afterwards (run 10 crashed on a second request).
+  if (ncclCommInitAll(&nccl, 1, &dev) != ncclSuccess) {
+    printf("RESULT,gin-probe,nccl-init,FAILED\n");
+    return 1;
+  }
   ok = tleStep(nccl) && ok;
   ok = oneNodeStep() && ok;
   ncclCommDestroy(nccl);
