@@ -29,8 +29,9 @@ def TLE_DeviceIntraBarrierOp : TLE_Op<"device_intra_barrier"> {
   let summary = "Barrier across the GPUs of one node, executed by a kernel";
   let description = [{
     Synchronizes the calling cooperative group with the same barrier slot on
-    every other rank of the node's communicator `comm`. The kind says which
-    half of the barrier the call performs:
+    every other rank of the node's communicator `comm` (`tle.device_barrier`
+    is the same barrier over a chosen team). The kind says which half of
+    the barrier the call performs:
 
     - `arrive`: the group synchronizes, then signals every peer that
       this rank reached the next epoch of slot `index` (the release half of
