@@ -259,8 +259,7 @@ struct DeviceBarrierOpLowering : ConvertOpToLLVMPattern<DeviceBarrierOp> {
           rewriter, loc, rewriter.getI1Type(), op.getMultimem() ? 1 : 0);
       if (op.getGroup() == BarrierGroup::grid)
         return replaceWithAbiCall(
-            rewriter, op,
-            barrierFunction(Fn::tleIntraGridBarrierArriveS, kind),
+            rewriter, op, barrierFunction(Fn::tleIntraGridBarrierArriveS, kind),
             {comm, index, multimem, order});
       Value coop = createI32(rewriter, loc, static_cast<int>(op.getGroup()));
       return replaceWithAbiCall(
@@ -271,17 +270,16 @@ struct DeviceBarrierOpLowering : ConvertOpToLLVMPattern<DeviceBarrierOp> {
     Value context = createI32(rewriter, loc, 0);
     Value coop = createI32(rewriter, loc, static_cast<int>(op.getGroup()));
     Value scope = createI32(rewriter, loc, ::tle::kScopeSystem);
-    return replaceWithAbiCall(
-        rewriter, op, barrierFunction(Fn::flagcxDevBarrierArrive, kind),
-        {comm, team, index, context, coop, order, scope});
+    return replaceWithAbiCall(rewriter, op,
+                              barrierFunction(Fn::flagcxDevBarrierArrive, kind),
+                              {comm, team, index, context, coop, order, scope});
   }
 };
 
 /// tle.team_rank and tle.team_size: FlagCX's query for intra and world
 /// (flagcxDevCommGet{IntraRank,Rank}, ...), TLE's team query for inter,
 /// which FlagCX lacks.
-template <typename OpT>
-struct TeamQueryLowering : ConvertOpToLLVMPattern<OpT> {
+template <typename OpT> struct TeamQueryLowering : ConvertOpToLLVMPattern<OpT> {
   TeamQueryLowering(const LLVMTypeConverter &converter, Fn intra, Fn world,
                     Fn anyTeam)
       : ConvertOpToLLVMPattern<OpT>(converter), intra(intra), world(world),
