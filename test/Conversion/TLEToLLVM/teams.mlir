@@ -2,9 +2,12 @@
 // RUN:   | FileCheck %s
 // RUN: tle-opt %s --convert-tle-to-llvm=abi=unified \
 // RUN:   | mlir-translate --mlir-to-llvmir | FileCheck %s
+// RUN: tle-opt %s --convert-to-llvm | mlir-translate --mlir-to-llvmir \
+// RUN:   | FileCheck %s
 
 // The team ops lower the same under either barrier ABI (the option chooses
-// tle.device_intra_barrier's entry points). tle.device_barrier calls
+// tle.device_intra_barrier's entry points), and through MLIR's generic
+// --convert-to-llvm. tle.device_barrier calls
 // FlagCX's unified barrier with the team's encoding (INTRA 0, INTER 1,
 // WORLD 2), context 0, the group's coop kind, the order and scope SYSTEM
 // (0); the grid barrier and multimem stay on intra's own entry points.
