@@ -3,12 +3,16 @@
 """Writes the exhaustive barrier tests of the lit suite.
 
 Every kind x group x order (x multimem) combination of
-tle.device_intra_barrier is listed once here and expanded into three committed
-test files, so that they stay complete and consistent when the dialect grows:
+tle.device_intra_barrier, and every team x kind x group x order (x multimem)
+combination of tle.device_barrier, is listed once here and expanded into
+committed test files, so that they stay complete and consistent when the
+dialect grows:
 
   Dialect/TLE/round-trip-barrier.mlir          printed form, defaults elided
   Conversion/TLEToLLVM/barrier-scalar.mlir     LLVM IR calls, abi=scalar
   Conversion/TLEToLLVM/barrier-unified.mlir    LLVM IR calls, abi=unified
+  Dialect/TLE/round-trip-team-barrier.mlir     tle.device_barrier, printed
+  Conversion/TLEToLLVM/barrier-team.mlir       its calls, under either abi
 
 The expected encodings below are written out independently of the compiler
 (docs/abi.md). Run from anywhere: python3 test/gen-barrier-tests.py
@@ -21,6 +25,7 @@ ORDERS = ["relaxed", "acquire", "release", "acq_rel", "seq_cst"]
 
 COOP = {"thread": 0, "warp": 1, "block": 2}  # grid has its own entry points
 ORDER = {"relaxed": 0, "acquire": 1, "release": 2, "acq_rel": 3, "seq_cst": 4}
+TEAMS = {"intra": 0, "inter": 1, "world": 2}
 DEFAULT_GROUP = "block"
 DEFAULT_ORDER = "acq_rel"
 
@@ -39,6 +44,18 @@ def valid(kind, group, order, multimem):
     return True
 
 
+def valid_team(team, group, multimem):
+    """tle.device_barrier's own rules: grid and multimem are intra's."""
+    return team == "intra" or (group != "grid" and not multimem)
+
+
+def team_cases():
+    for team in TEAMS:
+        for c in cases():
+            if valid_team(team, c[1], c[3]):
+                yield (team, *c)
+
+
 def cases(multimem_values=(False, True)):
     for kind in KINDS:
         for group in GROUPS:
@@ -52,9 +69,13 @@ def name(kind, group, order, multimem):
     return f"{kind}_{group}_{order}" + ("_multimem" if multimem else "")
 
 
-def op(kind, group, order, multimem, comm, index, ty, explicit):
-    """The op as written (explicit: spell out defaults) or as printed."""
-    text = f"tle.device_intra_barrier {kind} {comm}, {index}"
+def op(kind, group, order, multimem, comm, index, ty, explicit, team=None):
+    """The op as written (explicit: spell out defaults) or as printed;
+    with a team, tle.device_barrier."""
+    if team is None:
+        text = f"tle.device_intra_barrier {kind} {comm}, {index}"
+    else:
+        text = f"tle.device_barrier {kind} {comm}, {index} team {team}"
     if explicit or group != DEFAULT_GROUP:
         text += f" group {group}"
     if explicit or order != DEFAULT_ORDER:
@@ -146,7 +167,74 @@ def lowering(abi):
     write(f"Conversion/TLEToLLVM/barrier-{abi}.mlir", "".join(out).rstrip() + "\n")
 
 
+def team_round_trip():
+    out = [
+        "// RUN: tle-opt %s --verify-roundtrip | FileCheck %s\n",
+        GENERATED,
+        "// tle.device_barrier: every valid team x kind x group x order x\n"
+        "// multimem combination, written with defaults spelled out; the team is\n"
+        "// always printed, `group block` and `order acq_rel` are elided.\n\n",
+        "// CHECK-LABEL: func.func @all(\n",
+        "// CHECK-SAME: %[[COMM:.*]]: !llvm.ptr, %[[INDEX:.*]]: i32)\n",
+        "func.func @all(%comm: !llvm.ptr, %index: i32) {\n",
+    ]
+    for team, *c in team_cases():
+        printed = op(*c, "%[[COMM]]", "%[[INDEX]]", "!llvm.ptr", explicit=False, team=team)
+        out.append(f"  // CHECK-NEXT: {printed}\n")
+        out.append(f"  {op(*c, '%comm', '%index', '!llvm.ptr', explicit=True, team=team)}\n")
+    out.append("  return\n}\n")
+    write("Dialect/TLE/round-trip-team-barrier.mlir", "".join(out))
+
+
+def team_lowering():
+    out = [
+        "// RUN: tle-opt %s --convert-tle-to-llvm=abi=scalar \\\n"
+        "// RUN:   | mlir-translate --mlir-to-llvmir | FileCheck %s\n"
+        "// RUN: tle-opt %s --convert-tle-to-llvm=abi=unified \\\n"
+        "// RUN:   | mlir-translate --mlir-to-llvmir | FileCheck %s\n",
+        GENERATED,
+        "// tle.device_barrier under either abi option: flagcxDevBarrier{Arrive,\n"
+        "// Wait,Sync}(comm, teamKind, index, contextId = 0, coopKind, order,\n"
+        "// scope = 0) with intra 0, inter 1, world 2; team intra with group grid\n"
+        "// calls tleIntraGridBarrier{Arrive,Wait,Sync}S(comm, index, multimem,\n"
+        "// order), and with multimem flagcxIntraBarrier{Arrive,Wait,Sync}S(comm,\n"
+        "// coopKind, index, multimem = 1, order).\n\n",
+    ]
+    decls = set()
+    for team, kind, group, order, multimem in team_cases():
+        fn = f"{team}_" + name(kind, group, order, multimem)
+        k = kind.capitalize()
+        mm = "true" if multimem else "false"
+        o = ORDER[order]
+        if group == "grid":
+            callee = f"tleIntraGridBarrier{k}S"
+            args = f"ptr %[[COMM]], i32 %[[INDEX]], i1 {mm}, i32 {o}"
+            decls.add(f"declare void @{callee}(ptr, i32, i1, i32)")
+        elif multimem:
+            callee = f"flagcxIntraBarrier{k}S"
+            args = f"ptr %[[COMM]], i32 {COOP[group]}, i32 %[[INDEX]], i1 true, i32 {o}"
+            decls.add(f"declare void @{callee}(ptr, i32, i32, i1, i32)")
+        else:
+            callee = f"flagcxDevBarrier{k}"
+            args = (f"ptr %[[COMM]], i32 {TEAMS[team]}, i32 %[[INDEX]], i32 0, "
+                    f"i32 {COOP[group]}, i32 {o}, i32 0")
+            decls.add(f"declare void @{callee}(ptr, i32, i32, i32, i32, i32, i32)")
+        out.append(
+            f"// CHECK-LABEL: define void @{fn}(\n"
+            "// CHECK-SAME: ptr %[[COMM:[0-9]+]], i32 %[[INDEX:[0-9]+]])\n"
+            f"// CHECK-NEXT: call void @{callee}({args})\n"
+            "// CHECK-NEXT: ret void\n"
+            f"llvm.func @{fn}(%comm: !llvm.ptr, %index: i32) {{\n"
+            f"  {op(kind, group, order, multimem, '%comm', '%index', '!llvm.ptr', explicit=True, team=team)}\n"
+            "  llvm.return\n}\n\n"
+        )
+    out.insert(2, "".join(f"// CHECK-DAG: {d}\n" for d in sorted(decls)) + "\n")
+    write("Conversion/TLEToLLVM/barrier-team.mlir", "".join(out).rstrip() + "\n")
+
+
 if __name__ == "__main__":
     round_trip()
     lowering("scalar")
     lowering("unified")
+    team_round_trip()
+    team_lowering()

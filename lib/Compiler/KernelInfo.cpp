@@ -39,6 +39,17 @@ struct BarrierSummary {
   bool runtimeSignal = false;
 };
 
+/// The group and slot index of a barrier op (of any team: each team has
+/// its own nBarriers slots, so the slots a kernel needs are the most any
+/// team's indices need), or a null index for any other op.
+std::pair<BarrierGroup, Value> barrierOperands(Operation *op) {
+  if (auto b = dyn_cast<DeviceIntraBarrierOp>(op))
+    return {b.getGroup(), b.getIndex()};
+  if (auto b = dyn_cast<DeviceBarrierOp>(op))
+    return {b.getGroup(), b.getIndex()};
+  return {BarrierGroup::block, nullptr};
+}
+
 /// The signal index of a signal op, or null for any other op.
 Value signalIndex(Operation *op) {
   if (auto s = dyn_cast<SignalOp>(op))
@@ -63,13 +74,14 @@ static void collectBarriers(Operation *root, BarrierSummary &sum,
     if (!visited.insert(fn).second)
       continue;
     fn->walk([&](Operation *op) {
-      if (auto barrier = dyn_cast<DeviceIntraBarrierOp>(op)) {
+      if (auto [group, index] = barrierOperands(op); index) {
         ++sum.ops;
-        sum.grid |= barrier.getGroup() == BarrierGroup::grid;
-        APInt index;
-        if (matchPattern(barrier.getIndex(), m_ConstantInt(&index)) &&
-            !index.isNegative())
-          sum.slots = std::max<unsigned>(sum.slots, index.getZExtValue() + 1);
+        sum.grid |= group == BarrierGroup::grid;
+        APInt constant;
+        if (matchPattern(index, m_ConstantInt(&constant)) &&
+            !constant.isNegative())
+          sum.slots =
+              std::max<unsigned>(sum.slots, constant.getZExtValue() + 1);
         else
           sum.runtimeIndex = true;
         return;

@@ -83,7 +83,8 @@ def test_triton_entry_points_have_abi_signatures():
     source = Path(language.__file__).read_text()
     for name in ("tleTritonBarrier", "tleTritonIntraRank", "tleTritonIntraSize",
                  "tleTritonLocalPointer", "tleTritonIntraPointer", "tleTritonSignal", "tleTritonSignalWait",
-                 "tleTritonReadSignal", "tleTritonResetSignal", "tleTritonCommFailed"):
+                 "tleTritonReadSignal", "tleTritonResetSignal", "tleTritonCommFailed", "tleTritonTeamBarrier",
+                 "tleTritonTeamSignal", "tleTritonTeamRank", "tleTritonTeamSize"):
         assert f'"{name}"' in source, f"tle.language no longer calls {name}"
     # FlagTree's spellings, which tle.flagtree calls, have their twins'
     # signatures.

@@ -9,7 +9,9 @@ refusals say why, signals included (FlagTree's spellings on TLE's signal
 words; network wait kinds refused). Without compiling: meshes, the context's cache identity,
 the enums. On CPU ranks under Triton's interpreter (flagtree_ranks.py):
 data through remote() and registered memory, node rank, a barrier that waits
-for a delayed peer, a signal ping-pong, and memory that cannot be registered across processes.
+for a delayed peer, a signal ping-pong (the data and signal cases also with
+space='world', skipped while the runtime refuses the world team), and
+memory that cannot be registered across processes.
 """
 
 from __future__ import annotations
@@ -158,9 +160,39 @@ def world_kernel(out_ptr, device_dptr: tl.constexpr, mesh: tl.constexpr):
     tl.store(out_ptr, ft.n_pes(device_dptr).to(tl.float32))
 
 
-def test_world_is_the_node_barrier_when_the_communicator_spans_the_job(compile_kernel):
+# abi.def's TLE_TEAM, written out by hand (docs/abi.md, "Encodings").
+TEAMS = {"intra": 0, "inter": 1, "world": 2}
+
+
+def test_world_is_the_world_team_barrier(compile_kernel):
     out = compile_flagtree(compile_kernel, world_kernel, CONTEXT_SIGNATURE, {"device_dptr": CTX, "mesh": NODE_MESH})
-    assert [c.symbol for c in extern_calls(out.ttir)] == ["tle_distributed_barrier", "tle_get_num_pes"]
+    calls = extern_calls(out.ttir)
+    assert [c.symbol for c in calls] == ["tleTritonTeamBarrier", "tle_get_num_pes"]
+    # comm, team world, sync, block, FlagTree's slot 0, acq_rel
+    assert calls[0].operands == [CTX.dev_comm, TEAMS["world"], BARRIER_KINDS["sync"], GROUP_KINDS["block"], 0,
+                                 ORDERS["acq_rel"]]
+    assert not re.search(r"\.extern \.func .*tle", out.ptx)
+
+
+@triton.jit
+def team_barrier_kernel(comm, mesh: tl.constexpr, SPACE: tl.constexpr):
+    ft.distributed_barrier(mesh, comm, SPACE, "block", "arrive", "release", index=2)
+
+
+@pytest.mark.parametrize("space, team", [("inter", "inter"), ("inter_node", "inter"), ("world", "world"),
+                                         ("intra_node", "intra"), ("device", "intra")])
+def test_barrier_spaces_are_teams(compile_kernel, space, team):
+    """A runtime communicator serves every space: the intra spellings call
+    FlagTree's tle_distributed_barrier, inter and world the team barrier."""
+    mesh = NODE_MESH if team != "intra" else MESH
+    out = compile_flagtree(compile_kernel, team_barrier_kernel, {"comm": "i64", "mesh": "constexpr",
+                                                                 "SPACE": "constexpr"}, {"mesh": mesh, "SPACE": space})
+    [call] = extern_calls(out.ttir)
+    tail = [BARRIER_KINDS["arrive"], GROUP_KINDS["block"], 2, ORDERS["release"]]
+    if team == "intra":
+        assert call.symbol == "tle_distributed_barrier" and call.operands == ["arg:comm", *tail]
+    else:
+        assert call.symbol == "tleTritonTeamBarrier" and call.operands == ["arg:comm", TEAMS[team], *tail]
 
 
 def test_arrive_wait_kernel_of_the_delayed_peer_test(compile_kernel):
@@ -211,17 +243,13 @@ BARRIER = {"device_dptr": CTX, "mesh": MESH, "SPACE": "device", "GROUP": "block"
 
 
 @pytest.mark.parametrize("changes, exc_type, message", [
-    ({"SPACE": "inter_node"}, ValueError, r"space 'inter_node' is the barrier between nodes .*TLE serves the GPUs "
-     r"of one node"),
-    ({"SPACE": "inter"}, ValueError, r"space 'inter' is the barrier between nodes"),
-    ({"SPACE": "node"}, ValueError, r"space 'node' is the barrier between nodes"),
+    ({"SPACE": "node"}, ValueError, r"space 'node' is ambiguous: .*space='intra_node' or space='inter_node'"),
     ({"SPACE": "cluster"}, ValueError, r"unknown space 'cluster': expected one of 'device', 'intra'"),
     ({"SPACE": None}, ValueError, r"without a space is FlagTree's barrier inside one GPU"),
     ({"SPACE": "world"}, ValueError, r"space='world' requires mesh to define a 'node' topology axis"),
-    ({"SPACE": "world", "mesh": NODE_MESH, "RUNTIME": True}, ValueError,
-     r"space='world' is served when the communicator spans the whole job.*pass that context"),
-    ({"SPACE": "world", "mesh": NODE_MESH,
-      "device_dptr": DistContext(1, 2, 0, 2, False, "t", "b")}, ValueError, r"does not span the job"),
+    ({"SPACE": "inter_node"}, ValueError, r"space='inter_node' requires mesh to define a 'node' topology axis"),
+    ({"SPACE": "world", "mesh": NODE_MESH, "GROUP": "grid"}, ValueError,
+     r"group_kind 'grid' is only available with team 'intra'"),
     ({"mesh": ft.device_mesh({"node": 2})}, ValueError, r"space='device' requires mesh to define a 'device'"),
     ({"CONTEXT": 1}, ValueError, r"context_id 1: FlagCX's network contexts serve barriers between nodes.*must be 0"),
     ({"SCOPE": "block"}, ValueError, r"memory_scope 'block' would order memory within one GPU only"),
@@ -296,7 +324,7 @@ def test_signals_name_flagtree_ops_and_call_tle_signals(compile_kernel):
 @triton.jit
 def signal_forms_kernel(comm, slot, value, device_dptr: tl.constexpr):
     # Runtime communicator, slot and value; add; FlagTree's enums and
-    # spellings of the order; world on a context that spans the job.
+    # spellings of the order; world (the world team) on a context.
     ft.signal(comm, 1, slot, value=value, op="add", space="intra", group_kind=ft.GroupKind.BLOCK)
     ft.signal(device_dptr, 0, 3, op="inc", space="world", context_idx=0, scope="device")
     ft.signal_wait(comm, slot, wait_kind="signal", target=value, order=ft.MemoryOrder.RELAXED)
@@ -307,11 +335,34 @@ def test_signal_forms(compile_kernel):
     out = compile_flagtree(compile_kernel, signal_forms_kernel, {"comm": "i64", "slot": "i32", "value": "i64",
                                                                  "device_dptr": "constexpr"}, {"device_dptr": CTX})
     calls = extern_calls(out.ttir)
-    assert [c.symbol for c in calls] == ["tle_signal"] * 2 + ["tle_signal_wait"] * 2
+    assert [c.symbol for c in calls] == ["tle_signal", "tleTritonTeamSignal"] + ["tle_signal_wait"] * 2
     assert calls[0].operands == ["arg:comm", 1, "arg:slot", "arg:value", SIGNAL_GROUP_KINDS["block"]]
-    assert calls[1].operands == [CTX.dev_comm, 0, 3, 1, SIGNAL_GROUP_KINDS["block"]]
+    assert calls[1].operands == [CTX.dev_comm, TEAMS["world"], 0, 3, 1, SIGNAL_GROUP_KINDS["block"]]
     assert calls[2].operands == ["arg:comm", "arg:slot", "arg:value", SIGNAL_GROUP_KINDS["block"], ORDERS["relaxed"]]
     assert calls[3].operands == [CTX.dev_comm, 3, 5, SIGNAL_GROUP_KINDS["block"], ORDERS["acq_rel"]]
+
+
+@triton.jit
+def signal_space_kernel(comm, peer, SPACE: tl.constexpr):
+    ft.signal(comm, peer, 4, space=SPACE)
+
+
+@pytest.mark.parametrize("space, team", [("intra_node", "intra"), ("intra", "intra"), ("device", "intra"),
+                                         ("inter_node", "inter"), ("inter", "inter"), ("node", "inter"),
+                                         ("world", "world")])
+def test_signal_spaces_are_teams(compile_kernel, space, team):
+    """FlagTree's signal spaces as FlagTree maps them to FlagCX teams
+    (its _SIGNAL_SPACE_TO_TEAM_KIND: "node" is INTER), on a runtime
+    communicator: the intra spellings call tle_signal, the others
+    tleTritonTeamSignal with the team."""
+    out = compile_flagtree(compile_kernel, signal_space_kernel, {"comm": "i64", "peer": "i32", "SPACE": "constexpr"},
+                           {"SPACE": space})
+    [call] = extern_calls(out.ttir)
+    tail = ["arg:peer", 4, 1, SIGNAL_GROUP_KINDS["block"]]
+    if team == "intra":
+        assert call.symbol == "tle_signal" and call.operands == ["arg:comm", *tail]
+    else:
+        assert call.symbol == "tleTritonTeamSignal" and call.operands == ["arg:comm", TEAMS[team], *tail]
 
 
 @triton.jit
@@ -329,14 +380,7 @@ SIGNAL = {"device_dptr": CTX, "SPACE": "intra_node", "OP": "inc", "VALUE": None,
 
 
 @pytest.mark.parametrize("changes, exc_type, message", [
-    ({"SPACE": "inter_node"}, ValueError, r"space 'inter_node' signals a GPU of another node .*TLE serves the GPUs "
-     r"of one node"),
-    ({"SPACE": "node"}, ValueError, r"space 'node' signals a GPU of another node"),
     ({"SPACE": "cluster"}, ValueError, r"unknown space 'cluster': expected one of 'device', 'intra'"),
-    ({"SPACE": "world", "RUNTIME": True}, ValueError,
-     r"space='world' is served when the communicator spans the whole job.*pass that context"),
-    ({"SPACE": "world", "device_dptr": DistContext(1, 2, 0, 2, False, "t", "b")}, ValueError,
-     r"this communicator has 2 ranks and does not span the job"),
     ({"CONTEXT": 1}, ValueError, r"context_idx 1: FlagCX's network contexts serve signals between nodes.*must be 0"),
     ({"SCOPE": "block"}, ValueError, r"scope 'block' would make the signal visible within one GPU only"),
     ({"SCOPE": "cluster"}, ValueError, r"unknown scope 'cluster'"),
@@ -484,10 +528,18 @@ RANKS = "flagtree_ranks.py"
 
 
 @pytest.mark.parametrize("case, passes, ranks", [("d2d", 3, 2), ("node", 1, 2), ("delay", 1, 2), ("coords", 4, 1),
-                                                 ("signal", 2, 2)])
+                                                 ("signal", 2, 2), ("d2d world", 3, 2), ("signal world", 2, 2)])
 def test_on_cpu_ranks(case, passes, ranks):
+    """The world cases use FlagTree's space='world', the world team: they
+    skip, with the runtime's report as the reason, while the device
+    library refuses that team, and run once it serves it."""
     from test_interpreter import PYTHON_DIR
-    proc, _ = run_ranks(ranks, str(PYTHON_DIR / "tests" / RANKS), case)
+    proc, _ = run_ranks(ranks, str(PYTHON_DIR / "tests" / RANKS), *case.split())
+    # A rank refused the team (the others may then fail waiting for it).
+    unsupported = [line for r in range(ranks) for line in rank_lines(proc.stdout, r) if line.startswith("UNSUPPORTED")]
+    if unsupported:
+        assert case.endswith(" world"), proc.stdout
+        pytest.skip(f"the runtime does not serve FlagCX's WORLD team yet (issue 19): {unsupported[0]}")
     assert proc.returncode == 0, proc.stdout
     for rank in range(ranks):
         lines = rank_lines(proc.stdout, rank)

@@ -60,6 +60,10 @@ BARRIER_KINDS = {"arrive": 0, "wait": 1, "sync": 2}
 GROUP_KINDS = {"thread": 0, "warp": 1, "block": 2, "grid": 5}
 #: Memory orders, encoded as FlagCX's flagcxDeviceMemoryOrder_t.
 ORDERS = {"relaxed": 0, "acquire": 1, "release": 2, "acq_rel": 3, "seq_cst": 4}
+#: Teams, encoded as abi.def's TeamKind (tleTritonTeamBarrier's
+#: ``teamKind``): the ranks of this node, the same local rank on every node
+#: (a rail), every rank.
+TEAMS = {"intra": 0, "inter": 1, "world": 2}
 #: Barrier spaces. FlagTree also named "node", and silently ran it as
 #: "device"; TLE has only the intra-node (device) barrier and rejects it.
 SPACES = ("device",)
@@ -268,8 +272,9 @@ def _program_slot(_semantic) -> core.tensor:
 
 @_builtin
 def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_kind="block", order="acq_rel",
-                        index=None, _semantic=None) -> None:
-    """Barrier with the other GPUs of the node on barrier slot ``index``.
+                        index=None, team="intra", _semantic=None) -> None:
+    """Barrier with the other GPUs of the team ``team`` (by default the
+    node) on barrier slot ``index``.
 
     Args:
         device_dptr: the device communicator (``Communicator.dev_comm``), a
@@ -296,19 +301,37 @@ def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_
             takes its own: the program's linear id (``pid_x + pid_y * nx +
             pid_z * nx * ny``) for ``block`` and ``warp`` groups, and 0 for
             ``grid``, whose one group is every program.
+        team: ``"intra"`` (the default: the GPUs of this node),
+            ``"inter"`` (this GPU's local rank on every node: a rail) or
+            ``"world"`` (every GPU of every node). Each team has its own
+            slots. ``group_kind="grid"`` is intra's only. A barrier of team
+            intra calls ``tleTritonBarrier``; the others
+            ``tleTritonTeamBarrier``.
     """
     _choice("space", space, SPACES)
     _barrier("tleTritonBarrier", _address("device_dptr", device_dptr, _semantic), barrier_kind, group_kind, order,
-             index, _semantic)
+             index, _semantic, team=team)
+
+
+def _team(team: Any) -> str:
+    """A team name, checked."""
+    return _choice("team", team, TEAMS)
 
 
 def _barrier(symbol: str, comm: core.tensor, barrier_kind, group_kind, order, index, _semantic,
-             library: Callable[[Any], str] = _library_path) -> None:
+             library: Callable[[Any], str] = _library_path, team: Any = "intra") -> None:
     """The checks and the call of a barrier entry point shaped as
     tleTritonBarrier, for an int64 communicator ``comm``; ``index`` None is
-    the default slot of tle.language (tle.flagtree passes FlagTree's 0)."""
+    the default slot of tle.language (tle.flagtree passes FlagTree's 0).
+    A team other than intra calls tleTritonTeamBarrier instead of
+    ``symbol``, with the team after the communicator; intra keeps
+    ``symbol`` so that its kernels compile to the same code as before."""
+    team = _team(team)
     kind = BARRIER_KINDS[_choice("barrier_kind", barrier_kind, BARRIER_KINDS)]
     group = _choice("group_kind", group_kind, GROUP_KINDS)
+    if group == "grid" and team != "intra":
+        raise ValueError(f"group_kind 'grid' is only available with team 'intra' (the co-resident launch spans the "
+                         f"GPUs of one node); use group_kind 'block' for team {team!r}")
     memory_order = ORDERS[_choice("order", order, ORDERS)]
     options = getattr(_semantic.builder, "options", None)
     if group == "thread":
@@ -337,6 +360,9 @@ def _barrier(symbol: str, comm: core.tensor, barrier_kind, group_kind, order, in
         slot,
         _semantic.scalar_constant(memory_order, core.int32),
     ]
+    if team != "intra":
+        symbol = "tleTritonTeamBarrier"
+        args.insert(1, _semantic.scalar_constant(TEAMS[team], core.int32))
     _call(symbol, args, core.int32, _semantic, library)
 
 
@@ -350,6 +376,33 @@ def intra_rank(comm, _semantic=None) -> core.tensor:
 def intra_size(comm, _semantic=None) -> core.tensor:
     """The number of GPUs of the communicator ``comm`` (int32)."""
     return _call("tleTritonIntraSize", [_address("comm", comm, _semantic)], core.int32, _semantic)
+
+
+@_builtin
+def team_rank(comm, team, _semantic=None) -> core.tensor:
+    """This GPU's index in team ``team`` of the communicator ``comm``
+    (int32): ``"intra"`` its rank in the node (as ``intra_rank``),
+    ``"inter"`` its node's index, ``"world"`` its world rank (node *
+    GPUs per node + rank in the node)."""
+    return _team_query("tleTritonIntraRank", "tleTritonTeamRank", comm, team, _semantic)
+
+
+@_builtin
+def team_size(comm, team, _semantic=None) -> core.tensor:
+    """The number of GPUs of team ``team`` of the communicator ``comm``
+    (int32): ``"intra"`` the node's (as ``intra_size``), ``"inter"`` the
+    number of nodes, ``"world"`` every GPU."""
+    return _team_query("tleTritonIntraSize", "tleTritonTeamSize", comm, team, _semantic)
+
+
+def _team_query(intra_symbol: str, team_symbol: str, comm, team, _semantic) -> core.tensor:
+    """Intra's own query for team intra (the same code as intra_rank /
+    intra_size), else the team query with the team's encoding."""
+    team = _team(team)
+    comm = _address("comm", comm, _semantic)
+    if team == "intra":
+        return _call(intra_symbol, [comm], core.int32, _semantic)
+    return _call(team_symbol, [comm, _semantic.scalar_constant(TEAMS[team], core.int32)], core.int32, _semantic)
 
 
 @_builtin
@@ -376,7 +429,7 @@ def intra_pointer(mem, offset, peer, dtype=None, _semantic=None) -> core.tensor:
 
 
 @_builtin
-def signal(device_dptr, peer, index, op="inc", value=None, group_kind="block", _semantic=None) -> None:
+def signal(device_dptr, peer, index, op="inc", value=None, group_kind="block", team="intra", _semantic=None) -> None:
     """Add to signal word ``index`` of GPU ``peer`` (this one included), as
     a release: what the program wrote before the call is visible to a
     program of ``peer`` whose ``signal_wait`` (acquire) observed the new
@@ -395,15 +448,23 @@ def signal(device_dptr, peer, index, op="inc", value=None, group_kind="block", _
         group_kind: who signals together: ``"block"`` (the program: it
             syncs, one thread signals, it syncs again) or ``"warp"`` (only
             for ``num_warps=1``). ``"thread"`` and ``"grid"`` are refused.
+        team: how ``peer`` is numbered: ``"intra"`` (the default) a GPU of
+            this node, ``"inter"`` a node (this GPU's local rank there),
+            ``"world"`` a world rank. The words are one set per GPU
+            whatever the team. Intra calls ``tleTritonSignal``, the others
+            ``tleTritonTeamSignal``.
     """
     _signal("tleTritonSignal", _address("device_dptr", device_dptr, _semantic), peer, index, op, value, group_kind,
-            _semantic)
+            _semantic, team=team)
 
 
 def _signal(symbol: str, comm: core.tensor, peer, index, op, value, group_kind, _semantic,
-            library: Callable[[Any], str] = _library_path, index_name: str = "index") -> None:
+            library: Callable[[Any], str] = _library_path, index_name: str = "index", team: Any = "intra") -> None:
     """The checks and the call of a signal entry point shaped as
-    tleTritonSignal, for an int64 communicator ``comm``."""
+    tleTritonSignal, for an int64 communicator ``comm``; a team other than
+    intra calls tleTritonTeamSignal, with the team after the
+    communicator."""
+    team = _team(team)
     kind = _choice("op", op, SIGNAL_OPS)
     value = core._unwrap_if_constexpr(value)
     if kind == "inc" and value is not None:
@@ -418,6 +479,9 @@ def _signal(symbol: str, comm: core.tensor, peer, index, op, value, group_kind, 
         _word_value("value", 1 if kind == "inc" else value, _semantic),
         _semantic.scalar_constant(group, core.int32),
     ]
+    if team != "intra":
+        symbol = "tleTritonTeamSignal"
+        args.insert(1, _semantic.scalar_constant(TEAMS[team], core.int32))
     _call(symbol, args, core.int32, _semantic, library)
 
 
@@ -492,5 +556,5 @@ def comm_failed(comm, _semantic=None) -> core.tensor:
     return _call("tleTritonCommFailed", [_address("comm", comm, _semantic)], core.int32, _semantic)
 
 
-__all__ = ["distributed_barrier", "intra_rank", "intra_size", "local_pointer", "intra_pointer", "signal",
-           "signal_wait", "read_signal", "reset_signal", "comm_failed"]
+__all__ = ["distributed_barrier", "intra_rank", "intra_size", "team_rank", "team_size", "local_pointer",
+           "intra_pointer", "signal", "signal_wait", "read_signal", "reset_signal", "comm_failed"]

@@ -19,6 +19,7 @@
 #include "CommInternal.h"
 #include "Error.h"
 #include "Handles.h"
+#include "NcclNet.h"
 
 #include "tle/detail/Log.h"
 
@@ -110,9 +111,17 @@ tleResult_t publishDevComm(CommState &c) {
   d.signals = d.signalPeers[c.rank];
   d.node = c.node;
   d.nNodes = c.nNodes;
-  d.netKind = c.net ? kNetEmu : kNetNone;
-  d.nNetWords = c.net ? c.config.nSignals + 2 * c.config.nBarriers : 0;
-  d.net = c.net.get();
+  d.netKind = kNetNone;
+  if (c.net) {
+    d.netKind = kNetEmu;
+    d.nNetWords = c.config.nSignals + 2 * c.config.nBarriers;
+    d.net = c.net.get();
+  }
+  if (c.ncclNet) {
+    d.netKind = kNetNcclGin;
+    d.nNetWords = c.config.nSignals + 2 * c.config.nBarriers;
+    d.net = c.ncclNet->deviceCopy();
+  }
   return c.backend->copyToLocal(c.devComm, &d, sizeof(DevComm));
 }
 
@@ -417,6 +426,7 @@ tleResult_t tleCommRank(tleComm_t handle, int *outRank) {
       return r;
     if (!outRank)
       return fail(tleInvalidArgument, "outRank is NULL");
+    // The world rank: node-major (docs/design.md, "Teams").
     *outRank = comm->node * comm->size + comm->rank;
     return tleSuccess;
   });

@@ -42,6 +42,8 @@ constexpr int64_t kDefaultBootstrapTimeoutMs = 30000;
 /// Largest timeout in ms whose nanoseconds fit in 63 bits.
 constexpr int64_t kMaxTimeoutMs = INT64_MAX / 1000000;
 
+class NcclNet;
+
 /// A tleConfig_t checked and with its defaults applied.
 struct ResolvedConfig {
   tleBackend_t backend = tleBackendEmulator;
@@ -165,9 +167,6 @@ SymMem makeSymMem(const std::vector<void *> &ptrs, int rank, size_t bytes,
 struct CommState {
   int rank = 0; ///< in the node (DevComm::rank)
   int size = 0; ///< ranks per node
-  /// Nodes (docs/design.md, "Teams"): world rank node * size + rank.
-  int node = 0;
-  int nNodes = 1;
   /// With several nodes (the emulator's network, kNetEmu): the world's
   /// table of net words, shared by every rank of the world, and this
   /// rank's own INTER and WORLD barrier words (2 * nBarriers).
@@ -197,6 +196,14 @@ struct CommState {
   std::shared_ptr<FaultGroup> faults = std::make_shared<FaultGroup>(1);
   int faultIndex = 0;
   int abortSlot = -1; ///< armAbort's slot, from registerComm to destroy
+  /// Nodes (DevComm::node, nNodes; docs/design.md, "Teams"): `rank` and
+  /// `size` above are this rank's in its node, the world rank is node *
+  /// size + rank.
+  int node = 0;
+  int nNodes = 1;
+  /// The GPU network of a communicator made from NCCL past one node (or
+  /// with TLE_NETWORK=gin): DevComm::netKind kNetNcclGin.
+  std::unique_ptr<NcclNet> ncclNet;
 
   ~CommState();
 };

@@ -18,7 +18,10 @@
 #include "Error.h"
 #include "Handles.h"
 #include "NcclBootstrap.h"
+#include "NcclNet.h"
 
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <mutex>
 #include <set>
@@ -49,8 +52,11 @@ std::string bootId() {
 }
 
 /// Decides from every rank's (token, boot id) whether the ranks share one
-/// process; fails every rank alike when they span nodes or are mixed.
-tleResult_t spreadOverProcesses(Bootstrap &bs, bool &sameProcess) {
+/// process and whether they span nodes; fails every rank alike when they
+/// are mixed.
+tleResult_t spreadOverProcesses(Bootstrap &bs, bool &sameProcess,
+                                bool &spansNodes) {
+  spansNodes = false;
   std::string token;
   tleResult_t local = processToken(token);
   std::string payload = token + bootId();
@@ -66,11 +72,7 @@ tleResult_t spreadOverProcesses(Bootstrap &bs, bool &sameProcess) {
     std::string boot = all[p].substr(token.size());
     std::string boot0 = all[0].substr(token.size());
     if (!boot.empty() && !boot0.empty() && boot != boot0)
-      return fail(tleInvalidArgument,
-                  "rank %zu of the NCCL communicator runs on another node "
-                  "than rank 0: a TLE communicator spans the GPUs of one "
-                  "node",
-                  p);
+      spansNodes = true;
   }
   if (processes.size() != 1 && processes.size() != all.size())
     return fail(tleNotSupported,
@@ -79,6 +81,90 @@ tleResult_t spreadOverProcesses(Bootstrap &bs, bool &sameProcess) {
                 "their own",
                 all.size(), processes.size());
   sameProcess = processes.size() == 1;
+  return tleSuccess;
+}
+
+/// TLE_NETWORK: how a communicator made from NCCL reaches other nodes.
+enum class NetworkChoice { Auto, Gin, None };
+
+tleResult_t networkChoice(NetworkChoice &out) {
+  const char *v = getenv("TLE_NETWORK");
+  if (!v || !*v || strcmp(v, "auto") == 0)
+    out = NetworkChoice::Auto;
+  else if (strcmp(v, "gin") == 0)
+    out = NetworkChoice::Gin;
+  else if (strcmp(v, "none") == 0)
+    out = NetworkChoice::None;
+  else
+    return fail(tleInvalidArgument,
+                "TLE_NETWORK must be auto, gin or none, not '%.32s'", v);
+  return tleSuccess;
+}
+
+/// The network half of a communicator past one node: NCCL's device
+/// communicator with GIN (its signals are the net words), and the split of
+/// the world into nodes, which NCCL's LSA team gives (the ranks that reach
+/// each other by loads and stores). TLE's world rank is NCCL's rank, and a
+/// node is NCCL_rank / nodeSize, so the LSA teams must be node-major runs of
+/// equal size (how torchrun and mpirun number ranks). Every rank learns
+/// every rank's outcome, so that all fail alike. On success `c` becomes
+/// its node's rank (`c.rank`, `c.size`, node-local bootstrap), with
+/// `c.node`, `c.nNodes` and `c.ncclNet` set.
+tleResult_t joinNetwork(CommState &c, const NcclApi &api, void *ncclComm,
+                        int device, bool spansNodes) {
+  uint32_t nNetWords = c.config.nSignals + 2 * c.config.nBarriers;
+  ResolvedConfig localConfig = c.config;
+  localConfig.allocType = tleAllocCudaMalloc;
+  std::shared_ptr<Backend> local;
+  tleResult_t status = createBackend(localConfig, device, false, false, local);
+  std::unique_ptr<NcclNet> net;
+  // ncclDevCommCreate is collective: every rank calls it, whatever failed
+  // before, or the others would wait in NCCL.
+  if (tleResult_t r =
+          NcclNet::create(api, ncclComm, nNetWords, std::move(local), net);
+      status == tleSuccess)
+    status = r;
+  char payload[2 * sizeof(int)] = {};
+  if (status == tleSuccess) {
+    const NcclDevComm228 &d = net->devComm();
+    if (d.nRanks != c.size || d.rank != c.rank)
+      status = fail(tleInternalError,
+                    "ncclDevCommCreate says rank %d of %d, NCCL said %d of %d",
+                    d.rank, d.nRanks, c.rank, c.size);
+    else if (c.size % d.lsaSize != 0 || c.rank % d.lsaSize != d.lsaRank)
+      status = fail(tleNotSupported,
+                    "NCCL rank %d is LSA rank %d of %d: TLE needs nodes of "
+                    "equal size with node-major ranks (world rank = node * "
+                    "ranks per node + local rank)",
+                    c.rank, d.lsaRank, d.lsaSize);
+    memcpy(payload, &d.lsaSize, sizeof(int));
+  }
+  std::vector<std::string> all;
+  std::vector<std::vector<UniqueFd>> noFds;
+  if (tleResult_t r = gatherStatus(*c.bootstrap, status,
+                                   std::string(payload, sizeof(payload)), {},
+                                   all, noFds))
+    return r;
+  int nodeSize = net->devComm().lsaSize;
+  for (const std::string &one : all) {
+    int theirs = 0;
+    memcpy(&theirs, one.data(), sizeof(int));
+    if (theirs != nodeSize)
+      return fail(tleNotSupported,
+                  "nodes of %d and %d ranks: TLE needs nodes of equal size",
+                  nodeSize, theirs);
+  }
+  if (spansNodes && nodeSize == c.size)
+    return fail(tleInternalError,
+                "the ranks run on several nodes, but NCCL's LSA team holds "
+                "all %d of them",
+                c.size);
+  c.node = c.rank / nodeSize;
+  c.nNodes = c.size / nodeSize;
+  c.rank = net->devComm().lsaRank;
+  c.size = nodeSize;
+  c.bootstrap = createNodeBootstrap(std::move(c.bootstrap), nodeSize);
+  c.ncclNet = std::move(net);
   return tleSuccess;
 }
 
@@ -114,8 +200,10 @@ tleResult_t initFromNccl(tleComm_t *outComm, void *ncclComm,
   if (tleResult_t r =
           askNccl(api.commCuDevice, ncclComm, "ncclCommCuDevice", device))
     return r;
-  if (tleResult_t r = checkRanks(size))
-    return r;
+  // A node holds at most kMaxRanks (checked below, once the nodes are
+  // known); the world past one node is NCCL's to carry.
+  if (size < 1 || rank < 0 || rank >= size)
+    return fail(tleInvalidArgument, "NCCL says rank %d of %d", rank, size);
   auto c = std::make_shared<CommState>();
   tleConfig_t cudaDefaults = TLE_CONFIG_INITIALIZER;
   cudaDefaults.backend = tleBackendCuda;
@@ -139,8 +227,22 @@ tleResult_t initFromNccl(tleComm_t *outComm, void *ncclComm,
           createNcclBootstrap(api, ncclComm, rank, size, std::move(staging),
                               c->config.bootstrapTimeoutMs, c->bootstrap))
     return r;
-  bool sameProcess = false;
-  if (tleResult_t r = spreadOverProcesses(*c->bootstrap, sameProcess))
+  NetworkChoice choice = NetworkChoice::Auto;
+  if (tleResult_t r = networkChoice(choice))
+    return r;
+  bool sameProcess = false, spansNodes = false;
+  if (tleResult_t r =
+          spreadOverProcesses(*c->bootstrap, sameProcess, spansNodes))
+    return r;
+  if (spansNodes && choice == NetworkChoice::None)
+    return fail(tleInvalidArgument,
+                "the NCCL communicator spans nodes and TLE_NETWORK=none: a "
+                "TLE communicator without a network serves one node");
+  if (spansNodes || choice == NetworkChoice::Gin)
+    if (tleResult_t r = joinNetwork(*c, api, ncclComm, device, spansNodes))
+      return r;
+  // Every rank of a node sees the same size, so all fail alike.
+  if (tleResult_t r = checkRanks(c->size))
     return r;
   c->multiProcess = !sameProcess;
   // A backend that cannot serve this spread (cuMem asked for across

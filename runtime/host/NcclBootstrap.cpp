@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <thread>
 
@@ -221,11 +222,62 @@ void *findLoaded(void *library, const char *name) {
   return fn ? fn : dlsym(RTLD_DEFAULT, name);
 }
 
+/// See createNodeBootstrap.
+class NodeBootstrap final : public Bootstrap {
+public:
+  NodeBootstrap(std::unique_ptr<Bootstrap> world, int nodeSize)
+      : world(std::move(world)), nodeSize(nodeSize),
+        first(this->world->rank() / nodeSize * nodeSize) {}
+
+  int rank() const override { return world->rank() - first; }
+  int size() const override { return nodeSize; }
+
+  tleResult_t allGather(const std::string &mine,
+                        std::vector<std::string> &out) override {
+    std::vector<std::string> all;
+    if (tleResult_t r = world->allGather(mine, all))
+      return r;
+    out.assign(all.begin() + first, all.begin() + first + nodeSize);
+    return tleSuccess;
+  }
+
+  tleResult_t
+  allGatherFds(const std::string &mine, const std::vector<int> &myFds,
+               std::vector<std::string> &out,
+               std::vector<std::vector<UniqueFd>> &outFds) override {
+    std::vector<std::string> all;
+    std::vector<std::vector<UniqueFd>> allFds;
+    if (tleResult_t r = world->allGatherFds(mine, myFds, all, allFds))
+      return r;
+    out.assign(all.begin() + first, all.begin() + first + nodeSize);
+    outFds.clear();
+    for (int p = first; p < first + nodeSize && p < int(allFds.size()); ++p)
+      outFds.push_back(std::move(allFds[p]));
+    return tleSuccess;
+  }
+
+  // No watch(): the NCCL exchange has no watchdog (NCCL reports a dead
+  // peer through its own asynchronous error).
+
+private:
+  std::unique_ptr<Bootstrap> world;
+  int nodeSize;
+  int first; ///< world rank of the node's first rank
+};
+
 } // namespace
+
+std::unique_ptr<Bootstrap> createNodeBootstrap(std::unique_ptr<Bootstrap> world,
+                                               int nodeSize) {
+  return std::make_unique<NodeBootstrap>(std::move(world), nodeSize);
+}
 
 tleResult_t resolveNccl(const tleNcclFunctions_t *given, NcclApi &out) {
   if (given) {
-    if (given->size < sizeof(tleNcclFunctions_t))
+    // The device-API members came later: a caller built against the
+    // older struct passes its smaller size and has none of them.
+    constexpr size_t kFirstSize = offsetof(tleNcclFunctions_t, getVersion);
+    if (given->size < kFirstSize || given->size > sizeof(tleNcclFunctions_t))
       return fail(tleInvalidArgument,
                   "nccl->size is %zu, expected %zu: set it to "
                   "sizeof(tleNcclFunctions_t)",
@@ -242,6 +294,11 @@ tleResult_t resolveNccl(const tleNcclFunctions_t *given, NcclApi &out) {
     out.commCuDevice = given->commCuDevice;
     out.commGetAsyncError = given->commGetAsyncError;
     out.getErrorString = given->getErrorString;
+    if (given->size >= sizeof(tleNcclFunctions_t)) {
+      out.getVersion = given->getVersion;
+      out.devCommCreate = given->devCommCreate;
+      out.devCommDestroy = given->devCommDestroy;
+    }
     return tleSuccess;
   }
   // RTLD_NOLOAD: only a library the process already has (the one that made
@@ -262,6 +319,12 @@ tleResult_t resolveNccl(const tleNcclFunctions_t *given, NcclApi &out) {
       findLoaded(library, "ncclCommGetAsyncError"));
   out.getErrorString = reinterpret_cast<decltype(out.getErrorString)>(
       findLoaded(library, "ncclGetErrorString"));
+  out.getVersion = reinterpret_cast<decltype(out.getVersion)>(
+      findLoaded(library, "ncclGetVersion"));
+  out.devCommCreate = reinterpret_cast<decltype(out.devCommCreate)>(
+      findLoaded(library, "ncclDevCommCreate"));
+  out.devCommDestroy = reinterpret_cast<decltype(out.devCommDestroy)>(
+      findLoaded(library, "ncclDevCommDestroy"));
   // The handle only pins a library the process holds anyway.
   if (library)
     dlclose(library);

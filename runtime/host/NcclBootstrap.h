@@ -26,6 +26,11 @@ struct NcclApi {
   decltype(tleNcclFunctions_t::commCuDevice) commCuDevice = nullptr;
   decltype(tleNcclFunctions_t::commGetAsyncError) commGetAsyncError = nullptr;
   decltype(tleNcclFunctions_t::getErrorString) getErrorString = nullptr;
+  /// NCCL 2.28's device API (NcclNet.h); null when the NCCL lacks it or
+  /// the caller's tleNcclFunctions_t predates these members.
+  decltype(tleNcclFunctions_t::getVersion) getVersion = nullptr;
+  decltype(tleNcclFunctions_t::devCommCreate) devCommCreate = nullptr;
+  decltype(tleNcclFunctions_t::devCommDestroy) devCommDestroy = nullptr;
 };
 
 /// The caller's functions (`given`), checked, or with `given` NULL those of
@@ -39,6 +44,15 @@ tleResult_t createNcclBootstrap(const NcclApi &api, void *comm, int rank,
                                 int size, std::shared_ptr<Backend> staging,
                                 int64_t timeoutMs,
                                 std::unique_ptr<Bootstrap> &out);
+
+/// The ranks of this rank's node, world ranks node * nodeSize ..
+/// node * nodeSize + nodeSize - 1 of `world` (node-major), as a Bootstrap
+/// of their own: rank() is the rank in the node. Each exchange is one of
+/// `world`'s, which every world rank joins, keeping this node's entries;
+/// a communicator past one node builds its node-local half (inboxes,
+/// signal words, symmetric buffers) over it.
+std::unique_ptr<Bootstrap> createNodeBootstrap(std::unique_ptr<Bootstrap> world,
+                                               int nodeSize);
 
 } // namespace tle
 

@@ -81,6 +81,14 @@ TEST(Abi, DialectKindsAreAbiBarrierKinds) {
       mlir::tle::getMaxEnumValForBarrierKind());
 }
 
+TEST(Abi, DialectTeamsAreAbiTeamKinds) {
+  expectSameCases<mlir::tle::Team>(
+      ::tle::abi::kTeamKinds,
+      [](StringRef s) { return mlir::tle::symbolizeTeam(s); },
+      [](mlir::tle::Team t) { return mlir::tle::stringifyTeam(t); },
+      mlir::tle::getMaxEnumValForTeam());
+}
+
 /// The signal groups are abi.def's thread, warp and block coop kinds, with
 /// their values; signals have no grid (nor tile span, lanes).
 TEST(Abi, DialectSignalGroupsAreAbiCoopKinds) {

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ChildProcess.h"
+#include "NcclNet.h"
 #include "tle/detail/DevComm.h"
 #include "tle/tle.h"
 
@@ -108,6 +109,40 @@ __attribute__((visibility("default"))) int ncclCommCuDevice(void *comm,
   return 0;
 }
 
+// NCCL 2.28's device API, faked: the LSA team (a node) is `fakeNodeSize`
+// consecutive ranks; `fakeGinFails` makes creation fail as NCCL does on a
+// machine without a GIN-capable network.
+int fakeNodeSize = 1;
+bool fakeGinFails = false;
+int fakeVersion = 22809;
+
+__attribute__((visibility("default"))) int ncclGetVersion(int *version) {
+  *version = fakeVersion;
+  return 0;
+}
+
+__attribute__((visibility("default"))) int
+ncclDevCommCreate(void *comm, const void *requirements, void *out) {
+  auto *c = static_cast<FakeComm *>(comm);
+  auto *req = static_cast<const tle::NcclDevCommRequirements228 *>(requirements);
+  if (fakeGinFails || !req->ginForceEnable || req->ginContextCount != 1)
+    return 5; // ncclInvalidUsage
+  auto *d = static_cast<tle::NcclDevComm228 *>(out);
+  *d = {};
+  d->rank = c->rank;
+  d->nRanks = c->world->size;
+  d->lsaSize = fakeNodeSize;
+  d->lsaRank = c->rank % fakeNodeSize;
+  // Where the fake keeps the signal count it was asked for.
+  memcpy(d->rest, &req->ginSignalCount, sizeof(int));
+  return 0;
+}
+
+__attribute__((visibility("default"))) int ncclDevCommDestroy(void *,
+                                                              const void *) {
+  return 0;
+}
+
 } // extern "C"
 
 namespace {
@@ -121,6 +156,9 @@ tleNcclFunctions_t fakeFunctions() {
   f.commCount = &ncclCommCount;
   f.commUserRank = &ncclCommUserRank;
   f.commCuDevice = &ncclCommCuDevice;
+  f.getVersion = &ncclGetVersion;
+  f.devCommCreate = &ncclDevCommCreate;
+  f.devCommDestroy = &ncclDevCommDestroy;
   return f;
 }
 
@@ -299,3 +337,158 @@ TEST(FromNcclArguments, AreRefused) {
 }
 
 } // namespace
+
+/// TLE_NETWORK for the life of a test.
+class NetworkEnv {
+public:
+  explicit NetworkEnv(const char *value) { setenv("TLE_NETWORK", value, 1); }
+  ~NetworkEnv() {
+    unsetenv("TLE_NETWORK");
+    fakeNodeSize = 1;
+    fakeGinFails = false;
+    fakeVersion = 22809;
+  }
+};
+
+/// Creates `n` ranks from the fake on threads; results and details per rank.
+void initAll(int n, FakeWorld *world, std::vector<FakeComm> &fakes,
+             std::vector<tleComm_t> &comms, std::vector<tleResult_t> &results,
+             std::vector<std::string> &details, const tleConfig_t &cfg) {
+  tleNcclFunctions_t functions = fakeFunctions();
+  fakes.clear();
+  for (int r = 0; r < n; ++r)
+    fakes.push_back({world, r, 0});
+  comms.assign(n, nullptr);
+  results.assign(n, tleInternalError);
+  details.assign(n, "");
+  perRankThread(n, [&](int r) {
+    results[r] = tleCommInitFromNccl(&comms[r], &fakes[r], &functions, &cfg);
+    details[r] = tleGetLastErrorDetail();
+  });
+}
+
+TEST(FromNcclNetwork, NodesComeFromNcclsLsaTeamAndNetWordsAreGinSignals) {
+  NetworkEnv env("gin");
+  fakeNodeSize = 2;
+  const int n = 4;
+  FakeWorld *world = newWorld(n);
+  tleConfig_t cfg = emulatorConfig();
+  cfg.nSignals = 5;
+  std::vector<FakeComm> fakes;
+  std::vector<tleComm_t> comms;
+  std::vector<tleResult_t> results;
+  std::vector<std::string> details;
+  initAll(n, world, fakes, comms, results, details, cfg);
+  for (int r = 0; r < n; ++r)
+    ASSERT_EQ(results[r], tleSuccess) << r << ": " << details[r];
+  for (int r = 0; r < n; ++r) {
+    int rank, size;
+    EXPECT_EQ(tleCommRank(comms[r], &rank), tleSuccess);
+    EXPECT_EQ(tleCommSize(comms[r], &size), tleSuccess);
+    EXPECT_EQ(rank, r); // the world rank, NCCL's
+    EXPECT_EQ(size, n);
+    void *dcp;
+    ASSERT_EQ(tleCommGetDevComm(comms[r], &dcp), tleSuccess);
+    auto *dc = static_cast<tle::DevComm *>(dcp);
+    EXPECT_EQ(dc->rank, r % 2);
+    EXPECT_EQ(dc->size, 2);
+    EXPECT_EQ(dc->node, r / 2);
+    EXPECT_EQ(dc->nNodes, 2);
+    EXPECT_EQ(dc->netKind, tle::kNetNcclGin);
+    EXPECT_EQ(dc->nNetWords, 5u + 2 * 8u);
+    // DevComm::net is the copy of NCCL's device communicator.
+    auto *copy = static_cast<const tle::NcclDevComm228 *>(dc->net);
+    ASSERT_NE(copy, nullptr);
+    EXPECT_EQ(copy->rank, r);
+    int asked;
+    memcpy(&asked, copy->rest, sizeof(int));
+    EXPECT_EQ(asked, int(dc->nNetWords));
+  }
+  // The node-local half is the node's: buffers are mapped within the node.
+  std::vector<tleMem_t> mems(n);
+  perRankThread(n,
+                [&](int r) { results[r] = tleMemAlloc(comms[r], 64, &mems[r]); });
+  for (int r = 0; r < n; ++r) {
+    ASSERT_EQ(results[r], tleSuccess);
+    void *h;
+    tleMemGetHandle(mems[r], &h);
+    auto *sym = static_cast<tle::SymMem *>(h);
+    EXPECT_EQ(sym->size, 2);
+    EXPECT_EQ(sym->rank, r % 2);
+  }
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(tleMemFree(mems[r]), tleSuccess);
+    EXPECT_EQ(tleCommDestroy(comms[r]), tleSuccess);
+  }
+  deleteWorld(world);
+}
+
+TEST(FromNcclNetwork, NoGinIsRefusedOnEveryRankWithNcclsWords) {
+  NetworkEnv env("gin");
+  fakeGinFails = true;
+  const int n = 2;
+  FakeWorld *world = newWorld(n);
+  std::vector<FakeComm> fakes;
+  std::vector<tleComm_t> comms;
+  std::vector<tleResult_t> results;
+  std::vector<std::string> details;
+  initAll(n, world, fakes, comms, results, details, emulatorConfig());
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(results[r], tleNotSupported) << r << ": " << details[r];
+    EXPECT_NE(details[r].find("no GIN-capable network"), std::string::npos)
+        << details[r];
+    EXPECT_EQ(comms[r], nullptr);
+  }
+  deleteWorld(world);
+}
+
+TEST(FromNcclNetwork, UnequalOrInterleavedNodesAndOtherVersionsAreRefused) {
+  NetworkEnv env("gin");
+  const int n = 3;
+  FakeWorld *world = newWorld(n);
+  std::vector<FakeComm> fakes;
+  std::vector<tleComm_t> comms;
+  std::vector<tleResult_t> results;
+  std::vector<std::string> details;
+  fakeNodeSize = 2; // 3 ranks do not split into nodes of 2
+  initAll(n, world, fakes, comms, results, details, emulatorConfig());
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(results[r], tleNotSupported) << r << ": " << details[r];
+    EXPECT_EQ(comms[r], nullptr);
+  }
+  fakeNodeSize = 1;
+  fakeVersion = 22903;
+  initAll(n, world, fakes, comms, results, details, emulatorConfig());
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(results[r], tleNotSupported);
+    EXPECT_NE(details[r].find("NCCL 2.29.3"), std::string::npos) << details[r];
+  }
+  deleteWorld(world);
+}
+
+TEST(FromNcclNetwork, BadNetworkChoiceIsRefused) {
+  NetworkEnv env("infiniband");
+  FakeWorld *world = newWorld(1);
+  FakeComm fake{world, 0, 0};
+  tleConfig_t cfg = emulatorConfig();
+  tleComm_t comm;
+  EXPECT_EQ(tleCommInitFromNccl(&comm, &fake, nullptr, &cfg),
+            tleInvalidArgument);
+  EXPECT_NE(std::string(tleGetLastErrorDetail()).find("TLE_NETWORK"),
+            std::string::npos);
+  deleteWorld(world);
+}
+
+TEST(FromNcclNetwork, OlderFunctionTablesStillWork) {
+  // A caller built before the device-API members passes the old size.
+  FakeWorld *world = newWorld(1);
+  FakeComm fake{world, 0, 0};
+  tleNcclFunctions_t f = fakeFunctions();
+  f.size = offsetof(tleNcclFunctions_t, getVersion);
+  tleConfig_t cfg = emulatorConfig();
+  tleComm_t comm;
+  ASSERT_EQ(tleCommInitFromNccl(&comm, &fake, &f, &cfg), tleSuccess)
+      << tleGetLastErrorDetail();
+  EXPECT_EQ(tleCommDestroy(comm), tleSuccess);
+  deleteWorld(world);
+}

@@ -43,6 +43,14 @@ def ConvertTLEToLLVM : Pass<"convert-tle-to-llvm"> {
     i1 multimem, i32 order)`: FlagCX has no grid encoding, and its coopKind 3
     means TILE_SPAN.
 
+    `tle.device_barrier` (a barrier of any team) calls the unified form with
+    its team's encoding under either option, except that team intra with
+    `group grid` calls `tleIntraGridBarrier*S` and with `multimem` calls
+    `flagcxIntraBarrier*S` (the only form with a multimem parameter).
+    `tle.signal` passes its team; `tle.team_rank` / `tle.team_size` call
+    `flagcxDevCommGetIntraRank/Size` (intra), `flagcxDevCommGetRank/Size`
+    (world) or `tleDevCommGetTeamRank/Size(comm, 1)` (inter).
+
     The pass must run on an op with a symbol table (usually the top-level
     module), because it adds declarations to nested symbol tables.
 

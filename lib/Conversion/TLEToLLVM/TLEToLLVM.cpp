@@ -6,9 +6,11 @@
 // signature come from that definition (tle/abi.h's tables), never from a
 // copy here; one helper declares a callee from its ABI entry and emits the
 // call, in the manner of IREE's "call this runtime function" lowerings. The
-// barrier and each signal op have their own pattern (they pick the entry
+// barriers and each signal op have their own pattern (they pick the entry
 // point and encode their attributes and the constants FlagCX's signatures
-// add); the queries and pointers share one generic runtime-call pattern.
+// add); the team queries share one pattern that picks the entry point by
+// team, and the other queries and the pointers one generic runtime-call
+// pattern.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,6 +62,10 @@ static_assert(static_cast<int>(SignalGroup::thread) == ::tle::kCoopThread &&
                   static_cast<int>(SignalGroup::warp) == ::tle::kCoopWarp &&
                   static_cast<int>(SignalGroup::block) == ::tle::kCoopBlock,
               "TLEEnums.td's SignalGroup must store abi.def's coop kinds");
+static_assert(static_cast<int>(Team::intra) == ::tle::kTeamIntra &&
+                  static_cast<int>(Team::inter) == ::tle::kTeamInter &&
+                  static_cast<int>(Team::world) == ::tle::kTeamWorld,
+              "TLEEnums.td's Team must store abi.def's team kinds");
 static_assert(static_cast<int>(BarrierKind::arrive) == ::tle::kBarrierArrive &&
                   static_cast<int>(BarrierKind::wait) == ::tle::kBarrierWait &&
                   static_cast<int>(BarrierKind::sync) == ::tle::kBarrierSync,
@@ -228,7 +234,77 @@ struct DeviceIntraBarrierOpLowering
   BarrierABI abi;
 };
 
-/// tle.signal: flagcxDevSignalInc or flagcxDevSignalAdd with the intra
+/// tle.device_barrier: FlagCX's unified barrier with the op's team, context
+/// 0 and system scope, whatever the pass's `abi` option (which chooses the
+/// entry points of tle.device_intra_barrier; the scalar form has no team).
+/// Two intra cases keep intra's own entry points: the grid barrier (FlagCX
+/// has no grid group) and multimem (the unified form has no multimem
+/// parameter, and dropping the flag is what TLE must not do); the verifier
+/// allows both with team intra only.
+struct DeviceBarrierOpLowering : ConvertOpToLLVMPattern<DeviceBarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(DeviceBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value comm = adaptor.getComm();
+    Value index = adaptor.getIndex();
+    Value order = createI32(rewriter, loc, static_cast<int>(op.getOrder()));
+    BarrierKind kind = op.getKind();
+    if (op.getGroup() == BarrierGroup::grid || op.getMultimem()) {
+      if (op.getTeam() != Team::intra)
+        return rewriter.notifyMatchFailure(op, "grid or multimem off intra");
+      Value multimem = LLVM::ConstantOp::create(
+          rewriter, loc, rewriter.getI1Type(), op.getMultimem() ? 1 : 0);
+      if (op.getGroup() == BarrierGroup::grid)
+        return replaceWithAbiCall(
+            rewriter, op, barrierFunction(Fn::tleIntraGridBarrierArriveS, kind),
+            {comm, index, multimem, order});
+      Value coop = createI32(rewriter, loc, static_cast<int>(op.getGroup()));
+      return replaceWithAbiCall(
+          rewriter, op, barrierFunction(Fn::flagcxIntraBarrierArriveS, kind),
+          {comm, coop, index, multimem, order});
+    }
+    Value team = createI32(rewriter, loc, static_cast<int>(op.getTeam()));
+    Value context = createI32(rewriter, loc, 0);
+    Value coop = createI32(rewriter, loc, static_cast<int>(op.getGroup()));
+    Value scope = createI32(rewriter, loc, ::tle::kScopeSystem);
+    return replaceWithAbiCall(rewriter, op,
+                              barrierFunction(Fn::flagcxDevBarrierArrive, kind),
+                              {comm, team, index, context, coop, order, scope});
+  }
+};
+
+/// tle.team_rank and tle.team_size: FlagCX's query for intra and world
+/// (flagcxDevCommGet{IntraRank,Rank}, ...), TLE's team query for inter,
+/// which FlagCX lacks.
+template <typename OpT> struct TeamQueryLowering : ConvertOpToLLVMPattern<OpT> {
+  TeamQueryLowering(const LLVMTypeConverter &converter, Fn intra, Fn world,
+                    Fn anyTeam)
+      : ConvertOpToLLVMPattern<OpT>(converter), intra(intra), world(world),
+        anyTeam(anyTeam) {}
+
+  LogicalResult
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    switch (op.getTeam()) {
+    case Team::intra:
+      return replaceWithAbiCall(rewriter, op, intra, {adaptor.getComm()});
+    case Team::world:
+      return replaceWithAbiCall(rewriter, op, world, {adaptor.getComm()});
+    case Team::inter:
+      break;
+    }
+    Value team =
+        createI32(rewriter, op.getLoc(), static_cast<int>(op.getTeam()));
+    return replaceWithAbiCall(rewriter, op, anyTeam, {adaptor.getComm(), team});
+  }
+
+  Fn intra, world, anyTeam;
+};
+
+/// tle.signal: flagcxDevSignalInc or flagcxDevSignalAdd with the op's
 /// team, context 0 and system scope.
 struct SignalOpLowering : ConvertOpToLLVMPattern<SignalOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -237,7 +313,7 @@ struct SignalOpLowering : ConvertOpToLLVMPattern<SignalOp> {
   matchAndRewrite(SignalOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Value team = createI32(rewriter, loc, ::tle::kTeamIntra);
+    Value team = createI32(rewriter, loc, static_cast<int>(op.getTeam()));
     Value context = createI32(rewriter, loc, kSignalContext);
     Value coop = createI32(rewriter, loc, static_cast<int>(op.getGroup()));
     Value scope = createI32(rewriter, loc, ::tle::kScopeSystem);
@@ -324,6 +400,13 @@ void mlir::tle::populateTLEToLLVMConversionPatterns(
     const LLVMTypeConverter &converter, RewritePatternSet &patterns,
     BarrierABI abi) {
   patterns.add<DeviceIntraBarrierOpLowering>(converter, abi);
+  patterns.add<DeviceBarrierOpLowering>(converter);
+  patterns.add<TeamQueryLowering<TeamRankOp>>(
+      converter, Fn::flagcxDevCommGetIntraRank, Fn::flagcxDevCommGetRank,
+      Fn::tleDevCommGetTeamRank);
+  patterns.add<TeamQueryLowering<TeamSizeOp>>(
+      converter, Fn::flagcxDevCommGetIntraSize, Fn::flagcxDevCommGetSize,
+      Fn::tleDevCommGetTeamSize);
   patterns.add<RuntimeCallLowering<IntraRankOp>>(
       converter, Fn::flagcxDevCommGetIntraRank);
   patterns.add<RuntimeCallLowering<IntraSizeOp>>(

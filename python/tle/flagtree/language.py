@@ -3,13 +3,16 @@
 orders, on TLE's device library.
 
 Each builtin checks its arguments while the kernel compiles, as FlagTree's
-do, refuses what TLE cannot serve with a message that says why (barriers
-and pointers between nodes, network contexts, CTA clusters), and emits one
-non-pure ``extern_elementwise`` call of a TLE entry point named after
-FlagTree's op (``tle_distributed_barrier``, ``tle_remote_pointer``,
+do, refuses what TLE cannot serve with a message that says why (pointers
+between nodes, network contexts, CTA clusters), and emits one non-pure
+``extern_elementwise`` call of a TLE entry point named after FlagTree's op
+(``tle_distributed_barrier``, ``tle_remote_pointer``,
 ``tle_get_device_id``, ``tle_get_world_rank``, ``tle_get_num_pes``,
-``tle_signal``, ``tle_signal_wait``; abi.def),
-so that FlagTree's checks of the TTGIR find those names. The bitcode is
+``tle_signal``, ``tle_signal_wait``; abi.def), so that FlagTree's checks
+of the TTGIR find those names. Barriers and signals of FlagTree's inter
+and world spaces (FlagCX's INTER and WORLD teams) call TLE's team entry
+points, ``tleTritonTeamBarrier`` and ``tleTritonTeamSignal``, which have no
+FlagTree spelling. The bitcode is
 linked without ``extern_libs`` (``_link``). Under Triton's interpreter the
 calls run on CPU ranks, as ``tle.language``'s do.
 
@@ -66,10 +69,18 @@ class MemoryScope(str, enum.Enum):
     THREAD = "thread"
 
 
-#: FlagTree's barrier spaces (FlagCX teams), and what TLE does with each.
+#: FlagTree's barrier and signal spaces (FlagCX teams): its signal maps
+#: them to teams as ``_SIGNAL_SPACE_TO_TEAM_KIND`` in FlagTree's
+#: ``tle/language/distributed.py`` does (intra 0, inter 1, world 2).
 _INTRA_SPACES = ("device", "intra", "intra_node")
 _INTER_SPACES = ("inter", "inter_node", "node")
 _WORLD_SPACE = "world"
+#: "node" is FlagTree's signal spelling of INTER, but its barrier once ran
+#: space="node" as "device": a barrier of either meaning under that name
+#: would silently be the other for some kernel (an INTER barrier on one
+#: node passes alone), so the barrier refuses it and asks for a spelling
+#: that says which.
+_AMBIGUOUS_BARRIER_SPACE = "node"
 #: FlagTree's memory orders, as TLE spells them.
 _ORDERS = {"relaxed": "relaxed", "acquire": "acquire", "release": "release", "acqrel": "acq_rel",
            "acq_rel": "acq_rel", "seq_cst": "seq_cst"}
@@ -128,47 +139,45 @@ def _check_context_id(context_id: Any, what: str, name: str = "context_id") -> N
         raise TypeError(f"{name} must be a compile-time int, got {type(value).__name__}")
     if value != 0:
         raise ValueError(f"{name} {value}: FlagCX's network contexts serve {what} between nodes; TLE has one "
-                         f"intra-node context, so {name} must be 0")
+                         f"context, so {name} must be 0")
 
 
 @_tle._builtin
 def distributed_barrier(mesh=None, device_dptr=None, space=None, group_kind="block", barrier_kind="sync",
                         order="acqrel", index=0, context_id=0, memory_scope="system", _semantic=None) -> None:
     """FlagTree's ``tle.distributed_barrier`` with an explicit space: the
-    barrier between the GPUs of the node on slot ``index``.
+    barrier between the GPUs of a FlagCX team on slot ``index``.
 
-    ``space``: ``"device"``, ``"intra"``, ``"intra_node"``; ``"world"`` when
-    ``device_dptr`` is a context whose communicator spans the job (one
-    node: the same barrier). Between nodes (``"inter"``, ``"inter_node"``)
-    TLE has no barrier. ``group_kind``, ``barrier_kind``, ``order`` (FlagTree
-    spells acq_rel ``"acqrel"``; enums accepted) and ``index`` as in
-    ``tle.language.distributed_barrier``. ``context_id`` must be 0;
-    ``memory_scope`` ``"system"`` or ``"device"`` (served at system scope).
-    ``mesh`` may be None; when given it must name the level of ``space``.
+    ``space``: ``"device"``, ``"intra"``, ``"intra_node"``: the GPUs of the
+    node (``tle_distributed_barrier``); ``"inter"``, ``"inter_node"``: this
+    GPU's local rank on every node (team inter); ``"world"``: every GPU of
+    the communicator (team world); the last two through
+    ``tleTritonTeamBarrier``. ``"node"`` is refused as ambiguous.
+    ``group_kind``, ``barrier_kind``, ``order`` (FlagTree spells acq_rel
+    ``"acqrel"``; enums accepted) and ``index`` as in
+    ``tle.language.distributed_barrier`` (``group_kind="grid"`` is intra's
+    only). ``context_id`` must be 0; ``memory_scope`` ``"system"`` or
+    ``"device"`` (served at system scope). ``mesh`` may be None; when given
+    it must name the level of ``space`` (``"device"`` for the node's GPUs,
+    ``"node"`` for inter and world).
     """
     space_name = _text("space", space)
     if space_name is None:
         raise ValueError("distributed_barrier without a space is FlagTree's barrier inside one GPU (over a CTA "
                          "cluster or a cooperative grid, chosen from the mesh); tle.flagtree serves the barrier "
-                         "between GPUs: pass space='device' (or 'world' on one node) and device_dptr")
+                         "between GPUs: pass space='device' (or 'inter_node', 'world') and device_dptr")
     if not isinstance(space_name, str):
         raise TypeError(f"space must be a compile-time string, got {_tle._describe(space_name)}")
-    if space_name in _INTER_SPACES:
-        raise ValueError(f"space {space_name!r} is the barrier between nodes (FlagCX's INTER team), which TLE does "
-                         f"not have: TLE serves the GPUs of one node (space='device', or 'world' when the "
-                         f"communicator spans the job)")
-    if space_name == _WORLD_SPACE:
+    if space_name == _AMBIGUOUS_BARRIER_SPACE:
+        raise ValueError("space 'node' is ambiguous: FlagTree's barrier once ran it as 'device' (the GPUs of this "
+                         "node) and its signal reads it as FlagCX's INTER team (this GPU's local rank on every "
+                         "node); say which: space='intra_node' or space='inter_node'")
+    if space_name in _INTER_SPACES or space_name == _WORLD_SPACE:
         _check_mesh_axis(mesh, space_name, "node")
-        ctx = _context(device_dptr)
-        if ctx is None:
-            raise ValueError("space='world' is served when the communicator spans the whole job on one node, which "
-                             "tle.flagtree knows from create_dist_tensor's context: pass that context as "
-                             "device_dptr (a tl.constexpr), or use space='device'")
-        if not ctx.spans_world:
-            raise ValueError(f"space='world': this communicator has {ctx.size} ranks and does not span the job; "
-                             f"TLE serves one node, use space='device'")
+        team = "world" if space_name == _WORLD_SPACE else "inter"
     elif space_name in _INTRA_SPACES:
         _check_mesh_axis(mesh, space_name, "device")
+        team = "intra"
     else:
         allowed = ", ".join(repr(s) for s in _INTRA_SPACES + _INTER_SPACES + (_WORLD_SPACE,))
         raise ValueError(f"unknown space {space_name!r}: expected one of {allowed}")
@@ -190,7 +199,7 @@ def distributed_barrier(mesh=None, device_dptr=None, space=None, group_kind="blo
     if core._unwrap_if_constexpr(index) is None:  # FlagTree reads None as slot 0
         index = 0
     _tle._barrier("tle_distributed_barrier", comm, _text("barrier_kind", barrier_kind), group, memory_order, index,
-                  _semantic, _link.bitcode_path)
+                  _semantic, _link.bitcode_path, team=team)
 
 
 def _linear_shard(shard_id: Any, scope: Any) -> int:
@@ -356,35 +365,27 @@ def shard_id(mesh, axis, device_dptr=None, _semantic=None) -> core.tensor:
     return coord
 
 
-#: FlagTree's signal spaces (FlagCX teams): the node's GPUs (the intra
-#: spellings, and "world" on one node) are served; between nodes is not.
+#: FlagTree's signal spaces (FlagCX teams), every one served.
 _SIGNAL_SPACES = _INTRA_SPACES + _INTER_SPACES + (_WORLD_SPACE,)
 #: FlagTree's wait kinds; only "signal" has a TLE equivalent.
 _WAIT_KINDS = ("signal", "counter", "shadow")
 
 
-def _signal_space(space: Any, device_dptr: Any) -> None:
-    """FlagTree's signal ``space`` (a FlagCX team), checked as the barrier's:
-    the GPUs of this node, or ``"world"`` when the context spans the job."""
+def _signal_space(space: Any) -> str:
+    """FlagTree's signal ``space`` as a TLE team, as FlagTree maps it: the
+    intra spellings to intra, ``"inter"``, ``"inter_node"`` and ``"node"``
+    to inter, ``"world"`` to world."""
     space_name = _text("space", space)
     if not isinstance(space_name, str):
         raise TypeError(f"space must be a compile-time string, got {_tle._describe(space_name)}")
+    if space_name in _INTRA_SPACES:
+        return "intra"
     if space_name in _INTER_SPACES:
-        raise ValueError(f"space {space_name!r} signals a GPU of another node (FlagCX's INTER team), which TLE "
-                         f"does not do: TLE serves the GPUs of one node (space='intra_node', or 'world' when the "
-                         f"communicator spans the job)")
+        return "inter"
     if space_name == _WORLD_SPACE:
-        ctx = _context(device_dptr)
-        if ctx is None:
-            raise ValueError("space='world' is served when the communicator spans the whole job on one node, which "
-                             "tle.flagtree knows from create_dist_tensor's context: pass that context as "
-                             "device_dptr (a tl.constexpr), or use space='intra_node'")
-        if not ctx.spans_world:
-            raise ValueError(f"space='world': this communicator has {ctx.size} ranks and does not span the job; "
-                             f"TLE serves one node, use space='intra_node'")
-    elif space_name not in _INTRA_SPACES:
-        allowed = ", ".join(repr(s) for s in _SIGNAL_SPACES)
-        raise ValueError(f"unknown space {space_name!r}: expected one of {allowed}")
+        return "world"
+    allowed = ", ".join(repr(s) for s in _SIGNAL_SPACES)
+    raise ValueError(f"unknown space {space_name!r}: expected one of {allowed}")
 
 
 def _signal_group(group_kind: Any) -> Any:
@@ -399,26 +400,27 @@ def _signal_group(group_kind: Any) -> Any:
 def signal(device_dptr, peer, slot_id, value=None, op="inc", space="intra_node", group_kind="block", context_idx=0,
            scope="system", _semantic=None) -> None:
     """FlagTree's ``tle.signal``: add to signal word ``slot_id`` of GPU
-    ``peer`` of the node, as a release (``tle.language.signal``; entry
-    point ``tle_signal``).
+    ``peer`` of the team ``space`` names, as a release
+    (``tle.language.signal``; entry point ``tle_signal``, or
+    ``tleTritonTeamSignal`` for the inter and world spaces).
 
     ``op``: ``"inc"`` adds 1, ``"add"`` adds ``value`` (an int or a runtime
     integer). ``peer`` and ``slot_id``: ints or runtime int32 (``slot_id``
     below the communicator's ``n_signals``, checked at run time).
-    ``space``: ``"intra_node"`` (also ``"intra"``, ``"device"``), or
-    ``"world"`` when ``device_dptr`` is a context whose communicator spans
-    the job (one node: the same signal); between nodes is refused.
+    ``space``: ``"intra_node"`` (also ``"intra"``, ``"device"``): ``peer``
+    is a GPU of this node; ``"inter_node"`` (also ``"inter"``, ``"node"``):
+    a node (this GPU's local rank there); ``"world"``: a world rank.
     ``group_kind``: ``"block"`` or ``"warp"`` (``num_warps=1``).
     ``context_idx`` must be 0; ``scope`` (in FlagTree's documentation)
     ``"system"`` or ``"device"``: a signal is always system-wide.
     """
-    _signal_space(space, device_dptr)
+    team = _signal_space(space)
     _check_context_id(context_idx, "signals", "context_idx")
     _check_signal_scope(scope)
     op_name = _text("op", op)
     comm = _comm("device_dptr", device_dptr, _semantic)
     _tle._signal("tle_signal", comm, peer, slot_id, op_name, value, _signal_group(group_kind), _semantic,
-                 _link.bitcode_path, index_name="slot_id")
+                 _link.bitcode_path, index_name="slot_id", team=team)
 
 
 def _check_signal_scope(scope: Any) -> None:

@@ -176,6 +176,14 @@ typedef struct {
   int (*commCuDevice)(void *comm, int *device);
   int (*commGetAsyncError)(void *comm, int *asyncError); /**< may be NULL */
   const char *(*getErrorString)(int result);             /**< may be NULL */
+  /* Later members (0.2), for communicators past one node (docs/runtime.md, "Past
+   * one node"); may be NULL, and a caller built against an older
+   * tleNcclFunctions_t (a smaller `size`) has none. NCCL 2.28's device API:
+   * ncclGetVersion, ncclDevCommCreate(comm, const ncclDevCommRequirements*,
+   * ncclDevComm*) and ncclDevCommDestroy(comm, const ncclDevComm*). */
+  int (*getVersion)(int *version);
+  int (*devCommCreate)(void *comm, const void *requirements, void *outDevComm);
+  int (*devCommDestroy)(void *comm, const void *devComm);
 } tleNcclFunctions_t;
 
 /** One rank's communicator over the ranks of an existing NCCL communicator

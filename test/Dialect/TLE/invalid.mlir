@@ -89,7 +89,7 @@ func.func @comm_i32(%comm: i32, %index: i32) {
 
 // Unknown barrier kinds are rejected by the parser.
 func.func @bad_kind(%comm: !llvm.ptr, %index: i32) {
-  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'kind' [arrive, wait, sync]}}
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [arrive, wait, sync]}}
   tle.device_intra_barrier signal %comm, %index : !llvm.ptr
   return
 }
@@ -98,7 +98,7 @@ func.func @bad_kind(%comm: !llvm.ptr, %index: i32) {
 
 // `grid` and `block` are groups, `tile_span` is not (FlagCX's coopKind 3).
 func.func @bad_group(%comm: !llvm.ptr, %index: i32) {
-  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'group' [thread, warp, block, grid]}}
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'group' [thread, warp, block, grid]}}
   tle.device_intra_barrier sync %comm, %index group tile_span : !llvm.ptr
   return
 }
@@ -107,7 +107,7 @@ func.func @bad_group(%comm: !llvm.ptr, %index: i32) {
 
 // Unknown memory orders are rejected by the parser.
 func.func @bad_order(%comm: !llvm.ptr, %index: i32) {
-  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'order' [relaxed, acquire, release, acq_rel, seq_cst]}}
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'order' [relaxed, acquire, release, acq_rel, seq_cst]}}
   tle.device_intra_barrier sync %comm, %index order consume : !llvm.ptr
   return
 }
@@ -254,7 +254,7 @@ func.func @signal_null_comm(%peer: i32, %sig: i32) {
 
 // Signals have no grid group.
 func.func @signal_grid(%comm: !llvm.ptr, %peer: i32, %sig: i32) {
-  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'group' [thread, warp, block]}}
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'group' [thread, warp, block]}}
   tle.signal inc %comm, %peer, %sig group grid : !llvm.ptr
   return
 }
@@ -263,7 +263,7 @@ func.func @signal_grid(%comm: !llvm.ptr, %peer: i32, %sig: i32) {
 
 // Unknown signal kinds are rejected by the parser.
 func.func @signal_bad_kind(%comm: !llvm.ptr, %peer: i32, %sig: i32) {
-  // expected-error @below {{expected string or keyword containing one of the following enum values for attribute 'kind' [inc, add]}}
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'kind' [inc, add]}}
   tle.signal set %comm, %peer, %sig : !llvm.ptr
   return
 }
@@ -353,5 +353,98 @@ func.func @reset_signal_null_comm(%sig: i32) {
   %null = llvm.mlir.zero : !llvm.ptr<1>
   // expected-error @below {{comm is a null pointer}}
   tle.reset_signal %null, %sig : !llvm.ptr<1>
+  return
+}
+
+// -----
+
+// tle.device_barrier has tle.device_intra_barrier's rules: a negative slot.
+func.func @team_negative_index(%comm: !llvm.ptr) {
+  %c = arith.constant -1 : i32
+  // expected-error @below {{index must be non-negative}}
+  tle.device_barrier sync %comm, %c team world : !llvm.ptr
+  return
+}
+
+// -----
+
+// ... and a wait that would drop its release half.
+func.func @team_wait_release(%comm: !llvm.ptr, %index: i32) {
+  // expected-error @below {{wait cannot release; use order relaxed, acquire or acq_rel}}
+  tle.device_barrier wait %comm, %index team inter order release : !llvm.ptr
+  return
+}
+
+// -----
+
+// The grid barrier spans one node's co-resident launch: intra only.
+func.func @team_grid_inter(%comm: !llvm.ptr, %index: i32) {
+  // expected-error @below {{group grid is only available with team intra; use group block (or warp) for team inter}}
+  tle.device_barrier sync %comm, %index team inter group grid : !llvm.ptr
+  return
+}
+
+// -----
+
+func.func @team_grid_world(%comm: i64, %index: i32) {
+  // expected-error @below {{group grid is only available with team intra; use group block (or warp) for team world}}
+  tle.device_barrier arrive %comm, %index team world group grid : i64
+  return
+}
+
+// -----
+
+// NVLink multicast reaches the GPUs of one node.
+func.func @team_multimem_world(%comm: !llvm.ptr, %index: i32) {
+  // expected-error @below {{multimem is only available with team intra}}
+  tle.device_barrier sync %comm, %index team world group warp multimem : !llvm.ptr
+  return
+}
+
+// -----
+
+// The team is required: a barrier that silently spanned one node would
+// pass before the other nodes arrived.
+func.func @team_missing(%comm: !llvm.ptr, %index: i32) {
+  // expected-error @below {{expected 'team'}}
+  tle.device_barrier sync %comm, %index : !llvm.ptr
+  return
+}
+
+// -----
+
+// An unknown team is a parse error naming the cases.
+func.func @team_unknown(%comm: !llvm.ptr, %index: i32) {
+  // expected-error @+1 {{expected string or keyword containing one of the following enum values for attribute 'team' [intra, inter, world]}}
+  tle.device_barrier sync %comm, %index team node : !llvm.ptr
+  return
+}
+
+// -----
+
+// A team query of a null communicator can only fault.
+llvm.func @team_rank_null() -> i32 {
+  %null = llvm.mlir.zero : !llvm.ptr
+  // expected-error @below {{comm is a null pointer}}
+  %r = tle.team_rank %null team world : !llvm.ptr
+  llvm.return %r : i32
+}
+
+// -----
+
+func.func @team_size_null() -> i32 {
+  %c0 = arith.constant 0 : i64
+  // expected-error @below {{comm is a null pointer}}
+  %n = tle.team_size %c0 team inter : i64
+  return %n : i32
+}
+
+// -----
+
+// tle.signal with a team keeps its rules.
+func.func @signal_team_negative_peer(%comm: !llvm.ptr, %sig: i32) {
+  %c = arith.constant -2 : i32
+  // expected-error @below {{peer must be non-negative}}
+  tle.signal inc %comm, %c, %sig team world : !llvm.ptr
   return
 }

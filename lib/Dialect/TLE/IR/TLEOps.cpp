@@ -30,21 +30,45 @@ static bool isNullHandle(Value handle) {
   return isa_and_nonnull<LLVM::ZeroOp>(handle.getDefiningOp());
 }
 
-LogicalResult DeviceIntraBarrierOp::verify() {
-  if (isNegativeConstant(getIndex()))
-    return emitOpError("index must be non-negative");
-  if (isNullHandle(getComm()))
-    return emitOpError("comm is a null pointer");
-  if (getMultimem() && getGroup() == BarrierGroup::thread)
-    return emitOpError("multimem is meaningless with group thread");
+/// The rules every barrier op shares (TLEOps.td, device_intra_barrier).
+static LogicalResult verifyBarrier(Operation *op, BarrierKind kind, Value comm,
+                                   Value index, BarrierGroup group,
+                                   MemoryOrder order, bool multimem) {
+  if (isNegativeConstant(index))
+    return op->emitOpError("index must be non-negative");
+  if (isNullHandle(comm))
+    return op->emitOpError("comm is a null pointer");
+  if (multimem && group == BarrierGroup::thread)
+    return op->emitOpError("multimem is meaningless with group thread");
   // An arrive only publishes and a wait only observes: an order that has
   // only the other half would silently degrade to relaxed.
-  if (getKind() == BarrierKind::arrive && getOrder() == MemoryOrder::acquire)
-    return emitOpError("arrive cannot acquire; use order relaxed, release or "
-                       "acq_rel");
-  if (getKind() == BarrierKind::wait && getOrder() == MemoryOrder::release)
-    return emitOpError("wait cannot release; use order relaxed, acquire or "
-                       "acq_rel");
+  if (kind == BarrierKind::arrive && order == MemoryOrder::acquire)
+    return op->emitOpError("arrive cannot acquire; use order relaxed, release "
+                           "or acq_rel");
+  if (kind == BarrierKind::wait && order == MemoryOrder::release)
+    return op->emitOpError("wait cannot release; use order relaxed, acquire or "
+                           "acq_rel");
+  return success();
+}
+
+LogicalResult DeviceIntraBarrierOp::verify() {
+  return verifyBarrier(*this, getKind(), getComm(), getIndex(), getGroup(),
+                       getOrder(), getMultimem());
+}
+
+LogicalResult DeviceBarrierOp::verify() {
+  if (failed(verifyBarrier(*this, getKind(), getComm(), getIndex(), getGroup(),
+                           getOrder(), getMultimem())))
+    return failure();
+  // The grid barrier needs every CTA of the launch co-resident, which one
+  // node's launch gives; its entry points (tleIntraGridBarrier*) are intra's.
+  if (getGroup() == BarrierGroup::grid && getTeam() != Team::intra)
+    return emitOpError("group grid is only available with team intra; use "
+                       "group block (or warp) for team ")
+           << stringifyTeam(getTeam());
+  // NVLink multicast objects span the GPUs of one node.
+  if (getMultimem() && getTeam() != Team::intra)
+    return emitOpError("multimem is only available with team intra");
   return success();
 }
 
@@ -55,6 +79,18 @@ LogicalResult IntraRankOp::verify() {
 }
 
 LogicalResult IntraSizeOp::verify() {
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  return success();
+}
+
+LogicalResult TeamRankOp::verify() {
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  return success();
+}
+
+LogicalResult TeamSizeOp::verify() {
   if (isNullHandle(getComm()))
     return emitOpError("comm is a null pointer");
   return success();

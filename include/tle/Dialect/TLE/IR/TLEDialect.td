@@ -18,9 +18,12 @@ def TLE_Dialect : Dialect {
   let summary = "Device-side intra-node barrier and its companions";
   let description = [{
     The `tle` dialect lets a GPU kernel synchronize with the other GPUs of the
-    same node from inside the kernel. Its ops take the device communicator
-    (an `!llvm.ptr` or a raw `i64` address) as an ordinary SSA value, so a
-    kernel compiled once works with every communicator it is launched with.
+    same node from inside the kernel, and, through teams (`intra`: the
+    node's ranks, `inter`: the same local rank on every node, `world`:
+    every rank), with the GPUs of other nodes. Its ops take the device
+    communicator (an `!llvm.ptr` or a raw `i64` address) as an ordinary SSA
+    value, so a kernel compiled once works with every communicator it is
+    launched with.
 
     Every op lowers to exactly one call of an `extern "C"` device function
     (see `--convert-tle-to-llvm` and docs/abi.md); the dialect carries no

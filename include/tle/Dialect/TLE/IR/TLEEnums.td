@@ -2,8 +2,9 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The barrier kind, cooperative group and memory order that parameterize
-// `tle.device_intra_barrier`, and the signal kind and group of `tle.signal`
-// and `tle.signal_wait`. Each case stores its ABI value from
+// `tle.device_intra_barrier` and `tle.device_barrier`, the team of
+// `tle.device_barrier`, `tle.signal` and the team queries, and the signal
+// kind and group of `tle.signal` and `tle.signal_wait`. Each case stores its ABI value from
 // runtime/device/include/tle/abi.def (TableGen cannot include that file): the
 // lowering passes the stored value, static_asserts in TLEToLLVM.cpp tie every
 // case to abi.h at build time, and unittests/compiler checks both lists
@@ -66,6 +67,17 @@ def TLE_SignalGroup : I32EnumAttr<"SignalGroup",
       I32EnumAttrCase<"thread", 0>,
       I32EnumAttrCase<"warp", 1>,
       I32EnumAttrCase<"block", 2>
+    ]> {
+  let cppNamespace = "::mlir::tle";
+}
+
+// The ranks a barrier spans, a signal's peer is numbered in, or a query
+// counts (abi.def's TLE_TEAM, FlagCX's flagcxDevTeamKind_t).
+def TLE_Team : I32EnumAttr<"Team",
+    "the team of ranks a barrier, signal or query refers to", [
+      I32EnumAttrCase<"intra", 0>,
+      I32EnumAttrCase<"inter", 1>,
+      I32EnumAttrCase<"world", 2>
     ]> {
   let cppNamespace = "::mlir::tle";
 }

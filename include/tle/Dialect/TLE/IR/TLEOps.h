@@ -1,8 +1,8 @@
 //===- TLEOps.h - Operations of the tle dialect -----------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Declares the ops of the `tle` dialect (device_intra_barrier, intra_rank,
-// intra_size, local_pointer, intra_pointer), generated from TLEOps.td.
+// Declares the ops of the `tle` dialect (the barriers, rank and size queries,
+// pointers and signals), generated from TLEOps.td.
 //
 //===----------------------------------------------------------------------===//
 

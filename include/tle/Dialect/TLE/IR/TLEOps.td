@@ -1,9 +1,9 @@
 //===- TLEOps.td - Operations of the tle dialect -----------*- tablegen -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The ops of the `tle` dialect: the device-side intra-node barrier, the rank
-// and size queries of the communicator, pointers into symmetric buffers, and
-// point-to-point signals.
+// The ops of the `tle` dialect: the device-side intra-node barrier and its
+// sibling over any team, the rank and size queries of the communicator,
+// pointers into symmetric buffers, and point-to-point signals.
 // Their textual form is a contract: tests and front ends outside the
 // compiler parse and print it.
 //
@@ -29,8 +29,9 @@ def TLE_DeviceIntraBarrierOp : TLE_Op<"device_intra_barrier"> {
   let summary = "Barrier across the GPUs of one node, executed by a kernel";
   let description = [{
     Synchronizes the calling cooperative group with the same barrier slot on
-    every other rank of the node's communicator `comm`. The kind says which
-    half of the barrier the call performs:
+    every other rank of the node's communicator `comm` (`tle.device_barrier`
+    is the same barrier over a chosen team). The kind says which half of
+    the barrier the call performs:
 
     - `arrive`: the group synchronizes, then signals every peer that
       this rank reached the next epoch of slot `index` (the release half of
@@ -92,6 +93,52 @@ def TLE_DeviceIntraBarrierOp : TLE_Op<"device_intra_barrier"> {
   let hasVerifier = 1;
 }
 
+def TLE_DeviceBarrierOp : TLE_Op<"device_barrier"> {
+  let summary = "Barrier across the ranks of a team, executed by a kernel";
+  let description = [{
+    `tle.device_intra_barrier` over any team of the communicator `comm`:
+    `intra` (the ranks of this node), `inter` (the same local rank on every
+    node: a rail) or `world` (every rank). Kind, `index`, `group`, `order`
+    and `multimem` mean what they mean there; each team has its own
+    `nBarriers` slots, so slot 3 of `world` and slot 3 of `intra` are
+    different barriers. `team` is required: a barrier that silently
+    defaulted to one node would pass before the other nodes arrived.
+
+    Verifier rules: those of `tle.device_intra_barrier`, and
+    - `group grid` only with `team intra`: the grid barrier's co-resident
+      launch spans the GPUs of one node, and its entry points are intra's;
+    - `multimem` only with `team intra`: NVLink multicast reaches the GPUs
+      of one node.
+
+    Example:
+
+    ```mlir
+    tle.device_barrier sync %comm, %index team world : !llvm.ptr
+    tle.device_barrier arrive %comm, %index team inter group warp order release : i64
+    tle.device_barrier wait %comm, %c0 team intra group grid : !llvm.ptr
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_BarrierKind:$kind,
+    TLE_HandleType:$comm,
+    I32:$index,
+    TLE_Team:$team,
+    DefaultValuedAttr<TLE_BarrierGroup,
+                      "::mlir::tle::BarrierGroup::block">:$group,
+    DefaultValuedAttr<TLE_MemoryOrder,
+                      "::mlir::tle::MemoryOrder::acq_rel">:$order,
+    UnitAttr:$multimem
+  );
+
+  let assemblyFormat = [{
+    $kind $comm `,` $index `team` $team (`group` $group^)? (`order` $order^)?
+    (`multimem` $multimem^)? attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
 class TLE_CommQueryOp<string mnemonic>
     : TLE_Op<mnemonic, [MemoryEffects<[MemRead]>]> {
   let arguments = (ins TLE_HandleType:$comm);
@@ -126,6 +173,49 @@ def TLE_IntraSizeOp : TLE_CommQueryOp<"intra_size"> {
 
     ```mlir
     %size = tle.intra_size %comm : i64
+    ```
+  }];
+}
+
+/// This rank, or the number of ranks, of a team.
+class TLE_TeamQueryOp<string mnemonic>
+    : TLE_Op<mnemonic, [MemoryEffects<[MemRead]>]> {
+  let arguments = (ins TLE_HandleType:$comm, TLE_Team:$team);
+  let results = (outs I32:$result);
+  let assemblyFormat = "$comm `team` $team attr-dict `:` type($comm)";
+  let hasVerifier = 1;
+}
+
+def TLE_TeamRankOp : TLE_TeamQueryOp<"team_rank"> {
+  let summary = "This rank's index in a team";
+  let description = [{
+    Returns the calling GPU's index (`0 .. size-1`) in team `team` of the
+    communicator `comm`: `intra`, its rank in the node (as
+    `tle.intra_rank`); `inter`, its node's index (its rank in its rail);
+    `world`, its world rank, `node * intraSize + intraRank`. It reads the
+    communicator, so it is not hoisted across writes to it. A constant null
+    `comm` is rejected.
+
+    Example:
+
+    ```mlir
+    %rank = tle.team_rank %comm team world : !llvm.ptr
+    ```
+  }];
+}
+
+def TLE_TeamSizeOp : TLE_TeamQueryOp<"team_size"> {
+  let summary = "Number of ranks of a team";
+  let description = [{
+    Returns the number of ranks of team `team` of the communicator `comm`:
+    `intra`, the GPUs of the node (as `tle.intra_size`); `inter`, the
+    number of nodes; `world`, every rank. It reads the communicator, so it
+    is not hoisted across writes to it. A constant null `comm` is rejected.
+
+    Example:
+
+    ```mlir
+    %nodes = tle.team_size %comm team inter : i64
     ```
   }];
 }
@@ -197,6 +287,12 @@ def TLE_SignalOp : TLE_Op<"signal"> {
     its signal count is reported by the runtime before any word is touched.
     Words only grow, except by `tle.reset_signal`.
 
+    `team` says how `peer` is numbered: `intra` (the default, elided when
+    printing) a rank of this node, `inter` a node (the rank of the same
+    local rank there), `world` a world rank. Each rank has one set of
+    words whatever the team; the team chooses the peer and so the
+    transport.
+
     Verifier rules:
     - `inc` takes no value and `add` needs one;
     - a constant `peer` or `sig` must be non-negative;
@@ -209,6 +305,7 @@ def TLE_SignalOp : TLE_Op<"signal"> {
     ```mlir
     tle.signal inc %comm, %peer, %sig : !llvm.ptr
     tle.signal add %comm, %peer, %sig, %n group warp : i64
+    tle.signal inc %comm, %node, %sig team inter : !llvm.ptr
     ```
   }];
 
@@ -219,12 +316,13 @@ def TLE_SignalOp : TLE_Op<"signal"> {
     I32:$sig,
     Optional<I64>:$value,
     DefaultValuedAttr<TLE_SignalGroup,
-                      "::mlir::tle::SignalGroup::block">:$group
+                      "::mlir::tle::SignalGroup::block">:$group,
+    DefaultValuedAttr<TLE_Team, "::mlir::tle::Team::intra">:$team
   );
 
   let assemblyFormat = [{
-    $kind $comm `,` $peer `,` $sig (`,` $value^)? (`group` $group^)?
-    attr-dict `:` type($comm)
+    $kind $comm `,` $peer `,` $sig (`,` $value^)? (`team` $team^)?
+    (`group` $group^)? attr-dict `:` type($comm)
   }];
 
   let hasVerifier = 1;

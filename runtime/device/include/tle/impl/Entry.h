@@ -255,8 +255,8 @@ TLE_DEVICE_API int32_t tle_get_device_id(int64_t comm) {
                               tle::impl::Fn::tle_get_device_id);
 }
 TLE_DEVICE_API int32_t tle_get_world_rank(int64_t comm) {
-  return tle::impl::intraRank(tle::impl::addressOf(comm),
-                              tle::impl::Fn::tle_get_world_rank);
+  return tle::impl::teamRank(tle::impl::addressOf(comm), tle::kTeamWorld,
+                             tle::impl::Fn::tle_get_world_rank);
 }
 TLE_DEVICE_API int32_t tle_get_num_pes(int64_t comm) {
   return tle::impl::intraSize(tle::impl::addressOf(comm),

@@ -1,0 +1,248 @@
+//===- GinProbe.cu - NCCL's GPU-initiated networking, as this machine has it ===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// Issue 19's GPU check: what a communicator past one node does on the GPUs
+// at hand. It cannot span nodes here, so it asks for the network on one:
+//
+//  1. layout: NCCL 2.28's ncclDevCommRequirements and ncclDevComm against
+//     the copies libtle passes (runtime/host/NcclNet.h), at compile time;
+//  2. nccl:   a one-rank NCCL communicator on GPU 0, then
+//     ncclDevCommCreate without GIN (prints the LSA team and the GIN
+//     contexts NCCL made) and with GIN forced on (prints NCCL's answer);
+//  3. tle:    tleCommInitFromNccl with TLE_NETWORK=gin, which makes the same
+//     request. Where NCCL makes GIN, a kernel built with
+//     -DTLE_WITH_NCCL_GIN runs signals and WORLD/INTER barriers through
+//     it (a signal to itself, which GIN carries like any other) and prints
+//     GIN-ROUNDTRIP-US; where NCCL cannot, TLE's refusal must be
+//     tleNotSupported with NCCL's error in the detail;
+//  4. one node: the same kernel on a communicator without a network,
+//     where INTER is the rank alone and WORLD its node (ONE-NODE-ROUND-US).
+//
+// Prints one RESULT line per step; exits 0 when every step did what it
+// must (success, or the clear refusal), 1 otherwise, 77 without a GPU.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuSupport.h"
+#include "NcclNet.h"
+
+#include "tle/detail/DevComm.h"
+#include "tle/device.h"
+
+#include <nccl.h>
+#include <nccl_device.h>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+// 1. The layout libtle assumes, checked against NCCL's header.
+static_assert(sizeof(tle::NcclDevCommRequirements228) ==
+                  sizeof(ncclDevCommRequirements),
+              "ncclDevCommRequirements changed size");
+static_assert(offsetof(tle::NcclDevCommRequirements228, ginForceEnable) ==
+                      offsetof(ncclDevCommRequirements, ginForceEnable) &&
+                  offsetof(tle::NcclDevCommRequirements228, ginContextCount) ==
+                      offsetof(ncclDevCommRequirements, ginContextCount) &&
+                  offsetof(tle::NcclDevCommRequirements228, ginSignalCount) ==
+                      offsetof(ncclDevCommRequirements, ginSignalCount),
+              "ncclDevCommRequirements moved a field TLE sets");
+static_assert(sizeof(tle::NcclDevComm228) == sizeof(ncclDevComm) &&
+                  offsetof(tle::NcclDevComm228, lsaRank) ==
+                      offsetof(ncclDevComm, lsaRank) &&
+                  offsetof(tle::NcclDevComm228, lsaSize) ==
+                      offsetof(ncclDevComm, lsaSize) &&
+                  offsetof(tle::NcclDevComm228, nRanks) ==
+                      offsetof(ncclDevComm, nRanks),
+              "ncclDevComm moved a field TLE reads");
+
+namespace {
+
+constexpr uint32_t kSlots = 4;
+constexpr uint32_t kSignals = 4;
+
+/// Rounds of: a WORLD signal to this rank itself, its wait, an INTER and
+/// a WORLD barrier; records the final word.
+__global__ void ginRounds(const void *comm, int rounds, uint64_t *word) {
+  int self = flagcxDevCommGetRank(comm);
+  for (int i = 0; i < rounds; ++i) {
+    flagcxDevSignalInc(comm, tle::kTeamWorld, self, 0, 0, tle::kCoopBlock,
+                       tle::kScopeSystem);
+    flagcxDevWaitSignal(comm, 0, uint64_t(i + 1), 64, 0, tle::kCoopBlock,
+                        tle::kOrderAcquire);
+    flagcxDevBarrierSync(comm, tle::kTeamInter, 0, 0, tle::kCoopBlock,
+                         tle::kOrderAcqRel, tle::kScopeSystem);
+    flagcxDevBarrierSync(comm, tle::kTeamWorld, 1, 0, tle::kCoopBlock,
+                         tle::kOrderAcqRel, tle::kScopeSystem);
+  }
+  if (threadIdx.x == 0)
+    *word = flagcxDevReadSignal(comm, 0, 64, 0, tle::kOrderAcquire);
+}
+
+bool ncclStep(ncclComm_t comm) {
+  printf("step: ncclDevCommCreate without GIN\n");
+  ncclDevCommRequirements plain = {};
+  ncclDevComm dc = {};
+  ncclResult_t r = ncclDevCommCreate(comm, &plain, &dc);
+  printf("RESULT,gin-probe,nccl-devcomm,%s,rank=%d nRanks=%d lsaRank=%d "
+         "lsaSize=%d ginContexts=%d ginType0=%d\n",
+         r == ncclSuccess ? "ok" : ncclGetErrorString(r), dc.rank, dc.nRanks,
+         dc.lsaRank, dc.lsaSize, int(dc.ginContextCount),
+         int(dc.ginTypes[0]));
+  if (r == ncclSuccess)
+    ncclDevCommDestroy(comm, &dc);
+  printf("step: ncclDevCommCreate with GIN forced on\n");
+  ncclDevCommRequirements gin = {};
+  gin.ginForceEnable = true;
+  gin.ginContextCount = 1;
+  gin.ginSignalCount = int(kSignals + 2 * kSlots);
+  ncclDevComm dg = {};
+  ncclResult_t rg = ncclDevCommCreate(comm, &gin, &dg);
+  const char *last = ncclGetLastError(comm);
+  printf("RESULT,gin-probe,nccl-gin,%s,ginContexts=%d ginType0=%d "
+         "last-error=\"%s\"\n",
+         rg == ncclSuccess ? "ok" : ncclGetErrorString(rg),
+         int(dg.ginContextCount), int(dg.ginTypes[0]), last ? last : "");
+  if (rg == ncclSuccess)
+    ncclDevCommDestroy(comm, &dg);
+  return r == ncclSuccess;
+}
+
+bool tleStep(ncclComm_t nccl) {
+  printf("step: tleCommInitFromNccl with TLE_NETWORK=gin\n");
+  setenv("TLE_NETWORK", "gin", 1);
+  tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
+  cfg.backend = tleBackendCuda;
+  cfg.nBarriers = kSlots;
+  cfg.nSignals = kSignals;
+  cfg.timeoutMs = 10000;
+  tleComm_t comm = nullptr;
+  tleResult_t r = tleCommInitFromNccl(&comm, nccl, nullptr, &cfg);
+  std::string detail = tleGetLastErrorDetail();
+  if (r != tleSuccess) {
+    bool clear = r == tleNotSupported &&
+                 detail.find("ncclDevCommCreate") != std::string::npos;
+    printf("RESULT,gin-probe,tle-create,%s,%s\n",
+           clear ? "refused-clearly" : "FAILED", detail.c_str());
+    return clear;
+  }
+  void *dc = nullptr;
+  tleCommGetDevComm(comm, &dc);
+  uint64_t *word = nullptr;
+  CK(cudaMalloc(&word, sizeof(uint64_t)));
+  const int rounds = 1000;
+  ginRounds<<<1, 128>>>(dc, 10, word); // warm-up
+  cudaError_t e = cudaDeviceSynchronize();
+  auto t0 = std::chrono::steady_clock::now();
+  if (e == cudaSuccess) {
+    ginRounds<<<1, 128>>>(dc, rounds, word);
+    e = cudaDeviceSynchronize();
+  }
+  double us = std::chrono::duration<double, std::micro>(
+                  std::chrono::steady_clock::now() - t0)
+                  .count() /
+              rounds;
+  uint64_t got = 0;
+  if (e == cudaSuccess)
+    cudaMemcpy(&got, word, sizeof(got), cudaMemcpyDeviceToHost);
+  tleErrorInfo info = {};
+  tleCommGetError(comm, &info);
+  bool ok = e == cudaSuccess && got == uint64_t(10 + rounds);
+  printf("RESULT,gin-probe,tle-kernel,%s,word=%llu cuda=\"%s\" device=\"%s\"\n",
+         ok ? "ok" : "FAILED", static_cast<unsigned long long>(got),
+         cudaGetErrorString(e), info.message);
+  if (ok)
+    printf("GIN-ROUNDTRIP-US %.2f (signal to self + wait + INTER and WORLD "
+           "barriers, one rank)\n",
+           us);
+  cudaFree(word);
+  tleCommDestroy(comm);
+  return ok;
+}
+
+/// The same kernel on a one-rank communicator without a network (netKind
+/// none): INTER is this rank alone, WORLD its node, signals TLE's words.
+bool oneNodeStep() {
+  tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
+  cfg.backend = tleBackendCuda;
+  cfg.nBarriers = kSlots;
+  cfg.nSignals = kSignals;
+  cfg.timeoutMs = 10000;
+  tleComm_t comm = nullptr;
+  int dev = 0;
+  if (tleCommInitAll(&comm, 1, &dev, &cfg) != tleSuccess) {
+    printf("RESULT,gin-probe,one-node-create,FAILED,%s\n",
+           tleGetLastErrorDetail());
+    return false;
+  }
+  void *dc = nullptr;
+  tleCommGetDevComm(comm, &dc);
+  uint64_t *word = nullptr;
+  CK(cudaMalloc(&word, sizeof(uint64_t)));
+  const int rounds = 10000;
+  ginRounds<<<1, 128>>>(dc, 10, word);
+  cudaError_t e = cudaDeviceSynchronize();
+  uint64_t first = 0;
+  cudaMemcpy(&first, word, sizeof(first), cudaMemcpyDeviceToHost);
+  auto t0 = std::chrono::steady_clock::now();
+  if (e == cudaSuccess) {
+    ginRounds<<<1, 128>>>(dc, rounds, word);
+    e = cudaDeviceSynchronize();
+  }
+  double us = std::chrono::duration<double, std::micro>(
+                  std::chrono::steady_clock::now() - t0)
+                  .count() /
+              rounds;
+  uint64_t got = 0;
+  if (e == cudaSuccess)
+    cudaMemcpy(&got, word, sizeof(got), cudaMemcpyDeviceToHost);
+  tleErrorInfo info = {};
+  tleCommGetError(comm, &info);
+  // The word only grows: 10 after the warm-up, 10 + rounds after the run.
+  bool ok = e == cudaSuccess && first == 10 && got == uint64_t(10 + rounds);
+  printf("RESULT,gin-probe,one-node-kernel,%s,word=%llu cuda=\"%s\" "
+         "device=\"%s\"\n",
+         ok ? "ok" : "FAILED", static_cast<unsigned long long>(got),
+         cudaGetErrorString(e), info.message);
+  if (ok)
+    printf("ONE-NODE-ROUND-US %.3f (signal to self + wait + INTER and WORLD "
+           "barriers, one rank, no network)\n",
+           us);
+  cudaFree(word);
+  tleCommDestroy(comm);
+  return ok;
+}
+
+} // namespace
+
+int main() {
+  // Line-buffered: a crash inside NCCL must not swallow the steps before.
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (!tle::gpu::gpusOrSkip(1))
+    return 77;
+  CK(cudaSetDevice(0));
+  int version = 0;
+  ncclGetVersion(&version);
+  printf("RESULT,gin-probe,nccl-version,%d\n", version);
+  ncclComm_t nccl;
+  int dev = 0;
+  if (ncclCommInitAll(&nccl, 1, &dev) != ncclSuccess) {
+    printf("RESULT,gin-probe,nccl-init,FAILED\n");
+    return 1;
+  }
+  bool ok = ncclStep(nccl);
+  ncclCommDestroy(nccl);
+  // A fresh NCCL communicator for TLE: one whose GIN request failed may
+  // not be the same afterwards (run 10 crashed on a second request).
+  if (ncclCommInitAll(&nccl, 1, &dev) != ncclSuccess) {
+    printf("RESULT,gin-probe,nccl-init,FAILED\n");
+    return 1;
+  }
+  ok = tleStep(nccl) && ok;
+  ok = oneNodeStep() && ok;
+  ncclCommDestroy(nccl);
+  printf("RESULT,gin-probe,overall,%s\n", ok ? "ok" : "FAILED");
+  return ok ? 0 : 1;
+}
