@@ -32,6 +32,8 @@ CommState::~CommState() {
   // The watchdog writes the record: stop it before the record goes.
   if (bootstrap)
     bootstrap->stopWatching();
+  if (worldBootstrap)
+    worldBootstrap->stopWatching();
   if (backend) {
     if (devComm)
       backend->freeLocal(devComm);
@@ -48,7 +50,9 @@ CommState::~CommState() {
   }
   inbox.reset();
   signals.reset();
+  netWords.reset();
   bootstrap.reset();
+  worldBootstrap.reset();
 }
 
 namespace {
@@ -107,7 +111,8 @@ tleResult_t publishDevComm(CommState &c) {
   fillRoutes(d, inbox.data());
   d.nSignals = c.config.nSignals;
   for (int p = 0; p < c.size; ++p)
-    d.signalPeers[p] = static_cast<uint64_t *>(c.signals->ptr(p));
+    d.signalPeers[p] =
+        static_cast<uint64_t *>(c.signals->ptr(c.signalBase + p));
   d.signals = d.signalPeers[c.rank];
   d.node = c.node;
   d.nNodes = c.nNodes;
@@ -159,6 +164,28 @@ void recordPeerFailure(CommState &c, int dead) {
   setFault(*c.faults, kDevErrPeerFailure);
 }
 
+/// The simulated nodes of a communicator: tleConfig_t::ranksPerNode, checked
+/// against the world's nRanks and the backend.
+tleResult_t nodesOf(const ResolvedConfig &config, int nRanks, int &perNode,
+                    int &nNodes) {
+  perNode =
+      config.ranksPerNode ? static_cast<int>(config.ranksPerNode) : nRanks;
+  if (config.ranksPerNode > static_cast<uint32_t>(nRanks) ||
+      nRanks % perNode != 0)
+    return fail(tleInvalidArgument,
+                "config.ranksPerNode %u does not divide the world's %d ranks "
+                "into equal nodes",
+                config.ranksPerNode, nRanks);
+  nNodes = nRanks / perNode;
+  if (nNodes > 1 && config.backend == tleBackendCuda)
+    return fail(tleNotSupported,
+                "%d nodes on the CUDA backend: nodes are simulated on the "
+                "emulator only; on GPUs, nodes come from "
+                "tleCommInitFromNccl's network backend",
+                nNodes);
+  return tleSuccess;
+}
+
 tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
                      int rank, int device, const tleConfig_t *config) {
   if (!outComm)
@@ -174,21 +201,27 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
   auto c = std::make_shared<CommState>();
   if (tleResult_t r = resolveConfig(config, c->config))
     return r;
-  if (c->config.ranksPerNode != 0 &&
-      c->config.ranksPerNode != static_cast<uint32_t>(nRanks))
-    return fail(tleNotSupported,
-                "config.ranksPerNode %u: tleCommInitRank makes one node; "
-                "simulated nodes need tleCommInitAll",
-                c->config.ranksPerNode);
-  c->rank = rank;
-  c->size = nRanks;
+  int perNode = nRanks, nNodes = 1;
+  if (tleResult_t r = nodesOf(c->config, nRanks, perNode, nNodes))
+    return r;
+  c->rank = rank % perNode;
+  c->size = perNode;
+  c->node = rank / perNode;
+  c->nNodes = nNodes;
   c->multiProcess = true;
   if (tleResult_t r = createBackend(c->config, device, true,
                                     /*fdsTravel=*/true, c->backend))
     return r;
+  std::unique_ptr<Bootstrap> world;
   if (tleResult_t r = connectSocketBootstrap(
-          *id, nRanks, rank, c->config.bootstrapTimeoutMs, c->bootstrap))
+          *id, nRanks, rank, c->config.bootstrapTimeoutMs, world))
     return r;
+  if (nNodes > 1) {
+    c->worldBootstrap = std::move(world);
+    c->bootstrap = createNodeBootstrap(*c->worldBootstrap, perNode);
+  } else {
+    c->bootstrap = std::move(world);
+  }
   if (tleResult_t r = buildComm(*c, tleSuccess))
     return r;
   bool watchdog = true;
@@ -196,34 +229,13 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
     return r;
   if (watchdog) {
     CommState *self = c.get(); // the bootstrap, and its watchdog, die first
-    if (tleResult_t r = c->bootstrap->watch(
-            [self](int dead) { recordPeerFailure(*self, dead); }))
+    Bootstrap &watched = c->worldBootstrap ? *c->worldBootstrap : *c->bootstrap;
+    if (tleResult_t r =
+            watched.watch([self](int dead) { recordPeerFailure(*self, dead); }))
       return r;
   }
   logCreated(*c, device, "one process per rank");
   *outComm = registerComm(std::move(c));
-  return tleSuccess;
-}
-
-/// The nodes of a tleCommInitAll set: tleConfig_t::ranksPerNode, checked
-/// against the world's nRanks and the backend.
-tleResult_t nodesOf(const ResolvedConfig &config, int nRanks, int &perNode,
-                    int &nNodes) {
-  perNode =
-      config.ranksPerNode ? static_cast<int>(config.ranksPerNode) : nRanks;
-  if (config.ranksPerNode > static_cast<uint32_t>(nRanks) ||
-      nRanks % perNode != 0)
-    return fail(tleInvalidArgument,
-                "config.ranksPerNode %u does not divide the world's %d ranks "
-                "into equal nodes",
-                config.ranksPerNode, nRanks);
-  nNodes = nRanks / perNode;
-  if (nNodes > 1 && config.backend == tleBackendCuda)
-    return fail(tleNotSupported,
-                "%d nodes on the CUDA backend: tleCommInitAll simulates "
-                "nodes on the emulator only; on GPUs, nodes come from "
-                "tleCommInitFromNccl's network backend",
-                nNodes);
   return tleSuccess;
 }
 
@@ -329,8 +341,12 @@ tleResult_t checkRanks(int nRanks) {
 tleResult_t buildComm(CommState &c, tleResult_t prior) {
   c.inbox = std::make_unique<SymmetricView>(c.backend, c.rank, c.size,
                                             !c.multiProcess);
-  c.signals = std::make_unique<SymmetricView>(c.backend, c.rank, c.size,
-                                              !c.multiProcess);
+  // Processes on simulated nodes map every world rank's signal words, which
+  // the network adds to; the DevComm takes this node's.
+  Bootstrap &signalBs = c.worldBootstrap ? *c.worldBootstrap : *c.bootstrap;
+  c.signalBase = c.worldBootstrap ? c.node * c.size : 0;
+  c.signals = std::make_unique<SymmetricView>(c.backend, signalBs.rank(),
+                                              signalBs.size(), !c.multiProcess);
   tleResult_t local = prior;
   if (local == tleSuccess)
     local = allocateLocalState(c);
@@ -341,9 +357,26 @@ tleResult_t buildComm(CommState &c, tleResult_t prior) {
           static_cast<uint64_t>(c.config.backend), "barrier inboxes"))
     return r;
   if (tleResult_t r = allocSymmetric(
-          *c.bootstrap, *c.signals, signalBytes(c), tleSuccess,
+          signalBs, *c.signals, signalBytes(c), tleSuccess,
           static_cast<uint64_t>(c.config.backend), "signal words"))
     return r;
+  if (c.worldBootstrap) {
+    int world = c.worldBootstrap->size();
+    c.netWords = std::make_unique<SymmetricView>(
+        c.backend, c.worldBootstrap->rank(), world, false);
+    if (tleResult_t r = allocSymmetric(
+            *c.worldBootstrap, *c.netWords,
+            2 * size_t(c.config.nBarriers) * sizeof(uint64_t), tleSuccess,
+            static_cast<uint64_t>(c.config.backend), "net barrier words"))
+      return r;
+    c.net = std::make_shared<EmuNet>();
+    c.net->worldSize = static_cast<uint32_t>(world);
+    c.net->nSignals = c.config.nSignals;
+    for (int w = 0; w < world; ++w) {
+      c.net->signals[w] = static_cast<uint64_t *>(c.signals->ptr(w));
+      c.net->barrier[w] = static_cast<uint64_t *>(c.netWords->ptr(w));
+    }
+  }
   return publishDevComm(c);
 }
 

@@ -172,9 +172,18 @@ struct CommState {
   /// rank's own INTER and WORLD barrier words (2 * nBarriers).
   std::shared_ptr<EmuNet> net;
   std::vector<uint64_t> netBarrierWords;
+  /// With worldBootstrap: the signal words are mapped for every world rank
+  /// (the network reaches them), this node's ranks from signalBase on; and
+  /// the INTER and WORLD barrier words are shared memory (netWords).
+  int signalBase = 0;
+  std::unique_ptr<SymmetricView> netWords;
   bool multiProcess = false;
   ResolvedConfig config;
   std::shared_ptr<Backend> backend;
+  /// One process per rank on simulated nodes (tleCommInitRank with
+  /// ranksPerNode): the socket bootstrap of the whole world, of which
+  /// `bootstrap` is this node's view (createNodeBootstrap); else null.
+  std::unique_ptr<Bootstrap> worldBootstrap;
   std::unique_ptr<Bootstrap> bootstrap;
   /// The rendezvous of a tleCommInitAll set (null for tleCommInitRank).
   std::shared_ptr<InProcGroup> group;
