@@ -1,15 +1,22 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Simulated nodes from Python: ``Comm.init_all(..., ranks_per_node=)``, its
-world and node queries, buffers per node, and the Triton team entry points
-through the interpreter's calls (docs/emulator.md, "Nodes")."""
+world and node queries, buffers per node, the Triton team entry points
+through the interpreter's calls, and ``python -m tle.launch --nodes`` running
+Triton kernels over every team, one process per rank (docs/emulator.md,
+"Nodes")."""
 
 from __future__ import annotations
 
 import ctypes
+import os
+import pathlib
+import re
+import subprocess
+import sys
 
 import pytest
 
-from tle import _interp, runtime
+from tle import _interp, launch, runtime
 from tle.runtime import Backend, Comm, TLEError
 
 
@@ -92,3 +99,40 @@ def test_a_bad_peer_names_the_team(world):
 def test_bad_ranks_per_node_is_refused(per_node):
     with pytest.raises((ValueError, OverflowError)):
         Comm.init_all(4, backend=Backend.EMULATOR, ranks_per_node=per_node)
+
+
+PYTHON_DIR = pathlib.Path(__file__).resolve().parents[1]
+NODE_RANKS = PYTHON_DIR / "tests" / "node_ranks.py"
+
+
+def rank_lines(output: str, rank: int) -> list[str]:
+    prefix = f"[rank {rank}] "
+    chunks = re.split(r"(?=\[rank \d+\] )", output)
+    return [c[len(prefix):].split("\n")[0].strip() for c in chunks if c.startswith(prefix)]
+
+
+@pytest.mark.parametrize("nodes, per_node", [(2, 2), (3, 2)])
+def test_launcher_runs_simulated_nodes(nodes, per_node):
+    """python -m tle.launch --nodes: one process per rank, Triton kernels
+    under the interpreter with barriers and signals over every team."""
+    env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               TRITON_INTERPRET="1", PYTHONWARNINGS="ignore::DeprecationWarning")
+    try:
+        proc = subprocess.run([sys.executable, "-m", "tle.launch", "--nodes", str(nodes), "--ranks", str(per_node),
+                               "--grace", "10", str(NODE_RANKS)], env=env, stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, timeout=120)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"still running after 120 s (a hang):\n{e.stdout}")
+    assert proc.returncode == 0, proc.stdout
+    size = nodes * per_node
+    for rank in range(size):
+        lines = rank_lines(proc.stdout, rank)
+        node, local = divmod(rank, per_node)
+        assert f"TEAMS intra={local}/{per_node} inter={node}/{nodes} world={rank}/{size}" in lines, proc.stdout
+        assert any(line.startswith("PASS") for line in lines), proc.stdout
+
+
+@pytest.mark.parametrize("nodes, ranks", [(0, 2), (2, 0), (65, 2), (-1, 1)])
+def test_launcher_checks_its_nodes(nodes, ranks):
+    with pytest.raises(ValueError):
+        launch.run(["-c", "pass"], ranks, nodes=nodes)

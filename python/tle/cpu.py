@@ -34,7 +34,7 @@ from typing import Sequence
 import numpy as np
 
 from ._interp import interpreting
-from .launch import ENV_RANK, ENV_SIZE, ENV_UNIQUE_ID
+from .launch import ENV_RANK, ENV_RANKS_PER_NODE, ENV_SIZE, ENV_UNIQUE_ID
 from .runtime import Backend, Comm, ErrorInfo, Mem, OnError, TLEError, shareable_alloc, shareable_free
 
 __all__ = ["Communicator", "SymmetricBuffer", "Tensor", "TLEError", "shareable_array"]
@@ -202,15 +202,18 @@ class Communicator:
     @classmethod
     def init_rank(cls, size: int, unique_id: bytes, rank: int, *, n_barriers: int = 64,
                   timeout_ms: int | None = None, bootstrap_timeout_ms: int | None = None,
-                  n_signals: int = 64, on_error: OnError = OnError.DEFAULT) -> Communicator:
+                  n_signals: int = 64, on_error: OnError = OnError.DEFAULT,
+                  ranks_per_node: int | None = None) -> Communicator:
         """Rank ``rank`` of ``size`` processes that share ``unique_id``
         (``tle.runtime.get_unique_id()`` on one of them). Collective.
         ``n_signals``: signal words per rank (``index`` of the signal
         functions must be below it). ``on_error``: what a failed barrier or
-        signal wait does (``tle.runtime.OnError``)."""
+        signal wait does (``tle.runtime.OnError``). ``ranks_per_node``:
+        simulated nodes of that many ranks (``rank`` and ``size`` are the
+        world's; buffers span a node)."""
         return cls(Comm.init_rank(size, unique_id, rank, 0, backend=Backend.EMULATOR, n_barriers=n_barriers,
                                   timeout_ms=timeout_ms, bootstrap_timeout_ms=bootstrap_timeout_ms,
-                                  n_signals=n_signals, on_error=on_error))
+                                  n_signals=n_signals, on_error=on_error, ranks_per_node=ranks_per_node))
 
     @classmethod
     def from_launcher(cls, *, n_barriers: int = 64, timeout_ms: int | None = None,
@@ -227,8 +230,10 @@ class Communicator:
         except KeyError as e:
             raise RuntimeError(f"{e.args[0]} is not set: start this script with "
                                f"python -m tle.launch --ranks N {os.path.basename(sys.argv[0])}") from None
+        per_node = os.environ.get(ENV_RANKS_PER_NODE)
         return cls.init_rank(size, unique_id, rank, n_barriers=n_barriers, timeout_ms=timeout_ms,
-                             bootstrap_timeout_ms=bootstrap_timeout_ms, n_signals=n_signals)
+                             bootstrap_timeout_ms=bootstrap_timeout_ms, n_signals=n_signals,
+                             ranks_per_node=int(per_node) if per_node else None)
 
     def alloc(self, shape: int | Sequence[int], dtype=np.float32) -> SymmetricBuffer:
         """A zero-filled symmetric buffer (collective: every rank calls it

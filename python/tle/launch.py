@@ -4,6 +4,11 @@ run under Triton's interpreter where PyTorch (and torchrun) is not at hand.
 
     python -m tle.launch --ranks 2 script.py [args...]
     python -m tle.launch --ranks 4 -m package.module [args...]
+    python -m tle.launch --nodes 2 --ranks 4 script.py [args...]
+
+With ``--nodes M`` the ranks form M simulated nodes of ``--ranks`` ranks
+each (M x N processes; ``TLE_LAUNCH_RANKS_PER_NODE`` tells each rank), so
+that the INTER and WORLD teams cross nodes.
 
 Every rank is a process running the program with ``TLE_LAUNCH_RANK``,
 ``TLE_LAUNCH_SIZE`` and ``TLE_LAUNCH_UNIQUE_ID`` (a fresh bootstrap id), from
@@ -43,6 +48,8 @@ __all__ = ["LaunchResult", "launched", "main", "run"]
 ENV_RANK = "TLE_LAUNCH_RANK"
 ENV_SIZE = "TLE_LAUNCH_SIZE"
 ENV_UNIQUE_ID = "TLE_LAUNCH_UNIQUE_ID"
+#: Set with ``nodes`` > 1: the ranks per simulated node.
+ENV_RANKS_PER_NODE = "TLE_LAUNCH_RANKS_PER_NODE"
 
 #: Exit status of a launch whose --timeout expired.
 TIMEOUT_STATUS = 124
@@ -90,13 +97,20 @@ def _stop(procs: list[subprocess.Popen]) -> None:
 
 
 def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace: float = 30.0,
-        env: Mapping[str, str] | None = None, stdout: IO | None = None, stderr: IO | None = None) -> LaunchResult:
+        env: Mapping[str, str] | None = None, stdout: IO | None = None, stderr: IO | None = None,
+        nodes: int = 1) -> LaunchResult:
     """Runs ``python *argv`` (a script and its arguments, or ``-m module
     ...``) as ``ranks`` ranks and waits for them; ``timeout`` (seconds) ends
     the whole run, ``grace`` how long the others may run after a rank
-    failed. ``stdout``/``stderr`` default to this process's."""
-    if not 1 <= ranks <= runtime.MAX_RANKS:
-        raise ValueError(f"ranks must be in 1..{runtime.MAX_RANKS} (one node); got {ranks}")
+    failed. ``stdout``/``stderr`` default to this process's. ``nodes`` > 1:
+    ``ranks`` ranks on each of that many simulated nodes (the emulator's
+    teams INTER and WORLD cross them), ``nodes * ranks`` processes in all."""
+    if not 1 <= nodes <= runtime.MAX_RANKS:
+        raise ValueError(f"nodes must be in 1..{runtime.MAX_RANKS}; got {nodes}")
+    if not 1 <= ranks <= runtime.MAX_RANKS // nodes:
+        raise ValueError(f"ranks must be in 1..{runtime.MAX_RANKS // nodes} per node ({nodes} nodes, at most "
+                         f"{runtime.MAX_RANKS} in all); got {ranks}")
+    per_node, ranks = ranks, ranks * nodes
     if not argv:
         raise ValueError("nothing to run: give a script or -m module")
     unique_id = get_unique_id().hex()
@@ -107,8 +121,12 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
         for rank in range(ranks):
             rank_env = dict(base)
             rank_env.update({ENV_RANK: str(rank), ENV_SIZE: str(ranks), ENV_UNIQUE_ID: unique_id,
-                             "RANK": str(rank), "LOCAL_RANK": str(rank), "WORLD_SIZE": str(ranks),
-                             "LOCAL_WORLD_SIZE": str(ranks)})
+                             "RANK": str(rank), "LOCAL_RANK": str(rank % per_node), "WORLD_SIZE": str(ranks),
+                             "LOCAL_WORLD_SIZE": str(per_node)})
+            if nodes > 1:
+                rank_env[ENV_RANKS_PER_NODE] = str(per_node)
+            else:
+                rank_env.pop(ENV_RANKS_PER_NODE, None)
             procs.append(subprocess.Popen([sys.executable, *argv], env=rank_env, stdout=stdout, stderr=stderr))
         start = time.monotonic()
         first_failure: int | None = None
@@ -139,8 +157,14 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
 def main(args: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tle.launch", description="Run a Python program as N CPU ranks of a TLE communicator "
-        "(emulator backend), for Triton kernels under TRITON_INTERPRET=1.")
-    parser.add_argument("--ranks", "--nproc-per-node", type=int, required=True, help="number of ranks (1..128)")
+        "(emulator backend), for Triton kernels under TRITON_INTERPRET=1.",
+        # The program's own options follow the script: an abbreviation of
+        # ours (--n for --nodes or --nproc-per-node) must not take them.
+        allow_abbrev=False)
+    parser.add_argument("--ranks", "--nproc-per-node", type=int, required=True,
+                        help="number of ranks (1..128), per node with --nodes")
+    parser.add_argument("--nodes", "--nnodes", type=int, default=1,
+                        help="simulated nodes (default 1); the world is nodes x ranks, at most 128")
     parser.add_argument("--timeout", type=float, default=None, help="seconds before every rank is stopped")
     parser.add_argument("--grace", type=float, default=30.0,
                         help="seconds the other ranks may run after one failed (default 30)")
@@ -151,7 +175,7 @@ def main(args: Sequence[str] | None = None) -> int:
     if not argv:
         parser.error("give a script (or -m module) to run")
     try:
-        result = run(argv, ns.ranks, timeout=ns.timeout, grace=ns.grace)
+        result = run(argv, ns.ranks, timeout=ns.timeout, grace=ns.grace, nodes=ns.nodes)
     except KeyboardInterrupt:
         return 130
     if result.timed_out:

@@ -267,6 +267,16 @@ def _config(backend: Backend, n_barriers: int, timeout_ms: int | None,
                    _integer("ranks_per_node", ranks_per_node, _C_UINT32))
 
 
+def _ranks_per_node(ranks_per_node: int | None, n_ranks: int) -> int:
+    """tleConfig_t::ranksPerNode for ``ranks_per_node`` (None: one node)."""
+    if ranks_per_node is None:
+        return 0
+    per_node = _integer("ranks_per_node", ranks_per_node, _C_UINT32)
+    if not 1 <= per_node <= max(n_ranks, 1) or n_ranks % per_node:
+        raise ValueError(f"ranks_per_node must divide the {n_ranks} ranks into equal nodes; got {ranks_per_node}")
+    return per_node
+
+
 def _addresses(name: str, values: Sequence[int], count: int):
     """``values`` as a C array of ``count`` pointers (checked: ctypes would
     silently truncate a too-large int, and the C API reads ``count``)."""
@@ -293,19 +303,24 @@ class Comm:
     def init_rank(cls, n_ranks: int, unique_id: bytes, rank: int, device: int, *, backend: Backend = Backend.CUDA,
                   n_barriers: int = 64, timeout_ms: int | None = None,
                   bootstrap_timeout_ms: int | None = None, alloc: Alloc = Alloc.DEFAULT,
-                  n_signals: int = 64, on_error: OnError = OnError.DEFAULT) -> Comm:
+                  n_signals: int = 64, on_error: OnError = OnError.DEFAULT,
+                  ranks_per_node: int | None = None) -> Comm:
         """One rank of a communicator of ``n_ranks`` processes
         (``tleCommInitRank``; collective). ``timeout_ms`` is the device wait
         deadline: None for ``$TLE_BARRIER_TIMEOUT_MS`` or its default, 0 to
         wait forever. ``alloc`` chooses the CUDA backend's memory
         (``Alloc.DEFAULT``: ``$TLE_CUDA_ALLOC`` or TLE's default).
         ``n_signals``: signal words per rank. ``on_error``: what a failed
-        device wait does (``OnError``)."""
+        device wait does (``OnError``). ``ranks_per_node``: simulated nodes
+        of that many ranks (emulator; ``rank`` and ``n_ranks`` are the
+        world's, and every later collective is the whole world's)."""
         if len(unique_id) != UNIQUE_ID_BYTES:
             raise ValueError(f"unique_id must be {UNIQUE_ID_BYTES} bytes; got {len(unique_id)}")
         uid = _UniqueId.from_buffer_copy(unique_id)
-        config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms, alloc, n_signals, on_error)
         n_ranks = _integer("n_ranks", n_ranks, _C_INT)
+        per_node = _ranks_per_node(ranks_per_node, n_ranks)
+        config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms, alloc, n_signals, on_error,
+                         ranks_per_node=per_node)
         rank = _integer("rank", rank, _C_INT)
         device = _integer("device", device, _C_INT)
         out = _vp()
@@ -323,12 +338,7 @@ class Comm:
         ranks (the emulator; docs/emulator.md, "Nodes"): ``rank`` and
         ``size`` are then the world's, ``node`` the node's; None: one node."""
         n_ranks = _integer("n_ranks", n_ranks, _C_INT)
-        per_node = 0
-        if ranks_per_node is not None:
-            per_node = _integer("ranks_per_node", ranks_per_node, _C_UINT32)
-            if not 1 <= per_node <= max(n_ranks, 1) or n_ranks % per_node:
-                raise ValueError(f"ranks_per_node must divide the {n_ranks} ranks into equal nodes; "
-                                 f"got {ranks_per_node}")
+        per_node = _ranks_per_node(ranks_per_node, n_ranks)
         config = _config(backend, n_barriers, timeout_ms, None, n_signals=n_signals, ranks_per_node=per_node)
         devs = None
         if devices is not None:
