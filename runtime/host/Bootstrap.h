@@ -76,12 +76,6 @@ std::shared_ptr<InProcGroup> createInProcGroup(int nRanks, int64_t timeoutMs);
 std::unique_ptr<Bootstrap>
 createInProcBootstrap(std::shared_ptr<InProcGroup> group, int rank);
 
-/// Node `world.rank() / ranksPerNode`'s view of `world` (which must
-/// outlive it): collectives over the whole world that return the node's
-/// ranks' contributions; rank and size are the node's.
-std::unique_ptr<Bootstrap> createNodeBootstrap(Bootstrap &world,
-                                               int ranksPerNode);
-
 /// Fills `out` with a fresh rendezvous address and random secret.
 tleResult_t makeUniqueId(tleUniqueId &out);
 /// Joins the star of `id`: rank 0 listens and admits the nRanks-1 others;

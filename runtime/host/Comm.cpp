@@ -15,10 +15,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "Comm.h"
-#include "DevError.h"
 #include "CommInternal.h"
+#include "DevError.h"
 #include "Error.h"
 #include "Handles.h"
+#include "NcclBootstrap.h"
 #include "NcclNet.h"
 
 #include "tle/detail/Log.h"
@@ -52,7 +53,6 @@ CommState::~CommState() {
   signals.reset();
   netWords.reset();
   bootstrap.reset();
-  worldBootstrap.reset();
 }
 
 namespace {
@@ -217,8 +217,8 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
           *id, nRanks, rank, c->config.bootstrapTimeoutMs, world))
     return r;
   if (nNodes > 1) {
-    c->worldBootstrap = std::move(world);
-    c->bootstrap = createNodeBootstrap(*c->worldBootstrap, perNode);
+    c->worldBootstrap = world.get();
+    c->bootstrap = createNodeBootstrap(std::move(world), perNode);
   } else {
     c->bootstrap = std::move(world);
   }

@@ -181,9 +181,10 @@ struct CommState {
   ResolvedConfig config;
   std::shared_ptr<Backend> backend;
   /// One process per rank on simulated nodes (tleCommInitRank with
-  /// ranksPerNode): the socket bootstrap of the whole world, of which
-  /// `bootstrap` is this node's view (createNodeBootstrap); else null.
-  std::unique_ptr<Bootstrap> worldBootstrap;
+  /// ranksPerNode): the socket bootstrap of the whole world, which
+  /// `bootstrap`, this node's view of it (createNodeBootstrap), owns; else
+  /// null.
+  Bootstrap *worldBootstrap = nullptr;
   std::unique_ptr<Bootstrap> bootstrap;
   /// The rendezvous of a tleCommInitAll set (null for tleCommInitRank).
   std::shared_ptr<InProcGroup> group;
