@@ -168,7 +168,7 @@ TLE_DEV_INLINE uint32_t barrier(const void *comm, int coop, uint32_t index,
 }
 
 /// The INTER barrier's half `kind` on INTER's slot `index`: the group
-/// syncs, its rank 0 arrives (railArrive) and or waits (railWait), the
+/// syncs, its rank 0 arrives (railArrive), waits (railWait) or both, the
 /// group syncs again after a wait. With `Status`, as barrier.
 template <bool Status = false>
 TLE_DEV_INLINE uint32_t interBarrier(const void *comm, int coop, uint32_t index,
