@@ -201,6 +201,52 @@ std::vector<Case> teamCases() {
 INSTANTIATE_TEST_SUITE_P(Emu, TeamBarrier, testing::ValuesIn(teamCases()),
                          caseName);
 
+TEST(Teams, TheRailCountsAcrossTheEpochWrap) {
+  // A slot's 32-bit epoch wraps after 2^32 rounds while its 64-bit net
+  // word keeps counting. Start every rank two rounds before the wrap (its
+  // INTER and WORLD epochs, and the words as 2^32 - 2 rounds left them)
+  // and check the barrier property across it: a wait that compared the
+  // whole word with (nNodes - 1) * epoch would pass at once after the wrap.
+  Nodes w(3, 2);
+  ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
+  constexpr uint32_t kSlot = 0, kBefore = 0xFFFFFFFEu, kRounds = 6;
+  const uint32_t nBarriers = 64;
+  for (int p = 0; p < w.world(); ++p) {
+    void *dcp = nullptr;
+    ASSERT_EQ(tleCommGetDevComm(w.comms[p], &dcp), tleSuccess);
+    auto *dc = static_cast<DevComm *>(dcp);
+    ASSERT_EQ(dc->nBarriers, nBarriers);
+    dc->epochs[2 * nBarriers + kSlot] = kBefore; // INTER's
+    dc->epochs[3 * nBarriers + kSlot] = kBefore; // WORLD's inter half
+    auto *net = static_cast<const EmuNet *>(dc->net);
+    uint64_t count = uint64_t(w.nodes - 1) * kBefore;
+    net->barrier[p][kSlot] = count;             // INTER's word
+    net->barrier[p][nBarriers + kSlot] = count; // WORLD's inter word
+  }
+  for (int team : {kTeamInter, kTeamWorld}) {
+    std::vector<uint32_t> arrivals(w.world(), 0);
+    uint64_t early = 0;
+    for (uint64_t seed : {1, 2, 3}) {
+      LaunchOptions o = shape({1, 1, 1}, {1, 1, 1});
+      o.seed = seed;
+      LaunchResult r =
+          launch(w.comms.data(), w.world(), o, [&](int rank, void *dc) {
+            for (uint32_t k = 0; k < kRounds; ++k) {
+              uint32_t round = arrivals[rank] + 1;
+              ++arrivals[rank];
+              flagcxDevBarrierSync(dc, team, kSlot, 0, kCoopThread,
+                                   kOrderAcqRel, kScopeSystem);
+              for (int q = 0; q < w.world(); ++q)
+                if (inTeam(team, rank, q, w.perNode) && arrivals[q] < round)
+                  ++early;
+            }
+          });
+      ASSERT_EQ(r.result, tleSuccess) << teamName(team) << ": " << r.message;
+    }
+    EXPECT_EQ(early, 0u) << teamName(team);
+  }
+}
+
 TEST(Teams, WorldAndIntraShareNoStateOnOneSlotIndex) {
   // Block 0 runs WORLD's slot 3, block 1 INTRA's slot 3, at once.
   Nodes w(2, 4);

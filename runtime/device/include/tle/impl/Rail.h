@@ -92,7 +92,20 @@ TLE_DEV_COLD uint32_t failRailTimeout(const Comm &c, World w, uint32_t slot,
   return resultOf(kDevErrTimeout);
 }
 
-/// Polls this rank's net word `word` until it is >= `target` (relaxed
+/// Whether a slot's word `v` counts the arrivals `target` of the round
+/// waited for. Compared in their low 32 bits, wrap-safe as the intra
+/// barrier's epochs, because `target` comes from a 32-bit epoch that wraps
+/// after 2^32 rounds (hours of barriers on one slot) while the 64-bit word
+/// keeps counting: both are multiples of nNodes - 1 by numbers congruent
+/// modulo 2^32, and the word is within nNodes - 1 of the target (peers are
+/// at most a round ahead, and every one finished the round before), far
+/// inside the 2^31 a wrap-safe comparison needs.
+TLE_DEV_INLINE bool railReached(uint64_t v, uint64_t target) {
+  return static_cast<int32_t>(static_cast<uint32_t>(v) -
+                              static_cast<uint32_t>(target)) >= 0;
+}
+
+/// Polls this rank's net word `word` until it reaches `target` (relaxed
 /// loads), under the deadline and the fault word, as await does for the
 /// inbox. `slot` and `epoch` name the wait in reports, `team` says whose.
 /// Returns 0, or the status of a wait that gave up.
@@ -102,7 +115,7 @@ TLE_DEV_INLINE uint32_t railPoll(const Comm &c, World w, uint32_t word,
   PollClock k;
   for (;;) {
     uint64_t v = netLoad(c.dc, word);
-    if (v >= target)
+    if (railReached(v, target))
       return 0;
     if constexpr (kPlatformYields) {
       WaitInfo info{c.dc,
