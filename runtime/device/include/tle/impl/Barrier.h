@@ -137,7 +137,7 @@ TLE_DEV_INLINE uint32_t groupWait(const void *comm, int coop, uint32_t index,
       // forwards what the whole intra half saw.
       if (g.kind != kCoopThread)
         syncWarp();
-      if (g.rank == 0 && status == 0) {
+      if (g.rank == 0 && status == 0 && !TLE_MUTANT(27)) {
         uint32_t word = loadConst(&c.dc->nSignals) + c.nBarriers + index;
         railArrive(c, world, word, kOrderRelease);
         status = railWait(c, world, word, 3 * c.nBarriers + index, index,

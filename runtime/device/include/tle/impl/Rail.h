@@ -101,6 +101,8 @@ TLE_DEV_COLD uint32_t failRailTimeout(const Comm &c, World w, uint32_t slot,
 /// at most a round ahead, and every one finished the round before), far
 /// inside the 2^31 a wrap-safe comparison needs.
 TLE_DEV_INLINE bool railReached(uint64_t v, uint64_t target) {
+  if (TLE_MUTANT(28))
+    return v >= target;
   return static_cast<int32_t>(static_cast<uint32_t>(v) -
                               static_cast<uint32_t>(target)) >= 0;
 }
