@@ -243,10 +243,19 @@ enum class BlockedIn {
   SignalFlagTree, ///< tle_signal_wait, thread group
   SignalVoid,     ///< flagcxDevWaitSignal (void), block group, then
                   ///< tleCommFailed
+  InterBarrier,   ///< tleTritonTeamBarrier of team INTER, block group, the
+                  ///< two ranks on two simulated nodes
+  WorldBarrier,   ///< the same of team WORLD
 };
 
+/// The cases whose two ranks are two simulated nodes.
+bool onTwoNodes(BlockedIn in) {
+  return in == BlockedIn::InterBarrier || in == BlockedIn::WorldBarrier;
+}
+
 bool isSignal(BlockedIn in) {
-  return in != BlockedIn::Barrier && in != BlockedIn::Session;
+  return in != BlockedIn::Barrier && in != BlockedIn::Session &&
+         !onTwoNodes(in);
 }
 
 /// The wait of scenario (3); returns its status.
@@ -268,6 +277,12 @@ int blockedWait(BlockedIn in, void *dc) {
   case BlockedIn::SignalVoid:
     flagcxDevWaitSignal(dc, 5, 1, 64, 0, kCoopBlock, kOrderAcquire);
     return tleCommFailed(dc);
+  case BlockedIn::InterBarrier:
+    return tleTritonTeamBarrier(comm, kTeamInter, kBarrierSync, kCoopBlock, 1,
+                                kOrderAcqRel);
+  case BlockedIn::WorldBarrier:
+    return tleTritonTeamBarrier(comm, kTeamWorld, kBarrierSync, kCoopBlock, 1,
+                                kOrderAcqRel);
   }
   return -1;
 }
@@ -280,6 +295,7 @@ void abortBlockedLaunch(BlockedIn in) {
   Child peer = tle::test::spawn([&](std::string &detail) {
     close(release[1]);
     tleConfig_t cfg = config(10000, TLE_ON_ERROR_TRAP);
+    cfg.ranksPerNode = onTwoNodes(in) ? 1 : 0;
     tleComm_t comm = nullptr;
     if (tleCommInitRank(&comm, 2, &id, 1, -1, &cfg) != tleSuccess)
       return failed(detail, std::string("init: ") + tleGetLastErrorDetail());
@@ -290,6 +306,7 @@ void abortBlockedLaunch(BlockedIn in) {
   });
   close(release[0]);
   tleConfig_t cfg = config(10000, TLE_ON_ERROR_TRAP);
+  cfg.ranksPerNode = onTwoNodes(in) ? 1 : 0;
   tleComm_t comm = nullptr;
   ASSERT_EQ(tleCommInitRank(&comm, 2, &id, 0, -1, &cfg), tleSuccess)
       << tleGetLastErrorDetail();
@@ -375,6 +392,16 @@ TEST(EmuAbort, AbortStopsABlockedFlagTreeSignalWait) {
 
 TEST(EmuAbort, AbortStopsABlockedVoidSignalWait) {
   abortBlockedLaunch(BlockedIn::SignalVoid);
+}
+
+// Past one node: the rank on the other simulated node never arrives, and
+// the wait is the rail's poll of a net word.
+TEST(EmuAbort, AbortStopsABlockedInterBarrier) {
+  abortBlockedLaunch(BlockedIn::InterBarrier);
+}
+
+TEST(EmuAbort, AbortStopsABlockedWorldBarrier) {
+  abortBlockedLaunch(BlockedIn::WorldBarrier);
 }
 
 // A signal wait past its deadline under onError = return: only rank 0 of a

@@ -92,6 +92,25 @@ TLE_DEV_COLD uint32_t failRailTimeout(const Comm &c, World w, uint32_t slot,
   return resultOf(kDevErrTimeout);
 }
 
+/// A rail wait that gives up because the fault word says `code`: as
+/// giveUp for the intra barrier, the first such wait after tleCommAbort
+/// claims the free record (naming the slot, the round and the rail peers,
+/// in world ranks), so that the host sees the launch end in tleAborted;
+/// the watchdog and a failed wait have filled theirs. Returns the status.
+TLE_DEV_COLD uint32_t giveUpRail(const Comm &c, World w, uint32_t slot,
+                                 uint32_t epoch, uint32_t code, abi::Fn fn) {
+  if (code == kDevErrAborted) {
+    Failure f{kDevErrAborted, fn};
+    f.slot = slot;
+    f.epoch = epoch;
+    f.missing = railPeers(c, w);
+    f.aux = kRecordWorldRanks;
+    claimRecord(loadConst(&c.dc->error), static_cast<int32_t>(c.rank),
+                c.nBarriers, f);
+  }
+  return resultOf(code);
+}
+
 /// Whether a slot's word `v` counts the arrivals `target` of the round
 /// waited for. Compared in their low 32 bits, wrap-safe as the intra
 /// barrier's epochs, because `target` comes from a 32-bit epoch that wraps
@@ -137,7 +156,7 @@ TLE_DEV_INLINE uint32_t railPoll(const Comm &c, World w, uint32_t word,
       continue;
     uint32_t fault = faultCode(c.dc);
     if (TLE_UNLIKELY(fault != 0))
-      return resultOf(fault);
+      return giveUpRail(c, w, slot, epoch, fault, fn);
     if (k.polls % kPollsPerClockRead != 0)
       continue;
     uint64_t now = nowNs();
