@@ -3,7 +3,7 @@
 # The Triton front end's GPU tests, run on the GPU machine from the
 # repository root after scripts/gpu-run.sh has built build-gpu (libtle.so
 # with the CUDA backend):
-#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree|signals]
+#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree|signals|aggemm|abort|teams]
 #                                                              (default all)
 # The GPU machine has no LLVM, so the device bitcode is built on the CPU
 # machine (build/lib/libtle_device.bc) and carried as .gpu/libtle_device.bc.
@@ -17,7 +17,7 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 cd "$(dirname "$0")/.."
 root=$(pwd)
 phase=${1:-all}
-known=" example exchange timeout bench import nccl c10d flagtree signals aggemm abort "
+known=" example exchange timeout bench import nccl c10d flagtree signals aggemm abort teams "
 for p in ${phase//,/ }; do
   if [ "$p" != all ] && [[ "$known" != *" $p "* ]]; then
     echo "usage: $0 [all|PHASE[,PHASE...]] with PHASE one of:$known" >&2
@@ -132,6 +132,11 @@ if wants abort; then
   say "10. Communicator.abort() from another thread stops a blocked Triton wait, timed"
   timeout -k 10 180 "${torchrun[@]}" python/tests_gpu/abort_latency.py
   record "abort latency" $?
+fi
+if wants teams; then
+  say "11. INTER and WORLD teams from Triton on the GPUs of one node"
+  timeout -k 10 240 "${torchrun[@]}" python/tests_gpu/teams.py
+  record "teams (INTER, WORLD)" $?
 fi
 
 say "summary"
