@@ -95,6 +95,13 @@ def test_a_bad_peer_names_the_team(world):
         call("tleTritonTeamSignal", SIGNAL, world[0].dev_comm, 1, 2, 0, 1, 0)
 
 
+def test_interpreter_errors_name_the_world_rank(world):
+    # World rank 3 is node 1's local rank 1: the report says both, as
+    # tleCommGetError's does, not the node's rank alone.
+    with pytest.raises(TLEError, match=r"rank 3 \(node 1, local 1\)"):
+        call("tleTritonTeamSignal", SIGNAL, world[3].dev_comm, 1, 2, 0, 1, 0)
+
+
 @pytest.mark.parametrize("per_node", [0, 3, 5, -1])
 def test_bad_ranks_per_node_is_refused(per_node):
     with pytest.raises((ValueError, OverflowError)):

@@ -47,14 +47,22 @@ bool runAsProgram(const tleInterpProgram &program, Body &body) {
 
 /// The record a failing call on `handle` (a communicator or a symmetric
 /// buffer, told apart by their magic words as the library tells them)
-/// writes, if the library trusts the handle.
-tle::ErrorRecord *recordOf(int64_t handle) {
+/// writes, if the library trusts the handle; a communicator of several
+/// nodes also says where it sits (`node`), so that the report names world
+/// ranks as tleCommGetError's does. A buffer spans one node and has no
+/// node of its own: its reports name the node's ranks.
+tle::ErrorRecord *recordOf(int64_t handle, tle::RecordNode &node) {
+  node = {};
   const auto *word = reinterpret_cast<const uint32_t *>(handle);
   if (!word)
     return nullptr;
   if (*word == tle::kDevCommMagic) {
     const auto *dc = reinterpret_cast<const tle::DevComm *>(handle);
-    return dc->version == tle::kDevCommVersion ? dc->error : nullptr;
+    if (dc->version != tle::kDevCommVersion)
+      return nullptr;
+    if (dc->nNodes > 1)
+      node = {dc->node, dc->size};
+    return dc->error;
   }
   if (*word == tle::kSymMemMagic)
     return reinterpret_cast<const tle::SymMem *>(handle)->error;
@@ -98,8 +106,9 @@ tleResult_t call(const char *api, const tleInterpProgram *program, R *out,
       *out = value;
       return tleSuccess;
     }
-    tle::ErrorRecord *rec = record();
-    if (rec && tle::takeErrorRecord(*rec, *outError))
+    tle::RecordNode node;
+    tle::ErrorRecord *rec = record(node);
+    if (rec && tle::takeErrorRecord(*rec, *outError, node))
       return tle::fail(outError->result, "%s", outError->message);
     const uint32_t *b = program->blockIdx, *g = program->gridDim;
     outError->result = tleInvalidComm;
@@ -128,7 +137,9 @@ extern "C" {
     return call(                                                               \
         #Name "Interp", program, out, outError,                                \
         [&] { return Name(TLE_ABI_MAP(TLE_ABI_PARAM_NAME, __VA_ARGS__)); },    \
-        [&] { return recordOf(TLE_ABI_FIRST_PARAM(__VA_ARGS__)); });           \
+        [&](tle::RecordNode &node) {                                         \
+          return recordOf(TLE_ABI_FIRST_PARAM(__VA_ARGS__), node);             \
+        });                                                                    \
   }
 #include "tle/abi.def"
 
