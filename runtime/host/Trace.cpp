@@ -112,7 +112,9 @@ void take(CommState &c, std::vector<BarrierTraceRecord> &out) {
     r.coop = e->coop;
     r.order = e->order;
     r.phase = e->phase;
-    r.slot = e->slot;
+    TeamSlot ts = splitTeamSlot(e->slot, c.config.nBarriers);
+    r.slot = ts.slot;
+    r.team = ts.team;
     r.time = e->ns;
     out.push_back(r);
     c.traceTaken = seq;

@@ -103,6 +103,11 @@ std::string traceEventsJson(const std::vector<BarrierTraceRecord> &records,
            (signal ? "signal" : "slot") + "\":" + std::to_string(r.slot) +
            ",\"group\":";
     json::appendString(out, spelling(abi::kCoopKinds, r.coop));
+    // INTRA's events keep the form they had before teams.
+    if (r.team != kTeamIntra) {
+      out += ",\"team\":";
+      json::appendString(out, spelling(abi::kTeamKinds, r.team));
+    }
     out += ",\"order\":";
     json::appendString(out, spelling(abi::kMemoryOrders, r.order));
     out += ",\"block\":" + std::to_string(r.block) +

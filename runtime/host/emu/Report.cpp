@@ -281,6 +281,7 @@ toTraceRecords(const std::vector<TraceRecord> &trace) {
     b.order = r.order;
     b.phase = r.phase;
     b.slot = r.slot;
+    b.team = r.team;
     b.site = r.site;
     b.time = r.step;
     out.push_back(b);

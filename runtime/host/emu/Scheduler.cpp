@@ -672,16 +672,20 @@ void Scheduler::barrierEvent(const void *comm, int kind, int coop,
                              uint32_t slot, int order, int phase) {
   EmuThread *t = running;
   int32_t rank = t->block->rank->info.rank;
-  if (config.trace)
+  bool signal = kind == kTraceSignal || kind == kTraceSignalWait;
+  const auto *dc = static_cast<const DevComm *>(comm);
+  bool checked =
+      dc && dc->magic == kDevCommMagic && dc->version == kDevCommVersion;
+  if (config.trace) {
+    TeamSlot ts = signal || !checked ? TeamSlot{kTeamIntra, slot}
+                                     : splitTeamSlot(slot, dc->nBarriers);
     trace.push_back({rank, t->block->id, t->tid, t->block->size, steps, kind,
-                     coop, order, phase, slot, t->site});
+                     coop, order, phase, ts.slot, t->site, ts.team});
+  }
   // A signal's events are the trace's only. The slot checks need a
   // communicator (the device library passes one it checked; a test may pass
   // none).
-  if (kind == kTraceSignal || kind == kTraceSignalWait)
-    return;
-  const auto *dc = static_cast<const DevComm *>(comm);
-  if (!dc || dc->magic != kDevCommMagic || dc->version != kDevCommVersion)
+  if (signal || !checked)
     return;
   SlotEvent e;
   e.comm = comm;

@@ -39,17 +39,17 @@ const char *coopName(int coop) {
   return "?";
 }
 
-/// The device library reports INTER's slot s as 2 * nBarriers + s and
-/// WORLD's as nBarriers + s (docs/device-library.md, "Teams"): "slot 3 of
-/// team world" for those, "slot 3" for INTRA's.
+/// "slot 3 of team world" for WORLD's and INTER's slots (splitTeamSlot),
+/// "slot 3" for INTRA's.
 std::string slotName(const SlotEvent &e) {
   const auto *dc = static_cast<const DevComm *>(e.comm);
-  uint32_t n = dc ? dc->nBarriers : 0;
-  if (n == 0 || e.slot < n)
-    return "slot " + std::to_string(e.slot);
-  if (e.slot < 2 * n)
-    return "slot " + std::to_string(e.slot - n) + " of team world";
-  return "slot " + std::to_string(e.slot - 2 * n) + " of team inter";
+  TeamSlot ts = splitTeamSlot(e.slot, dc ? dc->nBarriers : 0);
+  std::string name = "slot " + std::to_string(ts.slot);
+  if (ts.team == kTeamWorld)
+    return name + " of team world";
+  if (ts.team == kTeamInter)
+    return name + " of team inter";
+  return name;
 }
 
 std::string slotOf(const SlotEvent &e) {

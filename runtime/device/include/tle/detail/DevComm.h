@@ -117,6 +117,22 @@ enum NetKind : uint32_t {
 constexpr uint32_t kInboxSets = 2;
 constexpr uint32_t kEpochSets = 4;
 
+/// A barrier event's slot as the device library reports it to traces and
+/// to the emulator's slot checks (impl/Barrier.h): INTRA's slot s as s,
+/// WORLD's as nBarriers + s, INTER's as 2 * nBarriers + s, so that one
+/// number names a team's slot. Host tools split it back here.
+struct TeamSlot {
+  int team;      ///< a TeamKind
+  uint32_t slot; ///< the slot within the team
+};
+inline TeamSlot splitTeamSlot(uint32_t reported, uint32_t nBarriers) {
+  if (nBarriers == 0 || reported < nBarriers)
+    return {kTeamIntra, reported};
+  if (reported < 2 * nBarriers)
+    return {kTeamWorld, reported - nBarriers};
+  return {kTeamInter, reported - 2 * nBarriers};
+}
+
 /// kNetEmu's DevComm::net: every world rank's net words, so that the host
 /// build of the device library reaches any of them by world rank and the
 /// emulator delivers an add to it (tleEmuNetAdd). Net word w < nSignals of
