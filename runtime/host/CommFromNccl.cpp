@@ -117,42 +117,50 @@ tleResult_t joinNetwork(CommState &c, const NcclApi &api, void *ncclComm,
   localConfig.allocType = tleAllocCudaMalloc;
   std::shared_ptr<Backend> local;
   tleResult_t status = createBackend(localConfig, device, false, false, local);
+  std::string backendDetail = status ? lastErrorDetail() : std::string();
   std::unique_ptr<NcclNet> net;
   // ncclDevCommCreate is collective: every rank calls it, whatever failed
-  // before, or the others would wait in NCCL.
-  if (tleResult_t r =
-          NcclNet::create(api, ncclComm, nNetWords, std::move(local), net);
-      status == tleSuccess)
-    status = r;
-  char payload[2 * sizeof(int)] = {};
+  // before, or the others would wait in NCCL. The first failure is the one
+  // this rank reports.
+  tleResult_t created =
+      NcclNet::create(api, ncclComm, nNetWords, std::move(local), net);
+  if (status == tleSuccess)
+    status = created;
+  else
+    setLastErrorDetail(backendDetail);
+  // Each rank's LSA rank and size; every rank checks all of them, so that
+  // a split TLE cannot serve fails every rank with the same words.
+  int lsa[2] = {0, 0};
   if (status == tleSuccess) {
     const NcclDevComm228 &d = net->devComm();
     if (d.nRanks != c.size || d.rank != c.rank)
       status = fail(tleInternalError,
                     "ncclDevCommCreate says rank %d of %d, NCCL said %d of %d",
                     d.rank, d.nRanks, c.rank, c.size);
-    else if (c.size % d.lsaSize != 0 || c.rank % d.lsaSize != d.lsaRank)
-      status = fail(tleNotSupported,
-                    "NCCL rank %d is LSA rank %d of %d: TLE needs nodes of "
-                    "equal size with node-major ranks (world rank = node * "
-                    "ranks per node + local rank)",
-                    c.rank, d.lsaRank, d.lsaSize);
-    memcpy(payload, &d.lsaSize, sizeof(int));
+    lsa[0] = d.lsaRank;
+    lsa[1] = d.lsaSize;
   }
   std::vector<std::string> all;
   std::vector<std::vector<UniqueFd>> noFds;
-  if (tleResult_t r = gatherStatus(*c.bootstrap, status,
-                                   std::string(payload, sizeof(payload)), {},
-                                   all, noFds))
+  if (tleResult_t r =
+          gatherStatus(*c.bootstrap, status,
+                       std::string(reinterpret_cast<char *>(lsa), sizeof(lsa)),
+                       {}, all, noFds))
     return r;
   int nodeSize = net->devComm().lsaSize;
-  for (const std::string &one : all) {
-    int theirs = 0;
-    memcpy(&theirs, one.data(), sizeof(int));
-    if (theirs != nodeSize)
+  for (size_t p = 0; p < all.size(); ++p) {
+    int theirs[2] = {0, 0};
+    if (all[p].size() < sizeof(theirs))
+      return fail(tleInternalError, "malformed contribution from rank %zu", p);
+    memcpy(theirs, all[p].data(), sizeof(theirs));
+    if (theirs[1] != nodeSize || c.size % nodeSize != 0 ||
+        theirs[0] != static_cast<int>(p) % nodeSize)
       return fail(tleNotSupported,
-                  "nodes of %d and %d ranks: TLE needs nodes of equal size",
-                  nodeSize, theirs);
+                  "NCCL rank %zu is LSA rank %d of %d (and rank %d's node has "
+                  "%d ranks of %d): TLE needs nodes of equal size with "
+                  "node-major ranks (world rank = node * ranks per node + "
+                  "local rank)",
+                  p, theirs[0], theirs[1], c.rank, nodeSize, c.size);
   }
   if (spansNodes && nodeSize == c.size)
     return fail(tleInternalError,

@@ -62,6 +62,10 @@ tleResult_t NcclNet::create(const NcclApi &api, void *comm, uint32_t nNetWords,
                 "ncclDevCommCreate returned rank %d of %d, LSA rank %d of "
                 "%d: not NCCL 2.28's layout?",
                 d.rank, d.nRanks, d.lsaRank, d.lsaSize);
+  // A backend the caller could not make (its failure is the caller's to
+  // report) still let this rank take part in the collective creation.
+  if (!net->backend)
+    return fail(tleInternalError, "no backend for the device communicator");
   if (tleResult_t r = net->backend->allocLocal(sizeof(d), &net->device))
     return r;
   if (tleResult_t r = net->backend->copyToLocal(net->device, &d, sizeof(d)))

@@ -113,6 +113,7 @@ __attribute__((visibility("default"))) int ncclCommCuDevice(void *comm,
 // consecutive ranks; `fakeGinFails` makes creation fail as NCCL does on a
 // machine without a GIN-capable network.
 int fakeNodeSize = 1;
+bool fakeInterleaved = false; ///< nodes of every other rank, not runs
 bool fakeGinFails = false;
 int fakeVersion = 22809;
 
@@ -124,7 +125,8 @@ __attribute__((visibility("default"))) int ncclGetVersion(int *version) {
 __attribute__((visibility("default"))) int
 ncclDevCommCreate(void *comm, const void *requirements, void *out) {
   auto *c = static_cast<FakeComm *>(comm);
-  auto *req = static_cast<const tle::NcclDevCommRequirements228 *>(requirements);
+  auto *req =
+      static_cast<const tle::NcclDevCommRequirements228 *>(requirements);
   if (fakeGinFails || !req->ginForceEnable || req->ginContextCount != 1)
     return 5; // ncclInvalidUsage
   auto *d = static_cast<tle::NcclDevComm228 *>(out);
@@ -132,7 +134,8 @@ ncclDevCommCreate(void *comm, const void *requirements, void *out) {
   d->rank = c->rank;
   d->nRanks = c->world->size;
   d->lsaSize = fakeNodeSize;
-  d->lsaRank = c->rank % fakeNodeSize;
+  d->lsaRank = fakeInterleaved ? c->rank / (c->world->size / fakeNodeSize)
+                               : c->rank % fakeNodeSize;
   // Where the fake keeps the signal count it was asked for.
   memcpy(d->rest, &req->ginSignalCount, sizeof(int));
   return 0;
@@ -345,26 +348,47 @@ public:
   ~NetworkEnv() {
     unsetenv("TLE_NETWORK");
     fakeNodeSize = 1;
+    fakeInterleaved = false;
     fakeGinFails = false;
     fakeVersion = 22809;
   }
 };
 
-/// Creates `n` ranks from the fake on threads; results and details per rank.
-void initAll(int n, FakeWorld *world, std::vector<FakeComm> &fakes,
-             std::vector<tleComm_t> &comms, std::vector<tleResult_t> &results,
-             std::vector<std::string> &details, const tleConfig_t &cfg) {
+/// What `n` ranks made from the fake got: each rank's communicator (null
+/// on failure), status and error detail. `fakes` must outlive the
+/// communicators (their exchanges call the fake).
+struct Created {
+  std::vector<FakeComm> fakes;
+  std::vector<tleComm_t> comms;
+  std::vector<tleResult_t> results;
+  std::vector<std::string> details;
+};
+
+/// Creates `n` ranks from the fake, one thread each.
+Created initAll(int n, FakeWorld *world, const tleConfig_t &cfg) {
   tleNcclFunctions_t functions = fakeFunctions();
-  fakes.clear();
+  Created c;
   for (int r = 0; r < n; ++r)
-    fakes.push_back({world, r, 0});
-  comms.assign(n, nullptr);
-  results.assign(n, tleInternalError);
-  details.assign(n, "");
+    c.fakes.push_back({world, r, 0});
+  c.comms.assign(n, nullptr);
+  c.results.assign(n, tleInternalError);
+  c.details.assign(n, "");
   perRankThread(n, [&](int r) {
-    results[r] = tleCommInitFromNccl(&comms[r], &fakes[r], &functions, &cfg);
-    details[r] = tleGetLastErrorDetail();
+    c.results[r] =
+        tleCommInitFromNccl(&c.comms[r], &c.fakes[r], &functions, &cfg);
+    c.details[r] = tleGetLastErrorDetail();
   });
+  return c;
+}
+
+/// Every rank of `c` refused with tleNotSupported, its detail holding
+/// `why`, and left no communicator.
+void expectRefusedEverywhere(const Created &c, const std::string &why) {
+  for (size_t r = 0; r < c.results.size(); ++r) {
+    EXPECT_EQ(c.results[r], tleNotSupported) << r << ": " << c.details[r];
+    EXPECT_NE(c.details[r].find(why), std::string::npos) << c.details[r];
+    EXPECT_EQ(c.comms[r], nullptr);
+  }
 }
 
 TEST(FromNcclNetwork, NodesComeFromNcclsLsaTeamAndNetWordsAreGinSignals) {
@@ -374,11 +398,10 @@ TEST(FromNcclNetwork, NodesComeFromNcclsLsaTeamAndNetWordsAreGinSignals) {
   FakeWorld *world = newWorld(n);
   tleConfig_t cfg = emulatorConfig();
   cfg.nSignals = 5;
-  std::vector<FakeComm> fakes;
-  std::vector<tleComm_t> comms;
-  std::vector<tleResult_t> results;
-  std::vector<std::string> details;
-  initAll(n, world, fakes, comms, results, details, cfg);
+  Created created = initAll(n, world, cfg);
+  std::vector<tleComm_t> &comms = created.comms;
+  std::vector<tleResult_t> &results = created.results;
+  std::vector<std::string> &details = created.details;
   for (int r = 0; r < n; ++r)
     ASSERT_EQ(results[r], tleSuccess) << r << ": " << details[r];
   for (int r = 0; r < n; ++r) {
@@ -406,8 +429,8 @@ TEST(FromNcclNetwork, NodesComeFromNcclsLsaTeamAndNetWordsAreGinSignals) {
   }
   // The node-local half is the node's: buffers are mapped within the node.
   std::vector<tleMem_t> mems(n);
-  perRankThread(n,
-                [&](int r) { results[r] = tleMemAlloc(comms[r], 64, &mems[r]); });
+  perRankThread(
+      n, [&](int r) { results[r] = tleMemAlloc(comms[r], 64, &mems[r]); });
   for (int r = 0; r < n; ++r) {
     ASSERT_EQ(results[r], tleSuccess);
     void *h;
@@ -426,44 +449,29 @@ TEST(FromNcclNetwork, NodesComeFromNcclsLsaTeamAndNetWordsAreGinSignals) {
 TEST(FromNcclNetwork, NoGinIsRefusedOnEveryRankWithNcclsWords) {
   NetworkEnv env("gin");
   fakeGinFails = true;
-  const int n = 2;
-  FakeWorld *world = newWorld(n);
-  std::vector<FakeComm> fakes;
-  std::vector<tleComm_t> comms;
-  std::vector<tleResult_t> results;
-  std::vector<std::string> details;
-  initAll(n, world, fakes, comms, results, details, emulatorConfig());
-  for (int r = 0; r < n; ++r) {
-    EXPECT_EQ(results[r], tleNotSupported) << r << ": " << details[r];
-    EXPECT_NE(details[r].find("no GIN-capable network"), std::string::npos)
-        << details[r];
-    EXPECT_EQ(comms[r], nullptr);
-  }
+  FakeWorld *world = newWorld(2);
+  expectRefusedEverywhere(initAll(2, world, emulatorConfig()),
+                          "no GIN-capable network");
   deleteWorld(world);
 }
 
 TEST(FromNcclNetwork, UnequalOrInterleavedNodesAndOtherVersionsAreRefused) {
   NetworkEnv env("gin");
-  const int n = 3;
-  FakeWorld *world = newWorld(n);
-  std::vector<FakeComm> fakes;
-  std::vector<tleComm_t> comms;
-  std::vector<tleResult_t> results;
-  std::vector<std::string> details;
+  FakeWorld *three = newWorld(3);
   fakeNodeSize = 2; // 3 ranks do not split into nodes of 2
-  initAll(n, world, fakes, comms, results, details, emulatorConfig());
-  for (int r = 0; r < n; ++r) {
-    EXPECT_EQ(results[r], tleNotSupported) << r << ": " << details[r];
-    EXPECT_EQ(comms[r], nullptr);
-  }
+  expectRefusedEverywhere(initAll(3, three, emulatorConfig()),
+                          "TLE needs nodes of equal size");
   fakeNodeSize = 1;
   fakeVersion = 22903;
-  initAll(n, world, fakes, comms, results, details, emulatorConfig());
-  for (int r = 0; r < n; ++r) {
-    EXPECT_EQ(results[r], tleNotSupported);
-    EXPECT_NE(details[r].find("NCCL 2.29.3"), std::string::npos) << details[r];
-  }
-  deleteWorld(world);
+  expectRefusedEverywhere(initAll(3, three, emulatorConfig()), "NCCL 2.29.3");
+  deleteWorld(three);
+  // Nodes {0, 2} and {1, 3}: world rank = node * 2 + local does not hold.
+  fakeVersion = 22809;
+  fakeNodeSize = 2;
+  fakeInterleaved = true;
+  FakeWorld *four = newWorld(4);
+  expectRefusedEverywhere(initAll(4, four, emulatorConfig()), "node-major");
+  deleteWorld(four);
 }
 
 TEST(FromNcclNetwork, BadNetworkChoiceIsRefused) {
