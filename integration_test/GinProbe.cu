@@ -1,4 +1,5 @@
-//===- GinProbe.cu - NCCL's GPU-initiated networking, as this machine has it ===//
+//===- GinProbe.cu - NCCL's GPU-initiated networking, as this machine has it
+//===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Issue 19's GPU check: what a communicator past one node does on the GPUs
@@ -13,7 +14,7 @@
 //     request. Where NCCL makes GIN, a kernel built with
 //     -DTLE_WITH_NCCL_GIN runs signals and WORLD/INTER barriers through
 //     it (a signal to itself, which GIN carries like any other) and prints
-//     GIN-ROUNDTRIP-US; where NCCL cannot, TLE's refusal must be
+//     GIN-ROUND-US; where NCCL cannot, TLE's refusal must be
 //     tleNotSupported with NCCL's error in the detail;
 //  4. one node: the same kernel on a communicator without a network,
 //     where INTER is the rank alone and WORLD its node (ONE-NODE-ROUND-US).
@@ -32,11 +33,13 @@
 #include <nccl.h>
 #include <nccl_device.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 // 1. The layout libtle assumes, checked against NCCL's header.
 static_assert(sizeof(tle::NcclDevCommRequirements228) ==
@@ -64,14 +67,17 @@ constexpr uint32_t kSlots = 4;
 constexpr uint32_t kSignals = 4;
 
 /// Rounds of: a WORLD signal to this rank itself, its wait, an INTER and
-/// a WORLD barrier; records the final word.
-__global__ void ginRounds(const void *comm, int rounds, uint64_t *word) {
+/// a WORLD barrier; `first` is the word's value before the launch (words
+/// carry across launches), so every wait waits for this round's signal.
+/// Records the final word.
+__global__ void ginRounds(const void *comm, int rounds, uint64_t first,
+                          uint64_t *word) {
   int self = flagcxDevCommGetRank(comm);
   for (int i = 0; i < rounds; ++i) {
     flagcxDevSignalInc(comm, tle::kTeamWorld, self, 0, 0, tle::kCoopBlock,
                        tle::kScopeSystem);
-    flagcxDevWaitSignal(comm, 0, uint64_t(i + 1), 64, 0, tle::kCoopBlock,
-                        tle::kOrderAcquire);
+    flagcxDevWaitSignal(comm, 0, first + uint64_t(i + 1), 64, 0,
+                        tle::kCoopBlock, tle::kOrderAcquire);
     flagcxDevBarrierSync(comm, tle::kTeamInter, 0, 0, tle::kCoopBlock,
                          tle::kOrderAcqRel, tle::kScopeSystem);
     flagcxDevBarrierSync(comm, tle::kTeamWorld, 1, 0, tle::kCoopBlock,
@@ -79,6 +85,58 @@ __global__ void ginRounds(const void *comm, int rounds, uint64_t *word) {
   }
   if (threadIdx.x == 0)
     *word = flagcxDevReadSignal(comm, 0, 64, 0, tle::kOrderAcquire);
+}
+
+constexpr int kTimedLaunches = 7;
+
+/// Runs ginRounds on `comm`: a warm-up launch of 10 rounds, then
+/// kTimedLaunches launches of `rounds`, each timed. The word only grows, so
+/// after launch i it must count 10 + i * rounds. Prints `RESULT,gin-probe,
+/// <step>,ok|FAILED` and, when ok, `<figure>` per round: the median, min
+/// and max over the timed launches.
+bool runRounds(tleComm_t comm, const char *step, const char *figure,
+               int rounds) {
+  void *dc = nullptr;
+  tleCommGetDevComm(comm, &dc);
+  uint64_t *word = nullptr;
+  CK(cudaMalloc(&word, sizeof(uint64_t)));
+  std::vector<double> us;
+  uint64_t want = 10, got = 0;
+  ginRounds<<<1, 128>>>(dc, 10, 0, word);
+  cudaError_t e = cudaDeviceSynchronize();
+  if (e == cudaSuccess)
+    cudaMemcpy(&got, word, sizeof(got), cudaMemcpyDeviceToHost);
+  for (int i = 0; i < kTimedLaunches && e == cudaSuccess && got == want; ++i) {
+    auto t0 = std::chrono::steady_clock::now();
+    ginRounds<<<1, 128>>>(dc, rounds, want, word);
+    e = cudaDeviceSynchronize();
+    us.push_back(std::chrono::duration<double, std::micro>(
+                     std::chrono::steady_clock::now() - t0)
+                     .count() /
+                 rounds);
+    want += uint64_t(rounds);
+    if (e == cudaSuccess)
+      cudaMemcpy(&got, word, sizeof(got), cudaMemcpyDeviceToHost);
+  }
+  tleErrorInfo info = {};
+  tleCommGetError(comm, &info);
+  bool ok =
+      e == cudaSuccess && got == want && us.size() == size_t(kTimedLaunches);
+  printf("RESULT,gin-probe,%s,%s,word=%llu (want %llu) cuda=\"%s\" "
+         "device=\"%s\"\n",
+         step, ok ? "ok" : "FAILED", static_cast<unsigned long long>(got),
+         static_cast<unsigned long long>(want), cudaGetErrorString(e),
+         info.message);
+  if (ok) {
+    std::sort(us.begin(), us.end());
+    printf("%s median %.3f min %.3f max %.3f (us per round over %d launches "
+           "of %d rounds: a signal to itself, its wait, an INTER and a WORLD "
+           "barrier, one rank)\n",
+           figure, us[us.size() / 2], us.front(), us.back(), kTimedLaunches,
+           rounds);
+  }
+  cudaFree(word);
+  return ok;
 }
 
 bool ncclStep(ncclComm_t comm) {
@@ -89,8 +147,7 @@ bool ncclStep(ncclComm_t comm) {
   printf("RESULT,gin-probe,nccl-devcomm,%s,rank=%d nRanks=%d lsaRank=%d "
          "lsaSize=%d ginContexts=%d ginType0=%d\n",
          r == ncclSuccess ? "ok" : ncclGetErrorString(r), dc.rank, dc.nRanks,
-         dc.lsaRank, dc.lsaSize, int(dc.ginContextCount),
-         int(dc.ginTypes[0]));
+         dc.lsaRank, dc.lsaSize, int(dc.ginContextCount), int(dc.ginTypes[0]));
   if (r == ncclSuccess)
     ncclDevCommDestroy(comm, &dc);
   printf("step: ncclDevCommCreate with GIN forced on\n");
@@ -128,36 +185,7 @@ bool tleStep(ncclComm_t nccl) {
            clear ? "refused-clearly" : "FAILED", detail.c_str());
     return clear;
   }
-  void *dc = nullptr;
-  tleCommGetDevComm(comm, &dc);
-  uint64_t *word = nullptr;
-  CK(cudaMalloc(&word, sizeof(uint64_t)));
-  const int rounds = 1000;
-  ginRounds<<<1, 128>>>(dc, 10, word); // warm-up
-  cudaError_t e = cudaDeviceSynchronize();
-  auto t0 = std::chrono::steady_clock::now();
-  if (e == cudaSuccess) {
-    ginRounds<<<1, 128>>>(dc, rounds, word);
-    e = cudaDeviceSynchronize();
-  }
-  double us = std::chrono::duration<double, std::micro>(
-                  std::chrono::steady_clock::now() - t0)
-                  .count() /
-              rounds;
-  uint64_t got = 0;
-  if (e == cudaSuccess)
-    cudaMemcpy(&got, word, sizeof(got), cudaMemcpyDeviceToHost);
-  tleErrorInfo info = {};
-  tleCommGetError(comm, &info);
-  bool ok = e == cudaSuccess && got == uint64_t(10 + rounds);
-  printf("RESULT,gin-probe,tle-kernel,%s,word=%llu cuda=\"%s\" device=\"%s\"\n",
-         ok ? "ok" : "FAILED", static_cast<unsigned long long>(got),
-         cudaGetErrorString(e), info.message);
-  if (ok)
-    printf("GIN-ROUNDTRIP-US %.2f (signal to self + wait + INTER and WORLD "
-           "barriers, one rank)\n",
-           us);
-  cudaFree(word);
+  bool ok = runRounds(comm, "tle-kernel", "GIN-ROUND-US", 1000);
   tleCommDestroy(comm);
   return ok;
 }
@@ -177,40 +205,7 @@ bool oneNodeStep() {
            tleGetLastErrorDetail());
     return false;
   }
-  void *dc = nullptr;
-  tleCommGetDevComm(comm, &dc);
-  uint64_t *word = nullptr;
-  CK(cudaMalloc(&word, sizeof(uint64_t)));
-  const int rounds = 10000;
-  ginRounds<<<1, 128>>>(dc, 10, word);
-  cudaError_t e = cudaDeviceSynchronize();
-  uint64_t first = 0;
-  cudaMemcpy(&first, word, sizeof(first), cudaMemcpyDeviceToHost);
-  auto t0 = std::chrono::steady_clock::now();
-  if (e == cudaSuccess) {
-    ginRounds<<<1, 128>>>(dc, rounds, word);
-    e = cudaDeviceSynchronize();
-  }
-  double us = std::chrono::duration<double, std::micro>(
-                  std::chrono::steady_clock::now() - t0)
-                  .count() /
-              rounds;
-  uint64_t got = 0;
-  if (e == cudaSuccess)
-    cudaMemcpy(&got, word, sizeof(got), cudaMemcpyDeviceToHost);
-  tleErrorInfo info = {};
-  tleCommGetError(comm, &info);
-  // The word only grows: 10 after the warm-up, 10 + rounds after the run.
-  bool ok = e == cudaSuccess && first == 10 && got == uint64_t(10 + rounds);
-  printf("RESULT,gin-probe,one-node-kernel,%s,word=%llu cuda=\"%s\" "
-         "device=\"%s\"\n",
-         ok ? "ok" : "FAILED", static_cast<unsigned long long>(got),
-         cudaGetErrorString(e), info.message);
-  if (ok)
-    printf("ONE-NODE-ROUND-US %.3f (signal to self + wait + INTER and WORLD "
-           "barriers, one rank, no network)\n",
-           us);
-  cudaFree(word);
+  bool ok = runRounds(comm, "one-node-kernel", "ONE-NODE-ROUND-US", 10000);
   tleCommDestroy(comm);
   return ok;
 }
