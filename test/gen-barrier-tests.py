@@ -111,6 +111,39 @@ def round_trip():
     write("Dialect/TLE/round-trip-barrier.mlir", "".join(out).rstrip() + "\n")
 
 
+def expected_call(kind, group, order, multimem, scalar, team_kind, decls):
+    """The ABI call a barrier lowers to, as FileCheck expects it: group grid
+    calls tleIntraGridBarrier*S; `scalar`, flagcxIntraBarrier*S (with
+    multimem); otherwise flagcxDevBarrier* with teamKind `team_kind`. Adds
+    the callee's declaration to `decls`."""
+    k = kind.capitalize()
+    mm = "true" if multimem else "false"
+    o = ORDER[order]
+    if group == "grid":
+        decls.add(f"declare void @tleIntraGridBarrier{k}S(ptr, i32, i1, i32)")
+        return f"tleIntraGridBarrier{k}S", f"ptr %[[COMM]], i32 %[[INDEX]], i1 {mm}, i32 {o}"
+    if scalar:
+        decls.add(f"declare void @flagcxIntraBarrier{k}S(ptr, i32, i32, i1, i32)")
+        return (f"flagcxIntraBarrier{k}S",
+                f"ptr %[[COMM]], i32 {COOP[group]}, i32 %[[INDEX]], i1 {mm}, i32 {o}")
+    decls.add(f"declare void @flagcxDevBarrier{k}(ptr, i32, i32, i32, i32, i32, i32)")
+    return (f"flagcxDevBarrier{k}",
+            f"ptr %[[COMM]], i32 {team_kind}, i32 %[[INDEX]], i32 0, i32 {COOP[group]}, i32 {o}, i32 0")
+
+
+def lowering_case(fn, callee, args, op_text):
+    """One function holding `op_text` and the checks of its one call."""
+    return (
+        f"// CHECK-LABEL: define void @{fn}(\n"
+        "// CHECK-SAME: ptr %[[COMM:[0-9]+]], i32 %[[INDEX:[0-9]+]])\n"
+        f"// CHECK-NEXT: call void @{callee}({args})\n"
+        "// CHECK-NEXT: ret void\n"
+        f"llvm.func @{fn}(%comm: !llvm.ptr, %index: i32) {{\n"
+        f"  {op_text}\n"
+        "  llvm.return\n}\n\n"
+    )
+
+
 def lowering(abi):
     multimem_values = (False, True)
     out = [
@@ -137,31 +170,9 @@ def lowering(abi):
         if abi == "unified" and multimem and group != "grid":
             continue
         fn = name(kind, group, order, multimem)
-        k = kind.capitalize()
-        mm = "true" if multimem else "false"
-        o = ORDER[order]
-        if group == "grid":
-            callee = f"tleIntraGridBarrier{k}S"
-            args = f"ptr %[[COMM]], i32 %[[INDEX]], i1 {mm}, i32 {o}"
-            decls.add(f"declare void @{callee}(ptr, i32, i1, i32)")
-        elif abi == "scalar":
-            callee = f"flagcxIntraBarrier{k}S"
-            args = f"ptr %[[COMM]], i32 {COOP[group]}, i32 %[[INDEX]], i1 {mm}, i32 {o}"
-            decls.add(f"declare void @{callee}(ptr, i32, i32, i1, i32)")
-        else:
-            callee = f"flagcxDevBarrier{k}"
-            args = (f"ptr %[[COMM]], i32 0, i32 %[[INDEX]], i32 0, "
-                    f"i32 {COOP[group]}, i32 {o}, i32 0")
-            decls.add(f"declare void @{callee}(ptr, i32, i32, i32, i32, i32, i32)")
-        out.append(
-            f"// CHECK-LABEL: define void @{fn}(\n"
-            "// CHECK-SAME: ptr %[[COMM:[0-9]+]], i32 %[[INDEX:[0-9]+]])\n"
-            f"// CHECK-NEXT: call void @{callee}({args})\n"
-            "// CHECK-NEXT: ret void\n"
-            f"llvm.func @{fn}(%comm: !llvm.ptr, %index: i32) {{\n"
-            f"  {op(kind, group, order, multimem, '%comm', '%index', '!llvm.ptr', explicit=True)}\n"
-            "  llvm.return\n}\n\n"
-        )
+        callee, args = expected_call(kind, group, order, multimem, abi == "scalar", 0, decls)
+        out.append(lowering_case(fn, callee, args,
+                                 op(kind, group, order, multimem, '%comm', '%index', '!llvm.ptr', explicit=True)))
     # Each callee is declared once, with the ABI's signature.
     out.insert(3, "".join(f"// CHECK-DAG: {d}\n" for d in sorted(decls)) + "\n")
     write(f"Conversion/TLEToLLVM/barrier-{abi}.mlir", "".join(out).rstrip() + "\n")
@@ -203,31 +214,12 @@ def team_lowering():
     decls = set()
     for team, kind, group, order, multimem in team_cases():
         fn = f"{team}_" + name(kind, group, order, multimem)
-        k = kind.capitalize()
-        mm = "true" if multimem else "false"
-        o = ORDER[order]
-        if group == "grid":
-            callee = f"tleIntraGridBarrier{k}S"
-            args = f"ptr %[[COMM]], i32 %[[INDEX]], i1 {mm}, i32 {o}"
-            decls.add(f"declare void @{callee}(ptr, i32, i1, i32)")
-        elif multimem:
-            callee = f"flagcxIntraBarrier{k}S"
-            args = f"ptr %[[COMM]], i32 {COOP[group]}, i32 %[[INDEX]], i1 true, i32 {o}"
-            decls.add(f"declare void @{callee}(ptr, i32, i32, i1, i32)")
-        else:
-            callee = f"flagcxDevBarrier{k}"
-            args = (f"ptr %[[COMM]], i32 {TEAMS[team]}, i32 %[[INDEX]], i32 0, "
-                    f"i32 {COOP[group]}, i32 {o}, i32 0")
-            decls.add(f"declare void @{callee}(ptr, i32, i32, i32, i32, i32, i32)")
-        out.append(
-            f"// CHECK-LABEL: define void @{fn}(\n"
-            "// CHECK-SAME: ptr %[[COMM:[0-9]+]], i32 %[[INDEX:[0-9]+]])\n"
-            f"// CHECK-NEXT: call void @{callee}({args})\n"
-            "// CHECK-NEXT: ret void\n"
-            f"llvm.func @{fn}(%comm: !llvm.ptr, %index: i32) {{\n"
-            f"  {op(kind, group, order, multimem, '%comm', '%index', '!llvm.ptr', explicit=True, team=team)}\n"
-            "  llvm.return\n}\n\n"
-        )
+        # The unified form has no multimem parameter: intra with multimem
+        # keeps the scalar entry point.
+        callee, args = expected_call(kind, group, order, multimem, multimem, TEAMS[team], decls)
+        out.append(lowering_case(fn, callee, args,
+                                 op(kind, group, order, multimem, '%comm', '%index', '!llvm.ptr', explicit=True,
+                                    team=team)))
     out.insert(2, "".join(f"// CHECK-DAG: {d}\n" for d in sorted(decls)) + "\n")
     write("Conversion/TLEToLLVM/barrier-team.mlir", "".join(out).rstrip() + "\n")
 

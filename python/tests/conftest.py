@@ -39,6 +39,18 @@ class Compiled:
 
 
 @pytest.fixture(scope="session")
+def host_library():
+    """libtle, loaded; the tests that need it skip, saying why, when it is
+    not built (modules that need it throughout use it with
+    ``pytestmark = pytest.mark.usefixtures("host_library")``)."""
+    from tle import runtime
+    try:
+        return runtime.library()
+    except FileNotFoundError as e:
+        pytest.skip(f"libtle.so not built: {e}")
+
+
+@pytest.fixture(scope="session")
 def bitcode() -> str:
     """The device bitcode; the tests that need it skip, saying why, when it
     is absent (scripts/test.sh builds it first, so in CI they run)."""

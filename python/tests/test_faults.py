@@ -27,12 +27,7 @@ PYTHON_DIR = Path(__file__).resolve().parents[1]
 RANKS = PYTHON_DIR / "tests" / "fault_ranks.py"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def host_library():
-    try:
-        return runtime.library()
-    except FileNotFoundError as e:
-        pytest.skip(f"libtle.so not built: {e}")
+pytestmark = pytest.mark.usefixtures("host_library")
 
 
 def start(*argv: str) -> subprocess.Popen:

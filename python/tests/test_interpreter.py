@@ -30,7 +30,7 @@ import triton.language as tl  # noqa: E402
 
 import tle  # noqa: E402
 import tle.language as tlx  # noqa: E402
-from tle import launch, runtime  # noqa: E402
+from tle import launch  # noqa: E402
 from tle.cpu import Communicator, Tensor  # noqa: E402
 from tle.runtime import Backend, Comm, Result, TLEError  # noqa: E402
 
@@ -43,12 +43,7 @@ TIMEOUT_MS = 2000
 SLACK_S = 20.0
 
 
-@pytest.fixture(scope="module", autouse=True)
-def host_library():
-    try:
-        return runtime.library()
-    except FileNotFoundError as e:
-        pytest.skip(f"libtle.so not built: {e}")
+pytestmark = pytest.mark.usefixtures("host_library")
 
 
 def run_ranks(n: int, *argv: str, limit: float = 120.0) -> tuple[subprocess.CompletedProcess, float]:

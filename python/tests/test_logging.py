@@ -17,18 +17,12 @@ import pytest
 
 pytest.importorskip("numpy", reason="Triton's interpreter needs NumPy (python/requirements-test.txt)")
 
-from tle import runtime  # noqa: E402
 
 PYTHON_DIR = Path(__file__).resolve().parents[1]
 EXAMPLE = PYTHON_DIR / "examples" / "allgather.py"
 
 
-@pytest.fixture(scope="module", autouse=True)
-def host_library():
-    try:
-        return runtime.library()
-    except FileNotFoundError as e:
-        pytest.skip(f"libtle.so not built: {e}")
+pytestmark = pytest.mark.usefixtures("host_library")
 
 
 def run_example(tmp_path: Path, level: str | None) -> subprocess.CompletedProcess:

@@ -20,12 +20,7 @@ from tle import _interp, launch, runtime
 from tle.runtime import Backend, Comm, TLEError
 
 
-@pytest.fixture(scope="module", autouse=True)
-def host_library():
-    try:
-        return runtime.library()
-    except FileNotFoundError as e:
-        pytest.skip(f"libtle.so not built: {e}")
+pytestmark = pytest.mark.usefixtures("host_library")
 
 
 @pytest.fixture

@@ -14,12 +14,7 @@ from tle import runtime
 from tle.runtime import Backend, Comm, Result, TLEError
 
 
-@pytest.fixture(scope="module", autouse=True)
-def host_library():
-    try:
-        return runtime.library()
-    except FileNotFoundError as e:
-        pytest.skip(f"libtle.so not built: {e}")
+pytestmark = pytest.mark.usefixtures("host_library")
 
 
 def test_unique_ids_are_fresh_128_byte_blobs():

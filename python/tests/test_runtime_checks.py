@@ -12,12 +12,7 @@ from tle import runtime
 from tle.runtime import Backend, Comm
 
 
-@pytest.fixture(scope="module", autouse=True)
-def host_library():
-    try:
-        return runtime.library()
-    except FileNotFoundError as e:
-        pytest.skip(f"libtle.so not built: {e}")
+pytestmark = pytest.mark.usefixtures("host_library")
 
 
 @pytest.mark.parametrize("kwargs, error, message", [

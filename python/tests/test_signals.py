@@ -212,12 +212,6 @@ from tle.cpu import Tensor  # noqa: E402
 from tle.runtime import Backend, Comm, Result, TLEError  # noqa: E402
 
 
-@pytest.fixture(scope="module", autouse=False)
-def host_library():
-    try:
-        return runtime.library()
-    except FileNotFoundError as e:
-        pytest.skip(f"libtle.so not built: {e}")
 
 
 @pytest.fixture

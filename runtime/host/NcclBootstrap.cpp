@@ -216,10 +216,12 @@ private:
   std::string brokenReason;
 };
 
-/// Finds `name` in the libnccl loaded in this process.
-void *findLoaded(void *library, const char *name) {
+/// Sets `out` to function `name` of the libnccl loaded in this process
+/// (null when there is none).
+template <typename Fn>
+void findLoaded(void *library, const char *name, Fn &out) {
   void *fn = library ? dlsym(library, name) : nullptr;
-  return fn ? fn : dlsym(RTLD_DEFAULT, name);
+  out = reinterpret_cast<Fn>(fn ? fn : dlsym(RTLD_DEFAULT, name));
 }
 
 /// See createNodeBootstrap.
@@ -307,24 +309,15 @@ tleResult_t resolveNccl(const tleNcclFunctions_t *given, NcclApi &out) {
   void *library = dlopen("libnccl.so.2", RTLD_NOW | RTLD_NOLOAD);
   if (!library)
     library = dlopen("libnccl.so", RTLD_NOW | RTLD_NOLOAD);
-  out.allGather = reinterpret_cast<decltype(out.allGather)>(
-      findLoaded(library, "ncclAllGather"));
-  out.commCount = reinterpret_cast<decltype(out.commCount)>(
-      findLoaded(library, "ncclCommCount"));
-  out.commUserRank = reinterpret_cast<decltype(out.commUserRank)>(
-      findLoaded(library, "ncclCommUserRank"));
-  out.commCuDevice = reinterpret_cast<decltype(out.commCuDevice)>(
-      findLoaded(library, "ncclCommCuDevice"));
-  out.commGetAsyncError = reinterpret_cast<decltype(out.commGetAsyncError)>(
-      findLoaded(library, "ncclCommGetAsyncError"));
-  out.getErrorString = reinterpret_cast<decltype(out.getErrorString)>(
-      findLoaded(library, "ncclGetErrorString"));
-  out.getVersion = reinterpret_cast<decltype(out.getVersion)>(
-      findLoaded(library, "ncclGetVersion"));
-  out.devCommCreate = reinterpret_cast<decltype(out.devCommCreate)>(
-      findLoaded(library, "ncclDevCommCreate"));
-  out.devCommDestroy = reinterpret_cast<decltype(out.devCommDestroy)>(
-      findLoaded(library, "ncclDevCommDestroy"));
+  findLoaded(library, "ncclAllGather", out.allGather);
+  findLoaded(library, "ncclCommCount", out.commCount);
+  findLoaded(library, "ncclCommUserRank", out.commUserRank);
+  findLoaded(library, "ncclCommCuDevice", out.commCuDevice);
+  findLoaded(library, "ncclCommGetAsyncError", out.commGetAsyncError);
+  findLoaded(library, "ncclGetErrorString", out.getErrorString);
+  findLoaded(library, "ncclGetVersion", out.getVersion);
+  findLoaded(library, "ncclDevCommCreate", out.devCommCreate);
+  findLoaded(library, "ncclDevCommDestroy", out.devCommDestroy);
   // The handle only pins a library the process holds anyway.
   if (library)
     dlclose(library);

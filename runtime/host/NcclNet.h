@@ -74,8 +74,7 @@ public:
   /// tleNotSupported, NCCL's words attached, when this NCCL has no device
   /// API or cannot make GIN here (no GIN-capable network). Collective over
   /// `comm`, as ncclDevCommCreate is.
-  static tleResult_t create(const NcclApi &api, void *comm,
-                            uint32_t nNetWords,
+  static tleResult_t create(const NcclApi &api, void *comm, uint32_t nNetWords,
                             std::shared_ptr<Backend> backend,
                             std::unique_ptr<NcclNet> &out);
 

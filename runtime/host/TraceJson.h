@@ -31,7 +31,7 @@ struct BarrierTraceRecord {
   int32_t rank = 0;
   uint32_t block = 0, thread = 0;
   int kind = 0, coop = 0, order = 0, phase = 0; ///< abi.h's encodings
-  uint32_t slot = 0;          ///< the slot within `team`
+  uint32_t slot = 0;                            ///< the slot within `team`
   int team = 0;               ///< a TeamKind (kTeamIntra for signals)
   const char *site = nullptr; ///< source location, or null
   uint64_t time = 0;          ///< steps or nanoseconds (TraceClock)

@@ -45,10 +45,6 @@ int64_t nowNs() {
       .count();
 }
 
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
 /// A child's verdict: tleSuccess, or `code` with what went wrong.
 tleResult_t failed(std::string &detail, const std::string &what,
                    tleResult_t code = tleInternalError) {

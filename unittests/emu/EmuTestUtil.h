@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 namespace tle::emutest {
@@ -101,6 +102,11 @@ inline emu::LaunchOptions shape(emu::Dim3 grid, emu::Dim3 block) {
   o.block = block;
   o.raceCheck = true;
   return o;
+}
+
+/// Whether a report `s` says `part`.
+inline bool contains(const std::string &s, const std::string &part) {
+  return s.find(part) != std::string::npos;
 }
 
 } // namespace tle::emutest

@@ -31,10 +31,6 @@ double secondsSince(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
 TEST(EmuFault, IndexOutOfRangeIsReportedAndTouchesNothing) {
   constexpr uint32_t kSlots = 8;
   Ranks ranks(3, kSlots);

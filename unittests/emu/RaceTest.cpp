@@ -33,10 +33,6 @@ namespace {
 
 constexpr int kSeeds = 4;
 
-bool contains(const std::string &s, const std::string &what) {
-  return s.find(what) != std::string::npos;
-}
-
 /// Zeroes every rank's copy of `buf`.
 void clear(const SymBuffer &buf, size_t bytes) {
   for (tleMem_t m : buf.mems) {

@@ -29,10 +29,6 @@ using namespace tle::emutest;
 
 namespace {
 
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
 constexpr uint32_t kBlocks = 2, kThreads = 64, kRounds = 9;
 constexpr uint32_t kAllThreads = kBlocks * kThreads;
 

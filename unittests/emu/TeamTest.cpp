@@ -28,10 +28,6 @@ using namespace tle::emutest;
 
 namespace {
 
-bool contains(const std::string &s, const std::string &part) {
-  return s.find(part) != std::string::npos;
-}
-
 /// A world of `nodes` simulated nodes of `perNode` ranks (tleCommInitAll
 /// with ranksPerNode).
 class Nodes {

@@ -186,6 +186,39 @@ constexpr int32_t kSignalBits = 64;
 
 namespace {
 
+/// The entry points a barrier op lowers to (docs/abi.md): TLE's grid
+/// barrier (FlagCX has no grid group: its coopKind 3 is TILE_SPAN), FlagCX's
+/// scalar intra barrier, or FlagCX's unified barrier over a team.
+enum class BarrierEntry { Grid, Scalar, Unified };
+
+/// Replaces the barrier `op` (half `kind`) with the call of `entry`; the
+/// unified form takes `team`, context 0 and system scope.
+static LogicalResult lowerBarrier(ConversionPatternRewriter &rewriter,
+                                  Operation *op, BarrierEntry entry, Value comm,
+                                  Value index, BarrierKind kind,
+                                  BarrierGroup group, MemoryOrder memoryOrder,
+                                  bool multimemFlag, Team teamKind) {
+  Location loc = op->getLoc();
+  Value order = createI32(rewriter, loc, static_cast<int>(memoryOrder));
+  Value multimem = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
+                                            multimemFlag ? 1 : 0);
+  if (entry == BarrierEntry::Grid)
+    return replaceWithAbiCall(
+        rewriter, op, barrierFunction(Fn::tleIntraGridBarrierArriveS, kind),
+        {comm, index, multimem, order});
+  Value coop = createI32(rewriter, loc, static_cast<int>(group));
+  if (entry == BarrierEntry::Scalar)
+    return replaceWithAbiCall(
+        rewriter, op, barrierFunction(Fn::flagcxIntraBarrierArriveS, kind),
+        {comm, coop, index, multimem, order});
+  Value team = createI32(rewriter, loc, static_cast<int>(teamKind));
+  Value context = createI32(rewriter, loc, 0);
+  Value scope = createI32(rewriter, loc, ::tle::kScopeSystem);
+  return replaceWithAbiCall(rewriter, op,
+                            barrierFunction(Fn::flagcxDevBarrierArrive, kind),
+                            {comm, team, index, context, coop, order, scope});
+}
+
 struct DeviceIntraBarrierOpLowering
     : ConvertOpToLLVMPattern<DeviceIntraBarrierOp> {
   DeviceIntraBarrierOpLowering(const LLVMTypeConverter &converter,
@@ -201,34 +234,12 @@ struct DeviceIntraBarrierOpLowering
     if (!isGrid && abi == BarrierABI::Unified && op.getMultimem())
       return op.emitOpError(
           "multimem is not expressible in the unified ABI; use abi=scalar");
-
-    Location loc = op.getLoc();
-    Value comm = adaptor.getComm();
-    Value index = adaptor.getIndex();
-    Value order = createI32(rewriter, loc, static_cast<int>(op.getOrder()));
-    Value multimem = LLVM::ConstantOp::create(
-        rewriter, loc, rewriter.getI1Type(), op.getMultimem() ? 1 : 0);
-    BarrierKind kind = op.getKind();
-
-    // FlagCX has no grid group (its coopKind 3 is TILE_SPAN): the grid
-    // barrier has TLE's own entry points under either ABI.
-    if (isGrid)
-      return replaceWithAbiCall(
-          rewriter, op, barrierFunction(Fn::tleIntraGridBarrierArriveS, kind),
-          {comm, index, multimem, order});
-
-    Value coop = createI32(rewriter, loc, static_cast<int>(op.getGroup()));
-    if (abi == BarrierABI::Scalar)
-      return replaceWithAbiCall(
-          rewriter, op, barrierFunction(Fn::flagcxIntraBarrierArriveS, kind),
-          {comm, coop, index, multimem, order});
-
-    Value team = createI32(rewriter, loc, ::tle::kTeamIntra);
-    Value context = createI32(rewriter, loc, 0);
-    Value scope = createI32(rewriter, loc, ::tle::kScopeSystem);
-    return replaceWithAbiCall(
-        rewriter, op, barrierFunction(Fn::flagcxDevBarrierArrive, kind),
-        {comm, team, index, context, coop, order, scope});
+    BarrierEntry entry = isGrid                      ? BarrierEntry::Grid
+                         : abi == BarrierABI::Scalar ? BarrierEntry::Scalar
+                                                     : BarrierEntry::Unified;
+    return lowerBarrier(rewriter, op, entry, adaptor.getComm(),
+                        adaptor.getIndex(), op.getKind(), op.getGroup(),
+                        op.getOrder(), op.getMultimem(), Team::intra);
   }
 
   BarrierABI abi;
@@ -247,32 +258,15 @@ struct DeviceBarrierOpLowering : ConvertOpToLLVMPattern<DeviceBarrierOp> {
   LogicalResult
   matchAndRewrite(DeviceBarrierOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Value comm = adaptor.getComm();
-    Value index = adaptor.getIndex();
-    Value order = createI32(rewriter, loc, static_cast<int>(op.getOrder()));
-    BarrierKind kind = op.getKind();
-    if (op.getGroup() == BarrierGroup::grid || op.getMultimem()) {
-      if (op.getTeam() != Team::intra)
-        return rewriter.notifyMatchFailure(op, "grid or multimem off intra");
-      Value multimem = LLVM::ConstantOp::create(
-          rewriter, loc, rewriter.getI1Type(), op.getMultimem() ? 1 : 0);
-      if (op.getGroup() == BarrierGroup::grid)
-        return replaceWithAbiCall(
-            rewriter, op, barrierFunction(Fn::tleIntraGridBarrierArriveS, kind),
-            {comm, index, multimem, order});
-      Value coop = createI32(rewriter, loc, static_cast<int>(op.getGroup()));
-      return replaceWithAbiCall(
-          rewriter, op, barrierFunction(Fn::flagcxIntraBarrierArriveS, kind),
-          {comm, coop, index, multimem, order});
-    }
-    Value team = createI32(rewriter, loc, static_cast<int>(op.getTeam()));
-    Value context = createI32(rewriter, loc, 0);
-    Value coop = createI32(rewriter, loc, static_cast<int>(op.getGroup()));
-    Value scope = createI32(rewriter, loc, ::tle::kScopeSystem);
-    return replaceWithAbiCall(rewriter, op,
-                              barrierFunction(Fn::flagcxDevBarrierArrive, kind),
-                              {comm, team, index, context, coop, order, scope});
+    bool isGrid = op.getGroup() == BarrierGroup::grid;
+    if ((isGrid || op.getMultimem()) && op.getTeam() != Team::intra)
+      return rewriter.notifyMatchFailure(op, "grid or multimem off intra");
+    BarrierEntry entry = isGrid             ? BarrierEntry::Grid
+                         : op.getMultimem() ? BarrierEntry::Scalar
+                                            : BarrierEntry::Unified;
+    return lowerBarrier(rewriter, op, entry, adaptor.getComm(),
+                        adaptor.getIndex(), op.getKind(), op.getGroup(),
+                        op.getOrder(), op.getMultimem(), op.getTeam());
   }
 };
 

@@ -137,7 +137,7 @@ extern "C" {
     return call(                                                               \
         #Name "Interp", program, out, outError,                                \
         [&] { return Name(TLE_ABI_MAP(TLE_ABI_PARAM_NAME, __VA_ARGS__)); },    \
-        [&](tle::RecordNode &node) {                                         \
+        [&](tle::RecordNode &node) {                                           \
           return recordOf(TLE_ABI_FIRST_PARAM(__VA_ARGS__), node);             \
         });                                                                    \
   }

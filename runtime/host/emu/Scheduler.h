@@ -134,7 +134,7 @@ struct TraceRecord {
   uint64_t step;
   int kind, coop, order, phase; ///< BarrierKind, CoopKind, MemoryOrder,
                                 ///< TracePhase
-  uint32_t slot;    ///< the slot within `team` (splitTeamSlot)
+  uint32_t slot;                ///< the slot within `team` (splitTeamSlot)
   const char *site; ///< the op's source location, or null
   int team;         ///< a TeamKind; kTeamIntra for signals
 };

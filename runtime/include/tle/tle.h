@@ -176,8 +176,8 @@ typedef struct {
   int (*commCuDevice)(void *comm, int *device);
   int (*commGetAsyncError)(void *comm, int *asyncError); /**< may be NULL */
   const char *(*getErrorString)(int result);             /**< may be NULL */
-  /* Later members (0.2), for communicators past one node (docs/runtime.md, "Past
-   * one node"); may be NULL, and a caller built against an older
+  /* Later members (0.2), for communicators past one node (docs/runtime.md,
+   * "Past one node"); may be NULL, and a caller built against an older
    * tleNcclFunctions_t (a smaller `size`) has none. NCCL 2.28's device API:
    * ncclGetVersion, ncclDevCommCreate(comm, const ncclDevCommRequirements*,
    * ncclDevComm*) and ncclDevCommDestroy(comm, const ncclDevComm*). */

@@ -20,8 +20,8 @@
 #endif
 
 #include "tle/barrier.h"
-#include "tle/signal.h"
 #include "tle/impl/Team.h"
+#include "tle/signal.h"
 
 // TLE_DEVICE_API (device.h) makes these inline in the nvcc header build and
 // external definitions in the bitcode and host builds. The bitcode does not

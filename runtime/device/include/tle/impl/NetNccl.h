@@ -49,8 +49,9 @@ TLE_DEV_INLINE const ncclDevComm &ginComm(const DevComm *dc) {
 /// (required) and the scope the caller already released to (given), and
 /// fences when the first is wider; with required = system and given =
 /// device it issues fence.release.sys before handing the add to the
-/// engine (unittests/device/ptx-gin.check pins it). That orders this thread's earlier writes (and, after the
-/// caller's group sync, its group's) before the add.
+/// engine (unittests/device/ptx-gin.check pins it). That orders this thread's
+/// earlier writes (and, after the caller's group sync, its group's) before the
+/// add.
 TLE_DEV_INLINE void netAddGin(const DevComm *dc, int32_t worldPeer,
                               uint32_t word, uint64_t value) {
   const ncclDevComm &nc = ginComm(dc);
