@@ -36,16 +36,13 @@ SUM: tl.constexpr = tl.constexpr(0)
 MAX: tl.constexpr = tl.constexpr(1)
 MIN: tl.constexpr = tl.constexpr(2)
 
-#: Counter kinds in the state array (``epoch`` / ``advance``): the staging
-#: parity of the barrier and flag-in-data collectives, MoE dispatch calls,
-#: MoE combine calls, and a word that dispatch sets when a token did not
-#: fit its expert's capacity.
+#: Rows of the state array: the call counter that the staging halves and
+#: the flag-in-data numbers follow (``epoch`` / ``advance``), and the words
+#: MoE dispatch sets when a token did not fit its expert's capacity.
 KIND_CALLS: tl.constexpr = tl.constexpr(0)
-KIND_DISPATCH: tl.constexpr = tl.constexpr(1)
-KIND_COMBINE: tl.constexpr = tl.constexpr(2)
-KIND_OVERFLOW: tl.constexpr = tl.constexpr(3)
-#: Kinds in the state array.
-KINDS = 4
+KIND_OVERFLOW: tl.constexpr = tl.constexpr(1)
+#: Rows in the state array.
+KINDS = 2
 
 
 @triton.jit
@@ -133,10 +130,13 @@ def ll_store(ptrs, words, mask, INTERP: tl.constexpr):
 def ll_wait(ptrs, mask, flag):
     """Polls the words at ``ptrs`` (volatile loads, never cached) until
     every one under ``mask`` carries ``flag``; returns them. The flag is in
-    the word it guards, so the value that came with it is the fresh one."""
-    words = tl.load(ptrs, mask=mask, other=0, volatile=True)
-    stale = (((words >> 32) & 0xFFFFFFFF) != flag) & mask
-    while tl.sum(stale.to(tl.int32), axis=0) > 0:
+    the word it guards, so the value that came with it is the fresh one.
+    The words are loaded once more after the poll (the poll carries only
+    a count, which Triton 3.6's layout passes need of a while loop); they
+    cannot change in between: their writer's next store there is two calls
+    later, after it has heard from this program's next call."""
+    stale = 1
+    while stale > 0:
         words = tl.load(ptrs, mask=mask, other=0, volatile=True)
-        stale = (((words >> 32) & 0xFFFFFFFF) != flag) & mask
-    return words
+        stale = tl.sum(((((words >> 32) & 0xFFFFFFFF) != flag) & mask).to(tl.int32), axis=0)
+    return tl.load(ptrs, mask=mask, other=0, volatile=True)
