@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tle.cpu import Communicator  # noqa: E402
-from tle.ops import Collectives, Config  # noqa: E402
+from tle.ops import Collectives, Config  # noqa: E402,F401  (Collectives: the type of comm.collectives())
 
 REDUCE = {"sum": lambda a: np.sum(a, axis=0, dtype=np.float32), "max": lambda a: np.max(a, axis=0),
           "min": lambda a: np.min(a, axis=0)}
@@ -96,7 +96,8 @@ def all_reduce_cases(t: Ranks, coll: Collectives) -> None:
 
 def all_gather_cases(t: Ranks, coll: Collectives) -> None:
     for variant in ("push", "pull"):
-        for shape in ((65,), (7, 30)) if t.quick else ((1,), (65,), (7, 30)):  # (7, 30): 210 x size elements, several launches
+        # (7, 30): 210 x size elements, several launches.
+        for shape in ((65,), (7, 30)) if t.quick else ((1,), (65,), (7, 30)):
             xs = t.inputs(shape, np.float32)
             want = np.concatenate(xs, axis=0)
             name = f"all_gather {variant} {shape}"
@@ -162,6 +163,7 @@ def moe_cases(t: Ranks, coll: Collectives) -> None:
         # The "experts": expert ex multiplies by ex + 1, in place in recv.
         for le in range(eloc):
             recv[le] *= t.rank * eloc + le + 1
+        t.maybe_late(f"moe combine {call % 2}")
         out = moe.combine(recv, ws[t.rank])
         x, i, w = xs[t.rank], ids[t.rank], ws[t.rank]
         want = sum(w[:, k:k + 1] * x * (i[:, k:k + 1] + 1) for k in range(topk)).astype(np.float32)
@@ -214,8 +216,8 @@ def main() -> None:
         t = Ranks(comm, args.late, args.quick)
         # A staging half of 1 KiB and a flag-in-data buffer of 4 KiB: the
         # larger messages take several launches.
-        with Collectives(comm, Config(stage_bytes=1024, ll_bytes=4096, ll_max_bytes=512,
-                                      oneshot_max_bytes=1024)) as coll:
+        with comm.collectives(Config(stage_bytes=1024, ll_bytes=4096, ll_max_bytes=512,
+                                     oneshot_max_bytes=1024)) as coll:
             for name in only:
                 if name == "errors":
                     error_cases(t, coll)

@@ -120,6 +120,8 @@ class Collectives:
             m.close()
         self._moes.clear()
         self.ws.close()
+        if getattr(self.comm, "_collectives", None) is self:
+            self.comm._collectives = None
 
     def __enter__(self) -> Collectives:
         return self

@@ -167,13 +167,21 @@ class Workspace:
         u8, i64 = self.arrays.dtype_of("uint8"), self.arrays.dtype_of("int64")
         #: Two staging halves (call e uses half e % 2).
         self.stage = comm.alloc((2 * cfg.stage_bytes,), u8)
-        #: Flag-in-data words: [half][source][words + MAXG heartbeats].
-        self.ll_words = cfg.ll_bytes // 4  # fp32 payloads: a word per element
-        self.ll = comm.alloc((2 * self.size * (self.ll_words + MAXG),), i64)
+        #: Flag-in-data words: [half][source][words], a word per element.
+        self.ll_words = cfg.ll_bytes // 4
+        self.ll = comm.alloc((2 * self.size * self.ll_words,), i64)
         #: Device counters, [kind][program slot], read and advanced by the
         #: kernels only.
         self.state = comm.alloc((KINDS * MAXG,), i64)
         self.state_arg = self.arrays.arg(self.state.tensor if self.arrays.torch is not None else self.state.array)
+
+    def programs_for(self, n: int, blocks_per_step: int = 1) -> int:
+        """Programs for ``n`` elements: one per step of ``block x
+        blocks_per_step`` elements, at most ``Config.programs`` (a small
+        message takes few programs; the device counters stay consistent
+        whatever the grid, see ``device.advance``)."""
+        per = self.config.block * blocks_per_step
+        return max(1, min(self.config.programs, -(-n // per)))
 
     def launch(self, kernel, programs: int | None, *args, **constexprs) -> None:
         """``kernel[(programs,)](dev_comm, *args, MAXG, INTERP, ...)``."""

@@ -114,6 +114,6 @@ def all_gather(ws: Workspace, x: Any, *, out: Any = None, variant: str = "push",
     xf, of = A.flat(x), A.flat(out)
     per = cfg.stage_bytes // (size * es) if variant == "push" else cfg.stage_bytes // es
     for start, length in chunks(n, per):
-        ws.launch(kernel, programs, A.arg(xf[start:]), A.arg(of[start:]), ws.stage.handle, ws.state_arg, length,
-                  n, cfg.stage_bytes, cfg.slot_base, BLOCK=cfg.block)
+        ws.launch(kernel, programs or ws.programs_for(length), A.arg(xf[start:]), A.arg(of[start:]),
+                  ws.stage.handle, ws.state_arg, length, n, cfg.stage_bytes, cfg.slot_base, BLOCK=cfg.block)
     return out

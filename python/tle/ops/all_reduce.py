@@ -120,12 +120,12 @@ def ll_kernel(comm, x, out, ll, state, n, words, OP: tl.constexpr, BLOCK: tl.con
     dt = x.dtype.element_ty
     e = epoch(state, KIND_CALLS, MAXG)
     flag = (e + 1) & 0xFFFFFFFF
-    # The LL buffer of every rank: [half][source][words data + MAXG heartbeats].
-    region = words + MAXG
-    hbase = (e % 2) * size * region
-    ours = hbase + rank * region
-    lane = tl.arange(0, 16)
-    beat = lane == 0
+    # The LL buffer of every rank: [half][source][words]. Call e + 2 reuses
+    # call e's half: its kernel starts after this rank's call e + 1, whose
+    # program 0 read every peer's words of call e + 1, so every peer had
+    # finished call e (docs/ops.md).
+    hbase = (e % 2) * size * words
+    ours = hbase + rank * words
     for start in range(pid * BLOCK, n, step):
         offs = start + tl.arange(0, BLOCK)
         m = offs < n
@@ -133,12 +133,6 @@ def ll_kernel(comm, x, out, ll, state, n, words, OP: tl.constexpr, BLOCK: tl.con
         for i in range(1, size):
             dst = tlx.intra_pointer(ll, 0, (rank + i) % size, dtype=tl.int64) + ours
             ll_store(dst + offs, w, m, INTERP)
-    # A heartbeat per program and peer, data or not: every program then
-    # hears from every peer in every call, which is what lets call e + 2
-    # reuse call e's half (docs/ops.md).
-    for i in range(1, size):
-        dst = tlx.intra_pointer(ll, 0, (rank + i) % size, dtype=tl.int64) + ours + words + pid
-        ll_store(dst + lane, ll_pack(tl.zeros([16], tl.float32), flag), beat, INTERP)
     local = tlx.local_pointer(ll, 0, dtype=tl.int64) + hbase
     for start in range(pid * BLOCK, n, step):
         offs = start + tl.arange(0, BLOCK)
@@ -148,12 +142,9 @@ def ll_kernel(comm, x, out, ll, state, n, words, OP: tl.constexpr, BLOCK: tl.con
             if src == rank:
                 v = tl.load(x + offs, mask=m, other=0).to(tl.float32)
             else:
-                v = ll_value(ll_wait(local + src * region + offs, m, flag), dt).to(tl.float32)
+                v = ll_value(ll_wait(local + src * words + offs, m, flag), dt).to(tl.float32)
             acc = combine(acc, v, OP)
         tl.store(out + offs, acc.to(dt), mask=m)
-    for src in range(size):
-        if src != rank:
-            ll_wait(local + src * region + words + pid + lane, beat, flag)
     advance(state, e + 1, KIND_CALLS, MAXG)
 
 
@@ -196,16 +187,17 @@ def all_reduce(ws: Workspace, x: Any, op: str = "sum", *, out: Any = None, varia
             raise ValueError(f"input has {n} elements; the flag-in-data all-reduce ('ll') takes at most "
                              f"{ws.ll_words} (Config.ll_bytes = {cfg.ll_bytes} bytes, 4 per element): use "
                              f"'oneshot' or a larger Config.ll_bytes")
-        ws.launch(ll_kernel, programs, A.arg(xf), A.arg(of), ws.ll.handle, ws.state_arg, n, ws.ll_words, OP=code,
-                  BLOCK=cfg.block)
+        ws.launch(ll_kernel, programs or ws.programs_for(n), A.arg(xf), A.arg(of), ws.ll.handle, ws.state_arg, n,
+                  ws.ll_words, OP=code, BLOCK=cfg.block)
     elif variant == "oneshot":
         for start, length in chunks(n, cfg.stage_bytes // es):
-            ws.launch(oneshot_kernel, programs, A.arg(xf[start:]), A.arg(of[start:]), ws.stage.handle,
-                      ws.state_arg, length, cfg.stage_bytes, cfg.slot_base, OP=code, BLOCK=cfg.block)
+            ws.launch(oneshot_kernel, programs or ws.programs_for(length), A.arg(xf[start:]), A.arg(of[start:]),
+                      ws.stage.handle, ws.state_arg, length, cfg.stage_bytes, cfg.slot_base, OP=code, BLOCK=cfg.block)
     else:
         per = (cfg.stage_bytes // 2 - ALIGN) // es
         for start, length in chunks(n, per):
             b_off = (length * es + ALIGN - 1) // ALIGN * ALIGN
-            ws.launch(twoshot_kernel, programs, A.arg(xf[start:]), A.arg(of[start:]), ws.stage.handle,
-                      ws.state_arg, length, cfg.stage_bytes, b_off, cfg.slot_base, OP=code, BLOCK=cfg.block)
+            ws.launch(twoshot_kernel, programs or ws.programs_for(length, ws.size), A.arg(xf[start:]),
+                      A.arg(of[start:]), ws.stage.handle, ws.state_arg, length, cfg.stage_bytes, b_off,
+                      cfg.slot_base, OP=code, BLOCK=cfg.block)
     return out

@@ -75,6 +75,6 @@ def all_to_all(ws: Workspace, x: Any, *, out: Any = None, programs: int | None =
     cfg = ws.config
     xf, of = A.flat(x), A.flat(out)
     for start, length in chunks(n, cfg.stage_bytes // (size * es)):
-        ws.launch(push_kernel, programs, A.arg(xf[start:]), A.arg(of[start:]), ws.stage.handle, ws.state_arg,
-                  length, n, cfg.stage_bytes, cfg.slot_base, BLOCK=cfg.block)
+        ws.launch(push_kernel, programs or ws.programs_for(length), A.arg(xf[start:]), A.arg(of[start:]),
+                  ws.stage.handle, ws.state_arg, length, n, cfg.stage_bytes, cfg.slot_base, BLOCK=cfg.block)
     return out

@@ -128,6 +128,7 @@ def reduce_scatter(ws: Workspace, x: Any, op: str = "sum", *, out: Any = None, v
     cfg = ws.config
     xf, of = A.flat(x), A.flat(out)
     for start, length in chunks(n, cfg.stage_bytes // (size * es)):
-        ws.launch(kernel, programs, A.arg(xf[start:]), A.arg(of[start:]), ws.stage.handle, ws.state_arg, length, n,
-                  cfg.stage_bytes, cfg.slot_base, OP=code, BLOCK=cfg.block)
+        ws.launch(kernel, programs or ws.programs_for(length), A.arg(xf[start:]), A.arg(of[start:]),
+                  ws.stage.handle, ws.state_arg, length, n, cfg.stage_bytes, cfg.slot_base, OP=code,
+                  BLOCK=cfg.block)
     return out
