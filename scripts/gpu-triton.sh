@@ -3,8 +3,8 @@
 # The Triton front end's GPU tests, run on the GPU machine from the
 # repository root after scripts/gpu-run.sh has built build-gpu (libtle.so
 # with the CUDA backend):
-#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree|signals|aggemm|abort|teams]
-#                                                              (default all)
+#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree|signals|aggemm|abort|teams|ops]
+#                                                              (default all; ops only by name)
 # The GPU machine has no LLVM, so the device bitcode is built on the CPU
 # machine (build/lib/libtle_device.bc) and carried as .gpu/libtle_device.bc.
 # Python: $PYTHON, else /opt/torch/.venv/bin/python, else python3 (needs
@@ -17,7 +17,7 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 cd "$(dirname "$0")/.."
 root=$(pwd)
 phase=${1:-all}
-known=" example exchange timeout bench import nccl c10d flagtree signals aggemm abort teams "
+known=" example exchange timeout bench import nccl c10d flagtree signals aggemm abort teams ops "
 for p in ${phase//,/ }; do
   if [ "$p" != all ] && [[ "$known" != *" $p "* ]]; then
     echo "usage: $0 [all|PHASE[,PHASE...]] with PHASE one of:$known" >&2
@@ -139,9 +139,21 @@ if wants teams; then
   record "teams (INTER, WORLD)" $?
 fi
 
+if [[ ",$phase," == *",ops,"* ]]; then
+  # Only when asked for by name (it takes minutes). On every GPU the machine has, one included (the comparisons that need
+  # two are then SKIPPED, saying so): not the two-process floor above.
+  ops_gpus=${NGPU:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
+  [ "$ops_gpus" -ge 1 ] 2>/dev/null || ops_gpus=1
+  say "12. tle.ops against NCCL and torch symm_mem (python/tests_gpu/ops_bench.py, $ops_gpus GPUs)"
+  timeout -k 10 540 "$py" -m torch.distributed.run --standalone "--nproc-per-node=$ops_gpus" \
+    python/tests_gpu/ops_bench.py ${OPS_BENCH_ARGS:-}
+  record "tle.ops benchmark" $?
+fi
+
 say "summary"
 for line in "${summary[@]}"; do echo "  $line"; done
 grep -h "| triton |" "$out/triton-gpu.log" 2>/dev/null | sed 's/^/  /'
 grep -h "ABORT-LATENCY-US" "$out/triton-gpu.log" 2>/dev/null | sed 's/^/  /'
+grep -h "VERDICT\|KERNEL |" "$out/triton-gpu.log" 2>/dev/null | sed 's/^/  /'
 grep -h "\] | " "$out/triton-gpu.log" 2>/dev/null | grep -E "shape|x[0-9]+x" | sed 's/^/  /'
 exit $status

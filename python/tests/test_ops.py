@@ -72,7 +72,7 @@ def _signature(fn, dtype: str) -> tuple[dict, dict]:
     i64 = {"half_bytes", "b_off"}
     sig, constexprs = {}, {}
     values = {"OP": 0, "BLOCK": 1024, "MAXG": 256, "INTERP": False, "K": 8, "E": 256, "ELOC": 128, "CAP": 256,
-              "PMAX": 1024, "BH": 1024, "BP": 1024, "BE": 256}
+              "PMAX": 1024, "BH": 2048, "BP": 256, "BE": 32}
     for name in names:
         if name in values:
             constexprs[name] = values[name]

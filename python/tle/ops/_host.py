@@ -173,6 +173,8 @@ class Workspace:
         #: Device counters, [kind][program slot], read and advanced by the
         #: kernels only.
         self.state = comm.alloc((KINDS * MAXG,), i64)
+        #: Looked up once: a launch should cost no file system calls.
+        self.extern_libs = extern_libs()
         self.state_arg = self.arrays.arg(self.state.tensor if self.arrays.torch is not None else self.state.array)
 
     def programs_for(self, n: int, blocks_per_step: int = 1) -> int:
@@ -188,7 +190,7 @@ class Workspace:
         cfg = self.config
         programs = programs or cfg.programs
         kernel[(programs,)](self.comm.dev_comm, *args, MAXG=MAXG, INTERP=self.interp, num_warps=cfg.num_warps,
-                            extern_libs=extern_libs(), **constexprs)
+                            extern_libs=self.extern_libs, **constexprs)
 
     def close(self) -> None:
         for buf in (self.stage, self.ll, self.state):

@@ -44,7 +44,6 @@ import triton.language as tl
 
 import tle.language as tlx
 
-from .. import extern_libs
 from ._host import MAXG, Workspace
 from .device import KIND_OVERFLOW
 
@@ -196,9 +195,11 @@ class MoE:
         self.comb = comm.alloc((self.PMAX, hidden), dtype)
         self._bufs = (self.counts, self.recv, self.recv_src, self.recv_count, self.comb)
         cpu = ws.interp
+        # Tiles: a row of BH elements per step; the counts compare BE
+        # experts with BP pairs at a time (BE x BP values in registers).
         self.BH = min(triton.next_power_of_2(hidden), 64 if cpu else 2048)
-        self.BP = min(triton.next_power_of_2(self.PMAX), 64 if cpu else 1024)
-        self.BE = min(triton.next_power_of_2(num_experts), 64 if cpu else 256)
+        self.BP = min(triton.next_power_of_2(self.PMAX), 64 if cpu else 256)
+        self.BE = min(triton.next_power_of_2(num_experts), 64 if cpu else 32)
 
     def _view(self, buf: Any) -> Any:
         return buf.tensor if self.A.torch is not None else buf.array
@@ -257,7 +258,7 @@ class MoE:
                      CAP=self.CAP, PMAX=self.PMAX, BH=self.BH)
         combine_reduce_kernel[(self.programs,)](A.arg(topk_weights), A.arg(out), self.comb.handle, tokens, self.H,
                                                 K=self.K, BH=self.BH, num_warps=ws.config.num_warps,
-                                                extern_libs=extern_libs())
+                                                extern_libs=ws.extern_libs)
         return out
 
     def overflowed(self) -> bool:
