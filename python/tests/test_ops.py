@@ -68,7 +68,9 @@ def _signature(fn, dtype: str) -> tuple[dict, dict]:
     names = fn.arg_names
     pointers = {"x": dtype, "out": dtype, "y": dtype, "state": "i64", "idx": "i32", "w": "fp32",
                 "recv_count": "i32", "recv_src": "i32"}
-    handles = {"stage", "ll", "counts", "recv", "comb"}
+    handles = {"stage", "ll", "counts", "recv"} | ({"comb"} if fn is moe.combine_send_kernel else set())
+    if fn is moe.combine_reduce_kernel:
+        pointers["comb"] = dtype
     i64 = {"half_bytes", "b_off"}
     sig, constexprs = {}, {}
     values = {"OP": 0, "BLOCK": 1024, "MAXG": 256, "INTERP": False, "K": 8, "E": 256, "ELOC": 128, "CAP": 256,
@@ -101,8 +103,16 @@ CASES = [(k, "bf16") for k in KERNELS] + [(k, t) for k in (all_reduce.ll_kernel,
                          ids=[f"{k.fn.__module__.split('.')[-1]}.{k.fn.__name__}-{t}" for k, t in CASES])
 def test_kernels_compile_for_sm90(compile_kernel, kernel, dtype):
     sig, constexprs = _signature(kernel, dtype)
-    out = compile_kernel(kernel, sig, constexprs, num_warps=8)
+    # Aligned as the launches' tensors and sizes are (multiples of 16).
+    aligned = tuple(a for a in sig if sig[a] != "constexpr" and a not in ("comm", "slot", "T", "idx"))
+    out = compile_kernel(kernel, sig, constexprs, aligned=aligned, num_warps=8)
     assert ".entry" in out.ptx
+    if dtype == "bf16" and kernel not in (all_reduce.ll_kernel, moe.dispatch_kernel):
+        # Peer and staging pointers come from integers (intra_pointer):
+        # device.typed tells Triton their alignment, so nothing moves 2
+        # bytes at a time.
+        scalar = re.findall(r"(?:ld|st)\.global(?:\.\w+)*\.b16", out.ptx)
+        assert not scalar, f"{len(scalar)} scalar 16-bit accesses: {scalar[:4]}"
     if kernel is all_reduce.ll_kernel:
         # Each flag-in-data word is stored whole at system scope and polled
         # with volatile loads (never served from a stale L1 line).

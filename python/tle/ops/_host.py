@@ -69,7 +69,8 @@ class Config:
         for name in ("stage_bytes", "ll_bytes"):
             if getattr(cfg, name) < ALIGN:
                 raise ValueError(f"Config.{name} must be at least {ALIGN} bytes; got {getattr(cfg, name)}")
-        return cfg
+        # Every region starts at a multiple of ALIGN (device.typed relies on it).
+        return replace(cfg, stage_bytes=_round_up(cfg.stage_bytes), ll_bytes=_round_up(cfg.ll_bytes))
 
 
 def _round_up(n: int, to: int = ALIGN) -> int:

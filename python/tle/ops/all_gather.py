@@ -26,7 +26,7 @@ import triton.language as tl
 import tle.language as tlx
 
 from ._host import Workspace, chunks
-from .device import KIND_CALLS, advance, epoch, half
+from .device import KIND_CALLS, advance, epoch, half, typed
 
 #: The variants, by name (``variant=``).
 VARIANTS = ("push", "pull")
@@ -48,11 +48,11 @@ def push_kernel(comm, x, out, stage, state, n, out_stride, half_bytes, slot, BLO
         v = tl.load(x + offs, mask=m)
         tl.store(out + rank * out_stride + offs, v, mask=m)
         for i in range(1, size):
-            dst = tlx.intra_pointer(stage, base, (rank + i) % size, dtype=dt) + rank * n
+            dst = typed(tlx.intra_pointer(stage, base, (rank + i) % size), state, dt) + rank * n
             tl.store(dst + offs, v, mask=m)
     # Every peer's row of this program's tiles is in our staging after it.
     tlx.distributed_barrier(comm, index=slot + pid)
-    local = tlx.local_pointer(stage, base, dtype=dt)
+    local = typed(tlx.local_pointer(stage, base), state, dt)
     for start in range(pid * BLOCK, n, step):
         offs = start + tl.arange(0, BLOCK)
         m = offs < n
@@ -72,7 +72,7 @@ def pull_kernel(comm, x, out, stage, state, n, out_stride, half_bytes, slot, BLO
     dt = x.dtype.element_ty
     e = epoch(state, KIND_CALLS, MAXG)
     base = half(e, half_bytes)
-    local = tlx.local_pointer(stage, base, dtype=dt)
+    local = typed(tlx.local_pointer(stage, base), state, dt)
     for start in range(pid * BLOCK, n, step):
         offs = start + tl.arange(0, BLOCK)
         m = offs < n
@@ -86,7 +86,7 @@ def pull_kernel(comm, x, out, stage, state, n, out_stride, half_bytes, slot, BLO
         m = offs < n
         for i in range(1, size):
             src = (rank + i) % size
-            peer = tlx.intra_pointer(stage, base, src, dtype=dt)
+            peer = typed(tlx.intra_pointer(stage, base, src), state, dt)
             tl.store(out + src * out_stride + offs, tl.load(peer + offs, mask=m), mask=m)
     advance(state, e + 1, KIND_CALLS, MAXG)
 

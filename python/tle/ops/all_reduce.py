@@ -33,7 +33,7 @@ import triton.language as tl
 import tle.language as tlx
 
 from ._host import ALIGN, Workspace, chunks, reduce_code
-from .device import KIND_CALLS, advance, combine, epoch, half, identity, ll_pack, ll_store, ll_value, ll_wait
+from .device import KIND_CALLS, advance, combine, epoch, half, identity, ll_pack, ll_store, ll_value, ll_wait, typed
 
 #: The variants, by name (``variant=``).
 VARIANTS = ("ll", "oneshot", "twoshot")
@@ -48,7 +48,7 @@ def oneshot_kernel(comm, x, out, stage, state, n, half_bytes, slot, OP: tl.const
     dt = x.dtype.element_ty
     e = epoch(state, KIND_CALLS, MAXG)
     base = half(e, half_bytes)
-    mine = tlx.local_pointer(stage, base, dtype=dt)
+    mine = typed(tlx.local_pointer(stage, base), state, dt)
     for start in range(pid * BLOCK, n, step):
         offs = start + tl.arange(0, BLOCK)
         m = offs < n
@@ -62,7 +62,7 @@ def oneshot_kernel(comm, x, out, stage, state, n, half_bytes, slot, OP: tl.const
         acc = identity(BLOCK, OP)
         # Ranks in the same order everywhere: every rank gets the same bits.
         for peer in range(size):
-            src = tlx.intra_pointer(stage, base, peer, dtype=dt)
+            src = typed(tlx.intra_pointer(stage, base, peer), state, dt)
             acc = combine(acc, tl.load(src + offs, mask=m, other=0).to(tl.float32), OP)
         tl.store(out + offs, acc.to(dt), mask=m)
     advance(state, e + 1, KIND_CALLS, MAXG)
@@ -77,8 +77,8 @@ def twoshot_kernel(comm, x, out, stage, state, n, half_bytes, b_off, slot, OP: t
     dt = x.dtype.element_ty
     e = epoch(state, KIND_CALLS, MAXG)
     base = half(e, half_bytes)
-    a_mine = tlx.local_pointer(stage, base, dtype=dt)
-    b_mine = tlx.local_pointer(stage, base + b_off, dtype=dt)
+    a_mine = typed(tlx.local_pointer(stage, base), state, dt)
+    b_mine = typed(tlx.local_pointer(stage, base + b_off), state, dt)
     # A span is `size` blocks: block r of every span is rank r's to reduce.
     span = size * BLOCK
     step = tl.num_programs(0) * span
@@ -94,11 +94,11 @@ def twoshot_kernel(comm, x, out, stage, state, n, half_bytes, b_off, slot, OP: t
         m = offs < n
         acc = identity(BLOCK, OP)
         for peer in range(size):
-            src = tlx.intra_pointer(stage, base, peer, dtype=dt)
+            src = typed(tlx.intra_pointer(stage, base, peer), state, dt)
             acc = combine(acc, tl.load(src + offs, mask=m, other=0).to(tl.float32), OP)
         v = acc.to(dt)
         for peer in range(size):
-            dst = tlx.intra_pointer(stage, base + b_off, peer, dtype=dt)
+            dst = typed(tlx.intra_pointer(stage, base + b_off, peer), state, dt)
             tl.store(dst + offs, v, mask=m)
     # 2: every rank's reduced blocks, pushed into our B, before the copy out.
     tlx.distributed_barrier(comm, index=slot + pid)
@@ -131,9 +131,9 @@ def ll_kernel(comm, x, out, ll, state, n, words, OP: tl.constexpr, BLOCK: tl.con
         m = offs < n
         w = ll_pack(tl.load(x + offs, mask=m, other=0), flag)
         for i in range(1, size):
-            dst = tlx.intra_pointer(ll, 0, (rank + i) % size, dtype=tl.int64) + ours
+            dst = typed(tlx.intra_pointer(ll, 0, (rank + i) % size), state, tl.int64) + ours
             ll_store(dst + offs, w, m, INTERP)
-    local = tlx.local_pointer(ll, 0, dtype=tl.int64) + hbase
+    local = typed(tlx.local_pointer(ll, 0), state, tl.int64) + hbase
     for start in range(pid * BLOCK, n, step):
         offs = start + tl.arange(0, BLOCK)
         m = offs < n

@@ -21,7 +21,7 @@ import triton.language as tl
 import tle.language as tlx
 
 from ._host import Workspace, chunks
-from .device import KIND_CALLS, advance, epoch, half
+from .device import KIND_CALLS, advance, epoch, half, typed
 
 
 @triton.jit
@@ -40,11 +40,11 @@ def push_kernel(comm, x, out, stage, state, n, stride, half_bytes, slot, BLOCK: 
         tl.store(out + rank * stride + offs, tl.load(x + rank * stride + offs, mask=m), mask=m)
         for i in range(1, size):
             d = (rank + i) % size
-            dst = tlx.intra_pointer(stage, base, d, dtype=dt) + rank * n
+            dst = typed(tlx.intra_pointer(stage, base, d), state, dt) + rank * n
             tl.store(dst + offs, tl.load(x + d * stride + offs, mask=m), mask=m)
     # Every peer's row for us, of this program's tiles, is in our staging.
     tlx.distributed_barrier(comm, index=slot + pid)
-    local = tlx.local_pointer(stage, base, dtype=dt)
+    local = typed(tlx.local_pointer(stage, base), state, dt)
     for start in range(pid * BLOCK, n, step):
         offs = start + tl.arange(0, BLOCK)
         m = offs < n

@@ -13,6 +13,8 @@ small and each one's ordering rule stated here once.
   of the ``MAXG`` words of its kind (program ``p`` the words ``p, p + G,
   ...``), so that a later launch with another grid reads the same count in
   every program, and no word has two writers in one launch.
+- Peer pointers: ``typed`` makes an address from ``tle.language`` a
+  typed pointer with the alignment Triton needs to vectorize.
 - Staging halves: ``half`` gives the byte offset of the half of a
   double-buffered symmetric buffer that call ``e`` uses (``e % 2``).
 - Flag-in-data words (the low-latency protocol): ``ll_pack`` puts an
@@ -82,6 +84,24 @@ def advance(state, value, KIND: tl.constexpr, MAXG: tl.constexpr):
     offs = tl.arange(0, MAXG)
     mine = (offs % tl.num_programs(0)) == tl.program_id(0)
     tl.store(state + KIND * MAXG + offs, tl.full([MAXG], value, tl.int64), mask=mine)
+
+
+@triton.jit
+def typed(address, anchor, DTYPE: tl.constexpr):
+    """``address`` (an int64 from ``intra_pointer`` / ``local_pointer``) as
+    a pointer to ``DTYPE`` whose alignment Triton knows, so that its loads
+    and stores are vectorized (16 bytes per thread, not one element).
+
+    A pointer made from an integer has no known alignment; this one is
+    ``anchor`` (a pointer argument into a symmetric buffer of this rank:
+    Triton knows it is 16-byte aligned) plus a distance declared a multiple
+    of 16 elements. That holds because symmetric buffers start at least
+    256 bytes apart from each other (cudaMalloc, CUDA IPC and cuMem
+    mappings, the emulator's pages) and the workspace puts every region at
+    a multiple of 256 bytes (``_host.ALIGN``)."""
+    base = anchor.to(tl.pointer_type(DTYPE))
+    elem: tl.constexpr = DTYPE.primitive_bitwidth // 8
+    return base + tl.multiple_of((address - anchor.to(tl.int64)) // elem, 16)
 
 
 @triton.jit

@@ -45,7 +45,7 @@ import triton.language as tl
 import tle.language as tlx
 
 from ._host import MAXG, Workspace
-from .device import KIND_OVERFLOW
+from .device import KIND_OVERFLOW, typed
 
 _OVERFLOW = int(KIND_OVERFLOW)
 
@@ -92,7 +92,7 @@ def dispatch_kernel(comm, x, idx, counts, recv, recv_src, recv_count, state, T, 
         row = (ex % ELOC) * CAP + here
         t = i // K
         if here < CAP:
-            dst = tlx.intra_pointer(recv, 0, owner, dtype=dt) + row * H
+            dst = typed(tlx.intra_pointer(recv, 0, owner), state, dt) + row * H
             for h0 in range(0, H, BH):
                 hs = h0 + tl.arange(0, BH)
                 tl.store(dst + hs, tl.load(x + t * H + hs, mask=hs < H), mask=hs < H)
@@ -124,7 +124,7 @@ def combine_send_kernel(comm, y, recv_src, recv_count, comb, slot, H, ELOC: tl.c
         cnt = tl.load(recv_count + le)
         for r in range(0, cnt):
             info = tl.load(recv_src + le * CAP + r)
-            dst = tlx.intra_pointer(comb, 0, info // PMAX, dtype=dt) + (info % PMAX) * H
+            dst = typed(tlx.intra_pointer(comb, 0, info // PMAX), recv_count, dt) + (info % PMAX) * H
             row = y + (le * CAP + r) * H
             for h0 in range(0, H, BH):
                 hs = h0 + tl.arange(0, BH)
@@ -138,17 +138,15 @@ def combine_send_kernel(comm, y, recv_src, recv_count, comb, slot, H, ELOC: tl.c
 def combine_reduce_kernel(w, out, comb, T, H, K: tl.constexpr, BH: tl.constexpr):
     pid = tl.program_id(0)
     G = tl.num_programs(0)
-    dt = out.dtype.element_ty
-    back = tlx.local_pointer(comb, 0, dtype=dt)
     for t in range(pid, T, G):
         for h0 in range(0, H, BH):
             hs = h0 + tl.arange(0, BH)
             acc = tl.zeros([BH], tl.float32)
             for k in tl.static_range(K):
                 wt = tl.load(w + t * K + k).to(tl.float32)
-                v = tl.load(back + (t * K + k) * H + hs, mask=hs < H, other=0)
+                v = tl.load(comb + (t * K + k) * H + hs, mask=hs < H, other=0)
                 acc += wt * v.to(tl.float32)
-            tl.store(out + t * H + hs, acc.to(dt), mask=hs < H)
+            tl.store(out + t * H + hs, acc.to(out.dtype.element_ty), mask=hs < H)
 
 
 class MoE:
@@ -256,9 +254,9 @@ class MoE:
         self._launch(combine_send_kernel, A.arg(y), A.arg(self._view(self.recv_src)),
                      A.arg(self._view(self.recv_count)), self.comb.handle, ws.config.slot_base, self.H, ELOC=self.ELOC,
                      CAP=self.CAP, PMAX=self.PMAX, BH=self.BH)
-        combine_reduce_kernel[(self.programs,)](A.arg(topk_weights), A.arg(out), self.comb.handle, tokens, self.H,
-                                                K=self.K, BH=self.BH, num_warps=ws.config.num_warps,
-                                                extern_libs=ws.extern_libs)
+        # The sum reads only this rank's memory: a plain kernel.
+        combine_reduce_kernel[(self.programs,)](A.arg(topk_weights), A.arg(out), A.arg(self._view(self.comb)),
+                                                tokens, self.H, K=self.K, BH=self.BH, num_warps=ws.config.num_warps)
         return out
 
     def overflowed(self) -> bool:

@@ -24,7 +24,7 @@ import triton.language as tl
 import tle.language as tlx
 
 from ._host import Workspace, chunks, reduce_code
-from .device import KIND_CALLS, advance, combine, epoch, half, identity
+from .device import KIND_CALLS, advance, combine, epoch, half, identity, typed
 
 #: The variants, by name (``variant=``).
 VARIANTS = ("push", "pull")
@@ -45,12 +45,12 @@ def push_kernel(comm, x, out, stage, state, n, in_stride, half_bytes, slot, OP: 
         m = offs < n
         for i in range(1, size):
             d = (rank + i) % size
-            dst = tlx.intra_pointer(stage, base, d, dtype=dt) + rank * n
+            dst = typed(tlx.intra_pointer(stage, base, d), state, dt) + rank * n
             tl.store(dst + offs, tl.load(x + d * in_stride + offs, mask=m), mask=m)
     # Every peer's contribution to this program's tiles of our row is in
     # our staging after it.
     tlx.distributed_barrier(comm, index=slot + pid)
-    local = tlx.local_pointer(stage, base, dtype=dt)
+    local = typed(tlx.local_pointer(stage, base), state, dt)
     for start in range(pid * BLOCK, n, step):
         offs = start + tl.arange(0, BLOCK)
         m = offs < n
@@ -75,7 +75,7 @@ def pull_kernel(comm, x, out, stage, state, n, in_stride, half_bytes, slot, OP: 
     dt = x.dtype.element_ty
     e = epoch(state, KIND_CALLS, MAXG)
     base = half(e, half_bytes)
-    local = tlx.local_pointer(stage, base, dtype=dt)
+    local = typed(tlx.local_pointer(stage, base), state, dt)
     for start in range(pid * BLOCK, n, step):
         offs = start + tl.arange(0, BLOCK)
         m = offs < n
@@ -93,7 +93,7 @@ def pull_kernel(comm, x, out, stage, state, n, in_stride, half_bytes, slot, OP: 
             if src == rank:
                 v = tl.load(x + rank * in_stride + offs, mask=m, other=0).to(tl.float32)
             else:
-                peer = tlx.intra_pointer(stage, base, src, dtype=dt) + rank * n
+                peer = typed(tlx.intra_pointer(stage, base, src), state, dt) + rank * n
                 v = tl.load(peer + offs, mask=m, other=0).to(tl.float32)
             acc = combine(acc, v, OP)
         tl.store(out + offs, acc.to(dt), mask=m)
