@@ -153,13 +153,10 @@ if wants teams; then
 fi
 
 if [[ ",$phase," == *",ops,"* ]]; then
-  # Only when asked for by name (it takes minutes). On every GPU the machine has, one included (the comparisons that need
-  # two are then SKIPPED, saying so): not the two-process floor above.
-  ops_gpus=${NGPU:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
-  [ "$ops_gpus" -ge 1 ] 2>/dev/null || ops_gpus=1
-  say "12. tle.ops against NCCL and torch symm_mem (python/tests_gpu/ops_bench.py, $ops_gpus GPUs)"
-  timeout -k 10 540 "$py" -m torch.distributed.run --standalone "--nproc-per-node=$ops_gpus" \
-    python/tests_gpu/ops_bench.py ${OPS_BENCH_ARGS:-}
+  # Only when asked for by name (it takes minutes). On one GPU the
+  # comparisons that need two are SKIPPED by the benchmark, saying so.
+  say "12. tle.ops against NCCL and torch symm_mem (python/tests_gpu/ops_bench.py)"
+  timeout -k 10 540 "${torchrun[@]}" python/tests_gpu/ops_bench.py ${OPS_BENCH_ARGS:-}
   record "tle.ops benchmark" $?
 fi
 
