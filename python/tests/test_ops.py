@@ -93,6 +93,73 @@ KERNELS = [all_reduce.oneshot_kernel, all_reduce.twoshot_kernel, all_reduce.ll_k
            moe.dispatch_kernel, moe.combine_send_kernel, moe.combine_reduce_kernel]
 
 
+@pytest.mark.usefixtures("host_library")
+def test_every_call_launches_the_same_arguments():
+    """What a CUDA graph replays: the same kernels with the same arguments.
+    Every operation called twice on one workspace must launch exactly what
+    it launched the first time (the epochs are read on the device), or a
+    replayed graph would repeat the first call's epoch."""
+    np = pytest.importorskip("numpy")
+    from tle.cpu import Communicator
+    from tle.ops import Collectives, Config
+    from tle.runtime import get_unique_id
+
+    def key(args, kwargs):
+        def one(a):
+            return ("ptr", a.data_ptr()) if hasattr(a, "data_ptr") else a
+        return tuple(one(a) for a in args), tuple(sorted((k, one(v)) for k, v in kwargs.items()))
+
+    with Communicator.init_rank(1, get_unique_id(), 0) as comm:
+        coll = Collectives(comm, Config(programs=2, block=64, stage_bytes=1024, ll_bytes=4096))
+        moe_op = coll.moe(4, 8, 4, 2, np.float32)
+        x = np.ones(300, np.float32)
+        out = np.empty_like(x)
+        tokens, idx = np.ones((3, 8), np.float32), np.zeros((3, 2), np.int32)
+        idx[:, 1] = 1
+        w = np.ones((3, 2), np.float32)
+        launches = []
+
+        class Recorder:
+            def __init__(self, name):
+                self.name = name
+
+            def __getitem__(self, grid):
+                return lambda *a, **k: launches.append((self.name, grid, key(a, k)))
+
+        calls = {
+            "all_reduce ll": lambda: coll.all_reduce(x[:100], out=out[:100], variant="ll"),
+            "all_reduce oneshot": lambda: coll.all_reduce(x, out=out, variant="oneshot"),
+            "all_reduce twoshot": lambda: coll.all_reduce(x, out=out, variant="twoshot"),
+            "all_gather": lambda: coll.all_gather(x, out=out),
+            "reduce_scatter": lambda: coll.reduce_scatter(x, out=out, variant="pull"),
+            "all_to_all": lambda: coll.all_to_all(x, out=out),
+            "moe": lambda: moe_op.combine(moe_op.dispatch(tokens, idx)[0], w),
+        }
+        import tle.ops.all_gather as ag
+        import tle.ops.all_reduce as ar
+        import tle.ops.all_to_all as a2a
+        import tle.ops.moe as moe_module
+        import tle.ops.reduce_scatter as rs
+        modules = {m: {n: getattr(m, n) for n in dir(m) if n.endswith("_kernel")} for m in (ar, ag, rs, a2a,
+                                                                                           moe_module)}
+        try:
+            for m, kernels in modules.items():
+                for n in kernels:
+                    setattr(m, n, Recorder(n))
+            for name, call in calls.items():
+                launches.clear()
+                call()
+                first = list(launches)
+                launches.clear()
+                call()
+                assert first and launches == first, name
+        finally:
+            for m, kernels in modules.items():
+                for n, k in kernels.items():
+                    setattr(m, n, k)
+        coll.close()
+
+
 # Every kernel in bf16 (the benchmark's type); the flag-in-data kernel,
 # whose packing depends on the type, and the one-shot in every type.
 CASES = [(k, "bf16") for k in KERNELS] + [(k, t) for k in (all_reduce.ll_kernel, all_reduce.oneshot_kernel)
