@@ -64,8 +64,8 @@ constexpr int kThreads = 128;
 constexpr uint32_t kSlots = 1024;
 /// Slot ranges: each row family has its own, so no two share epochs by
 /// accident (the diag section chooses reuse on purpose).
-constexpr uint32_t kSlotRows = 0;     // up to 128 slots per row kind
-constexpr uint32_t kSlotFresh = 768;  // the diag section's fresh slots
+constexpr uint32_t kSlotRows = 0;    // up to 128 slots per row kind
+constexpr uint32_t kSlotFresh = 768; // the diag section's fresh slots
 constexpr int kMaxCtas = 128;
 
 struct Options {
@@ -179,7 +179,7 @@ namespace {
     if (r_ != CUDA_SUCCESS) {                                                  \
       const char *s_ = nullptr;                                                \
       cuGetErrorString(r_, &s_);                                               \
-      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,      \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,       \
                    s_ ? s_ : "?");                                             \
       std::exit(1);                                                            \
     }                                                                          \
@@ -304,8 +304,7 @@ double launchOnce(World &w, const Kernels &k, const Options &o, Path path,
                                               out);
       break;
     case Path::Session:
-      sessionLoop<<<ctas, kThreads, 0, s>>>(w.dcomm[r], slotBase, o.iters,
-                                            out);
+      sessionLoop<<<ctas, kThreads, 0, s>>>(w.dcomm[r], slotBase, o.iters, out);
       break;
     case Path::SessionAbi:
       sessionAbiLoop<<<ctas, kThreads, 0, s>>>(w.dcomm[r], slotBase, o.iters,
@@ -433,8 +432,7 @@ void benchShared(World &w, const Kernels &k, const Options &o) {
   }
 }
 
-void benchDiag(World &w, World &noTimeout, const Kernels &k,
-               const Options &o) {
+void benchDiag(World &w, World &noTimeout, const Kernels &k, const Options &o) {
   // The slots the stateless rows of this section use, reused by
   // session-reused right after them.
   const uint32_t reused = 7 * 128;

@@ -103,9 +103,9 @@ public:
     for (Operation &op : llvm::make_early_inc_range(block)) {
       if (auto barrier = dyn_cast<DeviceIntraBarrierOp>(op)) {
         OpBuilder b(barrier);
-        epoch = SessionBarrierOp::create(
-            b, barrier.getLoc(), b.getI32Type(), barrier.getKind(), key.comm,
-            key.index, epoch, key.group, barrier.getOrder());
+        epoch = SessionBarrierOp::create(b, barrier.getLoc(), b.getI32Type(),
+                                         barrier.getKind(), key.comm, key.index,
+                                         epoch, key.group, barrier.getOrder());
         barrier.erase();
       } else if (carriers.contains(&op)) {
         epoch = threadCarrier(&op, epoch).second;
@@ -153,10 +153,13 @@ public:
         scf::YieldOp::create(b, loc);
         (void)block;
       }
-      for (Region *region : {&branch.getThenRegion(), &branch.getElseRegion()}) {
+      for (Region *region :
+           {&branch.getThenRegion(), &branch.getElseRegion()}) {
         Block &block = region->front();
         Value out = threadBlock(block, epoch);
-        cast<scf::YieldOp>(block.getTerminator()).getResultsMutable().append(out);
+        cast<scf::YieldOp>(block.getTerminator())
+            .getResultsMutable()
+            .append(out);
       }
     }
     op->replaceAllUsesWith(carrier->getResults().drop_back());
@@ -169,9 +172,8 @@ public:
   void form(Operation *loop) {
     OpBuilder b(loop);
     Location loc = loop->getLoc();
-    Value epoch =
-        SessionOpenOp::create(b, loc, b.getI32Type(), key.comm, key.index,
-                              key.group);
+    Value epoch = SessionOpenOp::create(b, loc, b.getI32Type(), key.comm,
+                                        key.index, key.group);
     auto [carrier, out] = threadCarrier(loop, epoch);
     b.setInsertionPointAfter(carrier);
     SessionCloseOp::create(b, loc, key.comm, key.index, out, key.group);

@@ -441,8 +441,10 @@ TEST(EmuBarrier, CompiledSessionContinuesAcrossStatelessCallsAndLaunches) {
     for (CoopKind coop : {kCoopThread, kCoopWarp, kCoopBlock}) {
       Ranks ranks(n);
       ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
-      Dim3 block{coop == kCoopThread ? 1u : coop == kCoopWarp ? 32u : 40u, 1,
-                 1};
+      Dim3 block{coop == kCoopThread ? 1u
+                 : coop == kCoopWarp ? 32u
+                                     : 40u,
+                 1, 1};
       std::vector<uint32_t> arrivals(n, 0);
       uint64_t bad = 0;
       for (uint32_t l = 0; l < kLaunches; ++l) {
@@ -458,7 +460,8 @@ TEST(EmuBarrier, CompiledSessionContinuesAcrossStatelessCallsAndLaunches) {
               auto check = [&](uint32_t k) {
                 uint32_t base = l * (kRounds + 2);
                 for (int q = 0; q < n; ++q)
-                  bad += arrivals[q] < base + k + 1 || arrivals[q] > base + k + 2;
+                  bad +=
+                      arrivals[q] < base + k + 1 || arrivals[q] > base + k + 2;
               };
               enter();
               flagcxIntraBarrierSyncS(dc, coop, kSlot, false, kOrderAcqRel);
@@ -469,11 +472,11 @@ TEST(EmuBarrier, CompiledSessionContinuesAcrossStatelessCallsAndLaunches) {
                 if (k % 3 == 1) {
                   e = tleIntraBarrierSessionArrive(dc, coop, kSlot,
                                                    kOrderRelease, e);
-                  e = tleIntraBarrierSessionWait(dc, coop, kSlot,
-                                                 kOrderAcquire, e);
+                  e = tleIntraBarrierSessionWait(dc, coop, kSlot, kOrderAcquire,
+                                                 e);
                 } else {
-                  e = tleIntraBarrierSessionSync(dc, coop, kSlot,
-                                                 kOrderAcqRel, e);
+                  e = tleIntraBarrierSessionSync(dc, coop, kSlot, kOrderAcqRel,
+                                                 e);
                 }
                 check(k);
               }
@@ -503,20 +506,19 @@ TEST(EmuBarrier, CompiledSessionLeftEarlyWritesBackItsEpoch) {
   ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
   uint32_t expected = 0;
   for (uint32_t stop : {0u, 4u, 1u}) {
-    LaunchResult r =
-        launch(ranks.comms.data(), n, shape({1, 1, 1}, {64, 1, 1}),
-               [&](int, void *dc) {
-                 uint32_t e = tleIntraBarrierSessionOpen(dc, kCoopBlock, kSlot);
-                 for (uint32_t k = 0;; ++k) {
-                   e = tleIntraBarrierSessionSync(dc, kCoopBlock, kSlot,
-                                                  kOrderAcqRel, e);
-                   if (k >= stop)
-                     break;
-                 }
-                 tleIntraBarrierSessionClose(dc, kCoopBlock, kSlot, e);
-                 flagcxIntraBarrierSyncS(dc, kCoopBlock, kSlot, false,
-                                         kOrderAcqRel);
-               });
+    LaunchResult r = launch(
+        ranks.comms.data(), n, shape({1, 1, 1}, {64, 1, 1}),
+        [&](int, void *dc) {
+          uint32_t e = tleIntraBarrierSessionOpen(dc, kCoopBlock, kSlot);
+          for (uint32_t k = 0;; ++k) {
+            e = tleIntraBarrierSessionSync(dc, kCoopBlock, kSlot, kOrderAcqRel,
+                                           e);
+            if (k >= stop)
+              break;
+          }
+          tleIntraBarrierSessionClose(dc, kCoopBlock, kSlot, e);
+          flagcxIntraBarrierSyncS(dc, kCoopBlock, kSlot, false, kOrderAcqRel);
+        });
     ASSERT_EQ(r.result, tleSuccess) << r.message;
     expected += stop + 2;
     for (int q = 0; q < n; ++q)

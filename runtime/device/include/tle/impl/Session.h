@@ -110,8 +110,8 @@ TLE_DEV_INLINE uint32_t sessionWait(Session &s, int order) {
 /// and the slot's epoch, which every thread of the group returns (the last
 /// write of the word, a stateless wait's or a close's, was followed by a
 /// group sync, or by the end of an earlier launch, so all read the same).
-TLE_DEV_INLINE uint32_t compiledOpen(const void *comm, int coop,
-                                     uint32_t index, abi::Fn fn) {
+TLE_DEV_INLINE uint32_t compiledOpen(const void *comm, int coop, uint32_t index,
+                                     abi::Fn fn) {
   checkCoop(comm, index, coop, kOrderRelaxed, fn);
   Group g = makeGroup(coop);
   Comm c = checkSlot(comm, index, g.rank, fn);
@@ -159,9 +159,9 @@ TLE_DEV_INLINE uint32_t compiledBarrier(const void *comm, int coop,
     if (g.rank < workers && kind == kBarrierSync)
       arriveAt(c, index, g.rank, workers, order);
     if (g.rank < workers)
-      result = await(
-          WaitCtx{c, index, epoch + 1, c.size - 1, "barrier wait", fn}, g.rank,
-          workers, acquires(order));
+      result =
+          await(WaitCtx{c, index, epoch + 1, c.size - 1, "barrier wait", fn},
+                g.rank, workers, acquires(order));
     if (g.rank == 0)
       traceEvent(c, kind, g.kind, index, order, kTraceEnd);
   }
