@@ -458,6 +458,15 @@ void benchDiag(World &w, World &noTimeout, const Kernels &k, const Options &o) {
       print("shared-diag", "session-noabortcheck", ctas,
             measure(w, k, o, Path::SessionNoAbortCheck, ctas, reused),
             p + ";TLE_NO_ABORT_CHECK");
+      // The trace ring takes one fetch-add on a counter in host memory per
+      // event (Trace.h), so its cost grows with the CTAs that share it.
+      for (tleComm_t c : w.comm)
+        TK(tleCommTraceStart(c, 1u << 16));
+      print("shared-diag", "session-trace", ctas,
+            measure(w, k, o, Path::Session, ctas, reused),
+            p + ";trace on (tleCommTraceStart)");
+      for (tleComm_t c : w.comm)
+        TK(tleCommTraceStop(c));
       print("shared-diag", "bare", ctas, measure(w, k, o, Path::Bare, ctas, 0),
             p);
     }
