@@ -26,6 +26,11 @@
 //   bare             a bare flag barrier over the same symmetric memory:
 //                    st.release.sys / ld.acquire.sys, epoch in a register,
 //                    one 128-byte line per CTA, no checks
+// Section `graph` checks rather than measures: tlec's session loop (or the
+// session entry points from CUDA C++) of both ranks captured in one CUDA
+// graph, replayed 20 times, then a stateless launch on the same slots; each
+// slot's epoch word must have advanced by every round of every launch
+// (CHECK,graph,PASS; exit status 1 otherwise).
 // Section `shared-diag`: the session at 66 CTAs per rank took 39 µs per
 // round in the second pass of an earlier run (docs/gpu-notes.md). Rows that
 // tell its hypotheses apart, at 64, 65, 66 and 67 CTAs per rank, in two
@@ -69,7 +74,7 @@ constexpr uint32_t kSlotFresh = 768; // the diag section's fresh slots
 constexpr int kMaxCtas = 128;
 
 struct Options {
-  std::vector<std::string> sections = {"shared", "shared-diag"};
+  std::vector<std::string> sections = {"shared", "graph", "shared-diag"};
   std::vector<int> ctas = {1, 8, 32, 66};
   std::vector<int> diagCtas = {64, 65, 66, 67};
   int iters = 10000;
@@ -473,6 +478,87 @@ void benchDiag(World &w, World &noTimeout, const Kernels &k, const Options &o) {
   }
 }
 
+/// Slot `slot`'s epoch word of rank `r` (device memory, read back).
+uint32_t epochOf(World &w, int r, uint32_t slot) {
+  tle::DevComm dc;
+  CK(cudaMemcpy(&dc, w.dcomm[r], sizeof(dc), cudaMemcpyDeviceToHost));
+  uint32_t e = 0;
+  CK(cudaMemcpy(&e, dc.epochs + slot, sizeof(e), cudaMemcpyDeviceToHost));
+  return e;
+}
+
+/// Section `graph`, a check rather than a figure: the compiled session's
+/// loop (tlec's PTX when prepared, else the session entry points from CUDA
+/// C++) captured for both ranks into one CUDA graph and replayed, then a
+/// stateless launch on the same slots: every replay continues the slots'
+/// epochs from the last one's close, and the stateless launch from the
+/// last replay's. Prints CHECK,graph,PASS (or FAIL with the epochs) and
+/// returns false on a mismatch.
+bool checkGraph(World &w, const Kernels &k) {
+  const int ctas = 8, iters = 100, replays = 20;
+  // tlec's kernel takes block b's slot b; the C++ loop takes slots no other
+  // row uses.
+  const uint32_t slot0 = k.haveTlec ? 0 : 8 * 128;
+  uint32_t before[kRanks][ctas];
+  for (int r = 0; r < kRanks; ++r)
+    for (int c = 0; c < ctas; ++c)
+      before[r][c] = epochOf(w, r, slot0 + c);
+  cudaEvent_t fork, join;
+  CK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  CK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  // Both ranks' kernels in one graph, side by side (a fork and a join).
+  CK(cudaStreamBeginCapture(w.stream[0], cudaStreamCaptureModeThreadLocal));
+  CK(cudaEventRecord(fork, w.stream[0]));
+  CK(cudaStreamWaitEvent(w.stream[1], fork, 0));
+  for (int r = 0; r < kRanks; ++r) {
+    if (k.haveTlec)
+      launchPtx(k.tlec, ctas, w.stream[r], w.dcomm[r], w.ns[r], iters);
+    else
+      sessionAbiLoop<<<ctas, kThreads, 0, w.stream[r]>>>(
+          w.dcomm[r], slot0, iters, Out{w.ns[r], w.sm[r]});
+    CK_LAUNCH();
+  }
+  CK(cudaEventRecord(join, w.stream[1]));
+  CK(cudaStreamWaitEvent(w.stream[0], join, 0));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CK(cudaStreamEndCapture(w.stream[0], &graph));
+  CK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int i = 0; i < replays; ++i)
+    CK(cudaGraphLaunch(exec, w.stream[0]));
+  CK(cudaStreamSynchronize(w.stream[0]));
+  for (int r = 0; r < kRanks; ++r) {
+    statelessLoop<<<ctas, kThreads, 0, w.stream[r]>>>(w.dcomm[r], slot0, iters,
+                                                      Out{w.ns[r], w.sm[r]});
+    CK_LAUNCH();
+  }
+  CK(cudaDeviceSynchronize());
+  // Each launch, replayed or not, completes iters + 1 epochs on each slot.
+  bool ok = true;
+  std::string detail;
+  for (int r = 0; r < kRanks; ++r)
+    for (int c = 0; c < ctas; ++c) {
+      uint32_t got = epochOf(w, r, slot0 + c);
+      uint32_t want = before[r][c] + uint32_t(replays + 1) * (iters + 1);
+      if (got != want) {
+        ok = false;
+        detail += "; rank " + std::to_string(r) + " slot " +
+                  std::to_string(slot0 + c) + " epoch " + std::to_string(got) +
+                  " != " + std::to_string(want);
+      }
+    }
+  std::printf("CHECK,graph,%s,%d replays of %s on both ranks then a stateless "
+              "launch on the same slots%s\n",
+              ok ? "PASS" : "FAIL", replays,
+              k.haveTlec ? "tlec's session loop" : "the session entry points",
+              detail.c_str());
+  CK(cudaGraphExecDestroy(exec));
+  CK(cudaGraphDestroy(graph));
+  CK(cudaEventDestroy(fork));
+  CK(cudaEventDestroy(join));
+  return ok;
+}
+
 /// Reads `key=value` lines of a prepared kernel's description.
 std::map<std::string, std::string> readMeta(const std::string &path) {
   std::map<std::string, std::string> m;
@@ -528,9 +614,10 @@ int main(int argc, char **argv) {
     else if (a == "--triton-dir" && v)
       o.tritonDir = v, ++i;
     else {
-      std::printf("usage: tle-bench-shared [--sections shared,shared-diag] "
-                  "[--ctas 1,8,32,66] [--diag-ctas 64,65,66,67] [--reps N "
-                  "(>= 5)] [--tlec-ptx FILE] [--triton-dir DIR]\n");
+      std::printf(
+          "usage: tle-bench-shared [--sections shared,graph,shared-diag] "
+          "[--ctas 1,8,32,66] [--diag-ctas 64,65,66,67] [--reps N "
+          "(>= 5)] [--tlec-ptx FILE] [--triton-dir DIR]\n");
       return 2;
     }
   }
@@ -567,9 +654,10 @@ int main(int argc, char **argv) {
   makeWorld(noTimeout, 0);
   if (wants(o, "shared"))
     benchShared(w, k, o);
+  bool graphOk = !wants(o, "graph") || checkGraph(w, k);
   if (wants(o, "shared-diag"))
     benchDiag(w, noTimeout, k, o);
   freeWorld(noTimeout);
   freeWorld(w);
-  return 0;
+  return graphOk ? 0 : 1;
 }
