@@ -79,20 +79,24 @@ TLE_DEV_INLINE uint32_t sessionWait(Session &s, int order) {
   checkOrder(s.comm, s.slot, order, kSessionFn);
   uint32_t status = 0;
   if (s.g.rank < kWarpSize) {
-    // Every lane holds the epoch in a register, so rank 0 can store it after
-    // its poll (see groupWait) whatever the number of workers.
+    // Every lane holds the epoch in a register, so rank 0 stores the next
+    // one before it polls: nothing waits for the store, and it completes
+    // during the poll instead of in front of the next arrive's release,
+    // which would wait for it (with the store after the poll, as the
+    // stateless wait must order it, that wait is an L2 round trip per
+    // round). While the session lives nothing else reads the word.
     uint32_t next = s.epoch + 1;
-    if (s.g.rank == 0)
+    if (s.g.rank == 0) {
       traceEvent(s.c, kBarrierWait, s.g.kind, s.slot, order, kTraceBegin);
+      if (!TLE_MUTANT(23))
+        storeRelaxedGpu(epochWord(s.c, s.slot), next);
+    }
     if (s.g.rank < s.workers)
       status = await(
           WaitCtx{s.c, s.slot, next, s.c.size - 1, "barrier wait", kSessionFn},
           s.g.rank, s.workers, acquires(order));
-    if (s.g.rank == 0) {
-      if (!TLE_MUTANT(23))
-        storeRelaxedGpu(epochWord(s.c, s.slot), next);
+    if (s.g.rank == 0)
       traceEvent(s.c, kBarrierWait, s.g.kind, s.slot, order, kTraceEnd);
-    }
     s.epoch = next;
   }
   if constexpr (Status)
