@@ -148,8 +148,9 @@ class Bench:
         self.wrong: list[str] = []
         self.group = dist.group.WORLD.group_name
         self.moe_label = ""
-        self.coll = comm.collectives(Config(programs=args.programs, stage_bytes=max(args.sizes) + MB,
-                                            ll_bytes=1 * MB, ll_max_bytes=args.ll_max))
+        self.coll = comm.collectives(Config(programs=args.programs, block=args.block, num_warps=args.warps,
+                                            stage_bytes=max(args.sizes) + MB, ll_bytes=1 * MB,
+                                            ll_max_bytes=args.ll_max))
 
     def skip(self, what: str, why: str) -> None:
         if what not in " ".join(self.skipped):
@@ -462,6 +463,8 @@ def main() -> None:
     parser.add_argument("--sizes", default=None, help="comma-separated sizes such as 8K,1M (default 8K..256M)")
     parser.add_argument("--reps", type=int, default=REPS)
     parser.add_argument("--programs", type=int, default=32, help="programs (CTAs) per launch at most")
+    parser.add_argument("--block", type=int, default=0, help="elements per program and step (0: Config's 2048)")
+    parser.add_argument("--warps", type=int, default=0, help="warps per program (0: Config's 8)")
     parser.add_argument("--moe-programs", type=int, default=32)
     parser.add_argument("--ll-max", type=int, default=64 * KB, help="largest all_reduce the auto variant runs LL")
     parser.add_argument("--quick", action="store_true", help=f"sizes {QUICK_SIZES}, 5 repetitions")
