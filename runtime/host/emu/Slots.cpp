@@ -15,6 +15,7 @@
 #include "tle/detail/DevComm.h"
 
 #include "tle/abi.h"
+#include "tle/impl/Mutation.h"
 
 namespace tle::emu::detail {
 
@@ -117,7 +118,8 @@ std::optional<std::string> SlotChecker::onEvent(const SlotEvent &e) {
   }
   // An arrive (instant), or the begin of a wait or sync.
   if (s.busy && s.owner == g) {
-    if (s.arrived && e.kind != kBarrierWait)
+    if (s.arrived &&
+        (TLE_MUTANT(32) ? e.kind == kBarrierArrive : e.kind != kBarrierWait))
       return "barrier misuse: " + who + " of rank " + std::to_string(e.rank) +
              " arrives twice on " + slotName(e) + " without a wait:\n  first " +
              kindName(s.ownerKind) + at(s.ownerSite) + "\n  then " +

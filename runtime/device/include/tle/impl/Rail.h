@@ -89,7 +89,7 @@ TLE_DEV_COLD uint32_t failRailTimeout(const Comm &c, World w, uint32_t slot,
   claimRecord(rec, rank, c.nBarriers, f);
   if (rec && loadFaultWord(&rec->abort) == 0)
     storeFaultWord(&rec->abort, kDevErrTimeout);
-  return resultOf(kDevErrTimeout);
+  return TLE_MUTANT(30) ? 0 : resultOf(kDevErrTimeout);
 }
 
 /// A rail wait that gives up because the fault word says `code`: as
@@ -152,7 +152,9 @@ TLE_DEV_INLINE uint32_t railPoll(const Comm &c, World w, uint32_t word,
       info.netWord = word;
       spinWait(info);
     }
-    if (++k.polls % kPollsPerAbortCheck != 0)
+    if (++k.polls %
+            (TLE_MUTANT(35) ? kPollsPerClockRead : kPollsPerAbortCheck) !=
+        0)
       continue;
     uint32_t fault = faultCode(c.dc);
     if (TLE_UNLIKELY(fault != 0))
