@@ -208,6 +208,34 @@ TEST(Net, EverySignalAddIsOneGinSignalToTheWorldRankOnItsWord) {
     }
 }
 
+TEST(Net, AGroupSyncsBeforeAndAfterItsSignalAdd) {
+  // The group's writes are ordered before the add by the sync before it
+  // (its rank 0 then releases them all); the sync after keeps the group
+  // from running ahead of its signal. Thread 0 of a block of 64 adds,
+  // thread 5 only syncs: for a peer on another node (INTER, WORLD) and on
+  // this one (INTRA, which a GIN communicator also sends over the net).
+  struct Case {
+    int team, peer;
+    const char *add;
+  } cases[] = {{kTeamInter, 0, "gin.signal rank 1 word 2"},
+               {kTeamWorld, 0, "gin.signal rank 0 word 2"},
+               {kTeamIntra, 0, "gin.signal rank 2 word 2"}};
+  for (const Case &k : cases)
+    for (uint32_t thread : {0u, 5u}) {
+      World w;
+      rec::state().thread = thread;
+      rec::state().blockThreads = 64;
+      impl::teamSignalAdd(w.comm(), k.team, k.peer, 2, 1, kCoopBlock,
+                          tle::abi::Fn::flagcxDevSignalAdd);
+      Log want = {"bar.block"};
+      if (thread == 0)
+        want.push_back(k.add);
+      want.push_back("bar.block");
+      EXPECT_EQ(rec::state().log, want)
+          << teamName(k.team) << " thread " << thread << show(rec::state().log);
+    }
+}
+
 /// The entries of the log from the last "gin.read" on.
 Log afterLastRead(const Log &l) {
   for (size_t i = l.size(); i-- > 0;)
@@ -236,6 +264,14 @@ TEST(Net, InterBarrierAddsToAndPollsItsOwnWord) {
       EXPECT_EQ(calls()[i].kind, Call::ReadSignal);
       EXPECT_EQ(calls()[i].signal, kWord);
     }
+    // The arrive: seq_cst's fence.sc, then the add (GIN's release).
+    const Log &log = rec::state().log;
+    auto signal = std::find_if(log.begin(), log.end(), [](const auto &e) {
+      return e.rfind("gin.signal", 0) == 0;
+    });
+    EXPECT_EQ(std::count(log.begin(), signal, "fence.sc.sys"),
+              order == kOrderSeqCst ? 1 : 0)
+        << "order " << order << show(log);
     Log want = {"gin.read rank 3 word 7"};
     if (order == kOrderAcquire || order >= kOrderAcqRel)
       want.push_back("fence.acq_rel.sys");

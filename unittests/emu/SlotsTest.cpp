@@ -42,18 +42,25 @@ constexpr Step kSyncEnd{kBarrierSync, kTraceEnd};
 
 class Checker {
 public:
-  Checker() : slots(nullptr, {&comm}) {
-    comm.nBarriers = 8;
-    comm.nNodes = 1;
+  Checker() : slots(nullptr, {&comms[0], &comms[1]}) {
+    for (int32_t r = 0; r < 2; ++r) {
+      comms[r].rank = r;
+      comms[r].size = 2;
+      comms[r].nBarriers = 8;
+      comms[r].nNodes = 1;
+    }
   }
-  /// Block 0 of rank 0, the block group, on slot 3: the checker's verdict.
-  std::optional<std::string> step(const Step &s, uint32_t block = 0) {
+  /// Block `block` of rank `rank` (of one communicator: the checker
+  /// compares the rounds of its ranks), group `coop`, on slot 3: the
+  /// checker's verdict.
+  std::optional<std::string> step(const Step &s, uint32_t block = 0,
+                                  int32_t rank = 0, int coop = kCoopBlock) {
     SlotEvent e;
-    e.comm = &comm;
-    e.rank = 0;
+    e.comm = &comms[rank];
+    e.rank = rank;
     e.block = block;
     e.kind = s.kind;
-    e.coop = kCoopBlock;
+    e.coop = coop;
     e.slot = 3;
     e.phase = s.phase;
     e.site = "kernel.cu:7";
@@ -72,7 +79,7 @@ public:
   }
 
 private:
-  DevComm comm{};
+  DevComm comms[2]{}; ///< two ranks of one communicator
   SlotChecker slots;
 };
 
@@ -140,6 +147,24 @@ TEST(SlotChecker, AnotherGroupInTheSlotIsMisuse) {
       EXPECT_TRUE(contains(*misuse, "two groups use slot 3 of rank 0 at once"))
           << *misuse;
     }
+}
+
+TEST(SlotChecker, RanksThatUseARoundWithDifferentGroupsAreMisuse) {
+  // Round 1 of slot 3: rank 0 with the block group, rank 1 with a warp.
+  Checker c;
+  ASSERT_FALSE(c.step(kSyncBegin, 0, 0, kCoopBlock));
+  ASSERT_FALSE(c.step(kSyncEnd, 0, 0, kCoopBlock));
+  std::optional<std::string> misuse = c.step(kSyncBegin, 0, 1, kCoopWarp);
+  ASSERT_TRUE(misuse);
+  EXPECT_TRUE(contains(*misuse, "ranks use slot 3 with different groups "
+                                "(round 1 of the slot in this launch)"))
+      << *misuse;
+  // The same group on both ranks is no misuse.
+  Checker same;
+  for (int32_t rank : {0, 1}) {
+    ASSERT_FALSE(same.step(kSyncBegin, 0, rank, kCoopWarp));
+    ASSERT_FALSE(same.step(kSyncEnd, 0, rank, kCoopWarp));
+  }
 }
 
 } // namespace

@@ -176,7 +176,7 @@ TLE_DEV_INLINE void railArrive(const Comm &c, World w, uint32_t word,
                                int order) {
   if (w.nNodes == 1)
     return;
-  if (order == kOrderSeqCst)
+  if (order == kOrderSeqCst && !TLE_MUTANT(37))
     fenceSeqCstSys();
   for (uint32_t m = 0; m < w.nNodes; ++m)
     if (m != w.node)
@@ -195,7 +195,7 @@ TLE_DEV_INLINE uint32_t railWait(const Comm &c, World w, uint32_t word,
     uint64_t target = static_cast<uint64_t>(w.nNodes - 1) * next;
     if (uint32_t status = railPoll(c, w, word, target, slot, next, team, fn))
       return status;
-    if (acquire)
+    if (acquire && !TLE_MUTANT(38))
       fenceAcqRelSys();
   }
   storeRelaxedGpu(epochWord(c, epochSlot), next);
