@@ -339,3 +339,23 @@ def test_each_program_takes_its_own_slot_and_the_trace_shows_it(interpret, tmp_p
     assert sorted(e["args"]["slot"] for e in begins) == list(range(6))
     assert all(e["args"]["slot"] == e["args"]["block"] for e in begins)
     assert all(e["name"] == "sync" and e["args"]["group"] == "block" for e in begins)
+
+
+def test_a_3d_grid_gives_every_program_its_own_slot(interpret, tmp_path):
+    """The default slot is the program's linear id on 3-D grids too,
+    x + nx * (y + ny * z): with a wrong stride for z, programs (x, 1, 0)
+    and (x, 0, 1) of this 3 x 2 x 2 grid would share a slot."""
+    one = Comm.init_all(1, backend=Backend.EMULATOR, n_barriers=16)
+    try:
+        one[0].trace_start()
+        interpret(default_slot_barrier)[(3, 2, 2)](one[0].dev_comm)
+        path = tmp_path / "trace.json"
+        Comm.write_trace(one, path)
+        one[0].trace_stop()
+    finally:
+        one[0].destroy()
+    import json
+    begins = [e for e in json.loads(path.read_text())["traceEvents"]
+              if e.get("cat") == "barrier" and e["ph"] == "B"]
+    assert sorted(e["args"]["slot"] for e in begins) == list(range(12))
+    assert all(e["args"]["slot"] == e["args"]["block"] for e in begins)

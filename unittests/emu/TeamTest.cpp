@@ -33,9 +33,10 @@ namespace {
 class Nodes {
 public:
   Nodes(int nodes, int perNode, int64_t timeoutMs = -1, uint32_t nBarriers = 64,
-        uint32_t nSignals = 16)
+        uint32_t nSignals = 16, tleOnError_t onError = TLE_ON_ERROR_DEFAULT)
       : nodes(nodes), perNode(perNode) {
     tleConfig_t config = TLE_CONFIG_INITIALIZER;
+    config.onError = onError;
     config.nBarriers = nBarriers;
     config.nSignals = nSignals;
     config.timeoutMs = timeoutMs;
@@ -561,6 +562,37 @@ TEST(Teams, AWaitAcrossNodesTimesOut) {
                                       std::to_string(r.error.rank + 2) +
                                       " (node 1, local " + local + ")"))
       << r.message;
+}
+
+TEST(Teams, ARailWaitPastTheDeadlineUnderReturnReturnsTheTimeout) {
+  // Under onError = return a rail wait that times out (INTER's, and WORLD's
+  // inter half) must hand tleTimeout to every thread of the group, as the
+  // intra barrier's wait does: a kernel that got 0 would carry on after a
+  // barrier that never completed. Only node 0 runs, so node 1 never
+  // arrives and the device deadline ends the wait.
+  for (int team : {kTeamInter, kTeamWorld}) {
+    Nodes w(2, 2, 200, 64, 16, TLE_ON_ERROR_RETURN);
+    ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
+    std::vector<int> status(2 * kThreads, -1), later(2 * kThreads, -1);
+    LaunchResult r =
+        launch(w.comms.data(), 2, shape({1, 1, 1}, {kThreads, 1, 1}),
+               [&](int rank, void *dc) {
+                 uint32_t t = rank * kThreads + linearThreadId();
+                 auto comm = reinterpret_cast<int64_t>(dc);
+                 status[t] = tleTritonTeamBarrier(comm, team, kBarrierSync,
+                                                  kCoopBlock, 5, kOrderAcqRel);
+                 // The fault word is set: a later wait gives up at once.
+                 later[t] = tleTritonTeamBarrier(comm, team, kBarrierSync,
+                                                 kCoopBlock, 6, kOrderAcqRel);
+               });
+    ASSERT_EQ(r.result, tleTimeout) << teamName(team) << ": " << r.message;
+    for (uint32_t t = 0; t < 2 * kThreads; ++t) {
+      EXPECT_EQ(status[t], tleTimeout) << teamName(team) << " thread " << t;
+      EXPECT_EQ(later[t], tleTimeout) << teamName(team) << " thread " << t;
+    }
+    EXPECT_EQ(r.error.slot, 5u) << teamName(team);
+    EXPECT_TRUE(contains(r.message, "timed out after")) << r.message;
+  }
 }
 
 /// Rank 1 writes its own buffer, a WORLD barrier of `order`, then rank 0

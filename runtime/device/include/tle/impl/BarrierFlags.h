@@ -199,7 +199,8 @@ TLE_DEV_INLINE uint32_t onMiss(PollClock &k, const WaitCtx &w) {
                   missingPeers(w), w.what};
     spinWait(info);
   }
-  if (++k.polls % kPollsPerAbortCheck != 0)
+  if (++k.polls % (TLE_MUTANT(33) ? kPollsPerClockRead : kPollsPerAbortCheck) !=
+      0)
     return 0;
 #if defined(TLE_NO_ABORT_CHECK)
   // The benchmark's control build (bench/): the same loop without the look.

@@ -159,8 +159,11 @@ TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
     traceSignal(s.dc, kTraceSignal, g.kind, sig, kOrderRelease, kTraceBegin);
 #if defined(TLE_WITH_NCCL_GIN)
     if (signalsOnNet(s.dc))
-      netAdd(s.dc, loadConst(&s.dc->node) * loadConst(&s.dc->size) + peer, sig,
-             value);
+      netAdd(s.dc,
+             TLE_MUTANT(31)
+                 ? peer
+                 : loadConst(&s.dc->node) * loadConst(&s.dc->size) + peer,
+             sig, value);
     else
 #endif
       addReleaseSys(s.word, value);
@@ -229,7 +232,8 @@ TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
     info.wanted = least;
     spinWait(info);
   }
-  if (++k.polls % kPollsPerAbortCheck != 0)
+  if (++k.polls % (TLE_MUTANT(34) ? kPollsPerClockRead : kPollsPerAbortCheck) !=
+      0)
     return 0;
 #if defined(TLE_NO_ABORT_CHECK)
   uint32_t fault = 0;

@@ -82,14 +82,16 @@ TLE_DEV_INLINE void teamSignalAdd(const void *comm, int team, int peer,
   uint32_t limit = team == kTeamInter ? w.nNodes : w.nNodes * c.size;
   if (TLE_UNLIKELY(sig >= loadConst(&c.dc->nSignals) || q >= limit))
     failTeamSignal(c, sig, peer, limit, fn);
-  uint32_t worldPeer = team == kTeamInter ? q * c.size + c.rank : q;
+  uint32_t worldPeer =
+      team == kTeamInter ? q * c.size + (TLE_MUTANT(41) ? 0 : c.rank) : q;
   uint32_t node = worldPeer / c.size;
   if (node == w.node) {
     signalAdd(comm, static_cast<int>(worldPeer - node * c.size), sig, value,
               coop, fn);
     return;
   }
-  groupSync(g);
+  if (!TLE_MUTANT(42))
+    groupSync(g);
   if (g.rank == 0) {
     traceSignal(c.dc, kTraceSignal, g.kind, sig, kOrderRelease, kTraceBegin);
     netAdd(c.dc, static_cast<int32_t>(worldPeer), sig, value);
