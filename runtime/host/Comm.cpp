@@ -558,8 +558,9 @@ tleResult_t tleCommGetBarrierEpochs(tleComm_t handle, uint32_t first,
     uint32_t slots = comm->config.nBarriers;
     if (first > slots || count > slots - first)
       return fail(tleInvalidArgument,
-                  "slots %u..%u are out of range (the communicator has %u)",
-                  first, first + count, slots);
+                  "slots %u..%llu are out of range (the communicator has %u)",
+                  first, static_cast<unsigned long long>(first) + count,
+                  slots);
     if (!count)
       return tleSuccess;
     return comm->backend->copyFromLocal(outEpochs, comm->epochs + first,
@@ -578,12 +579,16 @@ tleResult_t tleCommGetSignals(tleComm_t handle, uint32_t first, uint32_t count,
     uint32_t words = comm->config.nSignals;
     if (first > words || count > words - first)
       return fail(tleInvalidArgument,
-                  "signals %u..%u are out of range (the communicator has %u)",
-                  first, first + count, words);
+                  "signals %u..%llu are out of range (the communicator has "
+                  "%u)",
+                  first, static_cast<unsigned long long>(first) + count,
+                  words);
     if (!count)
       return tleSuccess;
-    const auto *own =
-        static_cast<const uint64_t *>(comm->signals->ptr(comm->rank));
+    // The view holds every world rank's words on simulated nodes with one
+    // process per rank (signalBase), this node's alone otherwise.
+    const auto *own = static_cast<const uint64_t *>(
+        comm->signals->ptr(comm->signalBase + comm->rank));
     return comm->backend->copyFromLocal(outValues, own + first,
                                         size_t(count) * sizeof(uint64_t));
   });

@@ -221,4 +221,49 @@ TEST_P(PeerDiesTest, OthersNextCollectiveFails) {
 
 INSTANTIATE_TEST_SUITE_P(Victim, PeerDiesTest, testing::Values(0, 2));
 
+/// One rank of 2 nodes x 2 ranks: writes 10 * (world rank + 1) into its own
+/// signal word 1 as a kernel would, meets the others (an allocation), and
+/// reads the word back through tleCommGetSignals.
+tleResult_t signalRank(const tleUniqueId &id, int world, std::string &detail) {
+  tleConfig_t cfg = config(5000);
+  cfg.ranksPerNode = 2;
+  tleComm_t comm;
+  if (tleResult_t r = tleCommInitRank(&comm, 4, &id, world, 0, &cfg))
+    return r;
+  void *dc;
+  tleCommGetDevComm(comm, &dc);
+  uint64_t mine = 10 * (world + 1);
+  static_cast<tle::DevComm *>(dc)->signals[1] = mine;
+  tleMem_t meet;
+  if (tleResult_t r = tleMemAlloc(comm, 8, &meet))
+    return r;
+  uint64_t got[2] = {};
+  if (tleResult_t r = tleCommGetSignals(comm, 0, 2, got))
+    return r;
+  if (got[1] != mine) {
+    detail = "world rank " + std::to_string(world) + " read " +
+             std::to_string(got[1]) + " where it wrote " + std::to_string(mine);
+    return tleInternalError;
+  }
+  tleMemFree(meet);
+  return tleCommDestroy(comm);
+}
+
+// Reproducer (issue 32, item 4): on simulated nodes the signal view is
+// indexed by world rank, and tleCommGetSignals read the words of the rank
+// with this rank's number in the node (world rank 2 read rank 0's 10).
+TEST_F(MultiProcessTest, GetSignalsReadsOwnWordsOnNodes) {
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+  std::vector<Child> children;
+  for (int w = 0; w < 4; ++w)
+    children.push_back(
+        start([&, w](std::string &d) { return signalRank(id, w, d); }));
+  for (int w = 0; w < 4; ++w) {
+    Outcome o = collect(children[w]);
+    ASSERT_TRUE(o.finished) << "rank " << w << " hung";
+    EXPECT_EQ(o.result, tleSuccess) << "rank " << w << ": " << o.detail;
+  }
+}
+
 } // namespace
