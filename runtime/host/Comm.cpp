@@ -559,8 +559,7 @@ tleResult_t tleCommGetBarrierEpochs(tleComm_t handle, uint32_t first,
     if (first > slots || count > slots - first)
       return fail(tleInvalidArgument,
                   "slots %u..%llu are out of range (the communicator has %u)",
-                  first, static_cast<unsigned long long>(first) + count,
-                  slots);
+                  first, static_cast<unsigned long long>(first) + count, slots);
     if (!count)
       return tleSuccess;
     return comm->backend->copyFromLocal(outEpochs, comm->epochs + first,
@@ -581,8 +580,7 @@ tleResult_t tleCommGetSignals(tleComm_t handle, uint32_t first, uint32_t count,
       return fail(tleInvalidArgument,
                   "signals %u..%llu are out of range (the communicator has "
                   "%u)",
-                  first, static_cast<unsigned long long>(first) + count,
-                  words);
+                  first, static_cast<unsigned long long>(first) + count, words);
     if (!count)
       return tleSuccess;
     // The view holds every world rank's words on simulated nodes with one
