@@ -119,20 +119,6 @@ bool sendBytes(int fd, const std::string &bytes) {
          static_cast<ssize_t>(bytes.size());
 }
 
-/// Caps this process's address space at its current size plus `extraMiB`,
-/// so that a 1 GiB allocation fails instead of quietly succeeding.
-void capAddressSpace(size_t extraMiB) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  size_t vmKiB = 0;
-  while (std::getline(status, line))
-    if (line.compare(0, 7, "VmSize:") == 0)
-      vmKiB = std::stoull(line.substr(7));
-  rlimit lim;
-  lim.rlim_cur = lim.rlim_max = (vmKiB + extraMiB * 1024) * 1024;
-  setrlimit(RLIMIT_AS, &lim);
-}
-
 std::string listenerPrefix() { return "tle-" + std::to_string(getpid()) + "-"; }
 
 // Reproducer: rank 0 used to take one handshake at a time with a 2 s
