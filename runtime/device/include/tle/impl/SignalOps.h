@@ -129,20 +129,27 @@ TLE_DEV_INLINE uint64_t netSignalLoad(const DevComm *dc, uint32_t sig,
 }
 #endif
 
+/// Which of checkSignalArgs' arguments a function has (a bit each).
+enum SignalArg : unsigned { kHasTeam = 1, kHasScope = 2, kHasBits = 4 };
+
 /// The FlagCX arguments TLE serves some values of: a team that exists,
 /// network context 0 (FlagCX keeps signal words per context; TLE has one
 /// set), a scope that exists (a signal is always system-wide: its reader
-/// is another GPU) and 64-bit words. -1 skips an argument a function lacks.
-TLE_DEV_INLINE void checkSignalArgs(const void *comm, uint32_t sig, int team,
-                                    uint32_t context, int scope, int bits,
-                                    abi::Fn fn) {
-  if (TLE_UNLIKELY(team != -1 && static_cast<uint32_t>(team) > kTeamWorld))
+/// is another GPU) and 64-bit words. `has` (SignalArg bits) says which of
+/// team, scope and bits the function takes; no value of an argument
+/// skips its check, since every int is something a caller can pass.
+TLE_DEV_INLINE void checkSignalArgs(const void *comm, uint32_t sig,
+                                    unsigned has, int team, uint32_t context,
+                                    int scope, int bits, abi::Fn fn) {
+  if (TLE_UNLIKELY((has & kHasTeam) &&
+                   static_cast<uint32_t>(team) > kTeamWorld))
     failArgument(comm, sig, fn, kArgTeamKind, team, kTeamWorld);
   if (TLE_UNLIKELY(context != 0))
     failArgument(comm, sig, fn, kArgContextId, context, 0);
-  if (TLE_UNLIKELY(scope != -1 && static_cast<uint32_t>(scope) > kScopeThread))
+  if (TLE_UNLIKELY((has & kHasScope) &&
+                   static_cast<uint32_t>(scope) > kScopeThread))
     failArgument(comm, sig, fn, kArgScope, scope, kScopeThread);
-  if (TLE_UNLIKELY(bits != -1 && bits != 64))
+  if (TLE_UNLIKELY((has & kHasBits) && bits != 64))
     failArgument(comm, sig, fn, kArgBits, bits, 64);
 }
 
