@@ -410,7 +410,21 @@ TEST(Teams, BadPeersAreNamedPerTeam) {
                                                  kCoopThread, kScopeSystem);
                           });
   ASSERT_EQ(r.result, tleInvalidArgument) << r.message;
-  EXPECT_TRUE(contains(r.message, "peer 2 is out of range")) << r.message;
+  // The bound is the team's: 2 nodes (it used to say "the communicator has
+  // 2 ranks", the size of the node, whatever the team).
+  EXPECT_TRUE(contains(r.message, "peer 2 is out of range (team INTER has 2 "
+                                  "members, one per node)"))
+      << r.message;
+  r = launch(w.comms.data(), 4, shape({1, 1, 1}, {1, 1, 1}),
+             [&](int rank, void *dc) {
+               if (rank == 0)
+                 flagcxDevSignalInc(dc, kTeamWorld, 4, 0, 0, kCoopThread,
+                                    kScopeSystem);
+             });
+  ASSERT_EQ(r.result, tleInvalidArgument) << r.message;
+  EXPECT_TRUE(
+      contains(r.message, "peer 4 is out of range (team WORLD has 4 ranks)"))
+      << r.message;
   r = launch(w.comms.data(), 4, shape({1, 1, 1}, {1, 1, 1}),
              [&](int rank, void *dc) {
                if (rank == 1)
