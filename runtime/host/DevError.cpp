@@ -123,8 +123,18 @@ std::string badArgument(const ErrorRecord &e) {
              "64-bit: pass bits = 64)",
              value);
     break;
-  case kArgCoopKind:
   case kArgOrder:
+    // A valid order refused: release on a call that only observes.
+    if (e.value <= e.limit) {
+      snprintf(buf, sizeof(buf),
+               "memory order %lld (release) cannot be used here: a signal "
+               "wait or read only observes (use relaxed, acquire, acq_rel "
+               "or seq_cst)",
+               value);
+      break;
+    }
+    [[fallthrough]];
+  case kArgCoopKind:
   case kArgScope:
   case kArgBarrierKind:
     snprintf(buf, sizeof(buf), "unknown %s %lld (valid: 0..%llu)",

@@ -434,6 +434,21 @@ TEST(Signals, EveryBadArgumentIsWordedAndWritesNothing) {
        tleInvalidArgument,
        "tle.signal_wait (flagcxDevWaitSignal): a -1-bit signal is not "
        "supported (TLE's signal words are 64-bit: pass bits = 64)"},
+      // A wait or a read only observes: release used to be dropped.
+      {"wait order release",
+       [](void *dc) {
+         flagcxDevWaitSignal(dc, 0, 1, 64, 0, kCoopBlock, kOrderRelease);
+       },
+       tleInvalidArgument,
+       "tle.signal_wait (flagcxDevWaitSignal): memory order 2 (release) "
+       "cannot be used here: a signal wait or read only observes (use "
+       "relaxed, acquire, acq_rel or seq_cst)"},
+      {"read order release",
+       [](void *dc) { flagcxDevReadSignal(dc, 0, 64, 0, kOrderRelease); },
+       tleInvalidArgument,
+       "tle.read_signal (flagcxDevReadSignal): memory order 2 (release) "
+       "cannot be used here: a signal wait or read only observes (use "
+       "relaxed, acquire, acq_rel or seq_cst)"},
       {"context",
        [](void *dc) {
          flagcxDevWaitSignal(dc, 0, 1, 64, 1, kCoopBlock, kOrderAcquire);

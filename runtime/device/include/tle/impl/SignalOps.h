@@ -280,6 +280,15 @@ TLE_DEV_INLINE uint32_t pollSignal(const SignalWord &s, uint32_t sig,
   }
 }
 
+/// A wait or a read only observes: an order with nothing but a release
+/// half (release) would be dropped silently, so it is refused, as the
+/// dialect's verifier refuses it.
+TLE_DEV_INLINE void checkObserverOrder(const void *comm, uint32_t sig,
+                                       int order, abi::Fn fn) {
+  if (TLE_UNLIKELY(order == kOrderRelease))
+    failArgument(comm, sig, fn, kArgOrder, order, kOrderSeqCst);
+}
+
 /// Waits until this rank's word `sig` is >= `least` for the group `coop`,
 /// with the acquire half of `order` (seq_cst adds a fence.sc first). A wait
 /// that gives up (the fault word is set, or the deadline passed under
@@ -291,6 +300,7 @@ TLE_DEV_INLINE uint32_t signalWait(const void *comm, uint32_t sig,
                                    uint64_t least, int coop, int order,
                                    abi::Fn fn) {
   checkCoop(comm, sig, coop, order, fn);
+  checkObserverOrder(comm, sig, order, fn);
   Group g = makeGroup(coop);
   SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
   groupSync(g);
@@ -317,6 +327,7 @@ TLE_DEV_INLINE uint32_t signalWait(const void *comm, uint32_t sig,
 TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig, int order,
                                    abi::Fn fn) {
   checkOrder(comm, sig, order, fn);
+  checkObserverOrder(comm, sig, order, fn);
   SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
   if (order == kOrderSeqCst)
     fenceSeqCstSys();
