@@ -149,7 +149,9 @@ void recordPeerFailure(CommState &c, int dead) {
   if (__atomic_compare_exchange_n(&rec.state, &expected, 1u, false,
                                   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
     rec.code = kDevErrPeerFailure;
-    rec.rank = c.rank;
+    // World ranks, as `dead` is (docs/runtime.md, "Faults"): the reader
+    // does not translate this record from the node's numbering.
+    rec.rank = c.node * c.size + c.rank;
     rec.slot = 0;
     rec.epoch = 0;
     rec.missing = {};
@@ -209,6 +211,11 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
   c->node = rank / perNode;
   c->nNodes = nNodes;
   c->multiProcess = true;
+  // Before joining: a bad value fails this rank alone and at once, instead
+  // of after every rank has allocated (the others then see it leave).
+  bool watchdog = true;
+  if (tleResult_t r = watchdogEnabled(watchdog))
+    return r;
   if (tleResult_t r = createBackend(c->config, device, true,
                                     /*fdsTravel=*/true, c->backend))
     return r;
@@ -223,9 +230,6 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
     c->bootstrap = std::move(world);
   }
   if (tleResult_t r = buildComm(*c, tleSuccess))
-    return r;
-  bool watchdog = true;
-  if (tleResult_t r = watchdogEnabled(watchdog))
     return r;
   if (watchdog) {
     CommState *self = c.get(); // the bootstrap, and its watchdog, die first
