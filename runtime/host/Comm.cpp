@@ -36,8 +36,13 @@ CommState::~CommState() {
   if (worldBootstrap)
     worldBootstrap->stopWatching();
   if (backend) {
-    if (devComm)
+    // A stale DevComm must not pass the library's magic check on memory
+    // free() leaves as it was.
+    if (devComm) {
+      DevComm cleared = {};
+      backend->copyToLocal(devComm, &cleared, sizeof(cleared));
       backend->freeLocal(devComm);
+    }
     if (epochs)
       backend->freeLocal(epochs);
     if (gridCount)
