@@ -81,33 +81,27 @@ public:
     // Each rank says who it is with its length, so that two ranks that
     // claim one rank, or an all-gather that returns something else than
     // what the ranks sent, are refused here instead of being believed.
-    Announce announce = {kAnnounceMagic, myRank, mine.size()};
+    wire::NcclAnnounce announce = {wire::kNcclAnnounceMagic, myRank,
+                                   mine.size()};
     std::string announced;
     if (tleResult_t r = gather(&announce, sizeof(announce), announced))
       return breakWith(r);
-    std::vector<uint64_t> lengths(nRanks);
-    uint64_t longest = 0, total = 0;
-    for (int p = 0; p < nRanks; ++p) {
-      Announce a;
-      memcpy(&a, announced.data() + p * sizeof(a), sizeof(a));
-      bool ours = a.magic == kAnnounceMagic;
-      if (!ours || a.rank != p || a.length > wire::kMaxFrameBytes ||
-          (p == myRank && a.length != announce.length))
-        return breakWith(inconsistent(
-            p, !ours || a.rank < 0 || a.rank >= nRanks
-                   ? std::string("no contribution")
-                   : "rank " + std::to_string(a.rank) + "'s contribution"));
-      lengths[p] = a.length;
-      longest = std::max(longest, a.length);
-      total += a.length;
-    }
-    if (total > wire::kMaxFrameBytes)
+    wire::NcclAnnounced got = wire::checkNcclAnnounced(
+        reinterpret_cast<const uint8_t *>(announced.data()), announced.size(),
+        nRanks, myRank, mine.size());
+    if (got.bad == nRanks)
       return breakWith(
           fail(tleInvalidArgument,
-               "the exchange through NCCL announced %llu bytes "
-               "in all, more than the %llu an exchange carries",
-               static_cast<unsigned long long>(total),
+               "the exchange through NCCL announced more bytes "
+               "in all than the %llu an exchange carries",
                static_cast<unsigned long long>(wire::kMaxFrameBytes)));
+    if (got.bad >= 0)
+      return breakWith(inconsistent(
+          got.bad, got.claimed < 0 ? std::string("no contribution")
+                                   : "rank " + std::to_string(got.claimed) +
+                                         "'s contribution"));
+    const std::vector<uint64_t> &lengths = got.lengths;
+    uint64_t longest = *std::max_element(lengths.begin(), lengths.end());
     out.assign(nRanks, std::string());
     if (longest == 0)
       return tleSuccess;
@@ -137,14 +131,6 @@ public:
   }
 
 private:
-  /// What each rank contributes first: who it is and how long its blob is.
-  struct Announce {
-    uint64_t magic;
-    int64_t rank;
-    uint64_t length;
-  };
-  static constexpr uint64_t kAnnounceMagic = 0x544c454e43434c31; // "TLENCCL1"
-
   /// The exchange returned `what` at rank `p`'s place.
   static tleResult_t inconsistent(int p, const std::string &what) {
     return fail(tleInvalidArgument,
