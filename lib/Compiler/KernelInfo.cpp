@@ -99,10 +99,17 @@ bool countAbiCall(CallOpInterface call, StringRef callee, BarrierSummary &sum) {
   if (!fn)
     return false;
   StringRef what = fn->what;
-  if (what == "tle.device_intra_barrier" || what == "tle.device_barrier" ||
-      what == "tle.distributed_barrier") {
-    ++sum.ops;
+  // A session's slot is its open's index; its barriers carry an epoch (or
+  // Triton's session word) instead.
+  if (what == "tle.session_open") {
     countIndex(abiArgument(call, *fn, "index"), sum.slots, sum.runtimeIndex);
+    return true;
+  }
+  if (what == "tle.device_intra_barrier" || what == "tle.device_barrier" ||
+      what == "tle.distributed_barrier" || what == "tle.session_barrier") {
+    ++sum.ops;
+    if (Value index = abiArgument(call, *fn, "index"))
+      countIndex(index, sum.slots, sum.runtimeIndex);
     if (callee.starts_with("tleIntraGridBarrier"))
       sum.grid = true;
     if (Value group = abiArgument(call, *fn, "groupKind")) {
