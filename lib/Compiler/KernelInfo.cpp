@@ -5,7 +5,8 @@
 // cannot see in PTX: which parameters to pass, whether the launch must be
 // cooperative and how many barrier slots and signal words to create. A
 // kernel's barriers and signals are those of every function it reaches
-// through direct calls.
+// through direct calls, and those of its direct calls of the device ABI
+// (IR built for FlagCX), counted like the ops they lower from.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +14,8 @@
 
 #include "tle/Conversion/GPUToEmu/GPUToEmu.h"
 #include "tle/Dialect/TLE/IR/TLEOps.h"
+
+#include "tle/abi.h"
 
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/IR/Matchers.h"
@@ -62,6 +65,70 @@ Value signalIndex(Operation *op) {
     return s.getSig();
   return nullptr;
 }
+/// The value a call passes for ABI parameter `name` of `fn`, or null.
+Value abiArgument(CallOpInterface call, const ::tle::abi::Function &fn,
+                  StringRef name) {
+  auto args = call.getArgOperands();
+  for (unsigned i = 0; i < fn.numParams && i < args.size(); ++i)
+    if (name == fn.paramNames[i])
+      return args[i];
+  return nullptr;
+}
+
+/// Adds `index` (a constant, or a runtime value) to a count of slots or
+/// words; `runtime` is set for anything but a non-negative constant.
+void countIndex(Value index, unsigned &count, bool &runtime) {
+  APInt constant;
+  if (index && matchPattern(index, m_ConstantInt(&constant)) &&
+      !constant.isNegative())
+    count = std::max<unsigned>(count, constant.getZExtValue() + 1);
+  else
+    runtime = true;
+}
+
+/// A direct call of a device-ABI entry point (IR built for FlagCX calls
+/// them without the dialect's ops) counts as the op it lowers from: its
+/// slot or signal index, and for the grid barrier (the tleIntraGridBarrier
+/// functions, or a Triton barrier whose group is grid or not a constant) a
+/// cooperative launch. False when `callee` is not an ABI function.
+bool countAbiCall(CallOpInterface call, StringRef callee, BarrierSummary &sum) {
+  const ::tle::abi::Function *fn = nullptr;
+  for (const ::tle::abi::Function &f : ::tle::abi::kFunctions)
+    if (callee == f.name)
+      fn = &f;
+  if (!fn)
+    return false;
+  StringRef what = fn->what;
+  // A session's slot is its open's index; its barriers carry an epoch (or
+  // Triton's session word) instead.
+  if (what == "tle.session_open") {
+    countIndex(abiArgument(call, *fn, "index"), sum.slots, sum.runtimeIndex);
+    return true;
+  }
+  if (what == "tle.device_intra_barrier" || what == "tle.device_barrier" ||
+      what == "tle.distributed_barrier" || what == "tle.session_barrier") {
+    ++sum.ops;
+    if (Value index = abiArgument(call, *fn, "index"))
+      countIndex(index, sum.slots, sum.runtimeIndex);
+    if (callee.starts_with("tleIntraGridBarrier"))
+      sum.grid = true;
+    if (Value group = abiArgument(call, *fn, "groupKind")) {
+      APInt kind;
+      if (!matchPattern(group, m_ConstantInt(&kind)) ||
+          kind.getSExtValue() == ::tle::kCoopGrid)
+        sum.grid = true;
+    }
+    return true;
+  }
+  if (what == "tle.signal" || what == "tle.signal_wait" ||
+      what == "tle.read_signal" || what == "tle.reset_signal") {
+    Value index = abiArgument(call, *fn, "signal");
+    if (!index)
+      index = abiArgument(call, *fn, "slot");
+    countIndex(index, sum.signalWords, sum.runtimeSignal);
+  }
+  return true;
+}
 } // namespace
 
 /// Adds the barriers of `root`'s ops, and of every function they call
@@ -77,22 +144,11 @@ static void collectBarriers(Operation *root, BarrierSummary &sum,
       if (auto [group, index] = barrierOperands(op); index) {
         ++sum.ops;
         sum.grid |= group == BarrierGroup::grid;
-        APInt constant;
-        if (matchPattern(index, m_ConstantInt(&constant)) &&
-            !constant.isNegative())
-          sum.slots =
-              std::max<unsigned>(sum.slots, constant.getZExtValue() + 1);
-        else
-          sum.runtimeIndex = true;
+        countIndex(index, sum.slots, sum.runtimeIndex);
         return;
       }
       if (Value sig = signalIndex(op)) {
-        APInt index;
-        if (matchPattern(sig, m_ConstantInt(&index)) && !index.isNegative())
-          sum.signalWords =
-              std::max<unsigned>(sum.signalWords, index.getZExtValue() + 1);
-        else
-          sum.runtimeSignal = true;
+        countIndex(sig, sum.signalWords, sum.runtimeSignal);
         return;
       }
       auto call = dyn_cast<CallOpInterface>(op);
@@ -101,6 +157,8 @@ static void collectBarriers(Operation *root, BarrierSummary &sum,
       auto callee =
           llvm::dyn_cast_if_present<SymbolRefAttr>(call.getCallableForCallee());
       if (!callee)
+        return;
+      if (countAbiCall(call, callee.getLeafReference().getValue(), sum))
         return;
       // Declarations (the ABI's, externals) have no body to walk.
       if (Operation *target = SymbolTable::lookupNearestSymbolFrom(op, callee))

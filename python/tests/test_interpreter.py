@@ -221,7 +221,7 @@ def test_device_errors_raise_the_gpu_record(interpret, pair):
             kernel[(3,)](one[0].dev_comm, STRIDE=4)
         e = TLEError.find(info.value)
         assert e is not None and e.code is Result.INDEX_OUT_OF_RANGE, info.value
-        assert str(e) == ("device error: barrier slot index out of range: rank 0 block 2 thread 0: "
+        assert str(e) == ("device error: barrier slot or signal index out of range: rank 0 block 2 thread 0: "
                           "tle.distributed_barrier (tleTritonBarrier): barrier slot 8 out of range (nBarriers 8)")
         assert e.info.block == 2 and e.info.slot == 8 and e.info.n_barriers == 8
         assert one[0].get_error() is None  # read and cleared, as Communicator.synchronize does

@@ -36,8 +36,13 @@ CommState::~CommState() {
   if (worldBootstrap)
     worldBootstrap->stopWatching();
   if (backend) {
-    if (devComm)
+    // A stale DevComm must not pass the library's magic check on memory
+    // free() leaves as it was.
+    if (devComm) {
+      DevComm cleared = {};
+      backend->copyToLocal(devComm, &cleared, sizeof(cleared));
       backend->freeLocal(devComm);
+    }
     if (epochs)
       backend->freeLocal(epochs);
     if (gridCount)
@@ -149,7 +154,9 @@ void recordPeerFailure(CommState &c, int dead) {
   if (__atomic_compare_exchange_n(&rec.state, &expected, 1u, false,
                                   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
     rec.code = kDevErrPeerFailure;
-    rec.rank = c.rank;
+    // World ranks, as `dead` is (docs/runtime.md, "Faults"): the reader
+    // does not translate this record from the node's numbering.
+    rec.rank = c.node * c.size + c.rank;
     rec.slot = 0;
     rec.epoch = 0;
     rec.missing = {};
@@ -209,6 +216,11 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
   c->node = rank / perNode;
   c->nNodes = nNodes;
   c->multiProcess = true;
+  // Before joining: a bad value fails this rank alone and at once, instead
+  // of after every rank has allocated (the others then see it leave).
+  bool watchdog = true;
+  if (tleResult_t r = watchdogEnabled(watchdog))
+    return r;
   if (tleResult_t r = createBackend(c->config, device, true,
                                     /*fdsTravel=*/true, c->backend))
     return r;
@@ -223,9 +235,6 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
     c->bootstrap = std::move(world);
   }
   if (tleResult_t r = buildComm(*c, tleSuccess))
-    return r;
-  bool watchdog = true;
-  if (tleResult_t r = watchdogEnabled(watchdog))
     return r;
   if (watchdog) {
     CommState *self = c.get(); // the bootstrap, and its watchdog, die first
@@ -575,8 +584,8 @@ tleResult_t tleCommGetBarrierEpochs(tleComm_t handle, uint32_t first,
     uint32_t slots = comm->config.nBarriers;
     if (first > slots || count > slots - first)
       return fail(tleInvalidArgument,
-                  "slots %u..%u are out of range (the communicator has %u)",
-                  first, first + count, slots);
+                  "slots %u..%llu are out of range (the communicator has %u)",
+                  first, static_cast<unsigned long long>(first) + count, slots);
     if (!count)
       return tleSuccess;
     return comm->backend->copyFromLocal(outEpochs, comm->epochs + first,
@@ -595,12 +604,15 @@ tleResult_t tleCommGetSignals(tleComm_t handle, uint32_t first, uint32_t count,
     uint32_t words = comm->config.nSignals;
     if (first > words || count > words - first)
       return fail(tleInvalidArgument,
-                  "signals %u..%u are out of range (the communicator has %u)",
-                  first, first + count, words);
+                  "signals %u..%llu are out of range (the communicator has "
+                  "%u)",
+                  first, static_cast<unsigned long long>(first) + count, words);
     if (!count)
       return tleSuccess;
-    const auto *own =
-        static_cast<const uint64_t *>(comm->signals->ptr(comm->rank));
+    // The view holds every world rank's words on simulated nodes with one
+    // process per rank (signalBase), this node's alone otherwise.
+    const auto *own = static_cast<const uint64_t *>(
+        comm->signals->ptr(comm->signalBase + comm->rank));
     return comm->backend->copyFromLocal(outValues, own + first,
                                         size_t(count) * sizeof(uint64_t));
   });

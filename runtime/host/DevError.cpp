@@ -89,9 +89,21 @@ std::string badArgument(const ErrorRecord &e) {
              static_cast<unsigned long long>(e.value), limit);
     break;
   case kArgPeer:
-    snprintf(buf, sizeof(buf),
-             "peer %lld is out of range (the communicator has %llu ranks)",
-             value, limit);
+    // `aux` is the team a signal's peer is numbered in (0, INTRA, for
+    // every other call).
+    if (e.aux == kTeamInter)
+      snprintf(buf, sizeof(buf),
+               "peer %lld is out of range (team INTER has %llu members, one "
+               "per node)",
+               value, limit);
+    else if (e.aux == kTeamWorld)
+      snprintf(buf, sizeof(buf),
+               "peer %lld is out of range (team WORLD has %llu ranks)", value,
+               limit);
+    else
+      snprintf(buf, sizeof(buf),
+               "peer %lld is out of range (the communicator has %llu ranks)",
+               value, limit);
     break;
   case kArgTeamKind:
     snprintf(buf, sizeof(buf),
@@ -111,8 +123,18 @@ std::string badArgument(const ErrorRecord &e) {
              "64-bit: pass bits = 64)",
              value);
     break;
-  case kArgCoopKind:
   case kArgOrder:
+    // A valid order refused: release on a call that only observes.
+    if (e.value <= e.limit) {
+      snprintf(buf, sizeof(buf),
+               "memory order %lld (release) cannot be used here: a signal "
+               "wait or read only observes (use relaxed, acquire, acq_rel "
+               "or seq_cst)",
+               value);
+      break;
+    }
+    [[fallthrough]];
+  case kArgCoopKind:
   case kArgScope:
   case kArgBarrierKind:
     snprintf(buf, sizeof(buf), "unknown %s %lld (valid: 0..%llu)",

@@ -18,8 +18,13 @@
 namespace tle {
 
 MemState::~MemState() {
-  if (handle)
+  // Cleared first, as a communicator's DevComm: a stale handle must not
+  // pass the library's magic check.
+  if (handle) {
+    SymMem cleared = {};
+    backend->copyToLocal(handle, &cleared, sizeof(cleared));
     backend->freeLocal(handle);
+  }
   view.reset();
 }
 

@@ -105,7 +105,7 @@ void take(CommState &c, std::vector<BarrierTraceRecord> &out) {
   std::sort(fresh.begin(), fresh.end());
   for (const auto &[seq, e] : fresh) {
     BarrierTraceRecord r;
-    r.rank = c.rank;
+    r.rank = c.node * c.size + c.rank; // the world rank: one process per rank
     r.block = e->block;
     r.thread = e->thread;
     r.kind = e->kind;

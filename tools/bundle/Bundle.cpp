@@ -11,10 +11,17 @@
 
 #include "bundle/Bundle.h"
 
+#include <cerrno>
 #include <charconv>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
 #include <limits>
 #include <set>
 #include <sstream>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
 
 using namespace tle::run;
 
@@ -327,4 +334,111 @@ bool tle::run::parseBundle(std::string_view text, Bundle &out,
   }
   error = "bundle ends before its `code` line";
   return false;
+}
+
+namespace {
+/// Closes a descriptor this file opened.
+struct InputFd {
+  int fd = -1;
+  bool owned = false;
+  ~InputFd() {
+    if (owned && fd >= 0)
+      close(fd);
+  }
+};
+
+std::string describeErrno(const std::string &what, const std::string &path) {
+  return "cannot " + what + " '" + path + "': " + std::strerror(errno);
+}
+
+/// Waits until a process opens the FIFO `fd` (opened O_NONBLOCK) for
+/// writing, keeping what it may already have written in `out`; then makes
+/// `fd` blocking. A FIFO without a writer reads as EOF at once.
+bool awaitWriter(int fd, const std::string &path, std::string &out,
+                 std::string &error) {
+  using Clock = std::chrono::steady_clock;
+  auto end =
+      Clock::now() + std::chrono::milliseconds(tle::run::kFifoWriterWaitMs);
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<size_t>(n));
+      break;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      break; // a writer, nothing written yet
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      error = describeErrno("read", path);
+      return false;
+    }
+    if (Clock::now() >= end) {
+      error = "no process opened the FIFO '" + path + "' for writing within " +
+              std::to_string(tle::run::kFifoWriterWaitMs) + " ms";
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+    error = describeErrno("read", path);
+    return false;
+  }
+  return true;
+}
+} // namespace
+
+bool tle::run::readInputFile(const std::string &path, std::string &out,
+                             std::string &error) {
+  out.clear();
+  InputFd in;
+  struct stat st;
+  if (path == "-") {
+    in.fd = STDIN_FILENO;
+  } else {
+    if (stat(path.c_str(), &st) != 0) {
+      error = describeErrno("open", path);
+      return false;
+    }
+    bool fifo = S_ISFIFO(st.st_mode);
+    if (S_ISREG(st.st_mode) && uint64_t(st.st_size) > kMaxInputBytes) {
+      error = "'" + path + "' is " + std::to_string(st.st_size) +
+              " bytes, more than the " + std::to_string(kMaxInputBytes) +
+              " an input may have";
+      return false;
+    }
+    // A FIFO is opened without waiting for a writer (which open() would do
+    // forever); awaitWriter bounds the wait.
+    in.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
+    in.owned = true;
+    if (in.fd < 0) {
+      error = describeErrno("open", path);
+      return false;
+    }
+    if (fifo && !awaitWriter(in.fd, path, out, error))
+      return false;
+  }
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(in.fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      error = describeErrno("read", path);
+      return false;
+    }
+    if (n == 0)
+      return true;
+    if (out.size() + static_cast<size_t>(n) > kMaxInputBytes) {
+      error = "'" + path + "' holds more than " +
+              std::to_string(kMaxInputBytes) +
+              " bytes, the most an input may have (an endless stream such "
+              "as /dev/zero?)";
+      out.clear();
+      return false;
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
 }

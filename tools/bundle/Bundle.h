@@ -8,7 +8,8 @@
 // library for that reason; tlec (through lib/Compiler) writes bundles with
 // it and tlerun reads them. The reader trusts nothing: every line, name,
 // type and count is validated, and a bundle that is not exactly what the
-// writer produces is refused with the line that is wrong.
+// writer produces is refused with the line that is wrong. Also the bounded
+// reader of the tools' input files.
 //
 //===----------------------------------------------------------------------===//
 
@@ -85,6 +86,18 @@ bool looksLikeBundle(std::string_view text);
 bool writeBundle(const Bundle &bundle, std::string &out, std::string &error);
 /// Parses `text`; on failure returns false with a message in `error`.
 bool parseBundle(std::string_view text, Bundle &out, std::string &error);
+
+/// Largest input tlec and tlerun read (a kernel module or a bundle).
+inline constexpr uint64_t kMaxInputBytes = uint64_t(64) << 20;
+/// How long a FIFO may stay without a writer before it is refused.
+inline constexpr int kFifoWriterWaitMs = 3000;
+/// Reads the input file `path` ("-": stdin) into `out`, bounded: past
+/// kMaxInputBytes (an endless stream such as /dev/zero) it stops with an
+/// error instead of exhausting memory, and a FIFO that no process opens
+/// for writing within kFifoWriterWaitMs is refused instead of blocking
+/// forever. False with `error` set on failure.
+bool readInputFile(const std::string &path, std::string &out,
+                   std::string &error);
 
 } // namespace tle::run
 

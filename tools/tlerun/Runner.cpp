@@ -261,6 +261,10 @@ public:
     return closeDocument(error);
   }
 
+  /// The descriptor the fatal hook ends the document on: a file that is
+  /// not seekable and still open; else -1 (a seekable one is complete).
+  int fatalFd() const { return file && !seekable ? fileno(file) : -1; }
+
   /// Finishes the document; false with `error` on a write error.
   bool close(std::string *error = nullptr) {
     if (!file)
@@ -279,9 +283,12 @@ private:
     return std::fwrite(text.data(), 1, text.size(), file) == text.size();
   }
   /// On a seekable file the closing "]}" is always there (and overwritten
-  /// by the next append).
+  /// by the next append). A pipe gets each launch as it is appended, so
+  /// that the fatal hook (Report::armFatal) need only add the "]}".
   bool closeDocument(std::string &error) {
-    if (seekable && (!write(tle::kTraceDocumentTail) || std::fflush(file) != 0))
+    if (seekable && !write(tle::kTraceDocumentTail))
+      return fail(error);
+    if (std::fflush(file) != 0)
       return fail(error);
     return true;
   }
@@ -491,6 +498,7 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
   auto startAll = std::chrono::steady_clock::now();
   uint64_t traceTs = 0;
   for (unsigned i = 0; i < options.repeat; ++i) {
+    report.armFatal(i + 1, shape.seed, trace.fatalFd());
     LaunchOutcome outcome = device->launch(shape, argsPerRank.data());
     seed = outcome.seed;
     if (i == 0 && !outcome.raceCheckSkipped.empty())

@@ -18,8 +18,11 @@
 #include "EmuTestUtil.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 
 using namespace tle;
@@ -411,7 +414,21 @@ TEST(Teams, BadPeersAreNamedPerTeam) {
                                                  kCoopThread, kScopeSystem);
                           });
   ASSERT_EQ(r.result, tleInvalidArgument) << r.message;
-  EXPECT_TRUE(contains(r.message, "peer 2 is out of range")) << r.message;
+  // The bound is the team's: 2 nodes (it used to say "the communicator has
+  // 2 ranks", the size of the node, whatever the team).
+  EXPECT_TRUE(contains(r.message, "peer 2 is out of range (team INTER has 2 "
+                                  "members, one per node)"))
+      << r.message;
+  r = launch(w.comms.data(), 4, shape({1, 1, 1}, {1, 1, 1}),
+             [&](int rank, void *dc) {
+               if (rank == 0)
+                 flagcxDevSignalInc(dc, kTeamWorld, 4, 0, 0, kCoopThread,
+                                    kScopeSystem);
+             });
+  ASSERT_EQ(r.result, tleInvalidArgument) << r.message;
+  EXPECT_TRUE(
+      contains(r.message, "peer 4 is out of range (team WORLD has 4 ranks)"))
+      << r.message;
   r = launch(w.comms.data(), 4, shape({1, 1, 1}, {1, 1, 1}),
              [&](int rank, void *dc) {
                if (rank == 1)
@@ -420,6 +437,38 @@ TEST(Teams, BadPeersAreNamedPerTeam) {
              });
   ASSERT_EQ(r.result, tleInvalidArgument) << r.message;
   EXPECT_TRUE(contains(r.message, "group kind")) << r.message;
+}
+
+// Reproducer (issue 32, item 9): the device trace named events by the rank
+// in the node, so 2 x 2 ranks came out as two processes. Each world rank
+// is its own process, named by its world rank.
+TEST(Teams, DeviceTracesNameWorldRanks) {
+  Nodes w(2, 2);
+  ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
+  for (tleComm_t c : w.comms)
+    ASSERT_EQ(tleCommTraceStart(c, 0), tleSuccess) << tleGetLastErrorDetail();
+  LaunchResult r = launch(
+      w.comms.data(), 4, shape({1, 1, 1}, {32, 1, 1}), [](int, void *dc) {
+        flagcxIntraBarrierSyncS(dc, kCoopBlock, 0, false, kOrderAcqRel);
+      });
+  ASSERT_EQ(r.result, tleSuccess) << r.message;
+  std::string path = testing::TempDir() + "tle-node-trace.json";
+  ASSERT_EQ(tleTraceWrite(w.comms.data(), 4, path.c_str()), tleSuccess)
+      << tleGetLastErrorDetail();
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string json = text.str();
+  for (int rank = 0; rank < 4; ++rank)
+    EXPECT_TRUE(contains(json, "{\"name\":\"process_name\",\"ph\":\"M\","
+                               "\"pid\":" +
+                                   std::to_string(rank) +
+                                   ",\"args\":{\"name\":\"rank " +
+                                   std::to_string(rank) + "\"}}"))
+        << rank << ": " << json;
+  for (tleComm_t c : w.comms)
+    tleCommTraceStop(c);
+  std::remove(path.c_str());
 }
 
 TEST(Teams, SlotChecksKnowTheTeams) {

@@ -193,6 +193,16 @@ TLE_API std::string lastTraceJson();
 /// event's args carry `"launch": launch`. "" when nothing was recorded.
 TLE_API std::string lastTraceEvents(uint64_t launch, uint64_t tsOffset);
 
+/// Called when the emulator ends the process (a fatal signal on a fiber, or
+/// the watchdog: emulator.md, "Failures that end the process") with the
+/// report it wrote to stderr, just before _exit(1). It runs in a signal
+/// handler or on the watchdog's thread while a fiber is stopped anywhere:
+/// it may only make async-signal-safe calls (write(2), no allocation, no
+/// stdio, no locks). Lets a tool finish what it promised to write (tlerun's
+/// --json object and --trace document). Null removes it; process-wide.
+using FatalHook = void (*)(const char *report, size_t bytes);
+TLE_API void setFatalHook(FatalHook hook);
+
 /// Device-memory operations the host build of the device library performed
 /// since the last reset, by tle::DeviceOp kind (tle/detail/EmuHooks.h):
 /// what a barrier costs in memory traffic. Process-wide.

@@ -150,9 +150,13 @@ struct Function {
   const char *what;
   unsigned numParams;
   Type params[kMaxParams];
+  /// The parameters' names as abi.def spells them ("comm", "index",
+  /// "signal"...): what tools that read calls to the ABI key on.
+  const char *paramNames[kMaxParams];
 };
 
 #define TLE_ABI_TYPE(T, name) Type::T
+#define TLE_ABI_NAME(T, name) #name
 
 inline constexpr Function kFunctions[] = {
 #define TLE_ABI_FUNCTION(Name, Result, What, ...)                              \
@@ -160,7 +164,8 @@ inline constexpr Function kFunctions[] = {
    Type::Result,                                                               \
    What,                                                                       \
    TLE_ABI_NARGS(__VA_ARGS__),                                                 \
-   {TLE_ABI_MAP(TLE_ABI_TYPE, __VA_ARGS__)}},
+   {TLE_ABI_MAP(TLE_ABI_TYPE, __VA_ARGS__)},                                   \
+   {TLE_ABI_MAP(TLE_ABI_NAME, __VA_ARGS__)}},
 #include "tle/abi.def"
 };
 constexpr const Function &function(Fn fn) {
@@ -180,8 +185,9 @@ inline constexpr Function kHooks[] = {
    Type::Result,                                                               \
    "",                                                                         \
    TLE_ABI_NARGS(__VA_ARGS__),                                                 \
-   {TLE_ABI_MAP(TLE_ABI_TYPE, __VA_ARGS__)}},
-#define TLE_EMU_HOOK0(Name, Result) {#Name, Type::Result, "", 0, {}},
+   {TLE_ABI_MAP(TLE_ABI_TYPE, __VA_ARGS__)},                                   \
+   {TLE_ABI_MAP(TLE_ABI_NAME, __VA_ARGS__)}},
+#define TLE_EMU_HOOK0(Name, Result) {#Name, Type::Result, "", 0, {}, {}},
 #include "tle/abi.def"
 };
 constexpr const Function &hook(Hook h) {
@@ -189,6 +195,7 @@ constexpr const Function &hook(Hook h) {
 }
 
 #undef TLE_ABI_TYPE
+#undef TLE_ABI_NAME
 
 /// Host-compiled kernels (tlec --target=host): every symbol the lowering
 /// generates starts with kReservedPrefix; kernel NAME's packed entry,

@@ -74,7 +74,8 @@ struct ErrorRecord {
   int32_t thread;       ///< linear thread id in its block
   uint32_t nBarriers;   ///< slots in the communicator (for range errors)
   uint32_t aux;         ///< kDevErrBadComm: the communicator's size field;
-                        ///< a wait's failure: kRecordWorldRanks or 0
+                        ///< a wait's failure: kRecordWorldRanks or 0;
+                        ///< a bad peer: the TeamKind it is numbered in
   uint64_t elapsedNs;   ///< time spent waiting before the timeout fired
   uint32_t function;    ///< the entry point that failed (an abi::Fn)
   uint32_t argument;    ///< kDevErrBadArgument: which one (a BadArgument)
