@@ -32,7 +32,7 @@ import tle  # noqa: E402
 import tle.language as tlx  # noqa: E402
 from tle import launch  # noqa: E402
 from tle.cpu import Communicator, Tensor  # noqa: E402
-from tle.runtime import Backend, Comm, Result, TLEError  # noqa: E402
+from tle.runtime import Backend, Comm, Result, TLEError, get_unique_id  # noqa: E402
 
 PYTHON_DIR = Path(__file__).resolve().parents[1]
 RANKS = PYTHON_DIR / "tests" / "interp_ranks.py"
@@ -129,6 +129,18 @@ def test_timeout_report_names_the_rank_that_skipped(n):
     proc, elapsed = run_ranks(n, str(RANKS), "timeout", "--timeout-ms", str(TIMEOUT_MS))
     check_reports(proc, elapsed, n, {r: (0, [1]) for r in range(n) if r != 1})
     assert "done" in rank_lines(proc.stdout, 1), proc.stdout
+
+
+def test_a_long_wait_says_so_before_its_deadline():
+    # Off the emulator's scheduler nothing can tell a deadlock: a wait that
+    # lasts says so on stderr at 2 s, well before a 4 s deadline.
+    proc, elapsed = run_ranks(2, str(RANKS), "timeout", "--timeout-ms", "4000")
+    assert proc.returncode == 3, proc.stdout
+    progress = [line for line in proc.stdout.splitlines() if "has waited" in line]
+    assert progress, proc.stdout
+    assert re.fullmatch(r"\[rank0\]: tle: rank 0 program \(0, 0, 0\) has waited 2 s in barrier wait on slot 0 for "
+                        r"epoch 1 \(not arrived yet: ranks 1\); it fails at its deadline, 4 s "
+                        r"\(TLE_BARRIER_TIMEOUT_MS\)", progress[0]), progress
 
 
 @pytest.mark.parametrize("n", [2, 4])
@@ -332,6 +344,10 @@ def test_each_program_takes_its_own_slot_and_the_trace_shows_it(interpret, tmp_p
         one[0].destroy()
     import json
     trace = json.loads(path.read_text())
+    check_default_slot_trace(trace)
+
+
+def check_default_slot_trace(trace: dict) -> None:
     assert trace["otherData"]["clock"].startswith("GPU %globaltimer")
     events = [e for e in trace["traceEvents"] if e.get("cat") == "barrier"]
     begins = [e for e in events if e["ph"] == "B"]
@@ -359,3 +375,21 @@ def test_a_3d_grid_gives_every_program_its_own_slot(interpret, tmp_path):
               if e.get("cat") == "barrier" and e["ph"] == "B"]
     assert sorted(e["args"]["slot"] for e in begins) == list(range(12))
     assert all(e["args"]["slot"] == e["args"]["block"] for e in begins)
+
+
+def test_cpu_communicator_traces_and_refuses_an_empty_write(interpret, tmp_path):
+    """tle.cpu.Communicator records a trace as Comm does; writing one that
+    records nothing (stopped first, or never started) is an error, not an
+    empty file."""
+    path = tmp_path / "trace.json"
+    with Communicator.init_rank(1, get_unique_id(), 0, n_barriers=8) as comm:
+        comm.trace_start()
+        interpret(default_slot_barrier)[(3, 2)](comm.dev_comm)
+        comm.write_trace(path)
+        import json
+        check_default_slot_trace(json.loads(path.read_text()))
+        comm.trace_stop()
+        with pytest.raises(TLEError, match=r"records no trace: call tleCommTraceStart before its launches, and "
+                           r"tleTraceWrite before tleCommTraceStop"):
+            comm.write_trace(tmp_path / "late.json")
+    assert not (tmp_path / "late.json").exists()

@@ -581,11 +581,15 @@ tleResult_t tleCommGetBarrierEpochs(tleComm_t handle, uint32_t first,
       return r;
     if (!outEpochs && count)
       return fail(tleInvalidArgument, "outEpochs is NULL");
-    uint32_t slots = comm->config.nBarriers;
+    // INTRA's epochs, then WORLD's intra half and INTER's (DevComm.h's
+    // kEpochSets order); WORLD's inter half repeats WORLD's rounds.
+    uint64_t slots = uint64_t(comm->config.nBarriers) * 3;
     if (first > slots || count > slots - first)
       return fail(tleInvalidArgument,
-                  "slots %u..%llu are out of range (the communicator has %u)",
-                  first, static_cast<unsigned long long>(first) + count, slots);
+                  "slots %u..%llu are out of range (the communicator has %u "
+                  "per team: intra, world, inter)",
+                  first, static_cast<unsigned long long>(first) + count,
+                  comm->config.nBarriers);
     if (!count)
       return tleSuccess;
     return comm->backend->copyFromLocal(outEpochs, comm->epochs + first,

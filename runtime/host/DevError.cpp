@@ -60,6 +60,27 @@ tleResult_t resultOfDevError(uint32_t code) {
   return static_cast<tleResult_t>(impl::resultOf(code));
 }
 
+void fitMessage(const char *text, char *out, size_t size) {
+  size_t len = std::strlen(text);
+  if (len < size) {
+    std::memcpy(out, text, len + 1);
+    return;
+  }
+  // Cut before a space or a comma (rank lists are "0,1,2"), so that the
+  // last word or number kept is whole.
+  auto boundary = [&](size_t i) { return text[i] == ' ' || text[i] == ','; };
+  size_t cut = size - 4;
+  while (cut > size / 2 && !boundary(cut))
+    --cut;
+  if (!boundary(cut))
+    cut = size - 4;
+  while (cut > 0 && (text[cut - 1] == ' ' || text[cut - 1] == ',' ||
+                     text[cut - 1] == ';' || text[cut - 1] == ':'))
+    --cut;
+  std::memcpy(out, text, cut);
+  std::memcpy(out + cut, "...", 4);
+}
+
 namespace {
 
 /// "tle.local_pointer (flagcxGetLocalPointerS)", or "" for an unknown id.
@@ -199,8 +220,12 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
     if (missing.empty())
       missing = "none";
   }
-  char *m = out.message;
-  size_t n = sizeof(out.message);
+  // Formatted at full length first, then fitted to the record's 256 bytes
+  // at a word boundary with an ellipsis (a report cut mid-word reads as a
+  // different word).
+  char full[1024];
+  char *m = full;
+  size_t n = sizeof(full);
   switch (e.code) {
   case kDevErrTimeout:
     snprintf(m, n,
@@ -210,8 +235,13 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
              e.slot, e.epoch, missing.c_str());
     break;
   case kDevErrIndexOutOfRange:
-    snprintf(m, n, "%sbarrier slot %u out of range (nBarriers %u)", at.c_str(),
-             e.slot, e.nBarriers);
+    // The slot a barrier without an index uses is its program id, which the
+    // user never wrote: say what to change.
+    snprintf(m, n,
+             "%sbarrier slot %u out of range (nBarriers %u): create the "
+             "communicator with nBarriers (n_barriers) > %u, or pass an index "
+             "< %u (the default index is the program id)",
+             at.c_str(), e.slot, e.nBarriers, e.slot, e.nBarriers);
     break;
   case kDevErrBadComm:
     snprintf(m, n,
@@ -274,6 +304,7 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
     snprintf(m, n, "%s: unknown device error code %u", where, e.code);
     break;
   }
+  fitMessage(full, out.message, sizeof(out.message));
 }
 
 bool takeErrorRecord(ErrorRecord &rec, tleErrorInfo &info, RecordNode node) {

@@ -144,11 +144,12 @@ static void appendValue(tle::json::Writer &w, ElemType type,
   }
 }
 
-/// Sum of the barrier epochs of `comm`'s `slots` slots: the barrier rounds
-/// completed on this rank since the communicator was created.
+/// Sum of the barrier epochs of `comm`'s `slots` slots of every team
+/// (intra, world, inter): the barrier rounds completed on this rank since
+/// the communicator was created.
 static std::optional<uint64_t> epochSum(tleComm_t comm, uint32_t slots) {
-  std::vector<uint32_t> epochs(slots);
-  if (tleCommGetBarrierEpochs(comm, 0, slots, epochs.data()) != tleSuccess)
+  std::vector<uint32_t> epochs(size_t(slots) * 3);
+  if (tleCommGetBarrierEpochs(comm, 0, slots * 3, epochs.data()) != tleSuccess)
     return std::nullopt;
   uint64_t sum = 0;
   for (uint32_t e : epochs)

@@ -20,7 +20,6 @@
 
 #include "tle/abi.h"
 
-#include "mlir/Conversion/ConvertToLLVM/ToLLVMInterface.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -467,25 +466,16 @@ void mlir::tle::populateTLEToLLVMConversionPatterns(
 // convert-to-llvm
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Lets MLIR's generic `--convert-to-llvm` lower `tle` ops (with the scalar
-/// ABI, the default of convert-tle-to-llvm).
-struct TLEToLLVMInterface : ConvertToLLVMPatternInterface {
-  using ConvertToLLVMPatternInterface::ConvertToLLVMPatternInterface;
-
-  void populateConvertToLLVMConversionPatterns(
-      ConversionTarget &target, LLVMTypeConverter &typeConverter,
-      RewritePatternSet &patterns) const final {
-    target.addIllegalDialect<TLEDialect>();
-    populateTLEToLLVMConversionPatterns(typeConverter, patterns,
-                                        BarrierABI::Scalar);
-  }
-};
-} // namespace
+// The dialect's interface (TLEDialect.cpp) calls these patterns, with the
+// scalar ABI, the default of convert-tle-to-llvm.
+static void scalarPatterns(const LLVMTypeConverter &converter,
+                           RewritePatternSet &patterns) {
+  populateTLEToLLVMConversionPatterns(converter, patterns, BarrierABI::Scalar);
+}
 
 void mlir::tle::registerConvertTLEToLLVMInterface(DialectRegistry &registry) {
-  registry.addExtension(+[](MLIRContext *ctx, TLEDialect *dialect) {
-    dialect->addInterfaces<TLEToLLVMInterface>();
+  registry.addExtension(+[](MLIRContext *, TLEDialect *dialect) {
+    dialect->toLLVMPatterns = scalarPatterns;
   });
 }
 

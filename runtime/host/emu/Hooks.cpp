@@ -73,7 +73,7 @@ TLE_API void tleEmuSpinWait(const tle::WaitInfo *info) {
   if (thread())
     Scheduler::current()->spinWait(info);
   else
-    tle::emu::detail::offFiberSpinWait();
+    tle::emu::detail::offFiberSpinWait(info);
 }
 
 TLE_API void tleEmuSpinHint(const void *addr, uint64_t value) {

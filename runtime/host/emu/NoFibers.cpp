@@ -93,8 +93,8 @@ TLE_API uint32_t tleEmuGridDim(int32_t dim) {
 }
 TLE_API void tleEmuSyncBlock(void) {}
 TLE_API void tleEmuSyncWarp(void) {}
-TLE_API void tleEmuSpinWait(const tle::WaitInfo *) {
-  tle::emu::detail::offFiberSpinWait();
+TLE_API void tleEmuSpinWait(const tle::WaitInfo *info) {
+  tle::emu::detail::offFiberSpinWait(info);
 }
 
 TLE_API void tleEmuSpinHint(const void *, uint64_t) {

@@ -125,9 +125,34 @@ LogicalResult TeamSizeOp::verify() {
   return success();
 }
 
+/// A buffer handle and a communicator are both `!llvm.ptr` (or i64), so the
+/// types cannot tell one passed for the other; a value that another tle op
+/// uses as its communicator is one, and passing it as `mem` is the mistake
+/// (only the runtime would catch it, on the device).
+static LogicalResult verifyNotACommunicator(Operation *op, Value mem) {
+  for (OpOperand &use : mem.getUses()) {
+    Operation *user = use.getOwner();
+    // Every tle op but the pointer ops takes its communicator first.
+    if (user == op || use.getOperandNumber() != 0 ||
+        !isa<TLEDialect>(user->getDialect()) ||
+        isa<LocalPointerOp, IntraPointerOp>(user))
+      continue;
+    InFlightDiagnostic diag =
+        op->emitOpError()
+        << "mem is also the communicator of '" << user->getName()
+        << "': mem takes a symmetric buffer's handle (tleMemGetHandle), "
+           "not a communicator (tleCommGetDevComm)";
+    diag.attachNote(user->getLoc()) << "used as the communicator here";
+    return diag;
+  }
+  return success();
+}
+
 LogicalResult LocalPointerOp::verify() {
   if (isNullHandle(getMem()))
     return emitOpError("mem is a null pointer");
+  if (failed(verifyNotACommunicator(*this, getMem())))
+    return failure();
   if (isNegativeConstant(getOffset()))
     return emitOpError("offset must be non-negative");
   return success();
@@ -136,6 +161,8 @@ LogicalResult LocalPointerOp::verify() {
 LogicalResult IntraPointerOp::verify() {
   if (isNullHandle(getMem()))
     return emitOpError("mem is a null pointer");
+  if (failed(verifyNotACommunicator(*this, getMem())))
+    return failure();
   if (isNegativeConstant(getOffset()))
     return emitOpError("offset must be non-negative");
   if (isNegativeConstant(getPeer()))

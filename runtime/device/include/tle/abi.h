@@ -8,7 +8,9 @@
 // point and emulator hook (name, result and parameter types) that compilers
 // use to declare and call them. Free of LLVM and of CUDA, so that the
 // device library, the host runtime, the MLIR lowering and the tools all
-// include the same definitions.
+// include the same definitions. Compiled as C (a C kernel for the emulator,
+// tle/emu.h), it gives the encodings as plain constants instead: tleCoopBlock,
+// tleOrderAcqRel, tleTeamIntra, tleScopeSystem, tleBarrierSync, ...
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,6 +18,9 @@
 #define TLE_ABI_H
 
 #include <stdint.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
 
 /// TLE_ABI_MAP(F, (T, n), (T, n), ...) applies F to each parenthesized pair
 /// (`F (T, n)`), comma-separated; up to 8 pairs.
@@ -37,7 +42,11 @@
 
 /// The C type of each ABI type token, and `T name` for a parameter.
 #define TLE_ABI_CTYPE_Void void
+#ifdef __cplusplus
 #define TLE_ABI_CTYPE_NoReturn [[noreturn]] void
+#else
+#define TLE_ABI_CTYPE_NoReturn _Noreturn void
+#endif
 #define TLE_ABI_CTYPE_Bool bool
 #define TLE_ABI_CTYPE_I32 int32_t
 #define TLE_ABI_CTYPE_U32 uint32_t
@@ -47,8 +56,28 @@
 #define TLE_ABI_CTYPE_MutPtr void *
 #define TLE_ABI_CTYPE_CStr const char *
 #define TLE_ABI_CTYPE_WordPtr uint32_t *
+#ifdef __cplusplus
 #define TLE_ABI_CTYPE_WaitInfoPtr const ::tle::WaitInfo *
+#else
+#define TLE_ABI_CTYPE_WaitInfoPtr const struct tleWaitInfo *
+#endif
 #define TLE_ABI_CPARAM(T, name) TLE_ABI_CTYPE_##T name
+
+#ifndef __cplusplus
+/* C: the encodings as constants, named as the C API names things. */
+enum {
+#define TLE_COOP(Name, Value, Spelling) tleCoop##Name = Value,
+#include "tle/abi.def"
+#define TLE_ORDER(Name, Value, Spelling) tleOrder##Name = Value,
+#include "tle/abi.def"
+#define TLE_TEAM(Name, Value, Spelling) tleTeam##Name = Value,
+#include "tle/abi.def"
+#define TLE_SCOPE(Name, Value, Spelling) tleScope##Name = Value,
+#include "tle/abi.def"
+#define TLE_BARRIER_KIND(Name, Value, Spelling) tleBarrier##Name = Value,
+#include "tle/abi.def"
+};
+#else
 
 namespace tle {
 
@@ -258,5 +287,6 @@ inline const char *describe(BadArgument arg) {
 
 } // namespace tle::abi
 #endif // __CUDA_ARCH__
+#endif // __cplusplus
 
 #endif // TLE_ABI_H

@@ -341,7 +341,9 @@ def TLE_LocalPointerOp : TLE_Op<"local_pointer", [MemoryEffects<[MemRead]>]> {
     rank's copy of the symmetric buffer whose handle is `mem`.
 
     Verifier rules: a constant `offset` must be non-negative; a constant null
-    `mem` is rejected.
+    `mem` is rejected, and so is a `mem` that another tle op uses as its
+    communicator (a communicator and a buffer handle are both pointers: only
+    their uses tell them apart).
 
     Example:
 
@@ -363,7 +365,8 @@ def TLE_IntraPointerOp : TLE_Op<"intra_pointer", [MemoryEffects<[MemRead]>]> {
     `mem`. Loads and stores through it go over NVLink/PCIe P2P.
 
     Verifier rules: a constant `offset` and a constant `peer` must be
-    non-negative; a constant null `mem` is rejected.
+    non-negative; a constant null `mem` is rejected, and so is a `mem` that
+    another tle op uses as its communicator.
 
     Example:
 
