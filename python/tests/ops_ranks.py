@@ -77,10 +77,16 @@ class Ranks:
 def all_reduce_cases(t: Ranks, coll: Collectives) -> None:
     # 300 fp32 > the 256-element staging half: two launches.
     sizes = (65, 300) if t.quick else (1, 63, 65, 200, 300)
+
+    def dtypes(n: int, op: str) -> tuple:
+        if n != 65 or op == "min":
+            return (np.float32,)
+        # Quick: float16 once per variant, with max.
+        return ((np.float16,) if op == "max" else (np.float32,)) if t.quick else (np.float32, np.float16)
     for variant in ("ll", "oneshot", "twoshot", None):
         for op in ("sum", "max", "min"):
             for n in sizes if op == "sum" else (65,):
-                for dtype in (np.float32, np.float16) if n == 65 and op != "min" else (np.float32,):
+                for dtype in dtypes(n, op):
                     if variant == "ll" and n * 8 > 4096:
                         continue
                     xs = t.inputs((n,), dtype)
@@ -103,6 +109,8 @@ def all_gather_cases(t: Ranks, coll: Collectives) -> None:
             name = f"all_gather {variant} {shape}"
             t.maybe_late(f"all_gather {variant}")
             t.check(name, coll.all_gather(xs[t.rank], variant=variant), want)
+            if t.quick and shape != (65,):
+                continue
             out = np.zeros_like(want)
             out.reshape(t.size, -1)[t.rank] = xs[t.rank].reshape(-1)
             coll.all_gather_(out, variant=variant)
@@ -118,6 +126,8 @@ def reduce_scatter_cases(t: Ranks, coll: Collectives) -> None:
                 name = f"reduce_scatter {variant} {op} m={m}"
                 t.maybe_late(f"reduce_scatter {variant}")
                 t.check(name, coll.reduce_scatter(xs[t.rank].copy(), op, variant=variant), want)
+                if t.quick and op != "sum":
+                    continue
                 x = xs[t.rank].copy()
                 row = coll.reduce_scatter_(x, op, variant=variant)
                 t.check(name + " in place", row, want)
