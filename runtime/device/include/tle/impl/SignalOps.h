@@ -245,7 +245,7 @@ TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
 #if defined(TLE_NO_ABORT_CHECK)
   uint32_t fault = 0;
 #else
-  uint32_t fault = faultCode(s.dc);
+  uint32_t fault = abortLookDue(k.polls) ? faultCode(s.dc) : 0;
 #endif
   if (TLE_UNLIKELY(fault != 0))
     return giveUpSignal(s.dc, sig, seen, least, fault, fn);
