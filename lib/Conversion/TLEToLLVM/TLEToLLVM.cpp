@@ -49,13 +49,15 @@ static_assert(static_cast<int>(BarrierGroup::thread) == ::tle::kCoopThread &&
                   static_cast<int>(BarrierGroup::block) == ::tle::kCoopBlock &&
                   static_cast<int>(BarrierGroup::grid) == ::tle::kCoopGrid,
               "TLEEnums.td's BarrierGroup must store abi.def's coop kinds");
-static_assert(
-    static_cast<int>(MemoryOrder::relaxed) == ::tle::kOrderRelaxed &&
-        static_cast<int>(MemoryOrder::acquire) == ::tle::kOrderAcquire &&
-        static_cast<int>(MemoryOrder::release) == ::tle::kOrderRelease &&
-        static_cast<int>(MemoryOrder::acq_rel) == ::tle::kOrderAcqRel &&
-        static_cast<int>(MemoryOrder::seq_cst) == ::tle::kOrderSeqCst,
-    "TLEEnums.td's MemoryOrder must store abi.def's orders");
+static_assert(static_cast<int>(MemoryOrder::relaxed) == ::tle::kOrderRelaxed &&
+                  static_cast<int>(MemoryOrder::acquire) ==
+                      ::tle::kOrderAcquire &&
+                  static_cast<int>(MemoryOrder::release) ==
+                      ::tle::kOrderRelease &&
+                  static_cast<int>(MemoryOrder::acq_rel) ==
+                      ::tle::kOrderAcqRel &&
+                  static_cast<int>(MemoryOrder::seq_cst) == ::tle::kOrderSeqCst,
+              "TLEEnums.td's MemoryOrder must store abi.def's orders");
 static_assert(static_cast<int>(SignalGroup::thread) == ::tle::kCoopThread &&
                   static_cast<int>(SignalGroup::warp) == ::tle::kCoopWarp &&
                   static_cast<int>(SignalGroup::block) == ::tle::kCoopBlock,
@@ -147,7 +149,8 @@ static Value toGenericPointer(OpBuilder &builder, Location loc, Value handle) {
 /// callee in the nearest symbol table (`gpu.module` or `builtin.module`).
 /// Arguments the ABI takes as pointers are converted to generic pointers.
 static LogicalResult replaceWithAbiCall(ConversionPatternRewriter &rewriter,
-                                        Operation *op, Fn fn, ValueRange args) {
+                                        Operation *op, Fn fn,
+                                        ValueRange args) {
   const ::tle::abi::Function &entry = ::tle::abi::function(fn);
   Operation *symbolTable = op->getParentWithTrait<OpTrait::SymbolTable>();
   if (!symbolTable)
@@ -160,8 +163,9 @@ static LogicalResult replaceWithAbiCall(ConversionPatternRewriter &rewriter,
   SmallVector<Value> operands;
   for (auto [value, type] : llvm::zip(args, entry.params)) {
     bool isPointer = type == ::tle::abi::Type::Ptr;
-    operands.push_back(
-        isPointer ? toGenericPointer(rewriter, op->getLoc(), value) : value);
+    operands.push_back(isPointer
+                           ? toGenericPointer(rewriter, op->getLoc(), value)
+                           : value);
   }
   auto call = LLVM::CallOp::create(rewriter, op->getLoc(), *func, operands);
   rewriter.replaceOp(op, call->getResults());
@@ -398,14 +402,14 @@ void mlir::tle::populateTLEToLLVMConversionPatterns(
   patterns.add<TeamQueryLowering<TeamSizeOp>>(
       converter, Fn::flagcxDevCommGetIntraSize, Fn::flagcxDevCommGetSize,
       Fn::tleDevCommGetTeamSize);
-  patterns.add<RuntimeCallLowering<IntraRankOp>>(converter,
-                                                 Fn::flagcxDevCommGetIntraRank);
-  patterns.add<RuntimeCallLowering<IntraSizeOp>>(converter,
-                                                 Fn::flagcxDevCommGetIntraSize);
-  patterns.add<RuntimeCallLowering<LocalPointerOp>>(converter,
-                                                    Fn::flagcxGetLocalPointerS);
-  patterns.add<RuntimeCallLowering<IntraPointerOp>>(converter,
-                                                    Fn::flagcxGetIntraPointerS);
+  patterns.add<RuntimeCallLowering<IntraRankOp>>(
+      converter, Fn::flagcxDevCommGetIntraRank);
+  patterns.add<RuntimeCallLowering<IntraSizeOp>>(
+      converter, Fn::flagcxDevCommGetIntraSize);
+  patterns.add<RuntimeCallLowering<LocalPointerOp>>(
+      converter, Fn::flagcxGetLocalPointerS);
+  patterns.add<RuntimeCallLowering<IntraPointerOp>>(
+      converter, Fn::flagcxGetIntraPointerS);
   patterns.add<SignalOpLowering, SignalWaitOpLowering, ReadSignalOpLowering,
                ResetSignalOpLowering>(converter);
 }
