@@ -215,7 +215,8 @@ INSTANTIATE_TEST_SUITE_P(Emu, PutRing, testing::ValuesIn(ringCases()),
                          ringName);
 
 // A get reads the previous rank's buffer into this rank's; a barrier says
-// the source was written, the flush that the data landed.
+// the source was written, and each group's leader checks the whole share
+// its members copied as soon as the call returns.
 TEST(OneSided, GetMirrorsPut) {
   for (int g : {kCoopThread, kCoopWarp, kCoopBlock}) {
     Ranks ranks(3, 64, -1, kThreads);
@@ -237,11 +238,10 @@ TEST(OneSided, GetMirrorsPut) {
           uint64_t off = gi * kBytes;
           flagcxDevGet(dc, src.handle(rank), off, dst.handle(rank), off, kBytes,
                        kTeamIntra, prev, 0, g, kScopeSystem, kOrderAcquire);
-          flagcxDevFlush(dc, 0, g, kOrderAcqRel);
+          // On this node the data has landed when the call returns, for
+          // every member of the group (no flush needed).
           auto *got = static_cast<const uint8_t *>(
               flagcxGetLocalPointerS(dst.handle(rank), 0));
-          if (linearThreadId() == 0)
-            flagcxCoopSyncS(kCoopThread);
           for (uint64_t i = off; i < off + kBytes; ++i)
             if (linearThreadId() % (kThreads / groups(g)) == 0 &&
                 checkedRead(got + i) != pattern(prev, 0, 0, i))
@@ -269,6 +269,14 @@ TEST(OneSided, PutValueAndShadows) {
             flagcxGetLocalPointerS(buf.handle(rank), 0));
         for (uint32_t k = 0; k < kRounds; ++k) {
           uint64_t value = 1000 * rank + k;
+          // This rank expects one more signal; it tells the previous rank
+          // it may put, and puts only when the next one said so: the value
+          // cannot be there before the wait unless the wait waited.
+          if (linearThreadId() == 0)
+            flagcxDevIncreaseSignalShadow(dc, 0, 3, 1);
+          flagcxDevSignalInc(dc, kTeamIntra, prev, 4, 0, kCoopWarp,
+                             kScopeSystem);
+          flagcxDevWaitSignal(dc, 4, k + 1, 64, 0, kCoopWarp, kOrderAcquire);
           if (k % 3 == 0)
             flagcxDevPutValue_RSigInc(dc, buf.handle(rank), 8 * k, value,
                                       kTeamIntra, next, 0, kCoopWarp,
@@ -281,8 +289,6 @@ TEST(OneSided, PutValueAndShadows) {
             flagcxDevNetPutValueS_RSigInc(net, dc, kTeamIntra, next,
                                           buf.handle(rank), 8 * k, value,
                                           kCoopWarp, 3);
-          if (linearThreadId() == 0)
-            flagcxDevIncreaseSignalShadow(dc, 0, 3, 1);
           if (k % 2)
             flagcxDevWaitSignalMeetShadow(dc, 0, 3, 64, kCoopWarp,
                                           kOrderAcquire);
@@ -490,6 +496,183 @@ TEST(OneSided, TeamsCoopsAndPointers) {
     tleMemFree(m);
   for (tleComm_t c : comms)
     tleCommDestroy(c);
+}
+
+/// A write the race checker sees.
+void checkedWrite(uint8_t *p, uint8_t v) {
+  tleEmuAccess(p, 1, kAccessStore, kOrderRelaxed, "the write");
+  *p = v;
+}
+
+/// A world of `nodes` simulated nodes of `perNode` ranks with one buffer
+/// pair per node (tleMemAllocAll per node, in the same order on every
+/// node: the k-th buffers of the nodes are one world buffer to the
+/// network).
+struct World {
+  World(int nodes, int perNode, size_t bytes) : nodes(nodes), perNode(perNode) {
+    tleConfig_t config = TLE_CONFIG_INITIALIZER;
+    config.ranksPerNode = static_cast<uint32_t>(perNode);
+    config.nSignals = 8;
+    int n = nodes * perNode;
+    comms.resize(n);
+    src.resize(n);
+    dst.resize(n);
+    status = tleCommInitAll(comms.data(), n, nullptr, &config);
+    for (int k = 0; k < nodes && status == tleSuccess; ++k) {
+      status = tleMemAllocAll(&comms[k * perNode], perNode, bytes,
+                              &src[k * perNode]);
+      if (status == tleSuccess)
+        status = tleMemAllocAll(&comms[k * perNode], perNode, bytes,
+                                &dst[k * perNode]);
+    }
+    for (int q = 0; q < n && status == tleSuccess; ++q) {
+      void *h;
+      tleMemGetHandle(src[q], &h);
+      srcH.push_back(h);
+      tleMemGetHandle(dst[q], &h);
+      dstH.push_back(h);
+    }
+  }
+  ~World() {
+    for (auto *v : {&src, &dst})
+      for (tleMem_t m : *v)
+        if (m)
+          tleMemFree(m);
+    for (tleComm_t c : comms)
+      if (c)
+        tleCommDestroy(c);
+  }
+  int nodes, perNode;
+  tleResult_t status;
+  std::vector<tleComm_t> comms;
+  std::vector<tleMem_t> src, dst;
+  std::vector<void *> srcH, dstH;
+};
+
+struct NetCase {
+  int nodes, perNode;
+  int team; ///< kTeamInter or kTeamWorld
+};
+
+class NetRing : public testing::TestWithParam<NetCase> {};
+
+// Over the simulated network: each rank puts to the same local rank of the
+// next node (INTER: peer = next node; WORLD: its world rank) with a remote
+// signal and a local counter, the receiver reads after the signal, the
+// sender rewrites its source only after the counter; then every rank gets
+// the previous node's copy back and reads it after a flush. Every access is
+// race-checked: a signal, counter or flush that does not order what it must
+// is a race (or a wrong byte), not a lucky pass.
+TEST_P(NetRing, PutSignalCounterGetFlush) {
+  const NetCase c = GetParam();
+  constexpr uint64_t kN = 96;
+  World w(c.nodes, c.perNode, 2 * kN * kRounds);
+  ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
+  int n = c.nodes * c.perNode;
+  std::vector<uint32_t> bad(n, 0);
+  LaunchResult r = launch(
+      w.comms.data(), n, shape({1, 1, 1}, {32, 1, 1}), [&](int rank, void *dc) {
+        int node = rank / c.perNode, local = rank % c.perNode;
+        int nextNode = (node + 1) % c.nodes, prevNode = (node + c.nodes - 1) % c.nodes;
+        int peer = c.team == kTeamInter ? nextNode : nextNode * c.perNode + local;
+        int from = prevNode * c.perNode + local;
+        auto *src = static_cast<uint8_t *>(flagcxGetLocalPointerS(w.srcH[rank], 0));
+        auto *dst = static_cast<uint8_t *>(flagcxGetLocalPointerS(w.dstH[rank], 0));
+        bool lead = linearThreadId() == 0;
+        for (uint32_t k = 0; k < kRounds; ++k) {
+          if (lead)
+            for (uint64_t i = 0; i < kN; ++i)
+              checkedWrite(src + i, pattern(rank, k, 0, i));
+          flagcxCoopSyncS(kCoopWarp);
+          flagcxDevPut_RSigInc_LCtrInc(dc, w.dstH[rank], k * kN, w.srcH[rank],
+                                       0, kN, c.team, peer, 0, kCoopWarp,
+                                       kScopeSystem, kOrderRelease, 1, 2);
+          flagcxDevWaitSignal(dc, 1, k + 1, 64, 0, kCoopWarp, kOrderAcquire);
+          if (lead)
+            for (uint64_t i = 0; i < kN; ++i)
+              if (checkedRead(dst + k * kN + i) != pattern(from, k, 0, i))
+                ++bad[rank];
+          // The source may be rewritten once the counter says so.
+          flagcxDevWaitCounter(dc, 2, k + 1, 64, 0, kCoopWarp, kOrderAcquire);
+        }
+        // Get the previous node's last source back, into the second half.
+        int getPeer = c.team == kTeamInter ? prevNode : from;
+        flagcxDevGet(dc, w.srcH[rank], 0, w.dstH[rank], kRounds * kN, kN,
+                     c.team, getPeer, 0, kCoopWarp, kScopeSystem,
+                     kOrderAcquire);
+        flagcxDevFlush(dc, 0, kCoopWarp, kOrderAcqRel);
+        if (lead)
+          for (uint64_t i = 0; i < kN; ++i)
+            if (checkedRead(dst + kRounds * kN + i) !=
+                pattern(from, kRounds - 1, 0, i))
+              ++bad[rank];
+        // The net forms: a put-value and a counter-only signal.
+        const void *net = flagcxDevNetGetFromCommS(dc, 0);
+        flagcxDevNetPutValueS_RSigInc(net, dc, c.team, peer, w.dstH[rank],
+                                      2 * kN * kRounds - 8, 7000 + rank,
+                                      kCoopWarp, 3);
+        flagcxDevNetWaitSignalS(net, kCoopWarp, 3, 1, 64, kOrderAcquire);
+        const uint8_t *last = dst + 2 * kN * kRounds - 8;
+        tleEmuAccess(last, 8, kAccessLoad, kOrderRelaxed, "the read");
+        uint64_t v;
+        std::memcpy(&v, last, 8);
+        if (v != 7000u + from)
+          ++bad[rank];
+        flagcxDevNetSignalCtrIncS(net, dc, c.team, peer, kCoopWarp, 4);
+        flagcxDevNetWaitCounterS(net, kCoopWarp, 4, 1, 64, kOrderAcquire);
+      });
+  ASSERT_EQ(r.result, tleSuccess) << r.message;
+  for (int q = 0; q < n; ++q)
+    EXPECT_EQ(bad[q], 0u) << "rank " << q;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Emu, NetRing,
+    testing::Values(NetCase{2, 4, kTeamInter}, NetCase{2, 4, kTeamWorld},
+                    NetCase{4, 8, kTeamInter}, NetCase{4, 8, kTeamWorld}),
+    [](const testing::TestParamInfo<NetCase> &i) {
+      return std::to_string(i.param.nodes) + "x" +
+             std::to_string(i.param.perNode) + "_" +
+             (i.param.team == kTeamInter ? "inter" : "world");
+    });
+
+// What the network's ordering forbids, each a race the checker reports:
+// reading a put's data before its signal, overwriting a put's source
+// before its local counter, reading a get's data before the flush.
+TEST(OneSided, NetworkMisusesAreRaces) {
+  enum Misuse { ReadEarly, ReuseEarly, GetNoFlush };
+  for (Misuse m : {ReadEarly, ReuseEarly, GetNoFlush}) {
+    World w(2, 1, 64);
+    ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
+    LaunchResult r = launch(
+        w.comms.data(), 2, shape({1, 1, 1}, {1, 1, 1}), [&](int rank, void *dc) {
+          auto *src = static_cast<uint8_t *>(flagcxGetLocalPointerS(w.srcH[rank], 0));
+          auto *dst = static_cast<uint8_t *>(flagcxGetLocalPointerS(w.dstH[rank], 0));
+          if (m == GetNoFlush) {
+            if (rank == 0) {
+              flagcxDevGet(dc, w.srcH[0], 0, w.dstH[0], 0, 8, kTeamInter, 1,
+                           0, kCoopThread, kScopeSystem, kOrderAcquire);
+              checkedRead(dst);
+              flagcxDevFlush(dc, 0, kCoopThread, kOrderAcqRel);
+            }
+            return;
+          }
+          if (rank == 0) {
+            flagcxDevPut_RSigInc_LCtrInc(dc, w.dstH[0], 0, w.srcH[0], 0, 8,
+                                         kTeamInter, 1, 0, kCoopThread,
+                                         kScopeSystem, kOrderRelease, 0, 0);
+            if (m == ReuseEarly)
+              checkedWrite(src, 1);
+            flagcxDevWaitCounter(dc, 0, 1, 64, 0, kCoopThread, kOrderAcquire);
+          } else {
+            if (m == ReadEarly)
+              checkedRead(dst);
+            flagcxDevWaitSignal(dc, 0, 1, 64, 0, kCoopThread, kOrderAcquire);
+          }
+        });
+    EXPECT_NE(r.result, tleSuccess) << m;
+    EXPECT_TRUE(contains(r.message, "data race")) << m << ": " << r.message;
+  }
 }
 
 } // namespace

@@ -153,14 +153,17 @@ TLE_DEV_INLINE uint64_t *netWordOf(const DevComm *dc, uint32_t world,
 TLE_DEV_INLINE void *netPtrOf(const SymMem *m, uint32_t world, abi::Fn fn) {
   uint32_t n = loadConst(&m->nWorld);
   void *const *ptrs = loadConst(&m->worldPtrs);
-  if (TLE_UNLIKELY(!ptrs || world >= n)) {
+  void *p = ptrs && world < n ? loadConst(&ptrs[world]) : nullptr;
+  // No table (one node, or memory TLE did not allocate for the world), or
+  // the peer's node has not allocated its copy yet.
+  if (TLE_UNLIKELY(!p)) {
     Failure f{kDevErrBadArgument, fn};
     f.argument = kArgPeer;
     f.value = world;
     f.limit = n;
     failWithRecord(loadConst(&m->error), loadConst(&m->rank), 0, f);
   }
-  return loadConst(&ptrs[world]);
+  return p;
 }
 
 /// Hands a transfer to the network: `bytes` from `src` to `dst` (either

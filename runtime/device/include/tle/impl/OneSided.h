@@ -16,10 +16,12 @@
 //
 // Memory model. INTRA put: a release or acq_rel order fences before the
 // copy (the data the caller wrote is ordered before the copy's stores for
-// whoever acquires them); after the copy every thread fences, the group
-// syncs and its rank 0 adds to the signal with a release (cumulative: it
-// publishes the whole group's copy, as SignalOps.h's adds do), so a waiter
-// that acquires the signal sees the data. The local counter's add is a
+// whoever acquires them); after the copy the group syncs and its rank 0
+// adds to the signal with a release (cumulative: it publishes the whole
+// group's copy, as SignalOps.h's adds do), so a waiter that acquires the
+// signal sees the data. FlagCX also fences in every thread there; the
+// group sync makes that fence redundant, and it costs a system fence per
+// thread in the latency of a small put. The local counter's add is a
 // release after the copy's loads: whoever acquires it (flagcxDevWaitCounter)
 // may overwrite the source. INTRA get: acquire or acq_rel fences after the
 // copy. The final group sync makes the group's whole transfer done for
@@ -201,12 +203,11 @@ TLE_DEV_INLINE void put(const void *comm, const void *dst, uint64_t dstOffset,
     char *to = static_cast<char *>(loadConst(&d.m->ptrs[routeIndex(t.intra)])) +
                dstOffset;
     copyBytes(to, from, bytes, g.rank, g.size);
-    bool acts = remote.kind != Action::None || local.kind != Action::None;
-    if (acts) {
-      // Every thread's stores before the group's release (SignalOps.h).
+    if (remote.kind != Action::None || local.kind != Action::None) {
+      // The whole group's copy before rank 0's release, which is
+      // cumulative (as signalAdd's, SignalOps.h).
       if (!TLE_MUTANT(50))
-        fenceAcqRelSys();
-      groupSync(g);
+        groupSync(g);
       if (g.rank == 0) {
         actNear(c.dc, t.intra, remote);
         actNear(c.dc, c.rank, local);
@@ -246,9 +247,11 @@ TLE_DEV_INLINE void get(const void *comm, const void *src, uint64_t srcOffset,
         static_cast<char *>(loadConst(&s.m->ptrs[routeIndex(t.intra)])) +
         srcOffset;
     copyBytes(to, from, bytes, g.rank, g.size);
-    if (acquires(order) && !TLE_MUTANT(51))
+    if (acquires(order))
       fenceAcqRelSys();
-    groupSync(g);
+    // Every member's share has landed before any member returns.
+    if (!TLE_MUTANT(51))
+      groupSync(g);
     return;
   }
   groupSync(g);
