@@ -262,6 +262,14 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
              "communicator gave up",
              e.rank, missing.c_str());
     break;
+  case kDevErrNotServed:
+    snprintf(m, n,
+             "%sa transfer with world rank %llu, past this node: this "
+             "communicator's network (NCCL GIN) carries signals and barriers "
+             "here, not data; one-sided data crosses nodes on the emulator's "
+             "network only (docs/design.md, \"One-sided transfers\")",
+             at.c_str(), static_cast<unsigned long long>(e.value));
+    break;
   default:
     snprintf(m, n, "%s: unknown device error code %u", where, e.code);
     break;

@@ -105,6 +105,17 @@ TLE_DEV_INLINE Target resolvePeer(const Comm &c, int team, int peer,
   return {node == w.node, world - node * c.size, world};
 }
 
+/// A transfer with world rank `t.world` on another node: only the
+/// emulator's network carries data (NCCL GIN carries signals and barriers
+/// in this build); anything else is a located report.
+TLE_DEV_INLINE void checkNetData(const Comm &c, const Target &t, abi::Fn fn) {
+  if (t.local || loadConst(&c.dc->netKind) == kNetEmu)
+    return;
+  Failure f{kDevErrNotServed, fn};
+  f.value = t.world;
+  failComm(c.dc, f);
+}
+
 /// A buffer handle, and `offset + bytes` inside it (no wrap-around).
 TLE_DEV_INLINE Mem checkRange(const void *comm, const void *mem,
                               uint64_t offset, uint64_t bytes, abi::Fn fn) {
@@ -194,6 +205,7 @@ TLE_DEV_INLINE void put(const void *comm, const void *dst, uint64_t dstOffset,
   Mem s = checkRange(comm, src, srcOffset, bytes, fn);
   checkAction(c, remote, fn);
   checkAction(c, local, fn);
+  checkNetData(c, t, fn);
   Group g = makeGroup(coop);
   char *from = static_cast<char *>(loadConst(&s.m->ptrs[routeIndex(s.rank)])) +
                srcOffset;
@@ -239,6 +251,7 @@ TLE_DEV_INLINE void get(const void *comm, const void *src, uint64_t srcOffset,
   Target t = resolvePeer(c, team, peer, fn);
   Mem s = checkRange(comm, src, srcOffset, bytes, fn);
   Mem d = checkRange(comm, dst, dstOffset, bytes, fn);
+  checkNetData(c, t, fn);
   Group g = makeGroup(coop);
   char *to = static_cast<char *>(loadConst(&d.m->ptrs[routeIndex(d.rank)])) +
              dstOffset;
@@ -277,6 +290,7 @@ TLE_DEV_INLINE void putValue(const void *comm, const void *dst,
     failArgument(comm, 0, fn, kArgOffset, static_cast<int64_t>(dstOffset),
                  sizeof(uint64_t));
   checkAction(c, remote, fn);
+  checkNetData(c, t, fn);
   Group g = makeGroup(coop);
   groupSync(g);
   if (g.rank == 0) {
@@ -317,6 +331,7 @@ TLE_DEV_INLINE void signalOnly(const void *comm, int team, int peer, int coop,
   Comm c = checkComm(comm, fn);
   Target t = resolvePeer(c, team, peer, fn);
   checkAction(c, remote, fn);
+  checkNetData(c, t, fn);
   Group g = makeGroup(coop);
   groupSync(g);
   if (g.rank == 0) {
