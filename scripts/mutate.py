@@ -27,6 +27,9 @@ whole matrix (for the table's "also fails" column). CPU catchers:
   hostir  ctest device-host-orders: the emulator platform's C++ orders
   race    tle-emu-tests-mutant's RaceCheck tests: the stress under the emulator's
           happens-before checker
+  onesided tle-emu-tests-mutant's one-sided tests (OneSidedTest.cpp): puts,
+          gets, counters, shadows and flush on INTRA and the simulated network,
+          race-checked
 
 The Triton front end's mutants (P1, P2, ... in docs/testing.md, "Front-end
 mutants") substitute text in a copy of a file of python/tle (language.py,
@@ -99,6 +102,9 @@ def catchers(build):
         "hostir": (ctest + ["^device-host-orders$"], {}),
         "race": ([str(bin_ / "tle-emu-tests-mutant"), "--gtest_brief=1", "--gtest_fail_fast",
                   "--gtest_filter=*RaceCheck*"], {"TLE_EMU_SEED": SEED, "TLE_BARRIER_TIMEOUT_MS": "5000"}),
+        "onesided": ([str(bin_ / "tle-emu-tests-mutant"), "--gtest_brief=1", "--gtest_fail_fast",
+                      "--gtest_filter=*OneSided*:*PutRing*:*NetRing*"],
+                     {"TLE_EMU_SEED": SEED, "TLE_BARRIER_TIMEOUT_MS": "5000"}),
     }
 
 

@@ -144,6 +144,18 @@ std::string badArgument(const ErrorRecord &e) {
              "64-bit: pass bits = 64)",
              value);
     break;
+  case kArgCounter:
+    snprintf(buf, sizeof(buf),
+             "counter %lld is out of range (the communicator has %llu "
+             "counters)",
+             value, limit);
+    break;
+  case kArgNet:
+    snprintf(buf, sizeof(buf),
+             "%#llx is not a net handle (flagcxDevNetGetFromCommS or "
+             "flagcxDevNetInitC gives one)",
+             static_cast<unsigned long long>(e.value));
+    break;
   case kArgOrder:
     // A valid order refused: release on a call that only observes.
     if (e.value <= e.limit) {
@@ -158,9 +170,10 @@ std::string badArgument(const ErrorRecord &e) {
   case kArgCoopKind:
   case kArgScope:
   case kArgBarrierKind:
+  case kArgAccess:
+  case kArgFence:
     snprintf(buf, sizeof(buf), "unknown %s %lld (valid: 0..%llu)",
-             abi::describe(static_cast<BadArgument>(e.argument)), value,
-             limit);
+             abi::describe(static_cast<BadArgument>(e.argument)), value, limit);
     break;
   default:
     snprintf(buf, sizeof(buf), "bad argument %u with value %lld", e.argument,
@@ -208,7 +221,8 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
   std::string call = callName(e.function);
   // "<where>: <call>: <what happened>"; the call is left out when the
   // record names none (the emulator's deadlock reports).
-  std::string at = std::string(where) + ": " + (call.empty() ? "" : call + ": ");
+  std::string at =
+      std::string(where) + ": " + (call.empty() ? "" : call + ": ");
   std::string missing = peerList(peers);
   if (p > 0) {
     missing.clear();
@@ -299,6 +313,14 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
              "connection closed without a goodbye); every wait on the "
              "communicator gave up",
              e.rank, missing.c_str());
+    break;
+  case kDevErrNotServed:
+    snprintf(m, n,
+             "%sa transfer with world rank %llu, past this node: this "
+             "communicator's network (NCCL GIN) carries signals and barriers "
+             "here, not data; one-sided data crosses nodes on the emulator's "
+             "network only (docs/design.md, \"One-sided transfers\")",
+             at.c_str(), static_cast<unsigned long long>(e.value));
     break;
   default:
     snprintf(m, n, "%s: unknown device error code %u", where, e.code);
