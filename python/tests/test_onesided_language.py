@@ -34,7 +34,7 @@ TARGET = GPUTarget("cuda", 90, 32)
 SIGNATURE = {"comm": "i64", "dst": "i64", "src": "i64", "n": "i64", "peer": "i32"}
 
 
-def ttir(fn, signature=SIGNATURE, **options) -> str:
+def ttir(fn, signature=SIGNATURE, constexprs=None, **options) -> str:
     """The TTIR of ``fn`` (code generation only: nothing is linked)."""
     options.setdefault("extern_libs", tle.extern_libs())
     backend = make_backend(TARGET)
@@ -42,7 +42,7 @@ def ttir(fn, signature=SIGNATURE, **options) -> str:
     context = ir.context()
     ir.load_dialects(context)
     backend.load_dialects(context)
-    src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs={})
+    src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs or {})
     text = str(src.make_ir(TARGET, opts, backend.get_codegen_implementation(opts), backend.get_module_map(),
                            context))
     # MLIR names a negative constant %c-1_i32, which extern_calls' value
