@@ -3,9 +3,9 @@
 //
 // Reads, from a kernel module before lowering, what a launcher needs and
 // cannot see in PTX: which parameters to pass, whether the launch must be
-// cooperative and how many barrier slots and signal words to create. A
-// kernel's barriers and signals are those of every function it reaches
-// through direct calls.
+// cooperative and how many barrier slots, signal words and counter words to
+// create. A kernel's barriers, signals and counters are those of every
+// function it reaches through direct calls.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,6 +37,9 @@ struct BarrierSummary {
   /// runtime value.
   unsigned signalWords = 0;
   bool runtimeSignal = false;
+  /// The same for counter words.
+  unsigned counterWords = 0;
+  bool runtimeCounter = false;
 };
 
 /// The group and slot index of a barrier op (of any team: each team has
@@ -50,7 +53,9 @@ std::pair<BarrierGroup, Value> barrierOperands(Operation *op) {
   return {BarrierGroup::block, nullptr};
 }
 
-/// The signal index of a signal op, or null for any other op.
+/// The signal index of a signal op, of a signal shadow op, or of the
+/// signal attached to a put, or null for any other op (and a put without
+/// one).
 Value signalIndex(Operation *op) {
   if (auto s = dyn_cast<SignalOp>(op))
     return s.getSig();
@@ -60,7 +65,39 @@ Value signalIndex(Operation *op) {
     return s.getSig();
   if (auto s = dyn_cast<ResetSignalOp>(op))
     return s.getSig();
+  if (auto s = dyn_cast<ShadowIncreaseOp>(op))
+    return s.getSig();
+  if (auto s = dyn_cast<ShadowWaitOp>(op))
+    return s.getSig();
+  if (auto p = dyn_cast<PutOp>(op))
+    return p.getSignal();
+  if (auto p = dyn_cast<PutValueOp>(op))
+    return p.getSignal();
   return nullptr;
+}
+
+/// The counter index of a counter op or of the counter attached to a put,
+/// or null.
+Value counterIndex(Operation *op) {
+  if (auto c = dyn_cast<CounterWaitOp>(op))
+    return c.getCounter();
+  if (auto c = dyn_cast<ReadCounterOp>(op))
+    return c.getCounter();
+  if (auto c = dyn_cast<ResetCounterOp>(op))
+    return c.getCounter();
+  if (auto p = dyn_cast<PutOp>(op))
+    return p.getCounter();
+  return nullptr;
+}
+
+/// Raises `words` to a constant `index` + 1, or sets `runtime` for an index
+/// that is not a non-negative constant.
+void countWord(Value index, unsigned &words, bool &runtime) {
+  APInt constant;
+  if (matchPattern(index, m_ConstantInt(&constant)) && !constant.isNegative())
+    words = std::max<unsigned>(words, constant.getZExtValue() + 1);
+  else
+    runtime = true;
 }
 } // namespace
 
@@ -86,15 +123,14 @@ static void collectBarriers(Operation *root, BarrierSummary &sum,
           sum.runtimeIndex = true;
         return;
       }
-      if (Value sig = signalIndex(op)) {
-        APInt index;
-        if (matchPattern(sig, m_ConstantInt(&index)) && !index.isNegative())
-          sum.signalWords =
-              std::max<unsigned>(sum.signalWords, index.getZExtValue() + 1);
-        else
-          sum.runtimeSignal = true;
+      // A put can carry both a signal and a counter.
+      Value sig = signalIndex(op), counter = counterIndex(op);
+      if (sig)
+        countWord(sig, sum.signalWords, sum.runtimeSignal);
+      if (counter)
+        countWord(counter, sum.counterWords, sum.runtimeCounter);
+      if (sig || counter)
         return;
-      }
       auto call = dyn_cast<CallOpInterface>(op);
       if (!call)
         return;
@@ -120,8 +156,7 @@ mlir::tle::collectKernelInfo(ModuleOp module) {
     BundleKernel info;
     info.name = func.getName().str();
     if (!::tle::run::isValidKernelName(info.name)) {
-      func.emitError("kernel name '")
-          << info.name << "' is not a C identifier";
+      func.emitError("kernel name '") << info.name << "' is not a C identifier";
       failed = true;
       return;
     }
@@ -153,6 +188,10 @@ mlir::tle::collectKernelInfo(ModuleOp module) {
       info.signalWords.reset();
     else
       info.signalWords = sum.signalWords;
+    if (sum.runtimeCounter)
+      info.counterWords.reset();
+    else
+      info.counterWords = sum.counterWords;
     kernels.push_back(std::move(info));
   });
   if (failed)
