@@ -20,8 +20,8 @@ context of ``create_dist_tensor`` exists in this module only: TLE's own API
 from . import _link
 from .context import DistContext
 from .host import cleanup_communicator, communicator, create_dist_tensor, device_type, get_mem_pool
-from .language import (BarrierKind, GroupKind, MemoryOrder, MemoryScope, distributed_barrier, n_pes, node_get,
-                       node_put, remote, shard_id, signal, signal_wait)
+from .language import (BarrierKind, GroupKind, MemoryOrder, MemoryScope, distributed_barrier, flush, n_pes,
+                       node_get, node_put, remote, shard_id, signal, signal_wait)
 from .mesh import MeshConfig, device_mesh
 
 # FlagTree's kernels pass no extern_libs: link TLE's bitcode into every
@@ -31,6 +31,7 @@ _link.install()
 __all__ = [
     "BarrierKind", "DistContext", "GroupKind", "MemoryOrder", "MemoryScope", "MeshConfig", "cleanup_communicator",
     "communicator",
-    "create_dist_tensor", "device_mesh", "device_type", "distributed_barrier", "get_mem_pool", "n_pes", "node_get",
+    "create_dist_tensor", "device_mesh", "device_type", "distributed_barrier", "flush", "get_mem_pool", "n_pes",
+    "node_get",
     "node_put", "remote", "shard_id", "signal", "signal_wait"
 ]

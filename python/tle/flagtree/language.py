@@ -36,8 +36,8 @@ from . import _link
 from .context import DistContext
 from .mesh import device_mesh
 
-__all__ = ["BarrierKind", "GroupKind", "MemoryOrder", "MemoryScope", "distributed_barrier", "n_pes", "node_get",
-           "node_put", "remote", "shard_id", "signal", "signal_wait"]
+__all__ = ["BarrierKind", "GroupKind", "MemoryOrder", "MemoryScope", "distributed_barrier", "flush", "n_pes",
+           "node_get", "node_put", "remote", "shard_id", "signal", "signal_wait"]
 
 
 class BarrierKind(str, enum.Enum):
@@ -437,6 +437,20 @@ def node_get(tensor, shard_id, src_offset, dst_offset, nelems, dtype=None, scope
               _elements("dst_offset", dst_offset, itemsize, _semantic),
               _elements("nelems", nelems, itemsize, _semantic), _node_peer(shard_id, scope, _semantic), "world",
               _node_context(netidx), _signal_group(coopkind), "relaxed", _semantic, _link.bitcode_path)
+
+
+@_tle._builtin
+def flush(device_dptr, netidx=0, coopkind="block", _semantic=None) -> None:
+    """TLE's addition: return when every node transfer this program issued
+    on network context ``netidx`` has completed (``tle.language.flush``,
+    FlagCX's ``flagcxDevFlush``): a ``node_get``'s data has landed in this
+    GPU's buffer. FlagTree has no such builtin; its node get is complete
+    only when a signal from the peer says so."""
+    comm = _comm("device_dptr", device_dptr, _semantic)
+    args = [comm, _tle._int32("netidx", _node_context(netidx), _semantic),
+            _semantic.scalar_constant(_tle._signal_group(_signal_group(coopkind), _semantic), core.int32),
+            _semantic.scalar_constant(_tle.ORDERS["acq_rel"], core.int32)]
+    _call("tleTritonFlush", args, core.int32, _semantic)
 
 
 def _rank_query(symbol: str, device_dptr: Any, _semantic) -> core.tensor:
