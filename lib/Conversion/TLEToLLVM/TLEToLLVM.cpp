@@ -179,6 +179,12 @@ static Value createI32(OpBuilder &builder, Location loc, int32_t value) {
 constexpr int32_t kSignalContext = 0;
 constexpr int32_t kSignalBits = 64;
 
+/// The network context operand of a signal or one-sided op, or context 0
+/// when absent.
+static Value contextOrZero(OpBuilder &builder, Location loc, Value context) {
+  return context ? context : createI32(builder, loc, kSignalContext);
+}
+
 //===----------------------------------------------------------------------===//
 // Patterns
 //===----------------------------------------------------------------------===//
@@ -298,7 +304,7 @@ template <typename OpT> struct TeamQueryLowering : ConvertOpToLLVMPattern<OpT> {
 };
 
 /// tle.signal: flagcxDevSignalInc or flagcxDevSignalAdd with the op's
-/// team, context 0 and system scope.
+/// team and context (0 when absent), system scope.
 struct SignalOpLowering : ConvertOpToLLVMPattern<SignalOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -307,7 +313,7 @@ struct SignalOpLowering : ConvertOpToLLVMPattern<SignalOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value team = createI32(rewriter, loc, static_cast<int>(op.getTeam()));
-    Value context = createI32(rewriter, loc, kSignalContext);
+    Value context = contextOrZero(rewriter, loc, adaptor.getContextId());
     Value coop = createI32(rewriter, loc, static_cast<int>(op.getGroup()));
     Value scope = createI32(rewriter, loc, ::tle::kScopeSystem);
     Value comm = adaptor.getComm(), peer = adaptor.getPeer();
@@ -333,7 +339,7 @@ struct SignalWaitOpLowering : ConvertOpToLLVMPattern<SignalWaitOp> {
         rewriter, op, Fn::flagcxDevWaitSignal,
         {adaptor.getComm(), adaptor.getSig(), adaptor.getLeast(),
          createI32(rewriter, loc, kSignalBits),
-         createI32(rewriter, loc, kSignalContext),
+         contextOrZero(rewriter, loc, adaptor.getContextId()),
          createI32(rewriter, loc, static_cast<int>(op.getGroup())),
          createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
   }
@@ -351,7 +357,7 @@ struct ReadSignalOpLowering : ConvertOpToLLVMPattern<ReadSignalOp> {
         rewriter, op, Fn::flagcxDevReadSignal,
         {adaptor.getComm(), adaptor.getSig(),
          createI32(rewriter, loc, kSignalBits),
-         createI32(rewriter, loc, kSignalContext),
+         contextOrZero(rewriter, loc, adaptor.getContextId()),
          createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
   }
 };
@@ -364,17 +370,13 @@ struct ResetSignalOpLowering : ConvertOpToLLVMPattern<ResetSignalOp> {
   LogicalResult
   matchAndRewrite(ResetSignalOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    return replaceWithAbiCall(rewriter, op, Fn::flagcxDevResetSignal,
-                              {adaptor.getComm(),
-                               createI32(rewriter, op.getLoc(), kSignalContext),
-                               adaptor.getSig()});
+    return replaceWithAbiCall(
+        rewriter, op, Fn::flagcxDevResetSignal,
+        {adaptor.getComm(),
+         contextOrZero(rewriter, op.getLoc(), adaptor.getContextId()),
+         adaptor.getSig()});
   }
 };
-
-/// The network context operand of a one-sided op, or context 0 when absent.
-static Value contextOrZero(OpBuilder &builder, Location loc, Value context) {
-  return context ? context : createI32(builder, loc, kSignalContext);
-}
 
 /// The put entry point for a signal kind (or none) and a local counter (or
 /// none): FlagCX's six flagcxDevPut* combinations.

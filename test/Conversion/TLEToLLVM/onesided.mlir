@@ -138,3 +138,22 @@ llvm.func @completion(%comm: !llvm.ptr, %i: i32, %n: i64, %ctx: i32) -> i64 {
   tle.shadow_wait %comm, %i context %ctx group warp order acq_rel : !llvm.ptr
   llvm.return %r : i64
 }
+
+// The signal ops pass their context where FlagCX takes it (0 without one:
+// signals.mlir).
+// CHECK-LABEL: define i64 @signal_contexts(
+// CHECK-SAME: ptr %[[C:[0-9]+]], i32 %[[P:[0-9]+]], i32 %[[S:[0-9]+]], i64 %[[N:[0-9]+]], i32 %[[CTX:[0-9]+]])
+// CHECK-NEXT: call void @flagcxDevSignalInc(ptr %[[C]], i32 0, i32 %[[P]], i32 %[[S]], i32 %[[CTX]], i32 2, i32 0)
+// CHECK-NEXT: call void @flagcxDevSignalAdd(ptr %[[C]], i32 2, i32 %[[P]], i32 %[[S]], i64 %[[N]], i32 %[[CTX]], i32 1, i32 0)
+// CHECK-NEXT: call void @flagcxDevWaitSignal(ptr %[[C]], i32 %[[S]], i64 %[[N]], i32 64, i32 %[[CTX]], i32 2, i32 0)
+// CHECK-NEXT: %[[V:[0-9]+]] = call i64 @flagcxDevReadSignal(ptr %[[C]], i32 %[[S]], i32 64, i32 %[[CTX]], i32 1)
+// CHECK-NEXT: call void @flagcxDevResetSignal(ptr %[[C]], i32 %[[CTX]], i32 %[[S]])
+// CHECK-NEXT: ret i64 %[[V]]
+llvm.func @signal_contexts(%comm: !llvm.ptr, %p: i32, %s: i32, %n: i64, %ctx: i32) -> i64 {
+  tle.signal inc %comm, %p, %s context %ctx : !llvm.ptr
+  tle.signal add %comm, %p, %s, %n team world context %ctx group warp : !llvm.ptr
+  tle.signal_wait %comm, %s, %n context %ctx order relaxed : !llvm.ptr
+  %v = tle.read_signal %comm, %s context %ctx : !llvm.ptr
+  tle.reset_signal %comm, %s context %ctx : !llvm.ptr
+  llvm.return %v : i64
+}

@@ -259,3 +259,31 @@ func.func @shadow_wait_negative_signal(%comm: i64) {
   tle.shadow_wait %comm, %s : i64
   return
 }
+
+// -----
+
+// The signal ops' contexts follow the same rule.
+func.func @signal_negative_context(%comm: !llvm.ptr, %p: i32, %s: i32) {
+  %c = arith.constant -1 : i32
+  // expected-error @below {{context must be non-negative}}
+  tle.signal inc %comm, %p, %s context %c : !llvm.ptr
+  return
+}
+
+// -----
+
+func.func @signal_wait_negative_context(%comm: !llvm.ptr, %s: i32, %n: i64) {
+  %c = arith.constant -1 : i32
+  // expected-error @below {{context must be non-negative}}
+  tle.signal_wait %comm, %s, %n context %c : !llvm.ptr
+  return
+}
+
+// -----
+
+func.func @reset_signal_negative_context(%comm: !llvm.ptr, %s: i32) {
+  %c = arith.constant -1 : i32
+  // expected-error @below {{context must be non-negative}}
+  tle.reset_signal %comm, %s context %c : !llvm.ptr
+  return
+}

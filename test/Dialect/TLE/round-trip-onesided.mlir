@@ -77,3 +77,20 @@ func.func @completion(%comm: !llvm.ptr, %idx: i32, %n: i64, %ctx: i32) -> (i64, 
   // CHECK-NEXT: return %[[A]], %[[B]] : i64, i64
   return %a, %b : i64, i64
 }
+
+// The signal ops take the same optional context.
+// CHECK-LABEL: func.func @signal_contexts(
+// CHECK-SAME: %[[COMM:[^:]*]]: !llvm.ptr, %[[P:[^:]*]]: i32, %[[S:[^:]*]]: i32, %[[N:[^:]*]]: i64, %[[CTX:[^:]*]]: i32)
+func.func @signal_contexts(%comm: !llvm.ptr, %p: i32, %s: i32, %n: i64, %ctx: i32) -> i64 {
+  // CHECK-NEXT: tle.signal inc %[[COMM]], %[[P]], %[[S]] context %[[CTX]] : !llvm.ptr
+  tle.signal inc %comm, %p, %s context %ctx : !llvm.ptr
+  // CHECK-NEXT: tle.signal add %[[COMM]], %[[P]], %[[S]], %[[N]] team world context %[[CTX]] group warp : !llvm.ptr
+  tle.signal add %comm, %p, %s, %n team world context %ctx group warp : !llvm.ptr
+  // CHECK-NEXT: tle.signal_wait %[[COMM]], %[[S]], %[[N]] context %[[CTX]] order relaxed : !llvm.ptr
+  tle.signal_wait %comm, %s, %n context %ctx order relaxed : !llvm.ptr
+  // CHECK-NEXT: %[[V:.*]] = tle.read_signal %[[COMM]], %[[S]] context %[[CTX]] : !llvm.ptr
+  %v = tle.read_signal %comm, %s context %ctx : !llvm.ptr
+  // CHECK-NEXT: tle.reset_signal %[[COMM]], %[[S]] context %[[CTX]] : !llvm.ptr
+  tle.reset_signal %comm, %s context %ctx : !llvm.ptr
+  return %v : i64
+}

@@ -130,17 +130,21 @@ LogicalResult SignalOp::verify() {
   // wraps it backwards.
   if (getValue() && isNegativeConstant(getValue()))
     return emitOpError("value must be non-negative: a signal only adds");
+  if (getContextId() && isNegativeConstant(getContextId()))
+    return emitOpError("context must be non-negative");
   return success();
 }
 
 /// A wait or a read only observes: the release half of an order would be
 /// silently dropped.
 static LogicalResult verifyObserver(Operation *op, Value comm, Value sig,
-                                    MemoryOrder order) {
+                                    MemoryOrder order, Value context = {}) {
   if (isNullHandle(comm))
     return op->emitOpError("comm is a null pointer");
   if (isNegativeConstant(sig))
     return op->emitOpError("signal index must be non-negative");
+  if (context && isNegativeConstant(context))
+    return op->emitOpError("context must be non-negative");
   if (order == MemoryOrder::release)
     return op->emitOpError("cannot release; use order relaxed, acquire, "
                            "acq_rel or seq_cst");
@@ -148,11 +152,11 @@ static LogicalResult verifyObserver(Operation *op, Value comm, Value sig,
 }
 
 LogicalResult SignalWaitOp::verify() {
-  return verifyObserver(*this, getComm(), getSig(), getOrder());
+  return verifyObserver(*this, getComm(), getSig(), getOrder(), getContextId());
 }
 
 LogicalResult ReadSignalOp::verify() {
-  return verifyObserver(*this, getComm(), getSig(), getOrder());
+  return verifyObserver(*this, getComm(), getSig(), getOrder(), getContextId());
 }
 
 LogicalResult ResetSignalOp::verify() {
@@ -160,6 +164,8 @@ LogicalResult ResetSignalOp::verify() {
     return emitOpError("comm is a null pointer");
   if (isNegativeConstant(getSig()))
     return emitOpError("signal index must be non-negative");
+  if (getContextId() && isNegativeConstant(getContextId()))
+    return emitOpError("context must be non-negative");
   return success();
 }
 
@@ -308,9 +314,7 @@ LogicalResult ShadowIncreaseOp::verify() {
 }
 
 LogicalResult ShadowWaitOp::verify() {
-  if (failed(verifyObserver(*this, getComm(), getSig(), getOrder())))
-    return failure();
-  return verifyNonNegative(*this, {{getContextId(), "context"}});
+  return verifyObserver(*this, getComm(), getSig(), getOrder(), getContextId());
 }
 
 #define GET_OP_CLASSES

@@ -269,7 +269,7 @@ def TLE_IntraPointerOp : TLE_Op<"intra_pointer", [MemoryEffects<[MemRead]>]> {
 // Signals
 //===----------------------------------------------------------------------===//
 
-def TLE_SignalOp : TLE_Op<"signal"> {
+def TLE_SignalOp : TLE_Op<"signal", [AttrSizedOperandSegments]> {
   let summary = "Add to a signal word of a peer, as a release";
   let description = [{
     Every rank of the communicator `comm` owns `nSignals` 64-bit signal
@@ -292,13 +292,15 @@ def TLE_SignalOp : TLE_Op<"signal"> {
     printing) a rank of this node, `inter` a node (the rank of the same
     local rank there), `world` a world rank. Each rank has one set of
     words whatever the team; the team chooses the peer and so the
-    transport.
+    transport. `context` selects FlagCX's network context (its words; 0
+    when absent), as on every signal op.
 
     Verifier rules:
     - `inc` takes no value and `add` needs one;
     - a constant `peer` or `sig` must be non-negative;
     - a constant `value` must be non-negative: a signal only adds, and a
       negative `i64` would wrap the word backwards;
+    - a constant `context` must be non-negative;
     - a constant null `comm` is rejected.
 
     Example:
@@ -316,6 +318,7 @@ def TLE_SignalOp : TLE_Op<"signal"> {
     I32:$peer,
     I32:$sig,
     Optional<I64>:$value,
+    Optional<I32>:$contextId,
     DefaultValuedAttr<TLE_SignalGroup,
                       "::mlir::tle::SignalGroup::block">:$group,
     DefaultValuedAttr<TLE_Team, "::mlir::tle::Team::intra">:$team
@@ -323,7 +326,7 @@ def TLE_SignalOp : TLE_Op<"signal"> {
 
   let assemblyFormat = [{
     $kind $comm `,` $peer `,` $sig (`,` $value^)? (`team` $team^)?
-    (`group` $group^)? attr-dict `:` type($comm)
+    (`context` $contextId^)? (`group` $group^)? attr-dict `:` type($comm)
   }];
 
   let hasVerifier = 1;
@@ -344,8 +347,9 @@ def TLE_SignalWaitOp : TLE_Op<"signal_wait"> {
     with a report naming the word, the value seen and the value wanted.
 
     Verifier rules: `order release` is rejected (a wait only observes; the
-    release half would silently be dropped); a constant `sig` must be
-    non-negative; a constant null `comm` is rejected.
+    release half would silently be dropped); a constant `sig` or `context`
+    must be non-negative; a constant null `comm` is rejected. `context` is
+    that of `tle.signal`.
 
     Example:
 
@@ -359,6 +363,7 @@ def TLE_SignalWaitOp : TLE_Op<"signal_wait"> {
     TLE_HandleType:$comm,
     I32:$sig,
     I64:$least,
+    Optional<I32>:$contextId,
     DefaultValuedAttr<TLE_SignalGroup,
                       "::mlir::tle::SignalGroup::block">:$group,
     DefaultValuedAttr<TLE_MemoryOrder,
@@ -366,8 +371,8 @@ def TLE_SignalWaitOp : TLE_Op<"signal_wait"> {
   );
 
   let assemblyFormat = [{
-    $comm `,` $sig `,` $least (`group` $group^)? (`order` $order^)?
-    attr-dict `:` type($comm)
+    $comm `,` $sig `,` $least (`context` $contextId^)? (`group` $group^)?
+    (`order` $order^)? attr-dict `:` type($comm)
   }];
 
   let hasVerifier = 1;
@@ -396,13 +401,15 @@ def TLE_ReadSignalOp : TLE_Op<"read_signal"> {
   let arguments = (ins
     TLE_HandleType:$comm,
     I32:$sig,
+    Optional<I32>:$contextId,
     DefaultValuedAttr<TLE_MemoryOrder,
                       "::mlir::tle::MemoryOrder::acquire">:$order
   );
   let results = (outs I64:$result);
 
   let assemblyFormat = [{
-    $comm `,` $sig (`order` $order^)? attr-dict `:` type($comm)
+    $comm `,` $sig (`context` $contextId^)? (`order` $order^)? attr-dict
+    `:` type($comm)
   }];
 
   let hasVerifier = 1;
@@ -426,9 +433,11 @@ def TLE_ResetSignalOp : TLE_Op<"reset_signal"> {
     ```
   }];
 
-  let arguments = (ins TLE_HandleType:$comm, I32:$sig);
+  let arguments = (ins TLE_HandleType:$comm, I32:$sig, Optional<I32>:$contextId);
 
-  let assemblyFormat = "$comm `,` $sig attr-dict `:` type($comm)";
+  let assemblyFormat = [{
+    $comm `,` $sig (`context` $contextId^)? attr-dict `:` type($comm)
+  }];
 
   let hasVerifier = 1;
 }
