@@ -42,6 +42,8 @@ CommState::~CommState() {
       backend->freeLocal(epochs);
     if (gridCount)
       backend->freeLocal(gridCount);
+    if (shadows)
+      backend->freeLocal(shadows);
     if (errorHost)
       backend->freeHostVisible(errorHost);
     if (traceHost)
@@ -79,6 +81,11 @@ tleResult_t allocateLocalState(CommState &c) {
   if (tleResult_t r = b.allocLocal(sizeof(DevComm), &p))
     return r;
   c.devComm = static_cast<DevComm *>(p);
+  // The signal shadows (flagcxDevIncreaseSignalShadow): one per signal
+  // word, rank-local.
+  if (tleResult_t r = b.allocLocal(c.config.nSignals * sizeof(uint64_t), &p))
+    return r;
+  c.shadows = static_cast<uint64_t *>(p);
   return tleSuccess;
 }
 
@@ -87,8 +94,10 @@ size_t inboxBytes(const CommState &c) {
          sizeof(uint32_t);
 }
 
+/// The signal words, then the counters (DevComm::counters): one symmetric
+/// allocation, so that a peer's counters are its signals + nSignals.
 size_t signalBytes(const CommState &c) {
-  return size_t(c.config.nSignals) * sizeof(uint64_t);
+  return (size_t(c.config.nSignals) + countersOf(c)) * sizeof(uint64_t);
 }
 
 /// Assembles the DevComm of `c` and copies it to local memory.
@@ -114,6 +123,12 @@ tleResult_t publishDevComm(CommState &c) {
     d.signalPeers[p] =
         static_cast<uint64_t *>(c.signals->ptr(c.signalBase + p));
   d.signals = d.signalPeers[c.rank];
+  d.nCounters = countersOf(c);
+  d.counters = d.signals + d.nSignals;
+  d.shadows = c.shadows;
+  d.nContexts = kMaxContexts;
+  for (uint32_t k = 0; k < kMaxContexts; ++k)
+    d.nets[k] = {kDevNetMagic, k, c.devComm};
   d.node = c.node;
   d.nNodes = c.nNodes;
   d.netKind = kNetNone;

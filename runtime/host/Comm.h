@@ -192,6 +192,7 @@ struct CommState {
   std::unique_ptr<SymmetricView> signals;
   uint32_t *epochs = nullptr;
   uint32_t *gridCount = nullptr;
+  uint64_t *shadows = nullptr; ///< DevComm::shadows, local memory
   ErrorRecord *errorHost = nullptr;
   ErrorRecord *errorDev = nullptr;
   DevComm *devComm = nullptr;
@@ -217,6 +218,9 @@ struct CommState {
 
   ~CommState();
 };
+
+/// Counter words per rank (DevComm::nCounters): as many as signal words.
+inline uint32_t countersOf(const CommState &c) { return c.config.nSignals; }
 
 /// tleSuccess while `c`'s fault word is 0; else the status of the fault
 /// (tleAborted, tlePeerFailure, a failed wait's under onError = return)

@@ -111,13 +111,26 @@ std::string badArgument(const ErrorRecord &e) {
              "64-bit: pass bits = 64)",
              value);
     break;
+  case kArgCounter:
+    snprintf(buf, sizeof(buf),
+             "counter %lld is out of range (the communicator has %llu "
+             "counters)",
+             value, limit);
+    break;
+  case kArgNet:
+    snprintf(buf, sizeof(buf),
+             "%#llx is not a net handle (flagcxDevNetGetFromCommS or "
+             "flagcxDevNetInitC gives one)",
+             static_cast<unsigned long long>(e.value));
+    break;
   case kArgCoopKind:
   case kArgOrder:
   case kArgScope:
   case kArgBarrierKind:
+  case kArgAccess:
+  case kArgFence:
     snprintf(buf, sizeof(buf), "unknown %s %lld (valid: 0..%llu)",
-             abi::describe(static_cast<BadArgument>(e.argument)), value,
-             limit);
+             abi::describe(static_cast<BadArgument>(e.argument)), value, limit);
     break;
   default:
     snprintf(buf, sizeof(buf), "bad argument %u with value %lld", e.argument,
@@ -165,7 +178,8 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
   std::string call = callName(e.function);
   // "<where>: <call>: <what happened>"; the call is left out when the
   // record names none (the emulator's deadlock reports).
-  std::string at = std::string(where) + ": " + (call.empty() ? "" : call + ": ");
+  std::string at =
+      std::string(where) + ": " + (call.empty() ? "" : call + ": ");
   std::string missing = peerList(peers);
   if (p > 0) {
     missing.clear();

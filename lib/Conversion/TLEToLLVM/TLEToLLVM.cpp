@@ -112,6 +112,7 @@ static Type llvmType(MLIRContext *ctx, ::tle::abi::Type type) {
     return IntegerType::get(ctx, 64);
   case Type::Ptr:
   case Type::MutPtr:
+  case Type::Tag: // an empty struct by value: a byval pointer
   case Type::CStr:
   case Type::WordPtr:
   case Type::WaitInfoPtr:

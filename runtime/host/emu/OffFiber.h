@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -93,6 +94,19 @@ inline uint32_t *offFiberScratch(uint32_t id, uint32_t n) {
 /// A device-side failure off a fiber: back to the entry point that runs the
 /// program, or, with none, the host equivalent of a trap outside any
 /// kernel, which nothing can recover from.
+/// tleEmuNetCopy / tleEmuNetValue off a fiber: no scheduler to delay it,
+/// so the network delivers at once (the data, then the adds).
+inline void offFiberNetCopy(void *dst, const void *src, uint64_t bytes,
+                            uint64_t *signal, uint64_t signalValue,
+                            uint64_t *counter, uint64_t counterValue) {
+  if (bytes)
+    std::memcpy(dst, src, bytes);
+  if (counter)
+    __atomic_fetch_add(counter, counterValue, __ATOMIC_RELEASE);
+  if (signal)
+    __atomic_fetch_add(signal, signalValue, __ATOMIC_RELEASE);
+}
+
 [[noreturn]] inline void offFiberAbort() {
   if (OffFiberProgram *p = currentProgram)
     std::longjmp(p->abort, 1);

@@ -18,12 +18,16 @@
 #include <stdint.h>
 
 /// TLE_ABI_MAP(F, (T, n), (T, n), ...) applies F to each parenthesized pair
-/// (`F (T, n)`), comma-separated; up to 8 pairs.
+/// (`F (T, n)`), comma-separated; up to 16 pairs (FlagCX's widest entry
+/// point, flagcxDevPut_RSigAdd_LCtrInc, has 15).
 #define TLE_ABI_CAT_(a, b) a##b
 #define TLE_ABI_CAT(a, b) TLE_ABI_CAT_(a, b)
-#define TLE_ABI_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, N, ...) N
+#define TLE_ABI_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, \
+                       _14, _15, _16, N, ...)                                  \
+  N
 #define TLE_ABI_NARGS(...)                                                     \
-  TLE_ABI_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+  TLE_ABI_NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, \
+                 2, 1, 0)
 #define TLE_ABI_MAP_1(F, a) F a
 #define TLE_ABI_MAP_2(F, a, ...) F a, TLE_ABI_MAP_1(F, __VA_ARGS__)
 #define TLE_ABI_MAP_3(F, a, ...) F a, TLE_ABI_MAP_2(F, __VA_ARGS__)
@@ -32,6 +36,14 @@
 #define TLE_ABI_MAP_6(F, a, ...) F a, TLE_ABI_MAP_5(F, __VA_ARGS__)
 #define TLE_ABI_MAP_7(F, a, ...) F a, TLE_ABI_MAP_6(F, __VA_ARGS__)
 #define TLE_ABI_MAP_8(F, a, ...) F a, TLE_ABI_MAP_7(F, __VA_ARGS__)
+#define TLE_ABI_MAP_9(F, a, ...) F a, TLE_ABI_MAP_8(F, __VA_ARGS__)
+#define TLE_ABI_MAP_10(F, a, ...) F a, TLE_ABI_MAP_9(F, __VA_ARGS__)
+#define TLE_ABI_MAP_11(F, a, ...) F a, TLE_ABI_MAP_10(F, __VA_ARGS__)
+#define TLE_ABI_MAP_12(F, a, ...) F a, TLE_ABI_MAP_11(F, __VA_ARGS__)
+#define TLE_ABI_MAP_13(F, a, ...) F a, TLE_ABI_MAP_12(F, __VA_ARGS__)
+#define TLE_ABI_MAP_14(F, a, ...) F a, TLE_ABI_MAP_13(F, __VA_ARGS__)
+#define TLE_ABI_MAP_15(F, a, ...) F a, TLE_ABI_MAP_14(F, __VA_ARGS__)
+#define TLE_ABI_MAP_16(F, a, ...) F a, TLE_ABI_MAP_15(F, __VA_ARGS__)
 #define TLE_ABI_MAP(F, ...)                                                    \
   TLE_ABI_CAT(TLE_ABI_MAP_, TLE_ABI_NARGS(__VA_ARGS__))(F, __VA_ARGS__)
 
@@ -45,12 +57,17 @@
 #define TLE_ABI_CTYPE_U64 uint64_t
 #define TLE_ABI_CTYPE_Ptr const void *
 #define TLE_ABI_CTYPE_MutPtr void *
+#define TLE_ABI_CTYPE_Tag ::tle::TeamTagWorld
 #define TLE_ABI_CTYPE_CStr const char *
 #define TLE_ABI_CTYPE_WordPtr uint32_t *
 #define TLE_ABI_CTYPE_WaitInfoPtr const ::tle::WaitInfo *
 #define TLE_ABI_CPARAM(T, name) TLE_ABI_CTYPE_##T name
 
 namespace tle {
+
+/// FlagCX's flagcxTeamTagWorld: an empty tag that flagcxWorldBarrierSessionInit
+/// takes by value (abi.def's type Tag).
+struct TeamTagWorld {};
 
 /// Who executes a barrier call together (FlagCX's flagcxCoopKind_t; Grid is
 /// TLE's). abi.def explains each.
@@ -135,12 +152,13 @@ enum class Type : uint8_t {
   U64,
   Ptr,
   MutPtr,
+  Tag,
   CStr,
   WordPtr,
   WaitInfoPtr,
 };
 
-constexpr unsigned kMaxParams = 8;
+constexpr unsigned kMaxParams = 16;
 
 /// One entry point or emulator hook.
 struct Function {

@@ -151,6 +151,10 @@ TLE_DEVICE_API void flagcxDevResetSignal(const void *comm, uint32_t contextId,
   using namespace tle::impl;
   checkSignalArgs(comm, slot, -1, contextId, -1, -1, Fn::flagcxDevResetSignal);
   resetSignal(comm, slot, Fn::flagcxDevResetSignal);
+  // FlagCX's reset zeroes the signal's shadow too.
+  storeRelaxedSys(loadConst(&static_cast<const tle::DevComm *>(comm)->shadows) +
+                      slot,
+                  uint64_t(0));
 }
 
 namespace tle::impl {
@@ -336,5 +340,7 @@ TLE_DEVICE_API int32_t tle_signal_wait(int64_t comm, int32_t signal,
   return tle::impl::tritonSignalWait(comm, signal, least, groupKind, order,
                                      tle::impl::Fn::tle_signal_wait);
 }
+
+#include "tle/impl/EntryOneSided.h"
 
 #endif // TLE_IMPL_ENTRY_H

@@ -217,13 +217,14 @@ TLE_DEV_COLD uint32_t giveUpSignal(const DevComm *dc, uint32_t sig,
 /// wait gives up with.
 TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
                                      uint32_t sig, uint64_t seen,
-                                     uint64_t least, abi::Fn fn) {
+                                     uint64_t least, abi::Fn fn,
+                                     const char *what = "signal wait") {
   if constexpr (kPlatformYields) {
     WaitInfo info{};
     info.comm = s.dc;
     info.rank = static_cast<int32_t>(s.rank);
     info.slot = sig;
-    info.what = "signal wait";
+    info.what = what;
     info.signal = 1;
     info.seen = seen;
     info.wanted = least;
@@ -269,6 +270,21 @@ TLE_DEV_INLINE uint32_t pollSignal(const SignalWord &s, uint32_t sig,
     if (v >= least)
       return 0;
     if (uint32_t status = onSignalMiss(k, s, sig, v, least, fn))
+      return status;
+  }
+}
+
+/// pollSignal's loop on a word that never lives on the net (a counter,
+/// OneSided.h), naming it `what` in reports.
+template <bool Acquire>
+TLE_DEV_INLINE uint32_t pollWord(const SignalWord &s, uint32_t index,
+                                 uint64_t least, const char *what, abi::Fn fn) {
+  PollClock k;
+  for (;;) {
+    uint64_t v = Acquire ? loadAcquireSys(s.word) : loadRelaxedSys(s.word);
+    if (v >= least)
+      return 0;
+    if (uint32_t status = onSignalMiss(k, s, index, v, least, fn, what))
       return status;
   }
 }
