@@ -3,6 +3,8 @@
 // the counter ops' indices, a helper's shadow wait on word 6 counts, and
 // put_value's signal on word 2 counts; `counters` uses counter 3 and a
 // runtime counter index, so its counter-words are decided at run time.
+// `counter5` uses counter 5 and no signal: tlerun must still create six
+// counter words.
 module attributes {gpu.container_module} {
   gpu.module @kernels {
     func.func @helper(%comm: !llvm.ptr) {
@@ -20,6 +22,13 @@ module attributes {gpu.container_module} {
       tle.put %comm, %mem[%off], %mem[%off], %n, %peer signal inc %w4 counter %w1 : !llvm.ptr
       tle.put_value %comm, %mem[%off], %n, %peer signal add %w2, %n : !llvm.ptr
       func.call @helper(%comm) : (!llvm.ptr) -> ()
+      gpu.return
+    }
+    gpu.func @counter5(%comm: !llvm.ptr) kernel {
+      %w5 = arith.constant 5 : i32
+      %zero = arith.constant 0 : i64
+      tle.reset_counter %comm, %w5 : !llvm.ptr
+      tle.counter_wait %comm, %w5, %zero group thread : !llvm.ptr
       gpu.return
     }
     gpu.func @counters(%comm: !llvm.ptr, %c: i32) kernel {
