@@ -89,6 +89,9 @@ TLE_ASSERT_BARRIER_FAMILY(flagcxDevBarrierArrive, flagcxDevBarrierWait,
                           flagcxDevBarrierSync)
 TLE_ASSERT_BARRIER_FAMILY(tleIntraGridBarrierArriveS, tleIntraGridBarrierWaitS,
                           tleIntraGridBarrierSyncS)
+TLE_ASSERT_BARRIER_FAMILY(tleIntraBarrierSessionArrive,
+                          tleIntraBarrierSessionWait,
+                          tleIntraBarrierSessionSync)
 #undef TLE_ASSERT_BARRIER_FAMILY
 
 //===----------------------------------------------------------------------===//
@@ -273,6 +276,55 @@ struct DeviceBarrierOpLowering : ConvertOpToLLVMPattern<DeviceBarrierOp> {
     return lowerBarrier(rewriter, op, entry, adaptor.getComm(),
                         adaptor.getIndex(), op.getKind(), op.getGroup(),
                         op.getOrder(), op.getMultimem(), op.getTeam());
+  }
+};
+
+/// tle.session_open: tleIntraBarrierSessionOpen(comm, coop, index).
+struct SessionOpenOpLowering : ConvertOpToLLVMPattern<SessionOpenOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(SessionOpenOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value coop =
+        createI32(rewriter, op.getLoc(), static_cast<int>(op.getGroup()));
+    return replaceWithAbiCall(rewriter, op, Fn::tleIntraBarrierSessionOpen,
+                              {adaptor.getComm(), coop, adaptor.getIndex()});
+  }
+};
+
+/// tle.session_barrier: tleIntraBarrierSession{Arrive,Wait,Sync}(comm,
+/// coop, index, order, epoch), whose result is the next epoch. TLE's own
+/// entry points under either ABI: FlagCX has no session functions.
+struct SessionBarrierOpLowering : ConvertOpToLLVMPattern<SessionBarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(SessionBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value coop = createI32(rewriter, loc, static_cast<int>(op.getGroup()));
+    Value order = createI32(rewriter, loc, static_cast<int>(op.getOrder()));
+    return replaceWithAbiCall(
+        rewriter, op,
+        barrierFunction(Fn::tleIntraBarrierSessionArrive, op.getKind()),
+        {adaptor.getComm(), coop, adaptor.getIndex(), order,
+         adaptor.getEpoch()});
+  }
+};
+
+/// tle.session_close: tleIntraBarrierSessionClose(comm, coop, index, epoch).
+struct SessionCloseOpLowering : ConvertOpToLLVMPattern<SessionCloseOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(SessionCloseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value coop =
+        createI32(rewriter, op.getLoc(), static_cast<int>(op.getGroup()));
+    return replaceWithAbiCall(
+        rewriter, op, Fn::tleIntraBarrierSessionClose,
+        {adaptor.getComm(), coop, adaptor.getIndex(), adaptor.getEpoch()});
   }
 };
 
@@ -623,6 +675,8 @@ void mlir::tle::populateTLEToLLVMConversionPatterns(
       .add<PutOpLowering, GetOpLowering, PutValueOpLowering, FlushOpLowering,
            CounterWaitOpLowering, ReadCounterOpLowering, ResetCounterOpLowering,
            ShadowIncreaseOpLowering, ShadowWaitOpLowering>(converter);
+  patterns.add<SessionOpenOpLowering, SessionBarrierOpLowering,
+               SessionCloseOpLowering>(converter);
 }
 
 //===----------------------------------------------------------------------===//

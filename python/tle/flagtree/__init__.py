@@ -21,7 +21,7 @@ from . import _link
 from .context import DistContext
 from .host import cleanup_communicator, communicator, create_dist_tensor, device_type, get_mem_pool
 from .language import (BarrierKind, GroupKind, MemoryOrder, MemoryScope, distributed_barrier, flush, n_pes,
-                       node_get, node_put, remote, shard_id, signal, signal_wait)
+                       node_get, node_put, remote, session_close, session_open, shard_id, signal, signal_wait)
 from .mesh import MeshConfig, device_mesh
 
 # FlagTree's kernels pass no extern_libs: link TLE's bitcode into every
@@ -32,6 +32,5 @@ __all__ = [
     "BarrierKind", "DistContext", "GroupKind", "MemoryOrder", "MemoryScope", "MeshConfig", "cleanup_communicator",
     "communicator",
     "create_dist_tensor", "device_mesh", "device_type", "distributed_barrier", "flush", "get_mem_pool", "n_pes",
-    "node_get",
-    "node_put", "remote", "shard_id", "signal", "signal_wait"
+    "node_get", "node_put", "remote", "session_close", "session_open", "shard_id", "signal", "signal_wait"
 ]
