@@ -176,3 +176,43 @@ def test_bad_arguments_are_compile_time_errors(body, message):
 
 def test_warp_group_needs_one_warp():
     assert "group_kind 'warp' needs num_warps=1" in _error("tlx.flush(comm, group_kind='warp')")
+
+
+#: The Triton entry points the one-sided builtins call, with the signature
+#: they are called with (result first; abi.def's types): the contract the
+#: device library's definitions must meet.
+CALLED = {
+    "tleTritonPut": ["I32", "I64", "I64", "I64", "I64", "I64", "I64", "I32", "I32", "I32", "I32", "I64", "I32",
+                     "I32", "I32", "I32"],
+    "tleTritonGet": ["I32", "I64", "I64", "I64", "I64", "I64", "I64", "I32", "I32", "I32", "I32", "I32"],
+    "tleTritonPutValue": ["I32", "I64", "I64", "I64", "I64", "I32", "I32", "I32", "I32", "I64", "I32", "I32",
+                          "I32"],
+    "tleTritonFlush": ["I32", "I64", "I32", "I32", "I32"],
+    "tleTritonWaitCounter": ["I32", "I64", "I32", "I64", "I32", "I32", "I32"],
+    "tleTritonReadCounter": ["I64", "I64", "I32", "I32", "I32"],
+    "tleTritonResetCounter": ["I32", "I64", "I32", "I32"],
+    "tleTritonIncreaseSignalShadow": ["I32", "I64", "I32", "I64", "I32"],
+    "tleTritonWaitSignalShadow": ["I32", "I64", "I32", "I32", "I32", "I32"],
+}
+
+
+def test_called_entry_points_match_abi_def():
+    """Each entry point abi.def defines has the signature the builtins call
+    it with; the ones it does not define yet are listed in the skip."""
+    from test_abi import FUNCTIONS
+    wrong = {name: FUNCTIONS[name] for name, sig in CALLED.items() if name in FUNCTIONS and FUNCTIONS[name] != sig}
+    assert not wrong, f"abi.def's signatures differ from the calls: {wrong}"
+    missing = [name for name in CALLED if name not in FUNCTIONS]
+    if missing:
+        pytest.skip(f"abi.def does not define {', '.join(missing)} yet: kernels calling them do not link")
+
+
+def test_called_signatures_are_what_the_kernels_emit():
+    """CALLED is what the TTIR holds: every call's operand count and types."""
+    text = ttir(put_kernel) + ttir(get_value_kernel) + ttir(completion_kernel)
+    import re
+    for name, sig in CALLED.items():
+        m = re.search(rf'tt\.extern_elementwise [^{{]*\{{[^}}]*symbol = "{name}"[^}}]*\}} : \(([^)]*)\) -> (\w+)', text)
+        assert m, name
+        types = [t.strip() for t in m[1].split(",")]
+        assert ["I" + m[2][1:]] + ["I" + t[1:] for t in types] == sig, name
