@@ -3,10 +3,11 @@
 //
 // Reads, from a kernel module before lowering, what a launcher needs and
 // cannot see in PTX: which parameters to pass, whether the launch must be
-// cooperative and how many barrier slots and signal words to create. A
-// kernel's barriers and signals are those of every function it reaches
-// through direct calls, and those of its direct calls of the device ABI
-// (IR built for FlagCX), counted like the ops they lower from.
+// cooperative and how many barrier slots, signal words and counter words to
+// create. A kernel's barriers, signals and counters are those of every
+// function it reaches through direct calls, and those of its direct calls
+// of the device ABI (IR built for FlagCX), counted like the ops they lower
+// from.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,6 +41,9 @@ struct BarrierSummary {
   /// runtime value.
   unsigned signalWords = 0;
   bool runtimeSignal = false;
+  /// The same for counter words.
+  unsigned counterWords = 0;
+  bool runtimeCounter = false;
 };
 
 /// The group and slot index of a barrier op (of any team: each team has
@@ -53,7 +57,9 @@ std::pair<BarrierGroup, Value> barrierOperands(Operation *op) {
   return {BarrierGroup::block, nullptr};
 }
 
-/// The signal index of a signal op, or null for any other op.
+/// The signal index of a signal op, of a signal shadow op, or of the
+/// signal attached to a put, or null for any other op (and a put without
+/// one).
 Value signalIndex(Operation *op) {
   if (auto s = dyn_cast<SignalOp>(op))
     return s.getSig();
@@ -63,6 +69,14 @@ Value signalIndex(Operation *op) {
     return s.getSig();
   if (auto s = dyn_cast<ResetSignalOp>(op))
     return s.getSig();
+  if (auto s = dyn_cast<ShadowIncreaseOp>(op))
+    return s.getSig();
+  if (auto s = dyn_cast<ShadowWaitOp>(op))
+    return s.getSig();
+  if (auto p = dyn_cast<PutOp>(op))
+    return p.getSignal();
+  if (auto p = dyn_cast<PutValueOp>(op))
+    return p.getSignal();
   return nullptr;
 }
 /// The value a call passes for ABI parameter `name` of `fn`, or null.
@@ -129,6 +143,20 @@ bool countAbiCall(CallOpInterface call, StringRef callee, BarrierSummary &sum) {
   }
   return true;
 }
+
+/// The counter index of a counter op or of the counter attached to a put,
+/// or null.
+Value counterIndex(Operation *op) {
+  if (auto c = dyn_cast<CounterWaitOp>(op))
+    return c.getCounter();
+  if (auto c = dyn_cast<ReadCounterOp>(op))
+    return c.getCounter();
+  if (auto c = dyn_cast<ResetCounterOp>(op))
+    return c.getCounter();
+  if (auto p = dyn_cast<PutOp>(op))
+    return p.getCounter();
+  return nullptr;
+}
 } // namespace
 
 /// Adds the barriers of `root`'s ops, and of every function they call
@@ -147,10 +175,14 @@ static void collectBarriers(Operation *root, BarrierSummary &sum,
         countIndex(index, sum.slots, sum.runtimeIndex);
         return;
       }
-      if (Value sig = signalIndex(op)) {
+      // A put can carry both a signal and a counter.
+      Value sig = signalIndex(op), counter = counterIndex(op);
+      if (sig)
         countIndex(sig, sum.signalWords, sum.runtimeSignal);
+      if (counter)
+        countIndex(counter, sum.counterWords, sum.runtimeCounter);
+      if (sig || counter)
         return;
-      }
       auto call = dyn_cast<CallOpInterface>(op);
       if (!call)
         return;
@@ -178,8 +210,7 @@ mlir::tle::collectKernelInfo(ModuleOp module) {
     BundleKernel info;
     info.name = func.getName().str();
     if (!::tle::run::isValidKernelName(info.name)) {
-      func.emitError("kernel name '")
-          << info.name << "' is not a C identifier";
+      func.emitError("kernel name '") << info.name << "' is not a C identifier";
       failed = true;
       return;
     }
@@ -211,6 +242,10 @@ mlir::tle::collectKernelInfo(ModuleOp module) {
       info.signalWords.reset();
     else
       info.signalWords = sum.signalWords;
+    if (sum.runtimeCounter)
+      info.counterWords.reset();
+    else
+      info.counterWords = sum.counterWords;
     kernels.push_back(std::move(info));
   });
   if (failed)

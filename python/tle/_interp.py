@@ -102,8 +102,8 @@ def _entry_point(symbol: str, arg_types: tuple[str, ...], ret: str):
     try:
         fn = getattr(runtime.library(), name)
     except AttributeError:
-        raise RuntimeError(f"{runtime.library()._name} has no {name}: it predates Triton's interpreter support; "
-                           f"rebuild libtle") from None
+        raise RuntimeError(f"{runtime.library()._name} has no {name}: it predates the Triton entry point "
+                           f"{symbol} (or Triton's interpreter support); rebuild libtle") from None
     fn.restype = ctypes.c_int
     fn.argtypes = ([ctypes.POINTER(_Program)] + [_C_TYPES[t] for t in arg_types] +
                    [ctypes.POINTER(_C_TYPES[ret]), ctypes.POINTER(runtime._ErrorInfo)])

@@ -111,6 +111,11 @@ bool tle::run::writeBundle(const Bundle &bundle, std::string &out,
       os << *kernel.signalWords;
     else
       os << "runtime";
+    os << " counter-words=";
+    if (kernel.counterWords)
+      os << *kernel.counterWords;
+    else
+      os << "runtime";
     os << '\n';
   }
   os << "code " << bundle.code.size() << '\n';
@@ -156,8 +161,7 @@ static bool parseKernel(const std::vector<std::string_view> &words, int version,
     return false;
   }
   if (!isValidKernelName(words[1])) {
-    error = "kernel name '" + std::string(words[1]) +
-            "' is not a C identifier";
+    error = "kernel name '" + std::string(words[1]) + "' is not a C identifier";
     return false;
   }
   kernel.name = words[1];
@@ -186,8 +190,8 @@ static bool parseKernel(const std::vector<std::string_view> &words, int version,
           return false;
         }
         if (kernel.params.size() == kMaxKernelParams) {
-          error = "more than " + std::to_string(kMaxKernelParams) +
-                  " parameters";
+          error =
+              "more than " + std::to_string(kMaxKernelParams) + " parameters";
           return false;
         }
         kernel.params.emplace_back(type);
@@ -201,8 +205,7 @@ static bool parseKernel(const std::vector<std::string_view> &words, int version,
       kernel.cooperative = value == "1";
     } else if (key == "barrier-slots" && value == "runtime") {
       kernel.barrierSlots.reset();
-    } else if (uint32_t n = 0;
-               key == "barrier-slots" && parseU32(value, n)) {
+    } else if (uint32_t n = 0; key == "barrier-slots" && parseU32(value, n)) {
       kernel.barrierSlots = n;
     } else if (key == "barrier-ops" && parseU32(value, n)) {
       kernel.barrierOps = n;
@@ -210,6 +213,10 @@ static bool parseKernel(const std::vector<std::string_view> &words, int version,
       kernel.signalWords.reset();
     } else if (version >= 3 && key == "signal-words" && parseU32(value, n)) {
       kernel.signalWords = n;
+    } else if (version >= 4 && key == "counter-words" && value == "runtime") {
+      kernel.counterWords.reset();
+    } else if (version >= 4 && key == "counter-words" && parseU32(value, n)) {
+      kernel.counterWords = n;
     } else {
       error =
           "unknown or malformed kernel attribute '" + std::string(word) + "'";
@@ -220,6 +227,8 @@ static bool parseKernel(const std::vector<std::string_view> &words, int version,
                                             "barrier-slots", "barrier-ops"};
   if (version >= 3)
     required.push_back("signal-words");
+  if (version >= 4)
+    required.push_back("counter-words");
   for (std::string_view key : required)
     if (!seen.count(key)) {
       error = "kernel '" + kernel.name + "' lacks its '" + std::string(key) +

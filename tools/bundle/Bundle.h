@@ -28,9 +28,11 @@ namespace tle::run {
 inline constexpr std::string_view kBundleMagic = "tle-bundle";
 /// The format version this build writes. 2: host code names its packed
 /// entries `__tle_entry.NAME` (tle/abi.h). 3: kernel lines carry
-/// `signal-words`. A reader also reads kOldestBundleVersion and up: a
-/// version 2 bundle predates signals, so its kernels need no signal word.
-inline constexpr int kBundleVersion = 3;
+/// `signal-words`. 4: and `counter-words`. A reader also reads
+/// kOldestBundleVersion and up: a version 2 bundle predates signals, so its
+/// kernels need no signal word, and a version 2 or 3 bundle predates
+/// counters.
+inline constexpr int kBundleVersion = 4;
 inline constexpr int kOldestBundleVersion = 2;
 /// Upper bounds a reader enforces, so that a hostile bundle cannot make it
 /// allocate without limit before the code is even looked at.
@@ -53,6 +55,9 @@ struct BundleKernel {
   /// Signal words the kernel's constant indices need (0: it uses none);
   /// unset: a runtime index, decided at run time.
   std::optional<uint32_t> signalWords = 0;
+  /// Counter words the kernel's constant indices need (its puts' counters
+  /// and its counter ops; 0: none); unset: a runtime index.
+  std::optional<uint32_t> counterWords = 0;
 };
 
 /// A parsed bundle.

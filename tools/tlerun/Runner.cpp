@@ -386,10 +386,13 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
   else
     config.nBarriers = static_cast<uint32_t>(
         std::clamp<uint64_t>(options.grid.total(), 64, kMaxDefaultBarriers));
+  // The runtime gives every rank as many counter words as signal words
+  // (DevComm::nCounters), so the count serves the larger of the two needs.
   if (options.signals)
     config.nSignals = *options.signals;
-  else if (kernel.meta.signalWords)
-    config.nSignals = std::max<uint32_t>(*kernel.meta.signalWords, 1);
+  else if (kernel.meta.signalWords && kernel.meta.counterWords)
+    config.nSignals = std::max<uint32_t>(
+        {*kernel.meta.signalWords, *kernel.meta.counterWords, 1});
   else
     config.nSignals = kDefaultSignals;
   if (options.timeoutMs)
