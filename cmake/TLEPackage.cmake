@@ -1,16 +1,22 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The installed package: TLEConfig.cmake and TLEConfigVersion.cmake (for
 # find_package(TLE)), the export sets the targets joined (TLETargets: the
-# runtime, TLE::tle, TLE::abi, TLE::device, TLE::tlerun; TLECompilerTargets:
+# runtime, TLE::tle, TLE::abi, TLE::device; TLECompilerTargets:
 # TLE::TLEDialect, TLE::TLEToLLVM, TLE::TLEGPUToEmu, TLE::TLECompiler,
-# TLE::bundle, TLE::tlec, TLE::tle-opt) and tle.pc for pkg-config. The version
-# is project()'s. Included last by the top-level CMakeLists.txt.
+# TLE::bundle; TLEToolsTargets: TLE::tlerun, TLE::tlec, TLE::tle-opt) and
+# tle.pc for pkg-config. Each export set is installed with the component
+# its files are in (Development for the libraries' sets, Tools for the
+# tools'), so that a split install (--component Runtime, then Development)
+# gives a package whose every target's files exist. The version is
+# project()'s. Included last by the top-level CMakeLists.txt.
 include(CMakePackageConfigHelpers)
 
 set(TLE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/TLE)
 
 install(EXPORT TLETargets NAMESPACE TLE:: DESTINATION ${TLE_INSTALL_CMAKEDIR}
   COMPONENT Development)
+install(EXPORT TLEToolsTargets NAMESPACE TLE::
+  DESTINATION ${TLE_INSTALL_CMAKEDIR} COMPONENT Tools)
 if(TLE_ENABLE_COMPILER)
   install(EXPORT TLECompilerTargets NAMESPACE TLE::
     DESTINATION ${TLE_INSTALL_CMAKEDIR} COMPONENT Development)

@@ -8,10 +8,15 @@
 # is derived like every other. python/tle/_paths.py finds them there first.
 configure_file(${PROJECT_SOURCE_DIR}/cmake/_version.py.in
   ${PROJECT_BINARY_DIR}/python/_version.py @ONLY)
+# EXCLUDE_FROM_ALL: only the wheel's build installs this component
+# (install.components in python/pyproject.toml); a plain `cmake --install`
+# would otherwise write _version.py and LICENSE into the prefix's root.
 install(FILES ${PROJECT_BINARY_DIR}/python/_version.py
-  ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION . COMPONENT Python)
+  ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION . COMPONENT Python
+  EXCLUDE_FROM_ALL)
 install(FILES $<TARGET_FILE:tle> DESTINATION lib RENAME libtle.so
-  COMPONENT Python)
+  COMPONENT Python EXCLUDE_FROM_ALL)
 if(TLE_ENABLE_BITCODE)
-  install(FILES ${TLE_DEVICE_BC} DESTINATION lib COMPONENT Python)
+  install(FILES ${TLE_DEVICE_BC} DESTINATION lib COMPONENT Python
+    EXCLUDE_FROM_ALL)
 endif()

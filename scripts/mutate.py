@@ -3,7 +3,8 @@
 """Mutation testing of the device library: every listed mutant must be caught.
 
 The device library carries deliberate bugs behind TLE_MUTANT(n)
-(runtime/device/include/tle/impl/Mutation.h). The list, with the tests that
+(runtime/device/include/tle/impl/Mutation.h), and so do the emulator's own
+checkers (runtime/host/emu/*.cpp). The list, with the tests that
 must catch each one, is the table of docs/testing.md ("Mutants"), which this
 script reads: it is the one definition. For every mutant the script runs
 each of its catchers with TLE_MUTATION=n and requires it to FAIL; a catcher
@@ -18,17 +19,23 @@ whole matrix (for the table's "also fails" column). CPU catchers:
 
   order   tle-device-order-tests-mutant: the order table
   fake    tle-device-host-tests-mutant: the host build against a fake emulator
+  net     tle-device-net-tests-mutant: the GIN build against a fake NCCL, and
+          the wait loops' fault-word cadence at the GPU's clock cadence
   emu     tle-emu-tests-mutant: the emulator's barrier and stress tests
+  slots   tle-emu-slots-tests-mutant: the emulator's slot checker's verdicts
   ptx     ctest device-ptx-kernels: the PTX of one kernel per half/group/order
   hostir  ctest device-host-orders: the emulator platform's C++ orders
   race    tle-emu-tests-mutant's RaceCheck tests: the stress under the emulator's
           happens-before checker
+  onesided tle-emu-tests-mutant's one-sided tests (OneSidedTest.cpp): puts,
+          gets, counters, shadows and flush on INTRA and the simulated network,
+          race-checked
 
 The Triton front end's mutants (P1, P2, ... in docs/testing.md, "Front-end
-mutants") swap encodings in a copy of python/tle/language.py; the Python tests
-that must fail are `language` (tests/test_language.py) and `abi`
-(tests/test_abi.py). They need the .venv with Triton (scripts/setup.sh) and
-are skipped, saying so, without it.
+mutants") substitute text in a copy of a file of python/tle (language.py,
+flagtree/language.py); the Python tests that must fail are named in PY_TESTS
+(`language`, `abi`, `interp`, `flagtree`). They need the .venv with Triton
+(scripts/setup.sh) and are skipped, saying so, without it.
 
 The GPU catcher (`gpu`, integration_test/BarrierStress.cu) runs with --gpu,
 on a machine with two GPUs, in a `cmake --preset gpu` build (default
@@ -49,20 +56,35 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs/testing.md"
-SOURCES = ROOT / "runtime/device/include/tle"
+# Where TLE_MUTANT sites live: the device library's headers, and the
+# emulator's checkers (built into their own mutant test binaries).
+SOURCES = [(ROOT / "runtime/device/include/tle", "*.h"), (ROOT / "runtime/host/emu", "*.cpp")]
 # A pinned seed: the emulator's schedules, and so its verdicts, are the same
 # on every run (TLE_EMU_SEED, docs/emulator.md).
 SEED = "1"
 
 
-# The front end's mutants: (id, old text, new text) in python/tle/language.py.
+# The front end's mutants: (id, file in python/tle, old text, new text).
 PY_MUTANTS = [
-    ("P1", '"acquire": 1, "release": 2', '"acquire": 2, "release": 1'),
-    ("P2", '"acq_rel": 3, "seq_cst": 4', '"acq_rel": 4, "seq_cst": 3'),
-    ("P3", '"block": 2, "grid": 5', '"block": 2, "grid": 3'),
-    ("P4", '"arrive": 0, "wait": 1', '"arrive": 1, "wait": 0'),
+    ("P1", "language.py", '"acquire": 1, "release": 2', '"acquire": 2, "release": 1'),
+    ("P2", "language.py", '"acq_rel": 3, "seq_cst": 4', '"acq_rel": 4, "seq_cst": 3'),
+    ("P3", "language.py", '"block": 2, "grid": 5', '"block": 2, "grid": 3'),
+    ("P4", "language.py", '"arrive": 0, "wait": 1', '"arrive": 1, "wait": 0'),
+    # The default slot's stride for z: ny * ny instead of nx * ny.
+    ("P5", "language.py", "        stride = _semantic.num_programs(0)\n",
+     "        stride = _semantic.num_programs(axis - 1)\n"),
+    # A coordinate shard_id linearized column-major.
+    ("P6", "flagtree/language.py", "        for coord, size in zip(shard_id, scope.shape):\n",
+     "        for coord, size in reversed(list(zip(shard_id, scope.shape))):\n"),
 ]
-PY_TESTS = {"language": "tests/test_language.py", "abi": "tests/test_abi.py"}
+# Catcher -> the pytest arguments (in python/) that must fail: a file, and
+# where a whole file would cost minutes, the tests of the bug's kind only.
+PY_TESTS = {
+    "language": ["tests/test_language.py"],
+    "abi": ["tests/test_abi.py"],
+    "interp": ["tests/test_interpreter.py", "-k", "slot"],
+    "flagtree": ["tests/test_flagtree.py", "-k", "shard_id or mesh or coords"],
+}
 
 
 def catchers(build):
@@ -72,12 +94,17 @@ def catchers(build):
     return {
         "order": ([str(bin_ / "tle-device-order-tests-mutant"), "--gtest_brief=1"], {}),
         "fake": ([str(bin_ / "tle-device-host-tests-mutant"), "--gtest_brief=1"], {}),
+        "net": ([str(bin_ / "tle-device-net-tests-mutant"), "--gtest_brief=1"], {}),
+        "slots": ([str(bin_ / "tle-emu-slots-tests-mutant"), "--gtest_brief=1"], {}),
         "emu": ([str(bin_ / "tle-emu-tests-mutant"), "--gtest_brief=1", "--gtest_fail_fast"],
                 {"TLE_EMU_SEED": SEED, "TLE_BARRIER_TIMEOUT_MS": "5000"}),
         "ptx": (ctest + ["^device-ptx-kernels$"], {}),
         "hostir": (ctest + ["^device-host-orders$"], {}),
         "race": ([str(bin_ / "tle-emu-tests-mutant"), "--gtest_brief=1", "--gtest_fail_fast",
                   "--gtest_filter=*RaceCheck*"], {"TLE_EMU_SEED": SEED, "TLE_BARRIER_TIMEOUT_MS": "5000"}),
+        "onesided": ([str(bin_ / "tle-emu-tests-mutant"), "--gtest_brief=1", "--gtest_fail_fast",
+                      "--gtest_filter=*OneSided*:*PutRing*:*NetRing*"],
+                     {"TLE_EMU_SEED": SEED, "TLE_BARRIER_TIMEOUT_MS": "5000"}),
     }
 
 
@@ -106,15 +133,16 @@ def run_python(build, log, only=None):
     known = {m[0] for m in PY_MUTANTS}
     problems = [f"{n} of docs/testing.md is not in scripts/mutate.py" for n, _, _ in table if n not in known]
     problems += [f"{n} of scripts/mutate.py is not in docs/testing.md" for n in sorted(known - {r[0] for r in table})]
+    problems += [f"{n}: unknown catcher {c} (scripts/mutate.py PY_TESTS)" for n, _, names in table for c in names
+                 if c not in PY_TESTS]
     python = ROOT / ".venv/bin/python"
     if not python.exists() or subprocess.run([str(python), "-c", "import triton, pytest"],
                                              capture_output=True).returncode != 0:
         print("mutate: front-end mutants SKIPPED (no .venv with Triton and pytest: scripts/setup.sh)")
         return 0, 0, problems
-    source = (ROOT / "python/tle/language.py").read_text()
     env = dict(os.environ, TLE_BUILD_DIR=str(build))
     caught = 0
-    with tempfile.TemporaryDirectory(prefix="tle-mutate-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="mutants-") as tmp:
         # A copy of python/ beside links to what its tests read from the
         # repository (abi.def, docs/abi.md).
         root = Path(tmp)
@@ -122,31 +150,37 @@ def run_python(build, log, only=None):
                         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
         for d in ("runtime", "docs", "examples"):
             (root / d).symlink_to(ROOT / d)
-        target = root / "python/tle/language.py"
-
-        def pytest(test):
-            r = subprocess.run([str(python), "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", test],
+        def pytest(test, mutant):
+            r = subprocess.run([str(python), "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *test],
                                cwd=root / "python", env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, timeout=600)
-            log.write(f"\n==== {target.read_text() != source and 'mutant' or 'clean'} {test} -> "
-                      f"{r.returncode}\n{r.stdout[-3000:]}")
+            log.write(f"\n==== {mutant or 'clean'} {' '.join(test)} -> {r.returncode}\n{r.stdout[-3000:]}")
             return r.returncode
 
+        # Only the catchers some listed mutant needs (a baseline of the
+        # others would be time spent on no mutant).
+        wanted = {c for n, _, names in table if only is None or n in only for c in names}
         for name, test in PY_TESTS.items():
-            if pytest(test) != 0:
-                problems.append(f"{test} fails without a mutant")
+            if name in wanted and pytest(test, None) != 0:
+                problems.append(f"{' '.join(test)} fails without a mutant")
         if problems:
             return 0, len(table), problems
         for n, what, names in table:
             if only is not None and n not in only:
                 continue
-            old, new = next((o, w) for k, o, w in PY_MUTANTS if k == n)
+            if n not in known:
+                continue
+            path, old, new = next((f, o, w) for k, f, o, w in PY_MUTANTS if k == n)
+            target = root / "python/tle" / path
+            source = target.read_text()
             if source.count(old) != 1:
-                problems.append(f"{n}: python/tle/language.py no longer holds {old!r}")
+                problems.append(f"{n}: python/tle/{path} no longer holds {old!r}")
                 continue
             target.write_text(source.replace(old, new))
-            failed = [c for c in names if c in PY_TESTS and pytest(PY_TESTS[c]) != 0]
-            target.write_text(source)
+            try:
+                failed = [c for c in names if c in PY_TESTS and pytest(PY_TESTS[c], n) != 0]
+            finally:
+                target.write_text(source)
             missed = [c for c in names if c in PY_TESTS and c not in failed]
             caught += bool(failed) and not missed
             print(f"{n:>3}  {' '.join(failed) or 'NOTHING':<34} {what}"
@@ -158,11 +192,12 @@ def run_python(build, log, only=None):
 
 def library_sites():
     ids = {}
-    for path in sorted(SOURCES.rglob("*.h")):
-        if path.name == "Mutation.h":
-            continue
-        for n in re.findall(r"TLE_MUTANT\((\d+)\)", path.read_text()):
-            ids.setdefault(int(n), []).append(path.relative_to(SOURCES).as_posix())
+    for root, pattern in SOURCES:
+        for path in sorted(root.rglob(pattern)):
+            if path.name == "Mutation.h":
+                continue
+            for n in re.findall(r"TLE_MUTANT\((\d+)\)", path.read_text()):
+                ids.setdefault(int(n), []).append(path.relative_to(ROOT).as_posix())
     return ids
 
 

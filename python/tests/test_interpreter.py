@@ -32,7 +32,7 @@ import tle  # noqa: E402
 import tle.language as tlx  # noqa: E402
 from tle import launch  # noqa: E402
 from tle.cpu import Communicator, Tensor  # noqa: E402
-from tle.runtime import Backend, Comm, Result, TLEError  # noqa: E402
+from tle.runtime import Backend, Comm, Result, TLEError, get_unique_id  # noqa: E402
 
 PYTHON_DIR = Path(__file__).resolve().parents[1]
 RANKS = PYTHON_DIR / "tests" / "interp_ranks.py"
@@ -131,6 +131,18 @@ def test_timeout_report_names_the_rank_that_skipped(n):
     assert "done" in rank_lines(proc.stdout, 1), proc.stdout
 
 
+def test_a_long_wait_says_so_before_its_deadline():
+    # Off the emulator's scheduler nothing can tell a deadlock: a wait that
+    # lasts says so on stderr at 2 s, well before a 4 s deadline.
+    proc, elapsed = run_ranks(2, str(RANKS), "timeout", "--timeout-ms", "4000")
+    assert proc.returncode == 3, proc.stdout
+    progress = [line for line in proc.stdout.splitlines() if "has waited" in line]
+    assert progress, proc.stdout
+    assert re.fullmatch(r"\[rank0\]: tle: rank 0 program \(0, 0, 0\) has waited 2 s in barrier wait on slot 0 for "
+                        r"epoch 1 \(not arrived yet: ranks 1\); it fails at its deadline, 4 s "
+                        r"\(TLE_BARRIER_TIMEOUT_MS\)", progress[0]), progress
+
+
 @pytest.mark.parametrize("n", [2, 4])
 def test_deadlocked_kernel_is_reported_within_the_timeout(n):
     proc, elapsed = run_ranks(n, str(RANKS), "deadlock", "--timeout-ms", str(TIMEOUT_MS))
@@ -221,7 +233,7 @@ def test_device_errors_raise_the_gpu_record(interpret, pair):
             kernel[(3,)](one[0].dev_comm, STRIDE=4)
         e = TLEError.find(info.value)
         assert e is not None and e.code is Result.INDEX_OUT_OF_RANGE, info.value
-        assert str(e) == ("device error: barrier slot index out of range: rank 0 block 2 thread 0: "
+        assert str(e) == ("device error: barrier slot or signal index out of range: rank 0 block 2 thread 0: "
                           "tle.distributed_barrier (tleTritonBarrier): barrier slot 8 out of range (nBarriers 8)")
         assert e.info.block == 2 and e.info.slot == 8 and e.info.n_barriers == 8
         assert one[0].get_error() is None  # read and cleared, as Communicator.synchronize does
@@ -332,6 +344,10 @@ def test_each_program_takes_its_own_slot_and_the_trace_shows_it(interpret, tmp_p
         one[0].destroy()
     import json
     trace = json.loads(path.read_text())
+    check_default_slot_trace(trace)
+
+
+def check_default_slot_trace(trace: dict) -> None:
     assert trace["otherData"]["clock"].startswith("GPU %globaltimer")
     events = [e for e in trace["traceEvents"] if e.get("cat") == "barrier"]
     begins = [e for e in events if e["ph"] == "B"]
@@ -339,3 +355,41 @@ def test_each_program_takes_its_own_slot_and_the_trace_shows_it(interpret, tmp_p
     assert sorted(e["args"]["slot"] for e in begins) == list(range(6))
     assert all(e["args"]["slot"] == e["args"]["block"] for e in begins)
     assert all(e["name"] == "sync" and e["args"]["group"] == "block" for e in begins)
+
+
+def test_a_3d_grid_gives_every_program_its_own_slot(interpret, tmp_path):
+    """The default slot is the program's linear id on 3-D grids too,
+    x + nx * (y + ny * z): with a wrong stride for z, programs (x, 1, 0)
+    and (x, 0, 1) of this 3 x 2 x 2 grid would share a slot."""
+    one = Comm.init_all(1, backend=Backend.EMULATOR, n_barriers=16)
+    try:
+        one[0].trace_start()
+        interpret(default_slot_barrier)[(3, 2, 2)](one[0].dev_comm)
+        path = tmp_path / "trace.json"
+        Comm.write_trace(one, path)
+        one[0].trace_stop()
+    finally:
+        one[0].destroy()
+    import json
+    begins = [e for e in json.loads(path.read_text())["traceEvents"]
+              if e.get("cat") == "barrier" and e["ph"] == "B"]
+    assert sorted(e["args"]["slot"] for e in begins) == list(range(12))
+    assert all(e["args"]["slot"] == e["args"]["block"] for e in begins)
+
+
+def test_cpu_communicator_traces_and_refuses_an_empty_write(interpret, tmp_path):
+    """tle.cpu.Communicator records a trace as Comm does; writing one that
+    records nothing (stopped first, or never started) is an error, not an
+    empty file."""
+    path = tmp_path / "trace.json"
+    with Communicator.init_rank(1, get_unique_id(), 0, n_barriers=8) as comm:
+        comm.trace_start()
+        interpret(default_slot_barrier)[(3, 2)](comm.dev_comm)
+        comm.write_trace(path)
+        import json
+        check_default_slot_trace(json.loads(path.read_text()))
+        comm.trace_stop()
+        with pytest.raises(TLEError, match=r"records no trace: call tleCommTraceStart before its launches, and "
+                           r"tleTraceWrite before tleCommTraceStop"):
+            comm.write_trace(tmp_path / "late.json")
+    assert not (tmp_path / "late.json").exists()

@@ -50,3 +50,30 @@ def test_torch_missing_names_the_extra(monkeypatch):
     monkeypatch.delitem(sys.modules, "tle.torch", raising=False)
     with pytest.raises(ModuleNotFoundError, match=r"pip install 'tle-triton\[torch\]'"):
         importlib.import_module("tle.torch")
+
+
+@pytest.mark.parametrize("version", ["2.4.0", "2.5.1", "3.0.0rc1"])
+def test_a_numpy_the_interpreter_cannot_use_is_refused_at_import(monkeypatch, version):
+    import numpy
+
+    from tle import _interp
+    monkeypatch.setattr(numpy, "__version__", version)
+    with pytest.raises(ImportError, match=rf"NumPy {re.escape(version)} is installed.*"
+                       r"pip install 'numpy>=1.26,<2.4'"):
+        _interp.check_numpy()
+    monkeypatch.delitem(sys.modules, "tle.cpu", raising=False)
+    with pytest.raises(ImportError, match="Triton 3.6's interpreter"):
+        importlib.import_module("tle.cpu")
+
+
+def test_the_numpy_pin_is_the_packages():
+    # One pin: pyproject's requirement is what check_numpy enforces.
+    from tle import _interp
+    pyproject = (REPO / "python" / "pyproject.toml").read_text()
+    pin = "numpy>=1.26,<{}.{}".format(*_interp.NUMPY_TOO_NEW)
+    dependencies = re.search(r"^dependencies = \[(.*)\]$", pyproject, re.M).group(1)
+    assert f'"{pin}"' in dependencies
+    assert re.search(rf'^cpu = \["{re.escape(pin)}"\]$', pyproject, re.M)
+    import numpy
+    _interp.check_numpy()  # the venv's NumPy passes
+    assert tuple(int(p) for p in numpy.__version__.split(".")[:2]) < _interp.NUMPY_TOO_NEW

@@ -30,6 +30,31 @@ from . import runtime
 _INTERPRETER_MODULE = "triton.runtime.interpreter"
 
 
+#: The first NumPy release that Triton 3.6's interpreter cannot use: from
+#: 2.4 on, its ``range()`` over a runtime value fails inside Triton with
+#: "TypeError: only 0-dimensional arrays can be converted to Python scalars".
+#: The package's requirement (python/pyproject.toml) pins below it.
+NUMPY_TOO_NEW = (2, 4)
+
+
+def check_numpy() -> None:
+    """Raises ImportError, saying what to install, when the NumPy in use is
+    one that Triton's interpreter (and so every CPU rank) cannot run
+    kernels with."""
+    import numpy
+    version = numpy.__version__
+    try:
+        major_minor = tuple(int(part) for part in version.split(".")[:2])
+    except ValueError:  # a development build: let it try
+        return
+    if major_minor >= NUMPY_TOO_NEW:
+        raise ImportError(
+            f"NumPy {version} is installed, but Triton 3.6's interpreter (TRITON_INTERPRET=1, which runs kernels on "
+            f"CPU ranks) fails with NumPy {NUMPY_TOO_NEW[0]}.{NUMPY_TOO_NEW[1]} and later (\"only 0-dimensional "
+            f"arrays can be converted to Python scalars\" at a range() over a runtime value): "
+            f"pip install 'numpy>=1.26,<{NUMPY_TOO_NEW[0]}.{NUMPY_TOO_NEW[1]}'")
+
+
 def interpreting() -> bool:
     """True when Triton interprets kernels (``TRITON_INTERPRET=1``): then
     ``@triton.jit`` builds interpreted functions, which call TLE's builtins
@@ -77,8 +102,8 @@ def _entry_point(symbol: str, arg_types: tuple[str, ...], ret: str):
     try:
         fn = getattr(runtime.library(), name)
     except AttributeError:
-        raise RuntimeError(f"{runtime.library()._name} has no {name}: it predates Triton's interpreter support; "
-                           f"rebuild libtle") from None
+        raise RuntimeError(f"{runtime.library()._name} has no {name}: it predates the Triton entry point "
+                           f"{symbol} (or Triton's interpreter support); rebuild libtle") from None
     fn.restype = ctypes.c_int
     fn.argtypes = ([ctypes.POINTER(_Program)] + [_C_TYPES[t] for t in arg_types] +
                    [ctypes.POINTER(_C_TYPES[ret]), ctypes.POINTER(runtime._ErrorInfo)])
@@ -93,10 +118,18 @@ def _value(arg: core.tensor) -> int:
     return int(data.reshape(-1)[0])
 
 
+@functools.lru_cache(maxsize=None)
+def _numpy_checked() -> None:
+    """check_numpy once per process, at the first interpreted TLE call (a
+    kernel on torch CPU tensors does not import tle.cpu)."""
+    check_numpy()
+
+
 def call(symbol: str, args: list[core.tensor], ret: core.dtype, semantic: Any) -> core.tensor:
     """Runs the device library's ``symbol`` with the interpreted scalars
     ``args`` as the current program; returns its result as an interpreted
     scalar of type ``ret``, or raises ``TLEError`` with the device record."""
+    _numpy_checked()
     arg_types = tuple(a.dtype.name for a in args)
     fn = _entry_point(symbol, arg_types, ret.name)
     pid, grid = program(semantic)

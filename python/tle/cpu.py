@@ -33,11 +33,13 @@ from typing import Sequence
 
 import numpy as np
 
-from ._interp import interpreting
+from ._interp import check_numpy, interpreting
 from .launch import ENV_RANK, ENV_RANKS_PER_NODE, ENV_SIZE, ENV_UNIQUE_ID
 from .runtime import Backend, Comm, ErrorInfo, Mem, OnError, TLEError, shareable_alloc, shareable_free
 
 __all__ = ["Communicator", "SymmetricBuffer", "Tensor", "TLEError", "shareable_array"]
+
+check_numpy()
 
 
 class _Storage:
@@ -286,6 +288,21 @@ class Communicator:
     def check_error(self) -> None:
         """Raise ``TLEError`` with TLE's report if a kernel recorded an error."""
         self._comm.check_error()
+
+    def trace_start(self, capacity: int = 0) -> None:
+        """Record this rank's barrier events (``Comm.trace_start``): call it
+        before the launches, then ``write_trace`` before ``trace_stop``."""
+        self._comm.trace_start(capacity)
+
+    def write_trace(self, path: str | os.PathLike) -> None:
+        """Write what this rank recorded since the last write to ``path``, a
+        Chrome/Perfetto JSON trace (one file per rank: each rank is its own
+        process); ``TLEError`` when nothing is being recorded."""
+        Comm.write_trace([self._comm], path)
+
+    def trace_stop(self) -> None:
+        """Stop recording and drop the events not yet written."""
+        self._comm.trace_stop()
 
     def abort(self) -> None:
         """``tleCommAbort``: every barrier on this communicator gives up;

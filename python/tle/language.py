@@ -663,5 +663,273 @@ def comm_failed(comm, _semantic=None) -> core.tensor:
     return _call("tleTritonCommFailed", [_address("comm", comm, _semantic)], core.int32, _semantic)
 
 
+# One-sided data movement (FlagCX's put / get / put-value / flush, counters
+# and signal shadows; docs/triton.md, "One-sided data movement").
+
+#: What a put does to the attached signal word, encoded as tleTritonPut's
+#: ``signalOp``: none (-1), or the dialect's signal kinds (abi.def).
+PUT_SIGNAL_OPS = {None: -1, "inc": 0, "add": 1}
+#: Orders a put (or put-value) serves: FlagCX's put fences for release and
+#: acq_rel only, so acquire and seq_cst would be weakened silently.
+PUBLISHER_ORDERS = {k: ORDERS[k] for k in ("relaxed", "release", "acq_rel")}
+#: Orders a get serves (it fences for acquire and acq_rel only).
+GET_ORDERS = {k: ORDERS[k] for k in ("relaxed", "acquire", "acq_rel")}
+
+
+def _order_in(order: Any, table: dict[str, int], call: str, why: str) -> int:
+    value = core._unwrap_if_constexpr(order)
+    if isinstance(value, str) and value in ORDERS and value not in table:
+        allowed = ", ".join(repr(k) for k in table)
+        raise ValueError(f"{call} cannot use order {value!r}: {why}; use {allowed}")
+    return table[_choice("order", order, table)]
+
+
+def _size(name: str, value: Any, _semantic) -> core.tensor:
+    """A byte count or byte offset: a compile-time int in [0, 2**63) or a
+    runtime integer scalar, as int64 (read as unsigned by the device)."""
+    value = core._unwrap_if_constexpr(value)
+    if isinstance(value, core.tensor):
+        value = _scalar(name, value)
+        if not value.dtype.is_int() or value.dtype.is_bool():
+            raise TypeError(f"{name} must be an integer number of bytes; got {_describe(value)}")
+        return _semantic.cast(value, core.int64)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an integer number of bytes; got {_describe(value)}")
+    if not 0 <= value <= _INT64_MAX:
+        raise ValueError(f"{name} must be a non-negative number of bytes; got {value}")
+    return _semantic.scalar_constant(value, core.int64)
+
+
+def _attached_signal(signal, signal_op, signal_value, _semantic) -> list[core.tensor]:
+    """[signalOp, signal, signalValue] of a put's attached signal, checked
+    as ``signal`` checks its own."""
+    signal = core._unwrap_if_constexpr(signal)
+    signal_value = core._unwrap_if_constexpr(signal_value)
+    if signal is None:
+        if signal_value is not None:
+            raise ValueError("signal_value needs a signal: pass signal=<word> with signal_op='add'")
+        op = None
+    else:
+        op = _choice("signal_op", signal_op, SIGNAL_OPS)
+        if op == "inc" and signal_value is not None:
+            raise ValueError("signal_op 'inc' adds 1 and takes no signal_value; use signal_op='add'")
+        if op == "add" and signal_value is None:
+            raise ValueError("signal_op 'add' needs a signal_value")
+    return [
+        _semantic.scalar_constant(PUT_SIGNAL_OPS[op], core.int32),
+        _int32("signal", 0 if signal is None else signal, _semantic),
+        _word_value("signal_value", 0 if signal_value is None else signal_value, _semantic),
+    ]
+
+
+def _counter(counter, _semantic) -> core.tensor:
+    """A put's local counter word, or -1 for none."""
+    if core._unwrap_if_constexpr(counter) is None:
+        return _semantic.scalar_constant(-1, core.int32)
+    return _int32("counter", counter, _semantic)
+
+
+def _transfer_tail(context, group_kind, order, table, call, why, _semantic):
+    """[contextId, groupKind, order] of a transfer."""
+    return [
+        _int32("context", context, _semantic),
+        _semantic.scalar_constant(_signal_group(group_kind, _semantic), core.int32),
+        _semantic.scalar_constant(_order_in(order, table, call, why), core.int32),
+    ]
+
+
+def _put(symbol: str, comm: core.tensor, dst: core.tensor, dst_offset, src: core.tensor, src_offset, nbytes, peer,
+         team, signal, signal_op, signal_value, counter, context, group_kind, order, _semantic,
+         library: Callable[[Any], str] = _library_path) -> None:
+    """The checks and the call of tleTritonPut for int64 handles."""
+    args = [comm, dst, _size("dst_offset", dst_offset, _semantic), src, _size("src_offset", src_offset, _semantic),
+            _size("nbytes", nbytes, _semantic),
+            _semantic.scalar_constant(TEAMS[_team(team)], core.int32),
+            _int32("peer", peer, _semantic)]
+    args += _attached_signal(signal, signal_op, signal_value, _semantic)
+    args.append(_counter(counter, _semantic))
+    args += _transfer_tail(context, group_kind, order, PUBLISHER_ORDERS, "put",
+                           "a put only publishes, and FlagCX's put fences for release and acq_rel alone", _semantic)
+    _call(symbol, args, core.int32, _semantic, library)
+
+
+def _get(symbol: str, comm: core.tensor, src: core.tensor, src_offset, dst: core.tensor, dst_offset, nbytes, peer,
+         team, context, group_kind, order, _semantic, library: Callable[[Any], str] = _library_path) -> None:
+    """The checks and the call of tleTritonGet for int64 handles."""
+    args = [comm, src, _size("src_offset", src_offset, _semantic), dst, _size("dst_offset", dst_offset, _semantic),
+            _size("nbytes", nbytes, _semantic),
+            _semantic.scalar_constant(TEAMS[_team(team)], core.int32),
+            _int32("peer", peer, _semantic)]
+    args += _transfer_tail(context, group_kind, order, GET_ORDERS, "get",
+                           "a get only observes, and FlagCX's get fences for acquire and acq_rel alone", _semantic)
+    _call(symbol, args, core.int32, _semantic, library)
+
+
+@_builtin
+def put(device_dptr, dst, dst_offset, src, src_offset, nbytes, peer, team="intra", signal=None, signal_op="inc",
+        signal_value=None, counter=None, context=0, group_kind="block", order="relaxed", _semantic=None) -> None:
+    """Copy ``nbytes`` bytes from byte ``src_offset`` of this GPU's copy of
+    the symmetric buffer ``src`` to byte ``dst_offset`` of GPU ``peer``'s
+    copy of ``dst`` (FlagCX's ``flagcxDevPut``), the whole program copying
+    together.
+
+    Args:
+        device_dptr: the device communicator, a kernel argument.
+        dst, src: symmetric buffer handles (``SymmetricBuffer.handle``),
+            kernel arguments.
+        dst_offset, src_offset, nbytes: bytes, ints or runtime integers;
+            the device reports a range past either buffer.
+        peer: an int or a runtime int32, numbered in ``team``:
+            ``"intra"`` (the default) a GPU of this node (peer pointers),
+            ``"inter"`` a node, ``"world"`` a world rank (the network when
+            the peer is on another node).
+        signal: a signal word of ``peer`` to add to after the data has
+            landed, as a release (``signal_op="inc"`` adds 1, ``"add"``
+            adds ``signal_value``); None: no signal, the peer learns nothing
+            until a later ``signal`` or barrier.
+        counter: a counter word of this GPU that grows by 1 when ``src``
+            may be overwritten (``counter_wait``); None: none.
+        context: FlagCX's network context, an int or a runtime int32.
+        group_kind: ``"block"`` or ``"warp"`` (``num_warps=1``).
+        order: ``"relaxed"`` (the default), ``"release"`` or ``"acq_rel"``
+            (what the program wrote before is visible before the data);
+            ``"acquire"`` and ``"seq_cst"`` are refused.
+    """
+    _put("tleTritonPut", _address("device_dptr", device_dptr, _semantic), _address("dst", dst, _semantic),
+         dst_offset, _address("src", src, _semantic), src_offset, nbytes, peer, team, signal, signal_op,
+         signal_value, counter, context, group_kind, order, _semantic)
+
+
+@_builtin
+def get(device_dptr, src, src_offset, dst, dst_offset, nbytes, peer, team="intra", context=0, group_kind="block",
+        order="relaxed", _semantic=None) -> None:
+    """Copy ``nbytes`` bytes from byte ``src_offset`` of GPU ``peer``'s
+    copy of the symmetric buffer ``src`` to byte ``dst_offset`` of this
+    GPU's copy of ``dst`` (FlagCX's ``flagcxDevGet``; the remote side first,
+    as there). Between nodes the data has landed only after ``flush`` of
+    the same context; within a node when the call returns. ``team``,
+    ``context``, ``group_kind`` as for ``put``; ``order``: ``"relaxed"``
+    (the default), ``"acquire"`` or ``"acq_rel"`` (``"release"`` and
+    ``"seq_cst"`` are refused)."""
+    _get("tleTritonGet", _address("device_dptr", device_dptr, _semantic), _address("src", src, _semantic),
+         src_offset, _address("dst", dst, _semantic), dst_offset, nbytes, peer, team, context, group_kind, order,
+         _semantic)
+
+
+@_builtin
+def put_value(device_dptr, dst, dst_offset, value, peer, team="intra", signal=None, signal_op="inc",
+              signal_value=None, context=0, group_kind="block", order="relaxed", _semantic=None) -> None:
+    """Store the 8 bytes of ``value`` (an int or a runtime integer, as
+    int64) at byte ``dst_offset`` of GPU ``peer``'s copy of ``dst``
+    (FlagCX's ``flagcxDevPutValue``), optionally followed by a signal to
+    ``peer`` released after it; the arguments are those of ``put`` (there
+    is no counter)."""
+    comm = _address("device_dptr", device_dptr, _semantic)
+    args = [comm, _address("dst", dst, _semantic), _size("dst_offset", dst_offset, _semantic),
+            _word_value_signed("value", value, _semantic),
+            _semantic.scalar_constant(TEAMS[_team(team)], core.int32),
+            _int32("peer", peer, _semantic)]
+    args += _attached_signal(signal, signal_op, signal_value, _semantic)
+    args += _transfer_tail(context, group_kind, order, PUBLISHER_ORDERS, "put_value",
+                           "a put only publishes, and FlagCX's put fences for release and acq_rel alone", _semantic)
+    _call("tleTritonPutValue", args, core.int32, _semantic)
+
+
+def _word_value_signed(name: str, value: Any, _semantic) -> core.tensor:
+    """Any 64-bit value: a compile-time int in [-2**63, 2**64) or a runtime
+    integer scalar, as int64 (its 8 bytes are stored as they are)."""
+    value = core._unwrap_if_constexpr(value)
+    if isinstance(value, core.tensor):
+        value = _scalar(name, value)
+        if not value.dtype.is_int() or value.dtype.is_bool():
+            raise TypeError(f"{name} must be an integer (its 8 bytes are stored); got {_describe(value)}")
+        return _semantic.cast(value, core.int64)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an int or a runtime integer scalar; got {_describe(value)}")
+    if not -2**63 <= value < 2**64:
+        raise ValueError(f"{name} must fit in 64 bits; got {value}")
+    return _semantic.scalar_constant(value - 2**64 if value > _INT64_MAX else value, core.int64)
+
+
+@_builtin
+def flush(device_dptr, context=0, group_kind="block", order="acq_rel", _semantic=None) -> None:
+    """Return when every ``put``, ``put_value`` and ``get`` this program
+    issued on network context ``context`` has completed: a get's data has
+    landed, a put's source may be reused (FlagCX's ``flagcxDevFlush``).
+    ``order``: the fence's order (``"acq_rel"`` by default)."""
+    args = [_address("device_dptr", device_dptr, _semantic), _int32("context", context, _semantic),
+            _semantic.scalar_constant(_signal_group(group_kind, _semantic), core.int32),
+            _semantic.scalar_constant(ORDERS[_choice("order", order, ORDERS)], core.int32)]
+    _call("tleTritonFlush", args, core.int32, _semantic)
+
+
+@_builtin
+def counter_wait(device_dptr, index, target, context=0, group_kind="block", order="acquire", _semantic=None) -> None:
+    """Wait until this GPU's counter word ``index`` (of network context
+    ``context``) is at least ``target``, with the signal wait's deadline
+    (FlagCX's ``flagcxDevWaitCounter``): ``put(..., counter=index)`` adds 1
+    when its source may be reused. ``group_kind`` and ``order`` as for
+    ``signal_wait``."""
+    _counter_wait("tleTritonWaitCounter", _address("device_dptr", device_dptr, _semantic), index, target, context,
+                  group_kind, order, _semantic)
+
+
+def _counter_wait(symbol, comm, index, target, context, group_kind, order, _semantic, library=_library_path,
+                  index_name="index"):
+    args = [comm, _int32(index_name, index, _semantic), _word_value("target", target, _semantic),
+            _int32("context", context, _semantic),
+            _semantic.scalar_constant(_signal_group(group_kind, _semantic), core.int32),
+            _semantic.scalar_constant(_observer_order(order, "counter_wait"), core.int32)]
+    _call(symbol, args, core.int32, _semantic, library)
+
+
+@_builtin
+def read_counter(device_dptr, index, context=0, order="acquire", _semantic=None) -> core.tensor:
+    """This GPU's counter word ``index`` (an int64), loaded by each thread
+    with the acquire half of ``order`` (FlagCX's ``flagcxDevReadCounter``)."""
+    args = [_address("device_dptr", device_dptr, _semantic), _int32("index", index, _semantic),
+            _int32("context", context, _semantic),
+            _semantic.scalar_constant(_observer_order(order, "read_counter"), core.int32)]
+    return _call("tleTritonReadCounter", args, core.int64, _semantic)
+
+
+@_builtin
+def reset_counter(device_dptr, index, context=0, _semantic=None) -> None:
+    """Set this GPU's counter word ``index`` to 0 (FlagCX's
+    ``flagcxDevResetCounter``): after ``counter_wait`` saw every put of the
+    phase, or an increment in flight is lost."""
+    args = [_address("device_dptr", device_dptr, _semantic), _int32("index", index, _semantic),
+            _int32("context", context, _semantic)]
+    _call("tleTritonResetCounter", args, core.int32, _semantic)
+
+
+@_builtin
+def shadow_increase(device_dptr, index, delta, context=0, _semantic=None) -> None:
+    """Add ``delta`` to the shadow of this GPU's signal word ``index``: the
+    value the kernel expects the word to reach (FlagCX's
+    ``flagcxDevIncreaseSignalShadow``; no peer sees the shadow)."""
+    args = [_address("device_dptr", device_dptr, _semantic), _int32("index", index, _semantic),
+            _word_value("delta", delta, _semantic), _int32("context", context, _semantic)]
+    _call("tleTritonIncreaseSignalShadow", args, core.int32, _semantic)
+
+
+@_builtin
+def shadow_wait(device_dptr, index, context=0, group_kind="block", order="acquire", _semantic=None) -> None:
+    """Wait until this GPU's signal word ``index`` reaches its shadow
+    (``shadow_increase``), with the signal wait's deadline (FlagCX's
+    ``flagcxDevWaitSignalMeetShadow``)."""
+    _shadow_wait("tleTritonWaitSignalShadow", _address("device_dptr", device_dptr, _semantic), index, context,
+                 group_kind, order, _semantic)
+
+
+def _shadow_wait(symbol, comm, index, context, group_kind, order, _semantic, library=_library_path,
+                 index_name="index"):
+    args = [comm, _int32(index_name, index, _semantic), _int32("context", context, _semantic),
+            _semantic.scalar_constant(_signal_group(group_kind, _semantic), core.int32),
+            _semantic.scalar_constant(_observer_order(order, "shadow_wait"), core.int32)]
+    _call(symbol, args, core.int32, _semantic, library)
+
+
 __all__ = ["distributed_barrier", "intra_rank", "intra_size", "team_rank", "team_size", "local_pointer",
-           "intra_pointer", "signal", "signal_wait", "read_signal", "reset_signal", "comm_failed"]
+           "intra_pointer", "signal", "signal_wait", "read_signal", "reset_signal", "comm_failed", "put", "get",
+           "put_value", "flush", "counter_wait", "read_counter", "reset_counter", "shadow_increase", "shadow_wait"]

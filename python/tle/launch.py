@@ -22,20 +22,35 @@ The launcher waits for every rank. When one fails, the others get
 ``--grace`` seconds to finish on their own (a rank waiting for the failed
 one reports the barrier's timeout, naming it) before they are terminated.
 Exit status: 0 when every rank succeeded, else the status of the first rank
-that failed (a rank killed by a signal counts as 128 + the signal), or 124
-when ``--timeout`` expired first.
+that failed (a rank killed by a signal counts as 128 + the signal), 124
+when ``--timeout`` expired first, or 128 + the signal when the launcher was
+sent SIGTERM, SIGHUP or SIGINT (what ``timeout``, a batch scheduler or a
+terminal sends): it passes the signal on to every rank and waits for them.
+A rank never outlives its launcher: one whose launcher dies (even by
+SIGKILL) is sent SIGTERM.
+
+The ranks' output comes out a line at a time behind torchrun's prefix
+``[rankR]: ``, so that lines of two ranks never mix. A Python traceback is
+held back until its rank ends: the first rank to fail shows its traceback
+in full, every other failing rank a one-line summary (its last line), since
+one bug on N ranks is otherwise N copies of the same report
+(``--tracebacks all`` shows every one). ``--no-python`` runs the program
+itself instead of ``python program`` (a C or C++ program that reads the
+same variables), as torchrun's option of that name does.
 """
 
 from __future__ import annotations
 
 import argparse
+import ctypes
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass
-from typing import IO, Mapping, Sequence
+from typing import IO, Mapping, Sequence, TextIO
 
 from . import runtime
 from .runtime import get_unique_id
@@ -55,6 +70,11 @@ ENV_RANKS_PER_NODE = "TLE_LAUNCH_RANKS_PER_NODE"
 TIMEOUT_STATUS = 124
 _POLL_S = 0.02
 _TERMINATE_S = 5.0
+#: The signals the launcher passes on to its ranks.
+_FORWARDED = (signal.SIGTERM, signal.SIGHUP, signal.SIGINT)
+#: Where a Python traceback starts: from there on a rank's stderr is held
+#: until the rank ends.
+_TRACEBACK = "Traceback (most recent call last):"
 
 
 def launched() -> bool:
@@ -70,10 +90,14 @@ class LaunchResult:
     returncodes: list[int | None]
     first_failure: int | None
     timed_out: bool
+    #: The signal (SIGTERM, SIGHUP, SIGINT) that stopped the launch, if any.
+    signalled: int | None = None
 
     @property
     def returncode(self) -> int:
         """The launcher's exit status (see the module's documentation)."""
+        if self.signalled is not None:
+            return 128 + self.signalled
         if self.timed_out:
             return TIMEOUT_STATUS
         if self.first_failure is None:
@@ -82,11 +106,12 @@ class LaunchResult:
         return 128 - code if code is not None and code < 0 else (code or 1)
 
 
-def _stop(procs: list[subprocess.Popen]) -> None:
-    """SIGTERM every rank still running, SIGKILL those that ignore it."""
+def _stop(procs: list[subprocess.Popen], signum: int = signal.SIGTERM) -> None:
+    """Sends ``signum`` to every rank still running, SIGKILL to those that
+    outlive it by _TERMINATE_S."""
     alive = [p for p in procs if p.poll() is None]
     for p in alive:
-        p.send_signal(signal.SIGTERM)
+        p.send_signal(signum)
     deadline = time.monotonic() + _TERMINATE_S
     for p in alive:
         try:
@@ -96,27 +121,122 @@ def _stop(procs: list[subprocess.Popen]) -> None:
             p.wait()
 
 
+def _die_with_parent(parent: int):
+    """preexec_fn of a rank: SIGTERM when the launcher dies, however it dies
+    (Linux's PR_SET_PDEATHSIG; a rank started elsewhere does without)."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+    except OSError:
+        libc = None
+
+    def arm() -> None:
+        if libc is not None:
+            libc.prctl(1, int(signal.SIGTERM), 0, 0, 0)  # PR_SET_PDEATHSIG
+        if os.getppid() != parent:  # the launcher died before prctl
+            os._exit(128 + int(signal.SIGTERM))
+
+    return arm
+
+
+class _Relay:
+    """Copies the ranks' stdout and stderr to the launcher's, a line at a
+    time behind ``[rankR]: ``; holds a rank's stderr from the first line of
+    a Python traceback on, until ``settle`` says whether to show it whole
+    or as one line."""
+
+    def __init__(self, procs: list[subprocess.Popen], out: TextIO, err: TextIO):
+        self._out, self._err = out, err
+        self._lock = threading.Lock()
+        self._held: list[list[str]] = [[] for _ in procs]
+        self._threads: list[list[threading.Thread]] = []
+        for rank, p in enumerate(procs):
+            pair = [threading.Thread(target=self._copy, args=(rank, p.stdout, False), daemon=True),
+                    threading.Thread(target=self._copy, args=(rank, p.stderr, True), daemon=True)]
+            for t in pair:
+                t.start()
+            self._threads.append(pair)
+
+    def _write(self, stream: TextIO, rank: int, line: str) -> None:
+        with self._lock:
+            stream.write(f"[rank{rank}]: {line}\n")
+            stream.flush()
+
+    def _copy(self, rank: int, pipe, is_err: bool) -> None:
+        holding = False
+        for raw in iter(pipe.readline, b""):
+            line = raw.decode(errors="replace").rstrip("\r\n")
+            if is_err and (holding or line.startswith(_TRACEBACK)):
+                holding = True
+                self._held[rank].append(line)
+            else:
+                self._write(self._err if is_err else self._out, rank, line)
+        pipe.close()
+
+    def settle(self, rank: int, code: int | None, full: bool) -> None:
+        """Rank ``rank`` ended with ``code``: its held lines come out in full
+        (``full``, or it succeeded), else as their last line."""
+        for t in self._threads[rank]:
+            t.join(2.0)  # a child of the rank may hold the pipe open
+        held, self._held[rank] = self._held[rank], []
+        if not held:
+            return
+        if full or code == 0:
+            for line in held:
+                self._write(self._err, rank, line)
+            return
+        last = next((line for line in reversed(held) if line.strip()), "")
+        self._write(self._err, rank, f"{last.strip()}  [traceback of {len(held)} lines not shown: the first "
+                    f"failure's is; --tracebacks all]")
+
+
 def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace: float = 30.0,
         env: Mapping[str, str] | None = None, stdout: IO | None = None, stderr: IO | None = None,
-        nodes: int = 1) -> LaunchResult:
+        nodes: int = 1, no_python: bool = False, tracebacks: str = "first") -> LaunchResult:
     """Runs ``python *argv`` (a script and its arguments, or ``-m module
-    ...``) as ``ranks`` ranks and waits for them; ``timeout`` (seconds) ends
-    the whole run, ``grace`` how long the others may run after a rank
-    failed. ``stdout``/``stderr`` default to this process's. ``nodes`` > 1:
-    ``ranks`` ranks on each of that many simulated nodes (the emulator's
-    teams INTER and WORLD cross them), ``nodes * ranks`` processes in all."""
+    ...``; with ``no_python`` the program ``argv[0]`` itself) as ``ranks``
+    ranks and waits for them; ``timeout`` (seconds) ends the whole run,
+    ``grace`` how long the others may run after a rank failed. Without
+    ``stdout``/``stderr`` the ranks' output comes to this process's behind
+    rank prefixes, with tracebacks shown as ``tracebacks`` says ("first":
+    the first failing rank's in full, a line for the others; "all");
+    given either, the ranks write to those streams as they are. ``nodes`` >
+    1: ``ranks`` ranks on each of that many simulated nodes (the emulator's
+    teams INTER and WORLD cross them), ``nodes * ranks`` processes in all.
+    Called from the main thread, SIGTERM, SIGHUP and SIGINT sent to this
+    process are passed on to every rank, which it waits for (the result's
+    ``signalled``)."""
     if not 1 <= nodes <= runtime.MAX_RANKS:
         raise ValueError(f"nodes must be in 1..{runtime.MAX_RANKS}; got {nodes}")
     if not 1 <= ranks <= runtime.MAX_RANKS // nodes:
         raise ValueError(f"ranks must be in 1..{runtime.MAX_RANKS // nodes} per node ({nodes} nodes, at most "
                          f"{runtime.MAX_RANKS} in all); got {ranks}")
+    if tracebacks not in ("first", "all"):
+        raise ValueError(f"tracebacks must be 'first' or 'all'; got {tracebacks!r}")
     per_node, ranks = ranks, ranks * nodes
     if not argv:
         raise ValueError("nothing to run: give a script or -m module")
+    if no_python and argv[0] == "-m":
+        raise ValueError("-m runs a Python module: it does not go with no_python")
     unique_id = get_unique_id().hex()
     base = dict(os.environ if env is None else env)
     base.setdefault("TRITON_INTERPRET", "1")
-    procs = []
+    relay = stdout is None and stderr is None
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE} if relay else {"stdout": stdout, "stderr": stderr}
+    command = list(argv) if no_python else [sys.executable, *argv]
+    procs: list[subprocess.Popen] = []
+    signalled: list[int] = []
+    previous = {}
+
+    def forward(signum, frame) -> None:
+        if not signalled:
+            signalled.append(signum)
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signum)
+
+    if threading.current_thread() is threading.main_thread():
+        for signum in _FORWARDED:
+            previous[signum] = signal.signal(signum, forward)
     try:
         for rank in range(ranks):
             rank_env = dict(base)
@@ -127,10 +247,24 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
                 rank_env[ENV_RANKS_PER_NODE] = str(per_node)
             else:
                 rank_env.pop(ENV_RANKS_PER_NODE, None)
-            procs.append(subprocess.Popen([sys.executable, *argv], env=rank_env, stdout=stdout, stderr=stderr))
+            procs.append(subprocess.Popen(command, env=rank_env, preexec_fn=_die_with_parent(os.getpid()),
+                                          **pipes))
+        # The relay's threads start after the last fork: a fork while
+        # another thread runs may copy a held lock into the child.
+        copier = _Relay(procs, sys.stdout, sys.stderr) if relay else None
+        settled = [False] * ranks
         start = time.monotonic()
         first_failure: int | None = None
         failed_at = 0.0
+        timed_out = False
+
+        def settle() -> None:
+            for rank, p in enumerate(procs):
+                if p.returncode is not None and not settled[rank]:
+                    settled[rank] = True
+                    if copier:
+                        copier.settle(rank, p.returncode, tracebacks == "all" or rank == first_failure)
+
         while [p.poll() for p in procs].count(None):  # polls every rank, unlike any()
             now = time.monotonic()
             if first_failure is None:
@@ -138,9 +272,14 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
                     if p.returncode not in (None, 0):
                         first_failure, failed_at = rank, now
                         break
+            settle()
+            if signalled:
+                _stop(procs, signalled[0])
+                break
             if timeout is not None and now - start > timeout:
                 _stop(procs)
-                return LaunchResult([p.returncode for p in procs], first_failure, True)
+                timed_out = True
+                break
             if first_failure is not None and now - failed_at > grace:
                 _stop(procs)
                 break
@@ -148,10 +287,14 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
     except BaseException:
         _stop(procs)
         raise
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
     codes = [p.returncode for p in procs]
     if first_failure is None:
         first_failure = next((r for r, c in enumerate(codes) if c != 0), None)
-    return LaunchResult(codes, first_failure, False)
+    settle()
+    return LaunchResult(codes, first_failure, timed_out, signalled[0] if signalled else None)
 
 
 def main(args: Sequence[str] | None = None) -> int:
@@ -168,23 +311,54 @@ def main(args: Sequence[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=None, help="seconds before every rank is stopped")
     parser.add_argument("--grace", type=float, default=30.0,
                         help="seconds the other ranks may run after one failed (default 30)")
+    parser.add_argument("--tracebacks", choices=("first", "all"), default="first",
+                        help="whose Python tracebacks to show in full: the first failing rank's (default; the "
+                        "others as one line each), or every rank's")
+    parser.add_argument("--no-python", action="store_true",
+                        help="run the program itself, not with python (a C or C++ program, as torchrun's option)")
     parser.add_argument("-m", dest="module", default=None, help="run a module, as python -m does")
     parser.add_argument("program", nargs=argparse.REMAINDER, help="script.py [args...] (or the module's args)")
     ns = parser.parse_args(args)
     argv = (["-m", ns.module] if ns.module else []) + list(ns.program)
     if not argv:
         parser.error("give a script (or -m module) to run")
+    if ns.no_python and ns.module:
+        parser.error("-m runs a Python module: it does not go with --no-python")
     try:
-        result = run(argv, ns.ranks, timeout=ns.timeout, grace=ns.grace, nodes=ns.nodes)
+        result = run(argv, ns.ranks, timeout=ns.timeout, grace=ns.grace, nodes=ns.nodes, no_python=ns.no_python,
+                     tracebacks=ns.tracebacks)
     except KeyboardInterrupt:
         return 130
-    if result.timed_out:
+    except OSError as e:  # --no-python with a program that cannot run
+        print(f"tle.launch: cannot run {argv[0]}: {e.strerror or e}", file=sys.stderr, flush=True)
+        return 127
+    ranks = len(result.returncodes)
+    if result.signalled is not None:
+        print(f"tle.launch: {signal.Signals(result.signalled).name} received: passed on to every rank, which "
+              f"all ended", file=sys.stderr, flush=True)
+    elif result.timed_out:
         print(f"tle.launch: stopped every rank after --timeout {ns.timeout:g} s", file=sys.stderr, flush=True)
     elif result.first_failure is not None:
+        first = result.first_failure
+        others = [r for r, c in enumerate(result.returncodes) if c != 0 and r != first]
+        then = (f"; rank{'s' if len(others) > 1 else ''} {_ranges(others)} failed too" if others else
+                f"; the other {ranks - 1} succeeded" if ranks > 1 else "")
         codes = ", ".join(f"rank {r}: {c}" for r, c in enumerate(result.returncodes))
-        print(f"tle.launch: rank {result.first_failure} failed first (exit statuses: {codes})", file=sys.stderr,
-              flush=True)
+        print(f"tle.launch: rank {first} failed first (its report is the one shown in full){then} (exit "
+              f"statuses: {codes})", file=sys.stderr, flush=True)
     return result.returncode
+
+
+def _ranges(ranks: list[int]) -> str:
+    """'0-2, 5' for [0, 1, 2, 5]."""
+    out, i = [], 0
+    while i < len(ranks):
+        j = i
+        while j + 1 < len(ranks) and ranks[j + 1] == ranks[j] + 1:
+            j += 1
+        out.append(str(ranks[i]) if i == j else f"{ranks[i]}-{ranks[j]}")
+        i = j + 1
+    return ", ".join(out)
 
 
 if __name__ == "__main__":

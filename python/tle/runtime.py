@@ -508,14 +508,17 @@ class Comm:
         _check(library().tleCommTraceStart(self.handle, capacity), "tleCommTraceStart")
 
     def trace_stop(self) -> None:
-        """Stop recording and drop the ring."""
+        """Stop recording and drop the ring, with the events not yet
+        written: ``write_trace`` comes first."""
         _check(library().tleCommTraceStop(self.handle), "tleCommTraceStop")
 
     @staticmethod
     def write_trace(comms: Sequence[Comm], path: str | os.PathLike) -> None:
         """Write what the rings of ``comms`` recorded since the last write to
         ``path`` as one Chrome/Perfetto JSON trace (a process per rank; open
-        it in ui.perfetto.dev), and empty the rings."""
+        it in ui.perfetto.dev), and empty the rings. ``TLEError`` when one
+        of them records nothing (no ``trace_start``, or after
+        ``trace_stop``)."""
         handles = (_vp * len(comms))(*(c.handle for c in comms))
         _check(library().tleTraceWrite(handles, len(comms), os.fsencode(path)), "tleTraceWrite")
 

@@ -36,12 +36,19 @@ CommState::~CommState() {
   if (worldBootstrap)
     worldBootstrap->stopWatching();
   if (backend) {
-    if (devComm)
+    // A stale DevComm must not pass the library's magic check on memory
+    // free() leaves as it was.
+    if (devComm) {
+      DevComm cleared = {};
+      backend->copyToLocal(devComm, &cleared, sizeof(cleared));
       backend->freeLocal(devComm);
+    }
     if (epochs)
       backend->freeLocal(epochs);
     if (gridCount)
       backend->freeLocal(gridCount);
+    if (shadows)
+      backend->freeLocal(shadows);
     if (errorHost)
       backend->freeHostVisible(errorHost);
     if (traceHost)
@@ -79,6 +86,11 @@ tleResult_t allocateLocalState(CommState &c) {
   if (tleResult_t r = b.allocLocal(sizeof(DevComm), &p))
     return r;
   c.devComm = static_cast<DevComm *>(p);
+  // The signal shadows (flagcxDevIncreaseSignalShadow): one per signal
+  // word, rank-local.
+  if (tleResult_t r = b.allocLocal(c.config.nSignals * sizeof(uint64_t), &p))
+    return r;
+  c.shadows = static_cast<uint64_t *>(p);
   return tleSuccess;
 }
 
@@ -87,8 +99,10 @@ size_t inboxBytes(const CommState &c) {
          sizeof(uint32_t);
 }
 
+/// The signal words, then the counters (DevComm::counters): one symmetric
+/// allocation, so that a peer's counters are its signals + nSignals.
 size_t signalBytes(const CommState &c) {
-  return size_t(c.config.nSignals) * sizeof(uint64_t);
+  return (size_t(c.config.nSignals) + countersOf(c)) * sizeof(uint64_t);
 }
 
 /// Assembles the DevComm of `c` and copies it to local memory.
@@ -114,6 +128,12 @@ tleResult_t publishDevComm(CommState &c) {
     d.signalPeers[p] =
         static_cast<uint64_t *>(c.signals->ptr(c.signalBase + p));
   d.signals = d.signalPeers[c.rank];
+  d.nCounters = countersOf(c);
+  d.counters = d.signals + d.nSignals;
+  d.shadows = c.shadows;
+  d.nContexts = kMaxContexts;
+  for (uint32_t k = 0; k < kMaxContexts; ++k)
+    d.nets[k] = {kDevNetMagic, k, c.devComm};
   d.node = c.node;
   d.nNodes = c.nNodes;
   d.netKind = kNetNone;
@@ -149,7 +169,9 @@ void recordPeerFailure(CommState &c, int dead) {
   if (__atomic_compare_exchange_n(&rec.state, &expected, 1u, false,
                                   __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
     rec.code = kDevErrPeerFailure;
-    rec.rank = c.rank;
+    // World ranks, as `dead` is (docs/runtime.md, "Faults"): the reader
+    // does not translate this record from the node's numbering.
+    rec.rank = c.node * c.size + c.rank;
     rec.slot = 0;
     rec.epoch = 0;
     rec.missing = {};
@@ -209,6 +231,11 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
   c->node = rank / perNode;
   c->nNodes = nNodes;
   c->multiProcess = true;
+  // Before joining: a bad value fails this rank alone and at once, instead
+  // of after every rank has allocated (the others then see it leave).
+  bool watchdog = true;
+  if (tleResult_t r = watchdogEnabled(watchdog))
+    return r;
   if (tleResult_t r = createBackend(c->config, device, true,
                                     /*fdsTravel=*/true, c->backend))
     return r;
@@ -223,9 +250,6 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
     c->bootstrap = std::move(world);
   }
   if (tleResult_t r = buildComm(*c, tleSuccess))
-    return r;
-  bool watchdog = true;
-  if (tleResult_t r = watchdogEnabled(watchdog))
     return r;
   if (watchdog) {
     CommState *self = c.get(); // the bootstrap, and its watchdog, die first
@@ -572,11 +596,15 @@ tleResult_t tleCommGetBarrierEpochs(tleComm_t handle, uint32_t first,
       return r;
     if (!outEpochs && count)
       return fail(tleInvalidArgument, "outEpochs is NULL");
-    uint32_t slots = comm->config.nBarriers;
+    // INTRA's epochs, then WORLD's intra half and INTER's (DevComm.h's
+    // kEpochSets order); WORLD's inter half repeats WORLD's rounds.
+    uint64_t slots = uint64_t(comm->config.nBarriers) * 3;
     if (first > slots || count > slots - first)
       return fail(tleInvalidArgument,
-                  "slots %u..%u are out of range (the communicator has %u)",
-                  first, first + count, slots);
+                  "slots %u..%llu are out of range (the communicator has %u "
+                  "per team: intra, world, inter)",
+                  first, static_cast<unsigned long long>(first) + count,
+                  comm->config.nBarriers);
     if (!count)
       return tleSuccess;
     return comm->backend->copyFromLocal(outEpochs, comm->epochs + first,
@@ -595,12 +623,15 @@ tleResult_t tleCommGetSignals(tleComm_t handle, uint32_t first, uint32_t count,
     uint32_t words = comm->config.nSignals;
     if (first > words || count > words - first)
       return fail(tleInvalidArgument,
-                  "signals %u..%u are out of range (the communicator has %u)",
-                  first, first + count, words);
+                  "signals %u..%llu are out of range (the communicator has "
+                  "%u)",
+                  first, static_cast<unsigned long long>(first) + count, words);
     if (!count)
       return tleSuccess;
-    const auto *own =
-        static_cast<const uint64_t *>(comm->signals->ptr(comm->rank));
+    // The view holds every world rank's words on simulated nodes with one
+    // process per rank (signalBase), this node's alone otherwise.
+    const auto *own = static_cast<const uint64_t *>(
+        comm->signals->ptr(comm->signalBase + comm->rank));
     return comm->backend->copyFromLocal(outValues, own + first,
                                         size_t(count) * sizeof(uint64_t));
   });

@@ -192,6 +192,7 @@ struct CommState {
   std::unique_ptr<SymmetricView> signals;
   uint32_t *epochs = nullptr;
   uint32_t *gridCount = nullptr;
+  uint64_t *shadows = nullptr; ///< DevComm::shadows, local memory
   ErrorRecord *errorHost = nullptr;
   ErrorRecord *errorDev = nullptr;
   DevComm *devComm = nullptr;
@@ -214,9 +215,15 @@ struct CommState {
   /// The GPU network of a communicator made from NCCL past one node (or
   /// with TLE_NETWORK=gin): DevComm::netKind kNetNcclGin.
   std::unique_ptr<NcclNet> ncclNet;
+  /// tleMemAllocAll calls of this node so far (rank 0's count): the k-th of
+  /// every node are one world buffer to the emulator's network.
+  uint64_t worldBuffers = 0;
 
   ~CommState();
 };
+
+/// Counter words per rank (DevComm::nCounters): as many as signal words.
+inline uint32_t countersOf(const CommState &c) { return c.config.nSignals; }
 
 /// tleSuccess while `c`'s fault word is 0; else the status of the fault
 /// (tleAborted, tlePeerFailure, a failed wait's under onError = return)
@@ -238,10 +245,22 @@ struct MemState {
   /// addresses it. TLE owns none of it.
   std::vector<void *> imported;
   SymMem *handle = nullptr;
+  /// On the emulator's nodes (kNetEmu): every world rank's copy of this
+  /// buffer (SymMem::worldPtrs), shared with the buffers of the other nodes
+  /// it pairs with (WorldBuffers.cpp); null otherwise.
+  std::shared_ptr<std::vector<void *>> worldPtrs;
 
   void *localPtr() const { return view ? view->ptr(rank) : imported[rank]; }
   ~MemState();
 };
+
+/// On the emulator's nodes in one process: gives `mems`, one node's ranks
+/// of its next tleMemAllocAll buffer, the table of every world rank's copy
+/// that the same call of the other nodes fills (SymMem::worldPtrs), so the
+/// simulated network can reach a peer's copy on another node. Nothing
+/// without a multi-node EmuNet.
+void pairWorldBuffers(const std::vector<std::shared_ptr<CommState>> &comms,
+                      const std::vector<std::shared_ptr<MemState>> &mems);
 
 /// nRanks within what the DevComm layout serves, else tleInvalidArgument.
 tleResult_t checkRanks(int nRanks);

@@ -21,6 +21,7 @@
 #include "Error.h"
 #include "MemoryFile.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -179,15 +180,22 @@ public:
     if (begin > UINTPTR_MAX - bytes)
       return fail(tleInvalidArgument, "%zu bytes at %p wrap around", bytes,
                   ptr);
-    uintptr_t first = begin & ~uintptr_t(kPageBytes - 1);
-    size_t span = begin + bytes - first;
-    std::vector<unsigned char> resident((span + kPageBytes - 1) / kPageBytes);
-    if (mincore(reinterpret_cast<void *>(first), span, resident.data()) != 0) {
-      if (errno == ENOMEM)
-        return fail(tleInvalidArgument,
-                    "%zu bytes at %p are not all mapped in this process", bytes,
-                    ptr);
-      return failErrno(errno, "mincore of %zu bytes at %p", bytes, ptr);
+    // A fixed buffer, range by range: a huge size costs time only while
+    // its pages are mapped, never memory (one byte per page of the whole
+    // range was 4 GiB for 2^44 bytes).
+    constexpr size_t kChunkPages = 4096;
+    unsigned char resident[kChunkPages];
+    uintptr_t end = begin + bytes;
+    for (uintptr_t at = begin & ~uintptr_t(kPageBytes - 1); at < end;) {
+      size_t span = std::min<uintptr_t>(end - at, kChunkPages * kPageBytes);
+      if (mincore(reinterpret_cast<void *>(at), span, resident) != 0) {
+        if (errno == ENOMEM)
+          return fail(tleInvalidArgument,
+                      "%zu bytes at %p are not all mapped in this process",
+                      bytes, ptr);
+        return failErrno(errno, "mincore of %zu bytes at %p", bytes, ptr);
+      }
+      at += span;
     }
     return tleSuccess;
   }

@@ -60,6 +60,27 @@ tleResult_t resultOfDevError(uint32_t code) {
   return static_cast<tleResult_t>(impl::resultOf(code));
 }
 
+void fitMessage(const char *text, char *out, size_t size) {
+  size_t len = std::strlen(text);
+  if (len < size) {
+    std::memcpy(out, text, len + 1);
+    return;
+  }
+  // Cut before a space or a comma (rank lists are "0,1,2"), so that the
+  // last word or number kept is whole.
+  auto boundary = [&](size_t i) { return text[i] == ' ' || text[i] == ','; };
+  size_t cut = size - 4;
+  while (cut > size / 2 && !boundary(cut))
+    --cut;
+  if (!boundary(cut))
+    cut = size - 4;
+  while (cut > 0 && (text[cut - 1] == ' ' || text[cut - 1] == ',' ||
+                     text[cut - 1] == ';' || text[cut - 1] == ':'))
+    --cut;
+  std::memcpy(out, text, cut);
+  std::memcpy(out + cut, "...", 4);
+}
+
 namespace {
 
 /// "tle.local_pointer (flagcxGetLocalPointerS)", or "" for an unknown id.
@@ -89,9 +110,21 @@ std::string badArgument(const ErrorRecord &e) {
              static_cast<unsigned long long>(e.value), limit);
     break;
   case kArgPeer:
-    snprintf(buf, sizeof(buf),
-             "peer %lld is out of range (the communicator has %llu ranks)",
-             value, limit);
+    // `aux` is the team a signal's peer is numbered in (0, INTRA, for
+    // every other call).
+    if (e.aux == kTeamInter)
+      snprintf(buf, sizeof(buf),
+               "peer %lld is out of range (team INTER has %llu members, one "
+               "per node)",
+               value, limit);
+    else if (e.aux == kTeamWorld)
+      snprintf(buf, sizeof(buf),
+               "peer %lld is out of range (team WORLD has %llu ranks)", value,
+               limit);
+    else
+      snprintf(buf, sizeof(buf),
+               "peer %lld is out of range (the communicator has %llu ranks)",
+               value, limit);
     break;
   case kArgTeamKind:
     snprintf(buf, sizeof(buf),
@@ -111,13 +144,36 @@ std::string badArgument(const ErrorRecord &e) {
              "64-bit: pass bits = 64)",
              value);
     break;
-  case kArgCoopKind:
+  case kArgCounter:
+    snprintf(buf, sizeof(buf),
+             "counter %lld is out of range (the communicator has %llu "
+             "counters)",
+             value, limit);
+    break;
+  case kArgNet:
+    snprintf(buf, sizeof(buf),
+             "%#llx is not a net handle (flagcxDevNetGetFromCommS or "
+             "flagcxDevNetInitC gives one)",
+             static_cast<unsigned long long>(e.value));
+    break;
   case kArgOrder:
+    // A valid order refused: release on a call that only observes.
+    if (e.value <= e.limit) {
+      snprintf(buf, sizeof(buf),
+               "memory order %lld (release) cannot be used here: a signal "
+               "wait or read only observes (use relaxed, acquire, acq_rel "
+               "or seq_cst)",
+               value);
+      break;
+    }
+    [[fallthrough]];
+  case kArgCoopKind:
   case kArgScope:
   case kArgBarrierKind:
+  case kArgAccess:
+  case kArgFence:
     snprintf(buf, sizeof(buf), "unknown %s %lld (valid: 0..%llu)",
-             abi::describe(static_cast<BadArgument>(e.argument)), value,
-             limit);
+             abi::describe(static_cast<BadArgument>(e.argument)), value, limit);
     break;
   default:
     snprintf(buf, sizeof(buf), "bad argument %u with value %lld", e.argument,
@@ -165,7 +221,8 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
   std::string call = callName(e.function);
   // "<where>: <call>: <what happened>"; the call is left out when the
   // record names none (the emulator's deadlock reports).
-  std::string at = std::string(where) + ": " + (call.empty() ? "" : call + ": ");
+  std::string at =
+      std::string(where) + ": " + (call.empty() ? "" : call + ": ");
   std::string missing = peerList(peers);
   if (p > 0) {
     missing.clear();
@@ -177,8 +234,12 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
     if (missing.empty())
       missing = "none";
   }
-  char *m = out.message;
-  size_t n = sizeof(out.message);
+  // Formatted at full length first, then fitted to the record's 256 bytes
+  // at a word boundary with an ellipsis (a report cut mid-word reads as a
+  // different word).
+  char full[1024];
+  char *m = full;
+  size_t n = sizeof(full);
   switch (e.code) {
   case kDevErrTimeout:
     snprintf(m, n,
@@ -188,8 +249,13 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
              e.slot, e.epoch, missing.c_str());
     break;
   case kDevErrIndexOutOfRange:
-    snprintf(m, n, "%sbarrier slot %u out of range (nBarriers %u)", at.c_str(),
-             e.slot, e.nBarriers);
+    // The slot a barrier without an index uses is its program id, which the
+    // user never wrote: say what to change.
+    snprintf(m, n,
+             "%sbarrier slot %u out of range (nBarriers %u): create the "
+             "communicator with nBarriers (n_barriers) > %u, or pass an index "
+             "< %u (the default index is the program id)",
+             at.c_str(), e.slot, e.nBarriers, e.slot, e.nBarriers);
     break;
   case kDevErrBadComm:
     snprintf(m, n,
@@ -248,10 +314,19 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
              "communicator gave up",
              e.rank, missing.c_str());
     break;
+  case kDevErrNotServed:
+    snprintf(m, n,
+             "%sa transfer with world rank %llu, past this node: this "
+             "communicator's network (NCCL GIN) carries signals and barriers "
+             "here, not data; one-sided data crosses nodes on the emulator's "
+             "network only (docs/design.md, \"One-sided transfers\")",
+             at.c_str(), static_cast<unsigned long long>(e.value));
+    break;
   default:
     snprintf(m, n, "%s: unknown device error code %u", where, e.code);
     break;
   }
+  fitMessage(full, out.message, sizeof(out.message));
 }
 
 bool takeErrorRecord(ErrorRecord &rec, tleErrorInfo &info, RecordNode node) {

@@ -25,6 +25,11 @@ std::string peerList(const PeerMask &mask);
 /// The same set as the public tleErrorInfo carries it.
 void copyPeers(const PeerMask &mask, tleErrorInfo &out);
 
+/// Copies `text` into `out` (`size` >= 8 bytes); text that does not fit is
+/// cut at a word boundary and ends in "...", so no word is cut in two
+/// (DevErrorTest's LongMessageIsCutBetweenWords).
+void fitMessage(const char *text, char *out, size_t size);
+
 /// The status a device error code stands for.
 tleResult_t resultOfDevError(uint32_t code);
 

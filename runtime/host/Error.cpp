@@ -71,7 +71,7 @@ const char *tleGetErrorString(tleResult_t result) {
   case tleDeadlock:
     return "deadlock: every emulated thread is blocked";
   case tleIndexOutOfRange:
-    return "barrier slot index out of range";
+    return "barrier slot or signal index out of range";
   case tleInvalidComm:
     return "invalid communicator";
   case tlePeerFailure:

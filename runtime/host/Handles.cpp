@@ -121,6 +121,22 @@ tleResult_t lookupMem(tleMem_t handle, std::shared_ptr<MemState> &out,
   return refuse(v, arg, false);
 }
 
+bool isLiveDevicePointer(const void *p) {
+  {
+    Table<CommState> &t = table<CommState>();
+    std::lock_guard<std::mutex> lock(t.mutex);
+    for (const auto &[value, comm] : t.live)
+      if (comm->devComm == p)
+        return true;
+  }
+  Table<MemState> &t = table<MemState>();
+  std::lock_guard<std::mutex> lock(t.mutex);
+  for (const auto &[value, mem] : t.live)
+    if (mem->handle == p)
+      return true;
+  return false;
+}
+
 void forEachMem(const std::function<void(tleMem_t, const MemState &)> &fn) {
   std::vector<std::pair<uint64_t, std::shared_ptr<MemState>>> live;
   {

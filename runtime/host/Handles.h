@@ -48,6 +48,12 @@ void forEachMem(const std::function<void(tleMem_t, const MemState &)> &fn);
 /// the caller drops, releasing it unless another call still holds it);
 /// tleInvalidArgument as lookupComm when it is not live. Of two threads
 /// destroying one handle, exactly one succeeds.
+/// Whether `p` is what a kernel receives of a live object: the DevComm of
+/// a registered communicator or the device handle (SymMem) of a registered
+/// symmetric buffer. The emulator's interpreter entry points refuse any
+/// other pointer.
+bool isLiveDevicePointer(const void *p);
+
 tleResult_t unregisterComm(tleComm_t handle, std::shared_ptr<CommState> &out);
 tleResult_t unregisterMem(tleMem_t handle, std::shared_ptr<MemState> &out);
 

@@ -15,11 +15,19 @@
 
 #include "tle/detail/Log.h"
 
+#include <map>
+#include <mutex>
+
 namespace tle {
 
 MemState::~MemState() {
-  if (handle)
+  // Cleared first, as a communicator's DevComm: a stale handle must not
+  // pass the library's magic check.
+  if (handle) {
+    SymMem cleared = {};
+    backend->copyToLocal(handle, &cleared, sizeof(cleared));
     backend->freeLocal(handle);
+  }
   view.reset();
 }
 
@@ -51,6 +59,10 @@ tleResult_t allocHandle(MemState &m) {
 
 tleResult_t publishHandle(MemState &m) {
   SymMem h = makeSymMem(*m.view, m.rank, m.size, m.bytes, m.error);
+  if (m.worldPtrs) {
+    h.worldPtrs = m.worldPtrs->data();
+    h.nWorld = static_cast<uint32_t>(m.worldPtrs->size());
+  }
   return m.backend->copyToLocal(m.handle, &h, sizeof(h));
 }
 
@@ -101,6 +113,7 @@ tleResult_t memAllocAll(const tleComm_t *handles, int nRanks, size_t bytes,
   }
   if (tleResult_t s = allocSymmetricAll(views, bytes))
     return s;
+  pairWorldBuffers(comms, mems);
   for (auto &m : mems)
     if (tleResult_t s = publishHandle(*m))
       return s;
@@ -112,6 +125,44 @@ tleResult_t memAllocAll(const tleComm_t *handles, int nRanks, size_t bytes,
 }
 
 } // namespace
+
+namespace {
+/// The world tables of each live EmuNet: its k-th entry is the table of
+/// every node's k-th buffer. Keyed by address, with the owner kept weakly so
+/// that a new world at a reused address starts afresh.
+struct WorldTables {
+  std::weak_ptr<EmuNet> net;
+  std::vector<std::shared_ptr<std::vector<void *>>> tables;
+};
+std::mutex worldTablesMutex;
+std::map<const EmuNet *, WorldTables> worldTables;
+} // namespace
+
+void pairWorldBuffers(const std::vector<std::shared_ptr<CommState>> &comms,
+                      const std::vector<std::shared_ptr<MemState>> &mems) {
+  CommState &first = *comms[0];
+  if (!first.net || first.nNodes < 2)
+    return;
+  std::lock_guard<std::mutex> lock(worldTablesMutex);
+  WorldTables &w = worldTables[first.net.get()];
+  if (w.net.expired() || w.net.lock() != first.net) {
+    w.net = first.net;
+    w.tables.clear();
+  }
+  uint64_t k = first.worldBuffers++;
+  if (w.tables.size() <= k)
+    w.tables.resize(k + 1);
+  auto &table = w.tables[k];
+  if (!table)
+    table = std::make_shared<std::vector<void *>>(
+        static_cast<size_t>(first.nNodes) * first.size, nullptr);
+  for (size_t r = 0; r < mems.size(); ++r) {
+    const CommState &c = *comms[r];
+    (*table)[static_cast<size_t>(c.node) * c.size + c.rank] =
+        mems[r]->view->ptr(c.rank);
+    mems[r]->worldPtrs = table;
+  }
+}
 
 tleResult_t lookupCommSet(const tleComm_t *handles, int nRanks,
                           tleMem_t *outMems,

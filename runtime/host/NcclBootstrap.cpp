@@ -10,6 +10,12 @@
 // NCCL: the functions are the caller's, or those of the libnccl.so.2
 // already loaded in the process, found with dlopen(RTLD_NOLOAD).
 //
+// Each step's first all-gather carries (rank, length) with a magic number,
+// checked against where it arrived, so that two ranks claiming one NCCL
+// rank, or an all-gather that returns other bytes, are refused on the
+// spot; a length past wire::kMaxFrameBytes is refused before anything is
+// sized by it.
+//
 // NCCL's collectives carry bytes, not file descriptors, so this bootstrap
 // refuses descriptors (the emulator's memory files and cuMem exports need
 // them; the CUDA backend falls back to legacy IPC). A step waits for the
@@ -23,6 +29,7 @@
 #include "NcclBootstrap.h"
 
 #include "Error.h"
+#include "Wire.h"
 
 #include <dlfcn.h>
 
@@ -31,6 +38,7 @@
 #include <cstddef>
 #include <cstring>
 #include <thread>
+#include <vector>
 
 namespace tle {
 namespace {
@@ -70,16 +78,30 @@ public:
                         std::vector<std::string> &out) override {
     if (!brokenReason.empty())
       return fail(tlePeerFailure, "%s", brokenReason.c_str());
-    uint64_t length = mine.size();
-    std::string lengths;
-    if (tleResult_t r = gather(&length, sizeof(length), lengths))
+    // Each rank says who it is with its length, so that two ranks that
+    // claim one rank, or an all-gather that returns something else than
+    // what the ranks sent, are refused here instead of being believed.
+    wire::NcclAnnounce announce = {wire::kNcclAnnounceMagic, myRank,
+                                   mine.size()};
+    std::string announced;
+    if (tleResult_t r = gather(&announce, sizeof(announce), announced))
       return breakWith(r);
-    uint64_t longest = 0;
-    for (int p = 0; p < nRanks; ++p) {
-      uint64_t l;
-      memcpy(&l, lengths.data() + p * sizeof(l), sizeof(l));
-      longest = std::max(longest, l);
-    }
+    wire::NcclAnnounced got = wire::checkNcclAnnounced(
+        reinterpret_cast<const uint8_t *>(announced.data()), announced.size(),
+        nRanks, myRank, mine.size());
+    if (got.bad == nRanks)
+      return breakWith(
+          fail(tleInvalidArgument,
+               "the exchange through NCCL announced more bytes "
+               "in all than the %llu an exchange carries",
+               static_cast<unsigned long long>(wire::kMaxFrameBytes)));
+    if (got.bad >= 0)
+      return breakWith(inconsistent(
+          got.bad, got.claimed < 0 ? std::string("no contribution")
+                                   : "rank " + std::to_string(got.claimed) +
+                                         "'s contribution"));
+    const std::vector<uint64_t> &lengths = got.lengths;
+    uint64_t longest = *std::max_element(lengths.begin(), lengths.end());
     out.assign(nRanks, std::string());
     if (longest == 0)
       return tleSuccess;
@@ -88,11 +110,10 @@ public:
     std::string all;
     if (tleResult_t r = gather(padded.data(), longest, all))
       return breakWith(r);
-    for (int p = 0; p < nRanks; ++p) {
-      uint64_t l;
-      memcpy(&l, lengths.data() + p * sizeof(l), sizeof(l));
-      out[p] = all.substr(p * longest, l);
-    }
+    if (all.compare(myRank * longest, mine.size(), mine) != 0)
+      return breakWith(inconsistent(myRank, "other bytes than it sent"));
+    for (int p = 0; p < nRanks; ++p)
+      out[p] = all.substr(p * longest, lengths[p]);
     return tleSuccess;
   }
 
@@ -110,6 +131,16 @@ public:
   }
 
 private:
+  /// The exchange returned `what` at rank `p`'s place.
+  static tleResult_t inconsistent(int p, const std::string &what) {
+    return fail(tleInvalidArgument,
+                "the exchange through NCCL is inconsistent: at rank %d's "
+                "place it returned %s (two ranks claim one NCCL rank, or "
+                "ncclAllGather does not gather every rank's bytes in rank "
+                "order)",
+                p, what.c_str());
+  }
+
   tleResult_t breakWith(tleResult_t r) {
     brokenReason =
         "an earlier exchange through NCCL failed: " + lastErrorDetail();

@@ -68,7 +68,9 @@ static_assert(wire::kMaxRanks == kMaxRanks,
 /// run concurrently, so this only bounds what an idle connection holds.
 constexpr int64_t kHandshakeMs = 5000;
 /// Connections rank 0 keeps in their handshake at once; past it, the
-/// oldest is dropped (a real rank finishes in one round trip).
+/// oldest silent one is dropped (a real rank sends its Hello at once and
+/// finishes in one round trip), and a connection that sent a valid Hello
+/// is never dropped for a newcomer: the newcomer is refused instead.
 constexpr size_t kMaxPending = 128;
 /// Distinct refusals a timeout message lists.
 constexpr size_t kMaxRefusalsReported = 8;
@@ -318,6 +320,9 @@ private:
                 wire::kHeaderBytes + wire::kMacBytes <= 128);
 
   void acceptAll(int listenFd);
+  /// Drops the oldest connection that has not introduced itself (after
+  /// reading what it may have sent); false when every one has.
+  bool dropOldestSilent(const char *why);
   /// Reads what `p` sent; false once it is done with (admitted or not).
   bool onReadable(Pending &p);
   bool onHello(Pending &p, const uint8_t *payload, size_t bytes);
@@ -382,19 +387,42 @@ std::string Admission::refusalText() const {
   return s;
 }
 
+bool Admission::dropOldestSilent(const char *why) {
+  for (auto it = pending.begin(); it != pending.end(); ++it) {
+    if (it->step != Step::RootAwaitsHello)
+      continue;
+    // Its Hello may be waiting in the socket: a rank that connected just
+    // before a flood is not silent, only not read yet.
+    if (!onReadable(*it)) {
+      pending.erase(it);
+      return true;
+    }
+    if (it->step != Step::RootAwaitsHello)
+      continue;
+    refuse(it->fd, why);
+    pending.erase(it);
+    return true;
+  }
+  return false;
+}
+
 void Admission::acceptAll(int listenFd) {
-  for (;;) {
+  // At most a table's worth per wake-up, so that a flood of connections
+  // cannot keep rank 0 from reading the handshakes it holds.
+  for (size_t accepted = 0; accepted < kMaxPending; ++accepted) {
     UniqueFd fd(
         accept4(listenFd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
     if (!fd && (errno == EINTR || errno == ECONNABORTED))
       continue;
-    // Out of descriptors: make room by dropping the oldest handshake,
-    // rather than leaving the connection queued and poll() spinning.
-    if (!fd && (errno == EMFILE || errno == ENFILE) && !pending.empty()) {
-      refuse(pending.front().fd, "rank 0 ran out of file descriptors; "
-                                 "dropped the oldest handshake");
-      pending.pop_front();
-      continue;
+    // Out of descriptors: make room by dropping the oldest silent
+    // handshake, rather than leaving the connection queued and poll()
+    // spinning; with none, the connection waits in the backlog.
+    if (!fd && (errno == EMFILE || errno == ENFILE)) {
+      if (dropOldestSilent("rank 0 ran out of file descriptors; dropped "
+                           "the oldest connection that had not introduced "
+                           "itself"))
+        continue;
+      return;
     }
     if (!fd)
       return; // EAGAIN: none left
@@ -411,10 +439,13 @@ void Admission::acceptAll(int listenFd) {
                      " and admits only ranks of its own user");
       continue;
     }
-    if (pending.size() == kMaxPending) {
-      refuse(pending.front().fd, "too many connections were in their "
-                                 "handshake at once; dropped the oldest");
-      pending.pop_front();
+    if (pending.size() == kMaxPending &&
+        !dropOldestSilent("too many connections were in their handshake at "
+                          "once; dropped the oldest that had not introduced "
+                          "itself")) {
+      refuse(fd, "too many connections that introduced themselves were in "
+                 "their handshake at once; refused a new one");
+      continue;
     }
     Pending &p = pending.emplace_back();
     p.fd = std::move(fd);

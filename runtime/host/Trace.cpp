@@ -105,7 +105,7 @@ void take(CommState &c, std::vector<BarrierTraceRecord> &out) {
   std::sort(fresh.begin(), fresh.end());
   for (const auto &[seq, e] : fresh) {
     BarrierTraceRecord r;
-    r.rank = c.rank;
+    r.rank = c.node * c.size + c.rank; // the world rank: one process per rank
     r.block = e->block;
     r.thread = e->thread;
     r.kind = e->kind;
@@ -184,6 +184,20 @@ tleResult_t tleTraceWrite(const tleComm_t *comms, int nComms,
   return guard("tleTraceWrite", [&] {
     if (!path)
       return fail(tleInvalidArgument, "path is NULL");
+    // A communicator without a ring would add no events, silently: the
+    // trace of a program that stopped before it wrote is an empty file.
+    for (int i = 0; comms && i < nComms; ++i) {
+      std::shared_ptr<CommState> c;
+      std::string arg = "comms[" + std::to_string(i) + "]";
+      if (tleResult_t r = lookupComm(comms[i], c, arg.c_str()))
+        return r;
+      if (!c->traceHost)
+        return fail(tleInvalidArgument,
+                    "%s (rank %d) records no trace: call tleCommTraceStart "
+                    "before its launches, and tleTraceWrite before "
+                    "tleCommTraceStop, which frees the events",
+                    arg.c_str(), c->rank);
+    }
     uint64_t origin = 0, first = 0;
     std::string events;
     if (tleResult_t r =

@@ -53,7 +53,8 @@ std::string timeOf(TraceClock clock, uint64_t time, uint64_t origin) {
 
 std::string traceEventsJson(const std::vector<BarrierTraceRecord> &records,
                             TraceClock clock, uint64_t origin,
-                            std::optional<uint64_t> launch) {
+                            std::optional<uint64_t> launch,
+                            int32_t ranksPerNode) {
   std::string out;
   auto next = [&] {
     if (!out.empty())
@@ -67,9 +68,12 @@ std::string traceEventsJson(const std::vector<BarrierTraceRecord> &records,
   }
   for (int32_t rank : ranks) {
     next();
+    std::string name = "rank " + std::to_string(rank);
+    if (ranksPerNode > 0)
+      name += " (node " + std::to_string(rank / ranksPerNode) + ", local " +
+              std::to_string(rank % ranksPerNode) + ")";
     out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" +
-           std::to_string(rank) + ",\"args\":{\"name\":\"rank " +
-           std::to_string(rank) + "\"}},";
+           std::to_string(rank) + ",\"args\":{\"name\":\"" + name + "\"}},";
     out += "{\"name\":\"process_sort_index\",\"ph\":\"M\",\"pid\":" +
            std::to_string(rank) +
            ",\"args\":{\"sort_index\":" + std::to_string(rank) + "}}";

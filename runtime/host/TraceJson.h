@@ -40,10 +40,13 @@ struct BarrierTraceRecord {
 /// The events of `records`, comma-separated and without the document
 /// around them: process and thread names first, then one event per
 /// record, `time - origin` on the clock's axis; with `launch`, each event's
-/// args carry it.
+/// args carry it. With `ranksPerNode` > 0 the records' ranks are world
+/// ranks of nodes of that many, and each process is named with its node
+/// ("rank 5 (node 1, local 1)"), as reports name ranks.
 std::string traceEventsJson(const std::vector<BarrierTraceRecord> &records,
                             TraceClock clock, uint64_t origin,
-                            std::optional<uint64_t> launch);
+                            std::optional<uint64_t> launch,
+                            int32_t ranksPerNode = 0);
 
 } // namespace tle
 

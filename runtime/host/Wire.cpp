@@ -236,4 +236,35 @@ std::string printableReason(const uint8_t *bytes, size_t n) {
   return s;
 }
 
+NcclAnnounced checkNcclAnnounced(const uint8_t *bytes, size_t n, int nRanks,
+                                 int myRank, uint64_t myLength) {
+  NcclAnnounced out;
+  if (nRanks < 1 || n != size_t(nRanks) * sizeof(NcclAnnounce)) {
+    out.bad = nRanks < 1 ? 0 : nRanks;
+    return out;
+  }
+  uint64_t total = 0;
+  for (int p = 0; p < nRanks; ++p) {
+    NcclAnnounce a;
+    memcpy(&a, bytes + size_t(p) * sizeof(a), sizeof(a));
+    bool ours = a.magic == kNcclAnnounceMagic;
+    if (!ours || a.rank != p || a.length > kMaxFrameBytes ||
+        (p == myRank && a.length != myLength)) {
+      out.bad = p;
+      out.claimed = ours && a.rank >= 0 && a.rank < nRanks
+                        ? static_cast<int>(a.rank)
+                        : -1;
+      out.lengths.clear();
+      return out;
+    }
+    total += a.length;
+    out.lengths.push_back(a.length);
+  }
+  if (total > kMaxFrameBytes) {
+    out.bad = nRanks;
+    out.lengths.clear();
+  }
+  return out;
+}
+
 } // namespace tle::wire

@@ -164,6 +164,32 @@ const char *decodeGathered(const uint8_t *bytes, size_t n, int nRanks,
                            std::vector<std::string> &blobs,
                            std::vector<uint32_t> &fdCounts);
 
+/// The first contribution of every rank to an exchange through NCCL's
+/// all-gather (NcclBootstrap.cpp), in native byte order (all ranks of such
+/// an exchange run the same build): who the rank is and how long its blob.
+struct NcclAnnounce {
+  uint64_t magic;
+  int64_t rank;
+  uint64_t length;
+};
+constexpr uint64_t kNcclAnnounceMagic = 0x544c454e43434c31; // "TLENCCL1"
+
+/// The verdict on an all-gather of nRanks NcclAnnounce records at `bytes`
+/// (n bytes), as rank `myRank` that announced `myLength` reads it.
+struct NcclAnnounced {
+  /// -1 when all hold; else the first place whose record is wrong (no
+  /// magic, another rank's number, a length past kMaxFrameBytes, or at
+  /// `myRank` another length), or nRanks when the lengths sum past
+  /// kMaxFrameBytes (or n is not nRanks records).
+  int bad = -1;
+  /// The rank the record at `bad` claims, -1 when it is not a TLE record
+  /// or the number is not a rank.
+  int claimed = -1;
+  std::vector<uint64_t> lengths; ///< every rank's, when bad is -1
+};
+NcclAnnounced checkNcclAnnounced(const uint8_t *bytes, size_t n, int nRanks,
+                                 int myRank, uint64_t myLength);
+
 /// A reason received from the other end, made safe to print: at most
 /// kMaxReasonBytes, control characters replaced.
 std::string printableReason(const uint8_t *bytes, size_t n);

@@ -41,6 +41,15 @@ assert library == package / "lib" / "libtle.so", library
 assert tle.extern_libs() == {"tle": str(bitcode)}
 print(f"packaged files: {bitcode.name}, {library.name}")
 
+# NumPy comes with the package, in a version Triton 3.6's interpreter can
+# use (python/pyproject.toml's pin).
+import numpy  # noqa: E402
+
+assert tuple(int(p) for p in numpy.__version__.split(".")[:2]) < (2, 4), numpy.__version__
+requirement = [r for r in importlib.metadata.requires("tle-triton") if r.startswith("numpy") and "extra" not in r]
+assert requirement == ["numpy<2.4,>=1.26"] or requirement == ["numpy>=1.26,<2.4"], requirement
+print(f"NumPy {numpy.__version__} installed with it ({requirement[0]})")
+
 lib = runtime.library()
 lib.tleGetErrorString.restype = __import__("ctypes").c_char_p
 assert lib.tleGetErrorString(4) == b"timed out"

@@ -11,10 +11,17 @@
 
 #include "bundle/Bundle.h"
 
+#include <cerrno>
 #include <charconv>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
 #include <limits>
 #include <set>
 #include <sstream>
+#include <sys/stat.h>
+#include <thread>
+#include <unistd.h>
 
 using namespace tle::run;
 
@@ -104,6 +111,11 @@ bool tle::run::writeBundle(const Bundle &bundle, std::string &out,
       os << *kernel.signalWords;
     else
       os << "runtime";
+    os << " counter-words=";
+    if (kernel.counterWords)
+      os << *kernel.counterWords;
+    else
+      os << "runtime";
     os << '\n';
   }
   os << "code " << bundle.code.size() << '\n';
@@ -149,8 +161,7 @@ static bool parseKernel(const std::vector<std::string_view> &words, int version,
     return false;
   }
   if (!isValidKernelName(words[1])) {
-    error = "kernel name '" + std::string(words[1]) +
-            "' is not a C identifier";
+    error = "kernel name '" + std::string(words[1]) + "' is not a C identifier";
     return false;
   }
   kernel.name = words[1];
@@ -179,8 +190,8 @@ static bool parseKernel(const std::vector<std::string_view> &words, int version,
           return false;
         }
         if (kernel.params.size() == kMaxKernelParams) {
-          error = "more than " + std::to_string(kMaxKernelParams) +
-                  " parameters";
+          error =
+              "more than " + std::to_string(kMaxKernelParams) + " parameters";
           return false;
         }
         kernel.params.emplace_back(type);
@@ -194,8 +205,7 @@ static bool parseKernel(const std::vector<std::string_view> &words, int version,
       kernel.cooperative = value == "1";
     } else if (key == "barrier-slots" && value == "runtime") {
       kernel.barrierSlots.reset();
-    } else if (uint32_t n = 0;
-               key == "barrier-slots" && parseU32(value, n)) {
+    } else if (uint32_t n = 0; key == "barrier-slots" && parseU32(value, n)) {
       kernel.barrierSlots = n;
     } else if (key == "barrier-ops" && parseU32(value, n)) {
       kernel.barrierOps = n;
@@ -203,6 +213,10 @@ static bool parseKernel(const std::vector<std::string_view> &words, int version,
       kernel.signalWords.reset();
     } else if (version >= 3 && key == "signal-words" && parseU32(value, n)) {
       kernel.signalWords = n;
+    } else if (version >= 4 && key == "counter-words" && value == "runtime") {
+      kernel.counterWords.reset();
+    } else if (version >= 4 && key == "counter-words" && parseU32(value, n)) {
+      kernel.counterWords = n;
     } else {
       error =
           "unknown or malformed kernel attribute '" + std::string(word) + "'";
@@ -213,6 +227,8 @@ static bool parseKernel(const std::vector<std::string_view> &words, int version,
                                             "barrier-slots", "barrier-ops"};
   if (version >= 3)
     required.push_back("signal-words");
+  if (version >= 4)
+    required.push_back("counter-words");
   for (std::string_view key : required)
     if (!seen.count(key)) {
       error = "kernel '" + kernel.name + "' lacks its '" + std::string(key) +
@@ -327,4 +343,111 @@ bool tle::run::parseBundle(std::string_view text, Bundle &out,
   }
   error = "bundle ends before its `code` line";
   return false;
+}
+
+namespace {
+/// Closes a descriptor this file opened.
+struct InputFd {
+  int fd = -1;
+  bool owned = false;
+  ~InputFd() {
+    if (owned && fd >= 0)
+      close(fd);
+  }
+};
+
+std::string describeErrno(const std::string &what, const std::string &path) {
+  return "cannot " + what + " '" + path + "': " + std::strerror(errno);
+}
+
+/// Waits until a process opens the FIFO `fd` (opened O_NONBLOCK) for
+/// writing, keeping what it may already have written in `out`; then makes
+/// `fd` blocking. A FIFO without a writer reads as EOF at once.
+bool awaitWriter(int fd, const std::string &path, std::string &out,
+                 std::string &error) {
+  using Clock = std::chrono::steady_clock;
+  auto end =
+      Clock::now() + std::chrono::milliseconds(tle::run::kFifoWriterWaitMs);
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n > 0) {
+      out.append(buf, static_cast<size_t>(n));
+      break;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+      break; // a writer, nothing written yet
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      error = describeErrno("read", path);
+      return false;
+    }
+    if (Clock::now() >= end) {
+      error = "no process opened the FIFO '" + path + "' for writing within " +
+              std::to_string(tle::run::kFifoWriterWaitMs) + " ms";
+      return false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  int flags = fcntl(fd, F_GETFL);
+  if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) < 0) {
+    error = describeErrno("read", path);
+    return false;
+  }
+  return true;
+}
+} // namespace
+
+bool tle::run::readInputFile(const std::string &path, std::string &out,
+                             std::string &error) {
+  out.clear();
+  InputFd in;
+  struct stat st;
+  if (path == "-") {
+    in.fd = STDIN_FILENO;
+  } else {
+    if (stat(path.c_str(), &st) != 0) {
+      error = describeErrno("open", path);
+      return false;
+    }
+    bool fifo = S_ISFIFO(st.st_mode);
+    if (S_ISREG(st.st_mode) && uint64_t(st.st_size) > kMaxInputBytes) {
+      error = "'" + path + "' is " + std::to_string(st.st_size) +
+              " bytes, more than the " + std::to_string(kMaxInputBytes) +
+              " an input may have";
+      return false;
+    }
+    // A FIFO is opened without waiting for a writer (which open() would do
+    // forever); awaitWriter bounds the wait.
+    in.fd = open(path.c_str(), O_RDONLY | O_CLOEXEC | (fifo ? O_NONBLOCK : 0));
+    in.owned = true;
+    if (in.fd < 0) {
+      error = describeErrno("open", path);
+      return false;
+    }
+    if (fifo && !awaitWriter(in.fd, path, out, error))
+      return false;
+  }
+  char buf[65536];
+  for (;;) {
+    ssize_t n = read(in.fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      error = describeErrno("read", path);
+      return false;
+    }
+    if (n == 0)
+      return true;
+    if (out.size() + static_cast<size_t>(n) > kMaxInputBytes) {
+      error = "'" + path + "' holds more than " +
+              std::to_string(kMaxInputBytes) +
+              " bytes, the most an input may have (an endless stream such "
+              "as /dev/zero?)";
+      out.clear();
+      return false;
+    }
+    out.append(buf, static_cast<size_t>(n));
+  }
 }

@@ -8,7 +8,8 @@
 // library for that reason; tlec (through lib/Compiler) writes bundles with
 // it and tlerun reads them. The reader trusts nothing: every line, name,
 // type and count is validated, and a bundle that is not exactly what the
-// writer produces is refused with the line that is wrong.
+// writer produces is refused with the line that is wrong. Also the bounded
+// reader of the tools' input files.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,9 +28,11 @@ namespace tle::run {
 inline constexpr std::string_view kBundleMagic = "tle-bundle";
 /// The format version this build writes. 2: host code names its packed
 /// entries `__tle_entry.NAME` (tle/abi.h). 3: kernel lines carry
-/// `signal-words`. A reader also reads kOldestBundleVersion and up: a
-/// version 2 bundle predates signals, so its kernels need no signal word.
-inline constexpr int kBundleVersion = 3;
+/// `signal-words`. 4: and `counter-words`. A reader also reads
+/// kOldestBundleVersion and up: a version 2 bundle predates signals, so its
+/// kernels need no signal word, and a version 2 or 3 bundle predates
+/// counters.
+inline constexpr int kBundleVersion = 4;
 inline constexpr int kOldestBundleVersion = 2;
 /// Upper bounds a reader enforces, so that a hostile bundle cannot make it
 /// allocate without limit before the code is even looked at.
@@ -52,6 +55,9 @@ struct BundleKernel {
   /// Signal words the kernel's constant indices need (0: it uses none);
   /// unset: a runtime index, decided at run time.
   std::optional<uint32_t> signalWords = 0;
+  /// Counter words the kernel's constant indices need (its puts' counters
+  /// and its counter ops; 0: none); unset: a runtime index.
+  std::optional<uint32_t> counterWords = 0;
 };
 
 /// A parsed bundle.
@@ -85,6 +91,18 @@ bool looksLikeBundle(std::string_view text);
 bool writeBundle(const Bundle &bundle, std::string &out, std::string &error);
 /// Parses `text`; on failure returns false with a message in `error`.
 bool parseBundle(std::string_view text, Bundle &out, std::string &error);
+
+/// Largest input tlec and tlerun read (a kernel module or a bundle).
+inline constexpr uint64_t kMaxInputBytes = uint64_t(64) << 20;
+/// How long a FIFO may stay without a writer before it is refused.
+inline constexpr int kFifoWriterWaitMs = 3000;
+/// Reads the input file `path` ("-": stdin) into `out`, bounded: past
+/// kMaxInputBytes (an endless stream such as /dev/zero) it stops with an
+/// error instead of exhausting memory, and a FIFO that no process opens
+/// for writing within kFifoWriterWaitMs is refused instead of blocking
+/// forever. False with `error` set on failure.
+bool readInputFile(const std::string &path, std::string &out,
+                   std::string &error);
 
 } // namespace tle::run
 

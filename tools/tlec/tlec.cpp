@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "bundle/Bundle.h"
 #include "tle/Compiler/Pipelines.h"
 #include "tle/version.h"
 
@@ -22,6 +23,7 @@
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/ToolOutputFile.h"
 
@@ -111,6 +113,13 @@ int main(int argc, char **argv) {
     llvm::errs() << "tlec: --emit=ptx needs --target=cuda\n";
     return kExitUsage;
   }
+  if (!deviceLib.empty() && target != mlir::tle::CompileTarget::Cuda) {
+    // Host code calls the emulator's build of the device library, inside
+    // libtle: a library given here would be ignored.
+    llvm::errs() << "tlec: --device-lib applies to --target=cuda only (host "
+                    "kernels call the device library built into libtle)\n";
+    return kExitUsage;
+  }
   if (target == mlir::tle::CompileTarget::Cuda && emit != Emit::MLIR) {
     options.deviceLibrary =
         deviceLib.empty()
@@ -131,13 +140,16 @@ int main(int argc, char **argv) {
   // A located one-line error is the interface; the op dump is noise.
   context.printOpOnDiagnostic(false);
 
-  std::string errorMessage;
-  std::unique_ptr<llvm::MemoryBuffer> input =
-      openInputFile(inputFile, &errorMessage);
-  if (!input) {
+  std::string errorMessage, text;
+  // Bounded (an endless stream or a FIFO without a writer is an error, not
+  // an out-of-memory abort or a hang).
+  if (!::tle::run::readInputFile(inputFile, text, errorMessage)) {
     llvm::errs() << "tlec: " << errorMessage << "\n";
     return kExitFailure;
   }
+  std::unique_ptr<llvm::MemoryBuffer> input =
+      llvm::MemoryBuffer::getMemBufferCopy(
+          text, inputFile == "-" ? "<stdin>" : inputFile.getValue());
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(input), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagHandler(sourceMgr, &context);

@@ -29,6 +29,7 @@
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IRReader/IRReader.h"
+#include "llvm/Support/DynamicLibrary.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/SourceMgr.h"
@@ -51,6 +52,9 @@ static void initializeOnce() {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
     mlir::tle::registerCompilerPasses();
+    // The process's own symbols (libtle's device library and hooks, which
+    // tlerun links), for checkCallees; the JIT resolves from them too.
+    llvm::sys::DynamicLibrary::LoadLibraryPermanently(nullptr);
   });
 }
 
@@ -85,6 +89,35 @@ static bool checkHostCode(const llvm::Module &module, const BundleKernel &meta,
   return true;
 }
 
+/// Checks that every function the code calls but does not define is one the
+/// JIT can resolve from this process (the device library and emulator hooks
+/// of libtle, the C library), so that a kernel calling a device function
+/// TLE does not define gets its name and its caller, not the JIT's
+/// "Symbols not found" followed by "kernel entry not found". (The callers
+/// are the kernel's own code, whose functions carry reserved names.)
+static bool checkCallees(const llvm::Module &module, const BundleKernel &meta,
+                         std::string &error) {
+  std::string missing;
+  for (const llvm::Function &f : module) {
+    if (!f.isDeclaration() || f.isIntrinsic() || f.use_empty())
+      continue;
+    std::string name = f.getName().str();
+    if (llvm::sys::DynamicLibrary::SearchForAddressOfSymbol(name))
+      continue;
+    missing += (missing.empty() ? "" : ", ") + name;
+  }
+  if (missing.empty())
+    return true;
+  error = "kernel '" + meta.name +
+          "' calls device functions that neither its code nor TLE's device "
+          "library defines: " +
+          missing +
+          ". TLE's library defines the entry points of docs/abi.md "
+          "(FlagCX's 148 public symbols among them); is this a function of "
+          "another library, or a misspelled name?";
+  return false;
+}
+
 /// JIT-compiles host LLVM IR `ir` and looks up the kernel's packed entry.
 static bool jit(const std::string &ir, const std::string &path,
                 LoadedKernel &out, std::string &error) {
@@ -104,7 +137,8 @@ static bool jit(const std::string &ir, const std::string &path,
       diag.print("tlerun", os);
       return nullptr;
     }
-    if (!checkHostCode(*parsed, out.meta, parseError)) {
+    if (!checkHostCode(*parsed, out.meta, parseError) ||
+        !checkCallees(*parsed, out.meta, parseError)) {
       codeOk = false;
       return nullptr;
     }

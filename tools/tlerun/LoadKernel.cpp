@@ -9,21 +9,13 @@
 
 #include "Kernel.h"
 
-#include <fstream>
-#include <sstream>
-
 using namespace tle::run;
 
 bool tle::run::loadKernel(const Options &options, LoadedKernel &out,
                           std::string &error) {
-  std::ifstream file(options.input, std::ios::binary);
-  if (!file) {
-    error = "cannot open '" + options.input + "'";
+  std::string text;
+  if (!readInputFile(options.input, text, error))
     return false;
-  }
-  std::ostringstream contents;
-  contents << file.rdbuf();
-  std::string text = contents.str();
 
   if (!looksLikeBundle(text)) {
     if (!haveCompiler()) {

@@ -3,21 +3,87 @@
 //
 // Implements Report.h. The text forms are the ones docs/tools.md documents
 // (the output contract); the JSON object holds the same facts, written with
-// tle/detail/Json.h.
+// tle/detail/Json.h, and the hook that still writes it (and closes a trace
+// on a pipe) when the emulator ends the process.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Report.h"
 
 #include "tle/detail/Json.h"
+#include "tle/emu.h"
+#include "tle/trace.h"
 #include "tle/version.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <unistd.h>
 
 using namespace tle::run;
+
+namespace {
+/// What the fatal hook writes, prepared before each launch (armFatal): it
+/// runs in a signal handler, so it only reads these and calls write(2).
+struct FatalOutput {
+  std::string jsonHead, jsonTail; ///< around the report's escaped text
+  bool json = false;
+  int traceFd = -1;
+};
+FatalOutput fatal;
+
+void writeAll(int fd, const char *data, size_t bytes) {
+  while (bytes) {
+    ssize_t n = ::write(fd, data, bytes);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return;
+    data += n;
+    bytes -= static_cast<size_t>(n);
+  }
+}
+
+/// Writes `text` as the inside of a JSON string, without allocating.
+void writeJsonEscaped(int fd, const char *text, size_t bytes) {
+  char buf[512];
+  size_t n = 0;
+  for (size_t i = 0; i < bytes; ++i) {
+    if (n + 6 > sizeof buf) {
+      writeAll(fd, buf, n);
+      n = 0;
+    }
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c == '"' || c == '\\') {
+      buf[n++] = '\\';
+      buf[n++] = static_cast<char>(c);
+    } else if (c == '\n') {
+      buf[n++] = '\\';
+      buf[n++] = 'n';
+    } else if (c < 0x20 || c == 0x7f) {
+      const char *hex = "0123456789abcdef";
+      for (char e : {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]})
+        buf[n++] = e;
+    } else {
+      buf[n++] = static_cast<char>(c);
+    }
+  }
+  writeAll(fd, buf, n);
+}
+
+void onFatal(const char *report, size_t bytes) {
+  if (fatal.traceFd >= 0)
+    writeAll(fatal.traceFd, tle::kTraceDocumentTail,
+             std::strlen(tle::kTraceDocumentTail));
+  if (!fatal.json)
+    return;
+  writeAll(STDOUT_FILENO, fatal.jsonHead.data(), fatal.jsonHead.size());
+  writeJsonEscaped(STDOUT_FILENO, report, bytes);
+  writeAll(STDOUT_FILENO, fatal.jsonTail.data(), fatal.jsonTail.size());
+}
+} // namespace
 
 void Report::setRun(const Options &options, const BundleKernel &kernel) {
   run.clear();
@@ -177,11 +243,41 @@ void Report::summary(const Options &options, const LoadedKernel &kernel,
                  kernel.meta.barrierOps);
 }
 
-int Report::finish(int status) {
-  if (!json) {
-    std::fflush(stdout);
-    return status;
-  }
+void Report::armFatal(unsigned launch, std::optional<uint64_t> seed,
+                      int traceFd) {
+  static bool installed = false;
+  if (!installed)
+    tle::emu::setFatalHook(&onFatal);
+  installed = true;
+  fatal.traceFd = traceFd;
+  fatal.json = json;
+  if (!json)
+    return;
+  // The object finish() would write, with a marker where the report goes.
+  static constexpr const char *kMarker = "@@report@@";
+  std::string saved = errorJson;
+  errorJson.clear();
+  json::Writer w(errorJson);
+  w.beginObject().key("stage").value("launch");
+  w.key("message").value(kMarker);
+  w.key("launch").value(launch);
+  w.key("result").value("the emulator ended the process");
+  w.key("result_code").null();
+  w.key("seed");
+  if (seed)
+    w.value(*seed);
+  else
+    w.null();
+  w.key("records").beginArray().endArray().endObject();
+  std::string whole = render(1);
+  errorJson = std::move(saved);
+  size_t at = whole.find(kMarker);
+  fatal.jsonHead = whole.substr(0, at);
+  fatal.jsonTail = whole.substr(at + std::strlen(kMarker));
+  std::fflush(stdout); // the hook writes to the descriptor
+}
+
+std::string Report::render(int status) const {
   std::string out;
   json::Writer w(out);
   w.beginObject().key("tool").value("tlerun");
@@ -205,6 +301,17 @@ int Report::finish(int status) {
     w.raw(errorJson);
   w.endObject();
   out += '\n';
+  return out;
+}
+
+int Report::finish(int status) {
+  fatal.json = false;
+  fatal.traceFd = -1;
+  if (!json) {
+    std::fflush(stdout);
+    return status;
+  }
+  std::string out = render(status);
   std::fwrite(out.data(), 1, out.size(), stdout);
   std::fflush(stdout);
   return status;

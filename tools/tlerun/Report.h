@@ -21,7 +21,8 @@
 // "run" is there once the kernel is loaded, "summary" after a successful
 // run, "error" (null on success) says what failed at which stage: usage,
 // load, params, setup, launch or dump. The dumps are held in memory until
-// the end.
+// the end. When the emulator ends the process during a launch, a hook
+// writes the object all the same, with the emulator's report as the error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -64,8 +65,17 @@ public:
                bool print);
   /// Writes the JSON object (with --json) and returns `status`.
   int finish(int status);
+  /// Prepares what tlerun still writes if the emulator ends the process
+  /// during launch `launch` (a fatal signal or the watchdog, which skip
+  /// finish()): with --json, the object with the emulator's report as the
+  /// error; with a trace on a pipe (`traceFd`, -1: none), the document's
+  /// closing bracket. Installs the hook (tle::emu::setFatalHook) once.
+  void armFatal(unsigned launch, std::optional<uint64_t> seed, int traceFd);
 
 private:
+  /// The JSON object with exit status `status`.
+  std::string render(int status) const;
+
   bool json;
   std::string run, dumps, summaryJson, errorJson;
   bool anyDump = false;

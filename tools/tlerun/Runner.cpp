@@ -144,11 +144,12 @@ static void appendValue(tle::json::Writer &w, ElemType type,
   }
 }
 
-/// Sum of the barrier epochs of `comm`'s `slots` slots: the barrier rounds
-/// completed on this rank since the communicator was created.
+/// Sum of the barrier epochs of `comm`'s `slots` slots of every team
+/// (intra, world, inter): the barrier rounds completed on this rank since
+/// the communicator was created.
 static std::optional<uint64_t> epochSum(tleComm_t comm, uint32_t slots) {
-  std::vector<uint32_t> epochs(slots);
-  if (tleCommGetBarrierEpochs(comm, 0, slots, epochs.data()) != tleSuccess)
+  std::vector<uint32_t> epochs(size_t(slots) * 3);
+  if (tleCommGetBarrierEpochs(comm, 0, slots * 3, epochs.data()) != tleSuccess)
     return std::nullopt;
   uint64_t sum = 0;
   for (uint32_t e : epochs)
@@ -261,6 +262,10 @@ public:
     return closeDocument(error);
   }
 
+  /// The descriptor the fatal hook ends the document on: a file that is
+  /// not seekable and still open; else -1 (a seekable one is complete).
+  int fatalFd() const { return file && !seekable ? fileno(file) : -1; }
+
   /// Finishes the document; false with `error` on a write error.
   bool close(std::string *error = nullptr) {
     if (!file)
@@ -279,9 +284,12 @@ private:
     return std::fwrite(text.data(), 1, text.size(), file) == text.size();
   }
   /// On a seekable file the closing "]}" is always there (and overwritten
-  /// by the next append).
+  /// by the next append). A pipe gets each launch as it is appended, so
+  /// that the fatal hook (Report::armFatal) need only add the "]}".
   bool closeDocument(std::string &error) {
-    if (seekable && (!write(tle::kTraceDocumentTail) || std::fflush(file) != 0))
+    if (seekable && !write(tle::kTraceDocumentTail))
+      return fail(error);
+    if (std::fflush(file) != 0)
       return fail(error);
     return true;
   }
@@ -378,10 +386,13 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
   else
     config.nBarriers = static_cast<uint32_t>(
         std::clamp<uint64_t>(options.grid.total(), 64, kMaxDefaultBarriers));
+  // The runtime gives every rank as many counter words as signal words
+  // (DevComm::nCounters), so the count serves the larger of the two needs.
   if (options.signals)
     config.nSignals = *options.signals;
-  else if (kernel.meta.signalWords)
-    config.nSignals = std::max<uint32_t>(*kernel.meta.signalWords, 1);
+  else if (kernel.meta.signalWords && kernel.meta.counterWords)
+    config.nSignals = std::max<uint32_t>(
+        {*kernel.meta.signalWords, *kernel.meta.counterWords, 1});
   else
     config.nSignals = kDefaultSignals;
   if (options.timeoutMs)
@@ -491,6 +502,7 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
   auto startAll = std::chrono::steady_clock::now();
   uint64_t traceTs = 0;
   for (unsigned i = 0; i < options.repeat; ++i) {
+    report.armFatal(i + 1, shape.seed, trace.fatalFd());
     LaunchOutcome outcome = device->launch(shape, argsPerRank.data());
     seed = outcome.seed;
     if (i == 0 && !outcome.raceCheckSkipped.empty())

@@ -307,6 +307,42 @@ Log expectSessionWait(const OrderRow &o, const Role &g, uint32_t n) {
   return l;
 }
 
+/// WORLD's halves on one node (docs/design.md, "Teams"): the arrive is
+/// INTRA's on WORLD's own inbox set. The wait's intra half is INTRA's wait
+/// on that set, but it acquires for every order but relaxed (release
+/// included): its inter half's add releases what it acquired, which is how
+/// the node's writes reach the other nodes. The inter half, by group rank 0
+/// after the first warp reconverges: on one node the rail is this rank
+/// alone, so no add and no poll, only the inter epoch's advance.
+Log onWorldSet(Log l) {
+  for (std::string &e : l)
+    for (const char *word : {" inbox", " epoch"})
+      if (e.size() > std::strlen(word) &&
+          e.compare(e.size() - std::strlen(word), std::string::npos, word) == 0)
+        e.insert(e.size() - std::strlen(word) + 1, "world-");
+  return l;
+}
+Log expectWorldWait(const OrderRow &o, const Role &g, uint32_t n, bool arrive) {
+  // Signals as the order says, polls as acq_rel's unless relaxed.
+  OrderRow intra = o;
+  if (o.order != kOrderRelaxed) {
+    intra.pollOne = kOrders[3].pollOne;
+    intra.afterPollMany = kOrders[3].afterPollMany;
+  }
+  Log l = onWorldSet(expectWait(intra, g, n, arrive));
+  Log final = groupSync(g);
+  l.resize(l.size() - final.size());
+  if (g.rank < 32) {
+    if (g.kind != kCoopThread)
+      l.push_back("bar.warp");
+    if (g.rank == 0)
+      add(l, {"ld.relaxed.gpu world-inter-epoch",
+              "st.relaxed.gpu world-inter-epoch"});
+  }
+  add(l, final);
+  return l;
+}
+
 //===----------------------------------------------------------------------===//
 // Running the library as one thread of rank 0
 //===----------------------------------------------------------------------===//
@@ -318,9 +354,9 @@ constexpr uint32_t kStride = 8;
 constexpr uint32_t kEpoch = 7;
 
 struct RankMem {
-  uint32_t epochs[kSlots];
+  uint32_t epochs[kEpochSets * kSlots];
   uint32_t gridCount[kSlots];
-  uint32_t inbox[kSlots * kStride];
+  uint32_t inbox[kInboxSets * kSlots * kStride];
   ErrorRecord error;
   DevComm comm;
 };
@@ -330,7 +366,9 @@ constexpr uint32_t kNodeRanks = 8;
 
 /// n ranks' barrier memory in which every peer has arrived at kEpoch + 1
 /// on kSlot (and, for the grid barrier, so has rank 0 itself), as seen by
-/// rank 0, whose calls are recorded.
+/// rank 0, whose calls are recorded. One node: WORLD's slot kSlot is its
+/// intra half (the second inbox set, in the same state) and an inter half
+/// that completes at once.
 struct Node {
   RankMem rank[kNodeRanks];
 
@@ -338,10 +376,12 @@ struct Node {
     std::memset(static_cast<void *>(rank), 0, sizeof(rank));
     for (uint32_t r = 0; r < n; ++r) {
       RankMem &m = rank[r];
-      m.epochs[kSlot] = kEpoch;
+      for (uint32_t set = 0; set < kEpochSets; ++set)
+        m.epochs[set * kSlots + kSlot] = kEpoch;
       m.gridCount[kSlot] = gridCount;
-      for (uint32_t q = 0; q < n; ++q)
-        m.inbox[kSlot * kStride + q] = kEpoch + 1;
+      for (uint32_t set = 0; set < kInboxSets; ++set)
+        for (uint32_t q = 0; q < n; ++q)
+          m.inbox[(set * kSlots + kSlot) * kStride + q] = kEpoch + 1;
       DevComm &c = m.comm;
       c.magic = kDevCommMagic;
       c.version = kDevCommVersion;
@@ -354,6 +394,7 @@ struct Node {
       c.epochs = m.epochs;
       c.gridCount = m.gridCount;
       c.error = &m.error;
+      c.nNodes = 1;
     }
     uint32_t *inboxes[kNodeRanks];
     for (uint32_t q = 0; q < n; ++q)
@@ -366,7 +407,15 @@ struct Node {
     for (uint32_t r = 0; r < n; ++r) {
       RankMem &m = rank[r];
       s.ranges.push_back({m.inbox, m.inbox + kSlots * kStride, "inbox"});
+      s.ranges.push_back({m.inbox + kSlots * kStride,
+                          m.inbox + 2 * kSlots * kStride, "world-inbox"});
       s.ranges.push_back({m.epochs, m.epochs + kSlots, "epoch"});
+      s.ranges.push_back(
+          {m.epochs + kSlots, m.epochs + 2 * kSlots, "world-epoch"});
+      s.ranges.push_back(
+          {m.epochs + 2 * kSlots, m.epochs + 3 * kSlots, "inter-epoch"});
+      s.ranges.push_back(
+          {m.epochs + 3 * kSlots, m.epochs + 4 * kSlots, "world-inter-epoch"});
       s.ranges.push_back({m.gridCount, m.gridCount + kSlots, "count"});
       s.ranges.push_back({&m.error, &m.error + 1, "record"});
     }
@@ -462,6 +511,28 @@ TEST(OrderTable, GroupBarrier) {
             const char *half = kind == kBarrierArrive ? "arrive"
                                : kind == kBarrierWait ? "wait"
                                                       : "sync";
+            EXPECT_LOG(want, where(half, o, g, n, t));
+          }
+        }
+}
+
+TEST(OrderTable, WorldBarrierOnOneNode) {
+  for (const OrderRow &o : kOrders)
+    for (const GroupCase &g : kGroups)
+      for (uint32_t n : kRankCounts)
+        for (uint32_t t : rolesOf(g)) {
+          Role role{g.kind, t, g.size};
+          for (int kind : {kBarrierArrive, kBarrierWait, kBarrierSync}) {
+            Node node(n);
+            become(t, g.threads);
+            impl::teamBarrier(node.comm(), kTeamWorld, g.coop, kSlot, o.order,
+                              kind, tle::abi::Fn::flagcxDevBarrierSync);
+            Log want = kind == kBarrierArrive
+                           ? onWorldSet(expectArrive(o, role, n))
+                           : expectWorldWait(o, role, n, kind == kBarrierSync);
+            const char *half = kind == kBarrierArrive ? "world arrive"
+                               : kind == kBarrierWait ? "world wait"
+                                                      : "world sync";
             EXPECT_LOG(want, where(half, o, g, n, t));
           }
         }

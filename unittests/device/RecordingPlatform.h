@@ -115,6 +115,24 @@ inline void addRelaxedSys(uint32_t *p, uint32_t v) {
   rec::record("red.relaxed.sys", p);
   *p += v;
 }
+/// The signal words (SignalOps.h).
+inline uint64_t loadAcquireSys(const uint64_t *p) {
+  rec::record("ld.acquire.sys.u64", p);
+  return *p;
+}
+inline uint64_t loadRelaxedSys(const uint64_t *p) {
+  rec::record("ld.relaxed.sys.u64", p);
+  return *p;
+}
+inline void storeRelaxedSys(uint64_t *p, uint64_t v) {
+  rec::record("st.relaxed.sys.u64", p);
+  *p = v;
+}
+inline void addReleaseSys(uint64_t *p, uint64_t v) {
+  rec::record("red.release.sys.u64", p);
+  *p += v;
+}
+inline void pollHint(const void *, uint64_t) {}
 inline void fenceAcqRelSys() { rec::record("fence.acq_rel.sys"); }
 inline void fenceSeqCstSys() { rec::record("fence.sc.sys"); }
 inline uint32_t loadRelaxedGpu(const uint32_t *p) {
@@ -149,7 +167,12 @@ inline void storeFaultWord(uint32_t *p, uint32_t v) {
   rec::record("st.relaxed.sys", p);
   *p = v;
 }
-constexpr uint32_t kPollsPerClockRead = 1;
+/// 1 as on the host unless the test asks for another cadence (NetTest.cpp
+/// asks for the GPU's, to see the fault word's cadence there).
+#ifndef TLE_REC_POLLS_PER_CLOCK_READ
+#define TLE_REC_POLLS_PER_CLOCK_READ 1
+#endif
+constexpr uint32_t kPollsPerClockRead = TLE_REC_POLLS_PER_CLOCK_READ;
 constexpr bool kPlatformYields = false;
 inline void spinWait(const WaitInfo &) {}
 

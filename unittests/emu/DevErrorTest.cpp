@@ -47,7 +47,9 @@ TEST(DevError, EveryFailureIsWordedFromCallToMessage) {
        },
        tleIndexOutOfRange,
        "tle.device_intra_barrier (flagcxIntraBarrierSyncS): barrier slot 8 "
-       "out of range (nBarriers 8)"},
+       "out of range (nBarriers 8): create the communicator with nBarriers "
+       "(n_barriers) > 8, or pass an index < 8 (the default index is the "
+       "program id)"},
       {"coop kind",
        [](void *dc, const void *) {
          flagcxIntraBarrierArriveS(dc, 7, 0, false, kOrderRelease);
@@ -195,6 +197,30 @@ TEST(DevError, DeadlockIsWorded) {
   EXPECT_NE(r.message.find("wait on slot 2 for epoch 1; missing peers: 0"),
             std::string::npos)
       << r.message;
+}
+
+TEST(DevError, LongMessageIsCutBetweenWords) {
+  // Rank 0 of 128 alone at a barrier: its timeout names 127 missing peers,
+  // more than the record's 256 bytes hold.
+  Ranks ranks(128, 8, /*timeoutMs=*/20);
+  ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  LaunchResult r = launch(
+      ranks.comms.data(), 1, shape({1, 1, 1}, {1, 1, 1}), [](int, void *dc) {
+        flagcxIntraBarrierSyncS(dc, kCoopThread, 0, false, kOrderAcqRel);
+      });
+  EXPECT_EQ(r.result, tleTimeout) << r.message;
+  std::string m = r.error.message;
+  EXPECT_LT(m.size(), sizeof r.error.message);
+  // The list is cut between two numbers, not inside one, and says so.
+  size_t list = m.find("missing peers: ");
+  ASSERT_NE(list, std::string::npos) << m;
+  ASSERT_GE(m.size(), 3u);
+  ASSERT_EQ(m.substr(m.size() - 3), "...") << m;
+  std::string peers = m.substr(list + 15, m.size() - 3 - list - 15);
+  std::string whole;
+  for (int q = 1; whole.size() < peers.size(); ++q)
+    whole += (q > 1 ? "," : "") + std::to_string(q);
+  EXPECT_EQ(peers, whole) << m;
 }
 
 } // namespace

@@ -242,4 +242,37 @@ TEST(InterpFault, EveryFailureIsAStatus) {
   EXPECT_EQ(failed.load(), 0) << tleGetLastErrorDetail();
 }
 
+// Reproducer (issue 32, item 11): a destroyed communicator's DevComm and a
+// freed buffer's handle were accepted (the magic word survives free()), and
+// the call ran on freed memory. Only live objects' pointers are passed on.
+TEST(InterpFault, StalePointersAreRefused) {
+  tleComm_t comm;
+  ASSERT_EQ(tleCommInitAll(&comm, 1, nullptr, nullptr), tleSuccess);
+  tleMem_t mem;
+  ASSERT_EQ(tleMemAllocAll(&comm, 1, 64, &mem), tleSuccess);
+  void *dc = nullptr, *handle = nullptr;
+  ASSERT_EQ(tleCommGetDevComm(comm, &dc), tleSuccess);
+  ASSERT_EQ(tleMemGetHandle(mem, &handle), tleSuccess);
+  tleInterpProgram p = program(0, 1);
+  tleErrorInfo e;
+  int64_t out = 0;
+  int32_t rank = -1;
+  ASSERT_EQ(tleTritonLocalPointerInterp(&p, addr(handle), 0, &out, &e),
+            tleSuccess);
+  ASSERT_EQ(tleTritonIntraRankInterp(&p, addr(dc), &rank, &e), tleSuccess);
+  ASSERT_EQ(tleMemFree(mem), tleSuccess);
+  EXPECT_EQ(tleTritonLocalPointerInterp(&p, addr(handle), 0, &out, &e),
+            tleInvalidComm);
+  EXPECT_NE(std::string(e.message).find(
+                "is neither the DevComm of a live communicator nor the "
+                "handle of a live symmetric buffer"),
+            std::string::npos)
+      << e.message;
+  ASSERT_EQ(tleCommDestroy(comm), tleSuccess);
+  rank = -1;
+  EXPECT_EQ(tleTritonIntraRankInterp(&p, addr(dc), &rank, &e), tleInvalidComm)
+      << "rank " << rank;
+  EXPECT_EQ(rank, -1);
+}
+
 } // namespace

@@ -723,6 +723,26 @@ TEST(EmuSlots, ArriveTwiceWithoutAWait) {
       << message;
 }
 
+TEST(EmuSlots, ArriveThenSyncWithoutAWait) {
+  // A sync arrives too: after an arrive it is a second arrive on the slot
+  // before the first was waited for (SlotsTest.cpp checks the verdict
+  // alone).
+  Ranks ranks(2);
+  std::string message;
+  EXPECT_EQ(
+      runSeeds(
+          ranks, shape({1, 1, 1}, {4, 1, 1}),
+          [](int, void *dc) {
+            flagcxIntraBarrierArriveS(dc, kCoopBlock, 0, false, kOrderRelease);
+            flagcxIntraBarrierSyncS(dc, kCoopBlock, 0, false, kOrderAcqRel);
+            flagcxIntraBarrierWaitS(dc, kCoopBlock, 0, false, kOrderAcquire);
+          },
+          &message),
+      tleBarrierMisuse);
+  EXPECT_TRUE(contains(message, "arrives twice on slot 0 without a wait"))
+      << message;
+}
+
 TEST(EmuSlots, RanksThatDisagreeOnTheGroup) {
   Ranks ranks(2);
   std::string message;

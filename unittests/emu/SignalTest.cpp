@@ -289,8 +289,11 @@ TEST(Signals, AWaitForASignalThatNeverComesIsADeadlockNamingTheWord) {
   ASSERT_EQ(r.result, tleDeadlock) << r.message;
   EXPECT_TRUE(contains(r.message, "rank 1 block 0 thread 0 waits in signal "
                                   "wait on signal 3 of rank 1 for a value >= "
-                                  "1 (it holds 0); ranks that could still "
-                                  "signal it: 1"))
+                                  "1 (it holds 0)\n"))
+      << r.message;
+  // Who could still signal is the same for every signal wait: said once.
+  EXPECT_TRUE(contains(r.message, "\n  ranks that could still signal a "
+                                  "waited-for word: 1\n"))
       << r.message;
   EXPECT_EQ(r.error.rank, 1);
   EXPECT_EQ(r.error.slot, 3u);
@@ -403,6 +406,52 @@ TEST(Signals, EveryBadArgumentIsWordedAndWritesNothing) {
        tleInvalidArgument,
        "tle.signal (flagcxDevSignalInc): team kind 3 is not a team (valid: 0 "
        "intra, 1 inter, 2 world)"},
+      // -1 is the library's own "no such argument" value, and used to skip
+      // the check (team -1 then acted as WORLD).
+      {"team -1",
+       [](void *dc) {
+         flagcxDevSignalInc(dc, -1, 0, 0, 0, kCoopBlock, kScopeSystem);
+       },
+       tleInvalidArgument,
+       "tle.signal (flagcxDevSignalInc): team kind -1 is not a team (valid: "
+       "0 intra, 1 inter, 2 world)"},
+      {"Triton team -1",
+       [](void *dc) {
+         tleTritonTeamSignal(reinterpret_cast<int64_t>(dc), -1, 0, 0, 1,
+                             kCoopBlock);
+       },
+       tleInvalidArgument,
+       "tle.signal (tleTritonTeamSignal): team kind -1 is not a team (valid: "
+       "0 intra, 1 inter, 2 world)"},
+      {"scope -1",
+       [](void *dc) {
+         flagcxDevSignalAdd(dc, kTeamIntra, 0, 0, 1, 0, kCoopBlock, -1);
+       },
+       tleInvalidArgument,
+       "tle.signal (flagcxDevSignalAdd): unknown memory scope -1 (valid: "
+       "0..3)"},
+      {"bits -1",
+       [](void *dc) {
+         flagcxDevWaitSignal(dc, 0, 1, -1, 0, kCoopBlock, kOrderAcquire);
+       },
+       tleInvalidArgument,
+       "tle.signal_wait (flagcxDevWaitSignal): a -1-bit signal is not "
+       "supported (TLE's signal words are 64-bit: pass bits = 64)"},
+      // A wait or a read only observes: release used to be dropped.
+      {"wait order release",
+       [](void *dc) {
+         flagcxDevWaitSignal(dc, 0, 1, 64, 0, kCoopBlock, kOrderRelease);
+       },
+       tleInvalidArgument,
+       "tle.signal_wait (flagcxDevWaitSignal): memory order 2 (release) "
+       "cannot be used here: a signal wait or read only observes (use "
+       "relaxed, acquire, acq_rel or seq_cst)"},
+      {"read order release",
+       [](void *dc) { flagcxDevReadSignal(dc, 0, 64, 0, kOrderRelease); },
+       tleInvalidArgument,
+       "tle.read_signal (flagcxDevReadSignal): memory order 2 (release) "
+       "cannot be used here: a signal wait or read only observes (use "
+       "relaxed, acquire, acq_rel or seq_cst)"},
       {"context",
        [](void *dc) {
          flagcxDevWaitSignal(dc, 0, 1, 64, 1, kCoopBlock, kOrderAcquire);

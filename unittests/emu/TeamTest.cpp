@@ -18,8 +18,11 @@
 #include "EmuTestUtil.h"
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <sstream>
 #include <string>
 
 using namespace tle;
@@ -33,9 +36,10 @@ namespace {
 class Nodes {
 public:
   Nodes(int nodes, int perNode, int64_t timeoutMs = -1, uint32_t nBarriers = 64,
-        uint32_t nSignals = 16)
+        uint32_t nSignals = 16, tleOnError_t onError = TLE_ON_ERROR_DEFAULT)
       : nodes(nodes), perNode(perNode) {
     tleConfig_t config = TLE_CONFIG_INITIALIZER;
+    config.onError = onError;
     config.nBarriers = nBarriers;
     config.nSignals = nSignals;
     config.timeoutMs = timeoutMs;
@@ -410,7 +414,21 @@ TEST(Teams, BadPeersAreNamedPerTeam) {
                                                  kCoopThread, kScopeSystem);
                           });
   ASSERT_EQ(r.result, tleInvalidArgument) << r.message;
-  EXPECT_TRUE(contains(r.message, "peer 2 is out of range")) << r.message;
+  // The bound is the team's: 2 nodes (it used to say "the communicator has
+  // 2 ranks", the size of the node, whatever the team).
+  EXPECT_TRUE(contains(r.message, "peer 2 is out of range (team INTER has 2 "
+                                  "members, one per node)"))
+      << r.message;
+  r = launch(w.comms.data(), 4, shape({1, 1, 1}, {1, 1, 1}),
+             [&](int rank, void *dc) {
+               if (rank == 0)
+                 flagcxDevSignalInc(dc, kTeamWorld, 4, 0, 0, kCoopThread,
+                                    kScopeSystem);
+             });
+  ASSERT_EQ(r.result, tleInvalidArgument) << r.message;
+  EXPECT_TRUE(
+      contains(r.message, "peer 4 is out of range (team WORLD has 4 ranks)"))
+      << r.message;
   r = launch(w.comms.data(), 4, shape({1, 1, 1}, {1, 1, 1}),
              [&](int rank, void *dc) {
                if (rank == 1)
@@ -419,6 +437,38 @@ TEST(Teams, BadPeersAreNamedPerTeam) {
              });
   ASSERT_EQ(r.result, tleInvalidArgument) << r.message;
   EXPECT_TRUE(contains(r.message, "group kind")) << r.message;
+}
+
+// Reproducer (issue 32, item 9): the device trace named events by the rank
+// in the node, so 2 x 2 ranks came out as two processes. Each world rank
+// is its own process, named by its world rank.
+TEST(Teams, DeviceTracesNameWorldRanks) {
+  Nodes w(2, 2);
+  ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
+  for (tleComm_t c : w.comms)
+    ASSERT_EQ(tleCommTraceStart(c, 0), tleSuccess) << tleGetLastErrorDetail();
+  LaunchResult r = launch(
+      w.comms.data(), 4, shape({1, 1, 1}, {32, 1, 1}), [](int, void *dc) {
+        flagcxIntraBarrierSyncS(dc, kCoopBlock, 0, false, kOrderAcqRel);
+      });
+  ASSERT_EQ(r.result, tleSuccess) << r.message;
+  std::string path = testing::TempDir() + "tle-node-trace.json";
+  ASSERT_EQ(tleTraceWrite(w.comms.data(), 4, path.c_str()), tleSuccess)
+      << tleGetLastErrorDetail();
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  std::string json = text.str();
+  for (int rank = 0; rank < 4; ++rank)
+    EXPECT_TRUE(contains(json, "{\"name\":\"process_name\",\"ph\":\"M\","
+                               "\"pid\":" +
+                                   std::to_string(rank) +
+                                   ",\"args\":{\"name\":\"rank " +
+                                   std::to_string(rank) + "\"}}"))
+        << rank << ": " << json;
+  for (tleComm_t c : w.comms)
+    tleCommTraceStop(c);
+  std::remove(path.c_str());
 }
 
 TEST(Teams, SlotChecksKnowTheTeams) {
@@ -561,6 +611,37 @@ TEST(Teams, AWaitAcrossNodesTimesOut) {
                                       std::to_string(r.error.rank + 2) +
                                       " (node 1, local " + local + ")"))
       << r.message;
+}
+
+TEST(Teams, ARailWaitPastTheDeadlineUnderReturnReturnsTheTimeout) {
+  // Under onError = return a rail wait that times out (INTER's, and WORLD's
+  // inter half) must hand tleTimeout to every thread of the group, as the
+  // intra barrier's wait does: a kernel that got 0 would carry on after a
+  // barrier that never completed. Only node 0 runs, so node 1 never
+  // arrives and the device deadline ends the wait.
+  for (int team : {kTeamInter, kTeamWorld}) {
+    Nodes w(2, 2, 200, 64, 16, TLE_ON_ERROR_RETURN);
+    ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
+    std::vector<int> status(2 * kThreads, -1), later(2 * kThreads, -1);
+    LaunchResult r =
+        launch(w.comms.data(), 2, shape({1, 1, 1}, {kThreads, 1, 1}),
+               [&](int rank, void *dc) {
+                 uint32_t t = rank * kThreads + linearThreadId();
+                 auto comm = reinterpret_cast<int64_t>(dc);
+                 status[t] = tleTritonTeamBarrier(comm, team, kBarrierSync,
+                                                  kCoopBlock, 5, kOrderAcqRel);
+                 // The fault word is set: a later wait gives up at once.
+                 later[t] = tleTritonTeamBarrier(comm, team, kBarrierSync,
+                                                 kCoopBlock, 6, kOrderAcqRel);
+               });
+    ASSERT_EQ(r.result, tleTimeout) << teamName(team) << ": " << r.message;
+    for (uint32_t t = 0; t < 2 * kThreads; ++t) {
+      EXPECT_EQ(status[t], tleTimeout) << teamName(team) << " thread " << t;
+      EXPECT_EQ(later[t], tleTimeout) << teamName(team) << " thread " << t;
+    }
+    EXPECT_EQ(r.error.slot, 5u) << teamName(team);
+    EXPECT_TRUE(contains(r.message, "timed out after")) << r.message;
+  }
 }
 
 /// Rank 1 writes its own buffer, a WORLD barrier of `order`, then rank 0

@@ -119,20 +119,6 @@ bool sendBytes(int fd, const std::string &bytes) {
          static_cast<ssize_t>(bytes.size());
 }
 
-/// Caps this process's address space at its current size plus `extraMiB`,
-/// so that a 1 GiB allocation fails instead of quietly succeeding.
-void capAddressSpace(size_t extraMiB) {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  size_t vmKiB = 0;
-  while (std::getline(status, line))
-    if (line.compare(0, 7, "VmSize:") == 0)
-      vmKiB = std::stoull(line.substr(7));
-  rlimit lim;
-  lim.rlim_cur = lim.rlim_max = (vmKiB + extraMiB * 1024) * 1024;
-  setrlimit(RLIMIT_AS, &lim);
-}
-
 std::string listenerPrefix() { return "tle-" + std::to_string(getpid()) + "-"; }
 
 // Reproducer: rank 0 used to take one handshake at a time with a 2 s
@@ -162,6 +148,71 @@ TEST_F(BootstrapSecurityTest, IdleConnectionsDoNotStallRankZero) {
   }
   for (int fd : idle)
     close(fd);
+}
+
+/// A process that connects to `name` in a loop and never speaks, keeping
+/// its newest 200 connections open, until it is killed (or 20 s pass).
+pid_t startFlood(const std::string &name) {
+  pid_t pid = fork();
+  if (pid != 0)
+    return pid;
+  setenv("TLE_BOOTSTRAP_ANY_UID", "1", 1);
+  socklen_t len;
+  sockaddr_un addr = abstractAddress(name, len);
+  std::vector<int> open;
+  auto end = Clock::now() + std::chrono::seconds(20);
+  while (Clock::now() < end) {
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (connect(fd, reinterpret_cast<sockaddr *>(&addr), len) != 0) {
+      close(fd);
+      usleep(100); // the backlog is full: let rank 0 accept
+      continue;
+    }
+    open.push_back(fd);
+    if (open.size() > 200) {
+      close(open.front());
+      open.erase(open.begin());
+    }
+  }
+  _exit(0);
+}
+
+// Reproducer (issue 32, item 5): silent connections in a loop from three
+// processes (another user's, under TLE_BOOTSTRAP_ANY_UID=1) filled rank
+// 0's handshake table, and "drop the oldest" evicted the real ranks in the
+// middle of their handshake: every bootstrap failed. A connection that
+// sent a valid Hello is never evicted in favour of a silent one. Loopback
+// only, bounded: the flood is killed once the ranks are done.
+TEST_F(BootstrapSecurityTest, FloodOfSilentConnectionsDoesNotEvictRanks) {
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+  tleConfig_t cfg = bootstrapConfig(8000);
+  const int n = 3;
+  Child r0 = start([&](std::string &) { return joinOnly(n, id, 0, cfg); });
+  std::string name = awaitListener(listenerPrefix(), 5000);
+  ASSERT_FALSE(name.empty()) << "rank 0 never listened";
+  std::vector<pid_t> floods;
+  for (int i = 0; i < 3; ++i)
+    floods.push_back(startFlood(name));
+  usleep(200 * 1000); // the table is full before the ranks connect
+  std::vector<Child> ranks;
+  for (int r = 1; r < n; ++r)
+    ranks.push_back(
+        start([&, r](std::string &) { return joinOnly(n, id, r, cfg); }));
+  Outcome o0 = collect(r0, 15000);
+  std::vector<Outcome> others;
+  for (Child &c : ranks)
+    others.push_back(collect(c, 15000));
+  for (pid_t pid : floods) {
+    kill(pid, SIGKILL);
+    waitpid(pid, nullptr, 0);
+  }
+  ASSERT_TRUE(o0.finished);
+  EXPECT_EQ(o0.result, tleSuccess) << o0.detail;
+  for (Outcome &o : others) {
+    ASSERT_TRUE(o.finished);
+    EXPECT_EQ(o.result, tleSuccess) << o.detail;
+  }
 }
 
 // Reproducer: an unauthenticated header announcing 2^30 bytes made rank 0

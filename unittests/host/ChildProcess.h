@@ -7,7 +7,8 @@
 // deadline and kills a child that hangs, so a hang is a test failure rather
 // than a stuck suite. Also: which /dev/shm names a process left behind, and
 // which abstract Unix sockets are listening (what any local user sees in
-// /proc/net/unix).
+// /proc/net/unix); and a cap on a child's address space, for tests that an
+// input does not make the library allocate.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,7 @@
 #include <functional>
 #include <poll.h>
 #include <string>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -189,6 +191,20 @@ inline tleResult_t joinOnly(int n, const tleUniqueId &id, int rank,
   if (r == tleSuccess)
     tleCommDestroy(comm);
   return r;
+}
+
+/// Caps this process's address space at its current size plus `extraMiB`,
+/// so that a 1 GiB allocation fails instead of quietly succeeding.
+inline void capAddressSpace(size_t extraMiB) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  size_t vmKiB = 0;
+  while (std::getline(status, line))
+    if (line.compare(0, 7, "VmSize:") == 0)
+      vmKiB = std::stoull(line.substr(7));
+  rlimit lim;
+  lim.rlim_cur = lim.rlim_max = (vmKiB + extraMiB * 1024) * 1024;
+  setrlimit(RLIMIT_AS, &lim);
 }
 
 } // namespace tle::test

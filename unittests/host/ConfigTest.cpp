@@ -168,6 +168,21 @@ TEST(ConfigTest, SignalWordsAreAllocatedAndMapped) {
   EXPECT_EQ(tleCommGetSignals(comms[0], 5, 1, &word), tleInvalidArgument);
   EXPECT_NE(std::string(tleGetLastErrorDetail()).find("the communicator has 5"),
             std::string::npos);
+  // A range whose end passes 2^32 is quoted as it is, not wrapped (it used
+  // to read "signals 4294967295..1").
+  EXPECT_EQ(tleCommGetSignals(comms[0], 4294967295u, 2, &word),
+            tleInvalidArgument);
+  EXPECT_NE(std::string(tleGetLastErrorDetail())
+                .find("signals 4294967295..4294967297 are out of range"),
+            std::string::npos)
+      << tleGetLastErrorDetail();
+  uint32_t epoch;
+  EXPECT_EQ(tleCommGetBarrierEpochs(comms[0], 4294967295u, 2, &epoch),
+            tleInvalidArgument);
+  EXPECT_NE(std::string(tleGetLastErrorDetail())
+                .find("slots 4294967295..4294967297 are out of range"),
+            std::string::npos)
+      << tleGetLastErrorDetail();
   for (tleComm_t c : comms)
     EXPECT_EQ(tleCommDestroy(c), tleSuccess);
 

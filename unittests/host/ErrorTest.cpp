@@ -33,6 +33,13 @@ TEST(ErrorTest, EveryResultHasItsOwnString) {
                "unknown tleResult_t");
 }
 
+// tleIndexOutOfRange is also the result of a signal index >= nSignals; its
+// text used to name barrier slots alone.
+TEST(ErrorTest, IndexOutOfRangeNamesSignalsToo) {
+  EXPECT_STREQ(tleGetErrorString(tleIndexOutOfRange),
+               "barrier slot or signal index out of range");
+}
+
 TEST(ErrorTest, DetailIsPerThread) {
   EXPECT_EQ(tleCommInitAll(nullptr, 1, nullptr, nullptr), tleInvalidArgument);
   std::string mine = tleGetLastErrorDetail();

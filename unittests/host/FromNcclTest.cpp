@@ -97,9 +97,13 @@ __attribute__((visibility("default"))) int ncclCommCount(void *comm,
   return 0;
 }
 
+/// When >= 0, the rank every fake ncclCommUserRank reports.
+int fakeClaimedRank = -1;
+
 __attribute__((visibility("default"))) int ncclCommUserRank(void *comm,
                                                             int *rank) {
-  *rank = static_cast<FakeComm *>(comm)->rank;
+  *rank = fakeClaimedRank >= 0 ? fakeClaimedRank
+                               : static_cast<FakeComm *>(comm)->rank;
   return 0;
 }
 
@@ -337,6 +341,76 @@ TEST(FromNcclArguments, AreRefused) {
   else
     EXPECT_TRUE(r == tleNotSupported || r == tleCudaError) << r;
   deleteWorld(world);
+}
+
+/// Two threads whose fake ncclCommUserRank both say rank 0, or whose
+/// all-gather returns `junk` instead of what the ranks sent: every rank
+/// must refuse with a reason.
+struct BadExchange {
+  explicit BadExchange(bool junk) : world(newWorld(2)) {
+    fakeClaimedRank = junk ? -1 : 0;
+    fakes = {{world, 0, 0}, {world, 1, 0}};
+    tleNcclFunctions_t f = fakeFunctions();
+    if (junk)
+      f.allGather = &junkAllGather;
+    tleConfig_t cfg = emulatorConfig();
+    cfg.bootstrapTimeoutMs = 3000;
+    perRankThread(2, [&](int r) {
+      results[r] = tleCommInitFromNccl(&comms[r], &fakes[r], &f, &cfg);
+      details[r] = tleGetLastErrorDetail();
+    });
+  }
+  ~BadExchange() {
+    fakeClaimedRank = -1;
+    for (tleComm_t c : comms)
+      if (c)
+        tleCommDestroy(c);
+    deleteWorld(world);
+  }
+  /// Gathers, then overwrites what arrived with 0xff bytes (a corrupt
+  /// length of 2^64 - 1 in the first step).
+  static int junkAllGather(const void *send, void *recv, size_t count,
+                           int datatype, void *comm, void *stream) {
+    int r = ncclAllGather(send, recv, count, datatype, comm, stream);
+    memset(recv, 0xff, count * static_cast<FakeComm *>(comm)->world->size);
+    return r;
+  }
+  FakeWorld *world;
+  std::vector<FakeComm> fakes;
+  tleComm_t comms[2] = {};
+  tleResult_t results[2] = {tleSuccess, tleSuccess};
+  std::string details[2];
+};
+
+// Reproducers (issue 32, item 16): two ranks that both claim rank 0 were
+// accepted; a corrupt all-gather ended with std::string's internals as the
+// message. Both are refused on every rank, saying what is wrong.
+TEST(FromNcclArguments, TwoRanksClaimingOneRankAreRefused) {
+  BadExchange x(/*junk=*/false);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(x.results[r], tleInvalidArgument) << x.details[r];
+    EXPECT_EQ(x.comms[r], nullptr);
+    EXPECT_NE(x.details[r].find("the exchange through NCCL is inconsistent: "
+                                "at rank 1's place it returned rank 0's "
+                                "contribution"),
+              std::string::npos)
+        << x.details[r];
+  }
+}
+
+TEST(FromNcclArguments, ACorruptAllGatherIsRefused) {
+  BadExchange x(/*junk=*/true);
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(x.results[r], tleInvalidArgument) << x.details[r];
+    EXPECT_EQ(x.comms[r], nullptr);
+    EXPECT_EQ(x.details[r].find("basic_string"), std::string::npos)
+        << x.details[r];
+    EXPECT_NE(x.details[r].find("the exchange through NCCL is inconsistent: "
+                                "at rank 0's place it returned no "
+                                "contribution"),
+              std::string::npos)
+        << x.details[r];
+  }
 }
 
 } // namespace

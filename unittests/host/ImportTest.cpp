@@ -208,6 +208,33 @@ TEST(ImportTest, ArgumentErrors) {
 
 class ImportProcessTest : public ProcessFixture {};
 
+// Reproducer (issue 32, item 12): checking that a huge range is mapped
+// allocated one byte per page before the refusal (1 GiB for 2^42 bytes,
+// 4 GiB for 2^44). In a child whose address space has 64 MiB to spare, a
+// 2^44-byte import of a 4 KiB buffer is refused as unmapped, in O(1)
+// memory.
+TEST_F(ImportProcessTest, HugeSizeIsRefusedWithoutAllocating) {
+  Child child = start([](std::string &detail) {
+    capAddressSpace(64);
+    tleComm_t comm;
+    if (tleResult_t r = tleCommInitAll(&comm, 1, nullptr, nullptr))
+      return r;
+    void *buf = aligned_alloc(4096, 4096);
+    tleMem_t mem = nullptr;
+    tleResult_t r = tleMemImportAll(&comm, 1, &buf, size_t(1) << 44, &mem);
+    detail = tleGetLastErrorDetail();
+    if (r == tleInvalidArgument &&
+        detail.find("are not all mapped in this process") == std::string::npos)
+      r = tleInternalError;
+    tleCommDestroy(comm);
+    free(buf);
+    return r;
+  });
+  Outcome o = collect(child);
+  ASSERT_TRUE(o.finished);
+  EXPECT_EQ(o.result, tleInvalidArgument) << o.detail;
+}
+
 /// One rank of a two-process run: allocates a buffer on communicator A,
 /// imports it into communicator B with the addresses A's handle lists
 /// (peerPtrs), writes through B's handle into the peer's copy, meets, and

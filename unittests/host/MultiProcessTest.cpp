@@ -15,6 +15,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <string>
 #include <unistd.h>
 #include <vector>
@@ -220,5 +221,126 @@ TEST_P(PeerDiesTest, OthersNextCollectiveFails) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Victim, PeerDiesTest, testing::Values(0, 2));
+
+/// One rank of 2 nodes x 2 ranks: writes 10 * (world rank + 1) into its own
+/// signal word 1 as a kernel would, meets the others (an allocation), and
+/// reads the word back through tleCommGetSignals.
+tleResult_t signalRank(const tleUniqueId &id, int world, std::string &detail) {
+  tleConfig_t cfg = config(5000);
+  cfg.ranksPerNode = 2;
+  tleComm_t comm;
+  if (tleResult_t r = tleCommInitRank(&comm, 4, &id, world, 0, &cfg))
+    return r;
+  void *dc;
+  tleCommGetDevComm(comm, &dc);
+  uint64_t mine = 10 * (world + 1);
+  static_cast<tle::DevComm *>(dc)->signals[1] = mine;
+  tleMem_t meet;
+  if (tleResult_t r = tleMemAlloc(comm, 8, &meet))
+    return r;
+  uint64_t got[2] = {};
+  if (tleResult_t r = tleCommGetSignals(comm, 0, 2, got))
+    return r;
+  if (got[1] != mine) {
+    detail = "world rank " + std::to_string(world) + " read " +
+             std::to_string(got[1]) + " where it wrote " + std::to_string(mine);
+    return tleInternalError;
+  }
+  tleMemFree(meet);
+  return tleCommDestroy(comm);
+}
+
+// Reproducer (issue 32, item 4): on simulated nodes the signal view is
+// indexed by world rank, and tleCommGetSignals read the words of the rank
+// with this rank's number in the node (world rank 2 read rank 0's 10).
+TEST_F(MultiProcessTest, GetSignalsReadsOwnWordsOnNodes) {
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+  std::vector<Child> children;
+  for (int w = 0; w < 4; ++w)
+    children.push_back(
+        start([&, w](std::string &d) { return signalRank(id, w, d); }));
+  for (int w = 0; w < 4; ++w) {
+    Outcome o = collect(children[w]);
+    ASSERT_TRUE(o.finished) << "rank " << w << " hung";
+    EXPECT_EQ(o.result, tleSuccess) << "rank " << w << ": " << o.detail;
+  }
+}
+
+// Reproducer (issue 32, item 14): TLE_WATCHDOG was read after joining, so
+// rank 1 alone with a bad value failed after every rank had allocated, and
+// rank 0 went on as if it had joined. Rank 1 now fails before connecting:
+// rank 0 sees it never join.
+TEST_F(MultiProcessTest, BadWatchdogSettingFailsBeforeJoining) {
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+  tleConfig_t cfg = config(1500);
+  Child r0 = start([&](std::string &) { return joinOnly(2, id, 0, cfg); });
+  Child r1 = start([&](std::string &) {
+    setenv("TLE_WATCHDOG", "yes", 1);
+    return joinOnly(2, id, 1, cfg);
+  });
+  Outcome o1 = collect(r1);
+  ASSERT_TRUE(o1.finished);
+  EXPECT_EQ(o1.result, tleInvalidArgument) << o1.detail;
+  EXPECT_NE(o1.detail.find("TLE_WATCHDOG must be 0 or 1, not 'yes'"),
+            std::string::npos)
+      << o1.detail;
+  Outcome o0 = collect(r0);
+  ASSERT_TRUE(o0.finished);
+  EXPECT_EQ(o0.result, tleTimeout) << o0.detail;
+  EXPECT_NE(o0.detail.find("rank(s) 1 did not join"), std::string::npos)
+      << o0.detail;
+}
+
+/// One rank of 2 nodes x 2 ranks whose world rank 3 dies after joining:
+/// the survivors wait for the watchdog's record and check it names them by
+/// world rank.
+tleResult_t watchedRank(const tleUniqueId &id, int world, std::string &detail) {
+  tleConfig_t cfg = config(5000);
+  cfg.ranksPerNode = 2;
+  tleComm_t comm;
+  if (tleResult_t r = tleCommInitRank(&comm, 4, &id, world, 0, &cfg))
+    return r;
+  if (world == 3)
+    _exit(0); // no destroy: the connection closes without a goodbye
+  tleErrorInfo info = {};
+  tleResult_t got = tleSuccess;
+  for (int i = 0; i < 300 && got == tleSuccess; ++i) {
+    got = tleCommGetError(comm, &info);
+    usleep(10000);
+  }
+  tleCommDestroy(comm);
+  if (got != tlePeerFailure) {
+    detail = "no peer failure recorded";
+    return tleInternalError;
+  }
+  std::string want = "rank " + std::to_string(world) + ": peer process of " +
+                     "rank(s) rank 3 (node 1, local 1) died";
+  if (info.rank != world ||
+      std::string(info.message).find(want) == std::string::npos) {
+    detail =
+        "record of rank " + std::to_string(info.rank) + ": " + info.message;
+    return tleInternalError;
+  }
+  return tleSuccess;
+}
+
+// The watchdog's record named the rank in the node where docs/runtime.md
+// promises the world rank (world rank 2 reported itself as rank 0).
+TEST_F(MultiProcessTest, WatchdogRecordNamesWorldRanksOnNodes) {
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
+  std::vector<Child> children;
+  for (int w = 0; w < 4; ++w)
+    children.push_back(
+        start([&, w](std::string &d) { return watchedRank(id, w, d); }));
+  for (int w = 0; w < 3; ++w) {
+    Outcome o = collect(children[w]);
+    ASSERT_TRUE(o.finished) << "rank " << w << " hung";
+    EXPECT_EQ(o.result, tleSuccess) << "rank " << w << ": " << o.detail;
+  }
+  collect(children[3]);
+}
 
 } // namespace

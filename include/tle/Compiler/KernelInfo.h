@@ -4,10 +4,10 @@
 // The metadata tlec writes into a bundle next to the code, read from the
 // kernel module before lowering: kernel names and parameter types, whether a
 // co-resident (cooperative) launch is needed because of a `group grid`
-// barrier, and how many barrier slots and signal words the kernel's
-// constant indices need. Barriers and signals are found over the kernel's
-// call graph, so one inside a helper function counts like one in the kernel
-// itself.
+// barrier, and how many barrier slots, signal words and counter words the
+// kernel's constant indices need. Barriers, signals and counters are found
+// over the kernel's call graph, so one inside a helper function counts like
+// one in the kernel itself.
 //
 //===----------------------------------------------------------------------===//
 

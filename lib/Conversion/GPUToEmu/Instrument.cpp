@@ -45,16 +45,31 @@ static int32_t orderOf(LLVM::AtomicOrdering ordering) {
   }
 }
 
-/// "file:line:col" of the first file location in `loc`, or "".
+/// Longest file name a site keeps (the emulator prints sites in reports).
+constexpr size_t kMaxSiteFileBytes = 256;
+
+/// "file:line:col" of the first file location in `loc`, or "". Reports
+/// print it as it is, one line each: control bytes of the file name are
+/// escaped (\n, \xNN) and a long name is cut.
 static std::string formatLocation(Location loc) {
   std::string out;
   loc->walk([&](Location inner) {
     auto file = dyn_cast<FileLineColLoc>(inner);
     if (!file)
       return WalkResult::advance();
-    out = (file.getFilename().getValue() + ":" + Twine(file.getLine()) + ":" +
-           Twine(file.getColumn()))
-              .str();
+    StringRef name = file.getFilename().getValue();
+    for (unsigned char c : name.take_front(kMaxSiteFileBytes)) {
+      if (c == '\n')
+        out += "\\n";
+      else if (c < 0x20 || c == 0x7f)
+        out += "\\x" + std::string(1, "0123456789abcdef"[c >> 4]) +
+               "0123456789abcdef"[c & 15];
+      else
+        out.push_back(static_cast<char>(c));
+    }
+    if (name.size() > kMaxSiteFileBytes)
+      out += "...";
+    out += (":" + Twine(file.getLine()) + ":" + Twine(file.getColumn())).str();
     return WalkResult::interrupt();
   });
   return out;

@@ -10,7 +10,9 @@
 // point and encode their attributes and the constants FlagCX's signatures
 // add); the team queries share one pattern that picks the entry point by
 // team, and the other queries and the pointers one generic runtime-call
-// pattern.
+// pattern. The one-sided ops (put, get, put-value, flush, counters, signal
+// shadows) have a pattern each, which picks FlagCX's variant for the
+// attached signal and counter.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +22,6 @@
 
 #include "tle/abi.h"
 
-#include "mlir/Conversion/ConvertToLLVM/ToLLVMInterface.h"
 #include "mlir/Conversion/LLVMCommon/ConversionTarget.h"
 #include "mlir/Conversion/LLVMCommon/Pattern.h"
 #include "mlir/Conversion/LLVMCommon/TypeConverter.h"
@@ -113,6 +114,7 @@ static Type llvmType(MLIRContext *ctx, ::tle::abi::Type type) {
     return IntegerType::get(ctx, 64);
   case Type::Ptr:
   case Type::MutPtr:
+  case Type::Tag: // an empty struct by value: a byval pointer
   case Type::CStr:
   case Type::WordPtr:
   case Type::WaitInfoPtr:
@@ -175,9 +177,16 @@ static Value createI32(OpBuilder &builder, Location loc, int32_t value) {
 }
 
 /// The constants the signal functions take for what TLE serves one value
-/// of (docs/abi.md): network context 0, 64-bit words.
+/// of (docs/abi.md): network context 0 (the default of the one-sided ops'
+/// optional `context`), 64-bit words.
 constexpr int32_t kSignalContext = 0;
 constexpr int32_t kSignalBits = 64;
+
+/// The network context operand of a signal or one-sided op, or context 0
+/// when absent.
+static Value contextOrZero(OpBuilder &builder, Location loc, Value context) {
+  return context ? context : createI32(builder, loc, kSignalContext);
+}
 
 //===----------------------------------------------------------------------===//
 // Patterns
@@ -347,7 +356,7 @@ template <typename OpT> struct TeamQueryLowering : ConvertOpToLLVMPattern<OpT> {
 };
 
 /// tle.signal: flagcxDevSignalInc or flagcxDevSignalAdd with the op's
-/// team, context 0 and system scope.
+/// team and context (0 when absent), system scope.
 struct SignalOpLowering : ConvertOpToLLVMPattern<SignalOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
 
@@ -356,7 +365,7 @@ struct SignalOpLowering : ConvertOpToLLVMPattern<SignalOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     Value team = createI32(rewriter, loc, static_cast<int>(op.getTeam()));
-    Value context = createI32(rewriter, loc, kSignalContext);
+    Value context = contextOrZero(rewriter, loc, adaptor.getContextId());
     Value coop = createI32(rewriter, loc, static_cast<int>(op.getGroup()));
     Value scope = createI32(rewriter, loc, ::tle::kScopeSystem);
     Value comm = adaptor.getComm(), peer = adaptor.getPeer();
@@ -382,7 +391,7 @@ struct SignalWaitOpLowering : ConvertOpToLLVMPattern<SignalWaitOp> {
         rewriter, op, Fn::flagcxDevWaitSignal,
         {adaptor.getComm(), adaptor.getSig(), adaptor.getLeast(),
          createI32(rewriter, loc, kSignalBits),
-         createI32(rewriter, loc, kSignalContext),
+         contextOrZero(rewriter, loc, adaptor.getContextId()),
          createI32(rewriter, loc, static_cast<int>(op.getGroup())),
          createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
   }
@@ -400,7 +409,7 @@ struct ReadSignalOpLowering : ConvertOpToLLVMPattern<ReadSignalOp> {
         rewriter, op, Fn::flagcxDevReadSignal,
         {adaptor.getComm(), adaptor.getSig(),
          createI32(rewriter, loc, kSignalBits),
-         createI32(rewriter, loc, kSignalContext),
+         contextOrZero(rewriter, loc, adaptor.getContextId()),
          createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
   }
 };
@@ -413,10 +422,212 @@ struct ResetSignalOpLowering : ConvertOpToLLVMPattern<ResetSignalOp> {
   LogicalResult
   matchAndRewrite(ResetSignalOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    return replaceWithAbiCall(rewriter, op, Fn::flagcxDevResetSignal,
-                              {adaptor.getComm(),
-                               createI32(rewriter, op.getLoc(), kSignalContext),
-                               adaptor.getSig()});
+    return replaceWithAbiCall(
+        rewriter, op, Fn::flagcxDevResetSignal,
+        {adaptor.getComm(),
+         contextOrZero(rewriter, op.getLoc(), adaptor.getContextId()),
+         adaptor.getSig()});
+  }
+};
+
+/// The put entry point for a signal kind (or none) and a local counter (or
+/// none): FlagCX's six flagcxDevPut* combinations.
+static Fn putFunction(std::optional<SignalKind> signal, bool counter) {
+  if (!signal)
+    return counter ? Fn::flagcxDevPut_LCtrInc : Fn::flagcxDevPut;
+  if (*signal == SignalKind::inc)
+    return counter ? Fn::flagcxDevPut_RSigInc_LCtrInc
+                   : Fn::flagcxDevPut_RSigInc;
+  return counter ? Fn::flagcxDevPut_RSigAdd_LCtrInc : Fn::flagcxDevPut_RSigAdd;
+}
+
+/// tle.put: flagcxDevPut or one of its signal/counter variants, system
+/// scope; the attached signal's word (and value) and the counter follow
+/// FlagCX's fixed parameters in that order.
+struct PutOpLowering : ConvertOpToLLVMPattern<PutOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(PutOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> args{
+        adaptor.getComm(),
+        adaptor.getDst(),
+        adaptor.getDstOffset(),
+        adaptor.getSrc(),
+        adaptor.getSrcOffset(),
+        adaptor.getBytes(),
+        createI32(rewriter, loc, static_cast<int>(op.getTeam())),
+        adaptor.getPeer(),
+        contextOrZero(rewriter, loc, adaptor.getContextId()),
+        createI32(rewriter, loc, static_cast<int>(op.getGroup())),
+        createI32(rewriter, loc, ::tle::kScopeSystem),
+        createI32(rewriter, loc, static_cast<int>(op.getOrder()))};
+    if (Value signal = adaptor.getSignal())
+      args.push_back(signal);
+    if (Value value = adaptor.getSignalValue())
+      args.push_back(value);
+    if (Value counter = adaptor.getCounter())
+      args.push_back(counter);
+    return replaceWithAbiCall(
+        rewriter, op,
+        putFunction(op.getSignalKind(), static_cast<bool>(op.getCounter())),
+        args);
+  }
+};
+
+/// tle.get: flagcxDevGet, system scope.
+struct GetOpLowering : ConvertOpToLLVMPattern<GetOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(GetOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    return replaceWithAbiCall(
+        rewriter, op, Fn::flagcxDevGet,
+        {adaptor.getComm(), adaptor.getSrc(), adaptor.getSrcOffset(),
+         adaptor.getDst(), adaptor.getDstOffset(), adaptor.getBytes(),
+         createI32(rewriter, loc, static_cast<int>(op.getTeam())),
+         adaptor.getPeer(),
+         contextOrZero(rewriter, loc, adaptor.getContextId()),
+         createI32(rewriter, loc, static_cast<int>(op.getGroup())),
+         createI32(rewriter, loc, ::tle::kScopeSystem),
+         createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
+  }
+};
+
+/// tle.put_value: flagcxDevPutValue or its _RSigInc / _RSigAdd variant,
+/// system scope.
+struct PutValueOpLowering : ConvertOpToLLVMPattern<PutValueOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(PutValueOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmallVector<Value> args{
+        adaptor.getComm(),
+        adaptor.getDst(),
+        adaptor.getDstOffset(),
+        adaptor.getValue(),
+        createI32(rewriter, loc, static_cast<int>(op.getTeam())),
+        adaptor.getPeer(),
+        contextOrZero(rewriter, loc, adaptor.getContextId()),
+        createI32(rewriter, loc, static_cast<int>(op.getGroup())),
+        createI32(rewriter, loc, ::tle::kScopeSystem),
+        createI32(rewriter, loc, static_cast<int>(op.getOrder()))};
+    Fn fn = Fn::flagcxDevPutValue;
+    if (std::optional<SignalKind> kind = op.getSignalKind()) {
+      fn = *kind == SignalKind::inc ? Fn::flagcxDevPutValue_RSigInc
+                                    : Fn::flagcxDevPutValue_RSigAdd;
+      args.push_back(adaptor.getSignal());
+      if (Value value = adaptor.getSignalValue())
+        args.push_back(value);
+    }
+    return replaceWithAbiCall(rewriter, op, fn, args);
+  }
+};
+
+/// tle.flush: flagcxDevFlush.
+struct FlushOpLowering : ConvertOpToLLVMPattern<FlushOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(FlushOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    return replaceWithAbiCall(
+        rewriter, op, Fn::flagcxDevFlush,
+        {adaptor.getComm(),
+         contextOrZero(rewriter, loc, adaptor.getContextId()),
+         createI32(rewriter, loc, static_cast<int>(op.getGroup())),
+         createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
+  }
+};
+
+/// tle.counter_wait: flagcxDevWaitCounter on 64 bits.
+struct CounterWaitOpLowering : ConvertOpToLLVMPattern<CounterWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(CounterWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    return replaceWithAbiCall(
+        rewriter, op, Fn::flagcxDevWaitCounter,
+        {adaptor.getComm(), adaptor.getCounter(), adaptor.getLeast(),
+         createI32(rewriter, loc, kSignalBits),
+         contextOrZero(rewriter, loc, adaptor.getContextId()),
+         createI32(rewriter, loc, static_cast<int>(op.getGroup())),
+         createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
+  }
+};
+
+/// tle.read_counter: flagcxDevReadCounter on 64 bits.
+struct ReadCounterOpLowering : ConvertOpToLLVMPattern<ReadCounterOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(ReadCounterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    return replaceWithAbiCall(
+        rewriter, op, Fn::flagcxDevReadCounter,
+        {adaptor.getComm(), adaptor.getCounter(),
+         createI32(rewriter, loc, kSignalBits),
+         contextOrZero(rewriter, loc, adaptor.getContextId()),
+         createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
+  }
+};
+
+/// tle.reset_counter: flagcxDevResetCounter (context before the index, as
+/// FlagCX puts it).
+struct ResetCounterOpLowering : ConvertOpToLLVMPattern<ResetCounterOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(ResetCounterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return replaceWithAbiCall(
+        rewriter, op, Fn::flagcxDevResetCounter,
+        {adaptor.getComm(),
+         contextOrZero(rewriter, op.getLoc(), adaptor.getContextId()),
+         adaptor.getCounter()});
+  }
+};
+
+/// tle.shadow_increase: flagcxDevIncreaseSignalShadow.
+struct ShadowIncreaseOpLowering : ConvertOpToLLVMPattern<ShadowIncreaseOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(ShadowIncreaseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return replaceWithAbiCall(
+        rewriter, op, Fn::flagcxDevIncreaseSignalShadow,
+        {adaptor.getComm(),
+         contextOrZero(rewriter, op.getLoc(), adaptor.getContextId()),
+         adaptor.getSig(), adaptor.getDelta()});
+  }
+};
+
+/// tle.shadow_wait: flagcxDevWaitSignalMeetShadow on 64 bits.
+struct ShadowWaitOpLowering : ConvertOpToLLVMPattern<ShadowWaitOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(ShadowWaitOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    return replaceWithAbiCall(
+        rewriter, op, Fn::flagcxDevWaitSignalMeetShadow,
+        {adaptor.getComm(),
+         contextOrZero(rewriter, loc, adaptor.getContextId()), adaptor.getSig(),
+         createI32(rewriter, loc, kSignalBits),
+         createI32(rewriter, loc, static_cast<int>(op.getGroup())),
+         createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
   }
 };
 
@@ -459,6 +670,10 @@ void mlir::tle::populateTLEToLLVMConversionPatterns(
                                                     Fn::flagcxGetIntraPointerS);
   patterns.add<SignalOpLowering, SignalWaitOpLowering, ReadSignalOpLowering,
                ResetSignalOpLowering>(converter);
+  patterns
+      .add<PutOpLowering, GetOpLowering, PutValueOpLowering, FlushOpLowering,
+           CounterWaitOpLowering, ReadCounterOpLowering, ResetCounterOpLowering,
+           ShadowIncreaseOpLowering, ShadowWaitOpLowering>(converter);
   patterns.add<SessionOpenOpLowering, SessionBarrierOpLowering,
                SessionCloseOpLowering>(converter);
 }
@@ -467,25 +682,16 @@ void mlir::tle::populateTLEToLLVMConversionPatterns(
 // convert-to-llvm
 //===----------------------------------------------------------------------===//
 
-namespace {
-/// Lets MLIR's generic `--convert-to-llvm` lower `tle` ops (with the scalar
-/// ABI, the default of convert-tle-to-llvm).
-struct TLEToLLVMInterface : ConvertToLLVMPatternInterface {
-  using ConvertToLLVMPatternInterface::ConvertToLLVMPatternInterface;
-
-  void populateConvertToLLVMConversionPatterns(
-      ConversionTarget &target, LLVMTypeConverter &typeConverter,
-      RewritePatternSet &patterns) const final {
-    target.addIllegalDialect<TLEDialect>();
-    populateTLEToLLVMConversionPatterns(typeConverter, patterns,
-                                        BarrierABI::Scalar);
-  }
-};
-} // namespace
+// The dialect's interface (TLEDialect.cpp) calls these patterns, with the
+// scalar ABI, the default of convert-tle-to-llvm.
+static void scalarPatterns(const LLVMTypeConverter &converter,
+                           RewritePatternSet &patterns) {
+  populateTLEToLLVMConversionPatterns(converter, patterns, BarrierABI::Scalar);
+}
 
 void mlir::tle::registerConvertTLEToLLVMInterface(DialectRegistry &registry) {
-  registry.addExtension(+[](MLIRContext *ctx, TLEDialect *dialect) {
-    dialect->addInterfaces<TLEToLLVMInterface>();
+  registry.addExtension(+[](MLIRContext *, TLEDialect *dialect) {
+    dialect->toLLVMPatterns = scalarPatterns;
   });
 }
 

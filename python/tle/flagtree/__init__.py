@@ -4,7 +4,8 @@
 A kernel written for FlagTree (``import triton.experimental.tle.language as
 tle``) runs on stock Triton with ``import tle.flagtree as tle`` instead:
 the same names and parameter orders (``distributed_barrier``, ``remote``,
-``shard_id``, ``n_pes``, ``device_mesh``, ``MeshConfig``, ``device_type``,
+``shard_id``, ``n_pes``, ``signal``, ``signal_wait`` (every wait kind),
+``device_mesh``, ``MeshConfig``, ``device_type``,
 the enums ``BarrierKind``, ``MemoryOrder``, ``GroupKind``, ``MemoryScope``,
 and on the host ``get_mem_pool``, ``create_dist_tensor``,
 ``cleanup_communicator``), mapped onto TLE's builtins and runtime. TLE's
@@ -19,8 +20,8 @@ context of ``create_dist_tensor`` exists in this module only: TLE's own API
 from . import _link
 from .context import DistContext
 from .host import cleanup_communicator, communicator, create_dist_tensor, device_type, get_mem_pool
-from .language import (BarrierKind, GroupKind, MemoryOrder, MemoryScope, distributed_barrier, n_pes, remote,
-                       session_close, session_open, shard_id, signal, signal_wait)
+from .language import (BarrierKind, GroupKind, MemoryOrder, MemoryScope, distributed_barrier, flush, n_pes,
+                       node_get, node_put, remote, session_close, session_open, shard_id, signal, signal_wait)
 from .mesh import MeshConfig, device_mesh
 
 # FlagTree's kernels pass no extern_libs: link TLE's bitcode into every
@@ -30,6 +31,6 @@ _link.install()
 __all__ = [
     "BarrierKind", "DistContext", "GroupKind", "MemoryOrder", "MemoryScope", "MeshConfig", "cleanup_communicator",
     "communicator",
-    "create_dist_tensor", "device_mesh", "device_type", "distributed_barrier", "get_mem_pool", "n_pes", "remote",
-    "session_close", "session_open", "shard_id", "signal", "signal_wait"
+    "create_dist_tensor", "device_mesh", "device_type", "distributed_barrier", "flush", "get_mem_pool", "n_pes",
+    "node_get", "node_put", "remote", "session_close", "session_open", "shard_id", "signal", "signal_wait"
 ]

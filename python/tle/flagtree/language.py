@@ -36,8 +36,8 @@ from . import _link
 from .context import DistContext
 from .mesh import device_mesh
 
-__all__ = ["BarrierKind", "GroupKind", "MemoryOrder", "MemoryScope", "distributed_barrier", "n_pes", "remote",
-           "session_close", "session_open", "shard_id", "signal", "signal_wait"]
+__all__ = ["BarrierKind", "GroupKind", "MemoryOrder", "MemoryScope", "distributed_barrier", "flush", "n_pes",
+           "node_get", "node_put", "remote", "session_close", "session_open", "shard_id", "signal", "signal_wait"]
 
 
 class BarrierKind(str, enum.Enum):
@@ -260,7 +260,7 @@ def _linear_shard(shard_id: Any, scope: Any) -> int:
 
 @_tle._builtin
 def remote(tensor=None, shard_id=None, scope=None, space="cluster", dtype=None, offset=None, coopkind=None,
-           context_id=0, _semantic=None) -> core.tensor:
+           netidx=0, context_id=0, _semantic=None) -> core.tensor:
     """FlagTree's ``tle.remote`` with ``space="device"``: a pointer to
     element ``offset`` of peer ``shard_id``'s copy of the registered buffer.
 
@@ -270,21 +270,24 @@ def remote(tensor=None, shard_id=None, scope=None, space="cluster", dtype=None, 
     is 0). ``shard_id``: the peer's rank in the node: an int, a runtime
     int32, or a coordinate tuple of the mesh ``scope``. Returns a scalar
     ``tl.pointer_type(dtype)``. ``space="cluster"`` (a CTA cluster's shared
-    memory) and ``"node"`` (other nodes) are FlagTree's alone.
+    memory) is FlagTree's alone. ``space="node"`` marks a pointer whose
+    ``tl.load``/``tl.store`` pair FlagTree's compiler turns into a network
+    transfer; on stock Triton that transfer is the call ``node_put`` /
+    ``node_get``, and ``remote(space="node")`` says so.
     """
     space_name = _text("space", space)
     if space_name == "cluster":
         raise ValueError("remote(space='cluster') addresses the shared memory of a CTA cluster, which TLE does not "
                          "manage; tle.flagtree serves space='device' (a peer GPU's copy of a registered buffer)")
     if space_name == "node":
-        raise ValueError("remote(space='node') addresses a GPU of another node through FlagCX's network contexts, "
-                         "which TLE does not have: TLE serves one node (space='device')")
+        raise ValueError(_NODE_REMOTE_REWRITE)
     if space_name != "device":
         raise ValueError(f"space must be 'cluster', 'device' or 'node', got {space_name!r}")
     node_only = [] if core._unwrap_if_constexpr(coopkind) is None else ["coopkind"]
-    ctx_id = core._unwrap_if_constexpr(context_id)
-    if not isinstance(ctx_id, int) or isinstance(ctx_id, bool) or ctx_id != 0:
-        node_only.append("context_id")
+    for name, value in (("netidx", netidx), ("context_id", context_id)):
+        value = core._unwrap_if_constexpr(value)
+        if not isinstance(value, int) or isinstance(value, bool) or value != 0:
+            node_only.append(name)
     if node_only:
         raise TypeError(f"device space does not accept node-only argument(s): {', '.join(node_only)}")
     element = _tle._element_type(dtype)
@@ -329,6 +332,153 @@ def remote(tensor=None, shard_id=None, scope=None, space="cluster", dtype=None, 
         nbytes = _semantic.scalar_constant(offset * itemsize, core.int64)
     address = _call("tle_remote_pointer", [mem, nbytes, peer], core.int64, _semantic)
     return _semantic.cast(address, core.pointer_type(element))
+
+
+#: What a FlagTree node transfer is on stock Triton (docs/flagtree.md,
+#: "Transfers between nodes").
+_NODE_REMOTE_REWRITE = (
+    "remote(space='node') marks a pointer whose tl.load/tl.store pair FlagTree's compiler fuses into a FlagCX "
+    "node transfer (its TleFuseNodeRemoteTransfers pass), a compilation stage stock Triton does not have; "
+    "tle.flagtree serves the same transfer as one call: tl.store(remote(ctx, peer, space='node', dtype=T) + "
+    "dst_off + offs, tl.load(buf + src_off + offs, mask=offs < n), mask=offs < n) is "
+    "node_put(ctx, peer, dst_off, src_off, n, dtype=T), and tl.store(buf + dst_off + offs, "
+    "tl.load(remote(ctx, peer, space='node', dtype=T) + src_off + offs)) is "
+    "node_get(ctx, peer, src_off, dst_off, N, dtype=T) (offsets and counts in elements of T; without a mask n "
+    "is the tl.arange extent N; coopkind and netidx as on remote)")
+#: FlagTree's network contexts (its _NODE_INTER_CONTEXT_COUNT): a
+#: compile-time netidx must be below it; the device checks a runtime one
+#: against the communicator's contexts.
+_NODE_CONTEXTS = 4
+
+
+def _node_handles(tensor: Any, device_dptr: Any, _semantic) -> tuple[core.tensor, core.tensor]:
+    """(buffer, communicator) of a node transfer: create_dist_tensor's
+    context, or a buffer handle and a communicator as runtime arguments."""
+    ctx = _context(tensor)
+    if ctx is not None:
+        if core._unwrap_if_constexpr(device_dptr) is not None:
+            raise ValueError("device_dptr is taken from the context create_dist_tensor returned; omit it")
+        return (_semantic.scalar_constant(ctx.mem, core.int64), _semantic.scalar_constant(ctx.dev_comm, core.int64))
+    if core._unwrap_if_constexpr(tensor) is None:
+        raise ValueError("a node transfer needs the buffer: the context tle.flagtree.create_dist_tensor returned")
+    if core._unwrap_if_constexpr(device_dptr) is None:
+        raise ValueError("a node transfer on a buffer handle needs device_dptr, the communicator (or pass the "
+                         "context create_dist_tensor returned)")
+    return _tle._address("tensor", tensor, _semantic), _tle._address("device_dptr", device_dptr, _semantic)
+
+
+def _node_peer(shard_id: Any, scope: Any, _semantic) -> Any:
+    """FlagTree's node peer: a world rank (int or runtime int32), or a
+    coordinate of ``scope`` resolved through its physical ids."""
+    scope = core._unwrap_if_constexpr(scope)
+    if scope is not None and not isinstance(scope, device_mesh):
+        raise TypeError(f"scope must be a device_mesh or None, got {type(scope).__name__}")
+    peer = core._unwrap_if_constexpr(shard_id)
+    if peer is None:
+        raise ValueError("a node transfer needs shard_id, the peer's world rank")
+    if isinstance(peer, core.tensor):
+        peer = _tle._scalar("shard_id", peer)
+        if not peer.dtype.is_int() or peer.dtype.primitive_bitwidth != 32:
+            raise TypeError(f"a runtime shard_id must be a scalar int32; got {_tle._describe(peer)}")
+        return _semantic.cast(peer, core.int32)
+    coordinate = isinstance(peer, (tuple, list, core.tuple))
+    linear = _linear_shard(peer, scope)
+    if coordinate:
+        linear = scope.physical_ids[linear]
+    return linear
+
+
+def _node_context(netidx: Any) -> Any:
+    value = core._unwrap_if_constexpr(netidx)
+    if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value < _NODE_CONTEXTS:
+        raise ValueError(f"netidx must be in [0, {_NODE_CONTEXTS}) (FlagTree's network contexts), got {value}")
+    return value
+
+
+def _elements(name: str, value: Any, itemsize: int, _semantic) -> Any:
+    """An element count or offset as bytes (an int, or a runtime int64)."""
+    value = core._unwrap_if_constexpr(value)
+    if isinstance(value, core.tensor):
+        value = _tle._scalar(name, value)
+        if not value.dtype.is_int() or value.dtype.is_bool():
+            raise TypeError(f"{name} must be an integer number of elements; got {_tle._describe(value)}")
+        return _semantic.mul(_semantic.cast(value, core.int64), _semantic.scalar_constant(itemsize, core.int64),
+                             sanitize_overflow=False)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be an integer number of elements; got {value!r}")
+    if not 0 <= value * itemsize < 2**63:
+        raise ValueError(f"{name} must be a non-negative number of elements; got {value}")
+    return value * itemsize
+
+
+def _node_dtype(dtype: Any) -> int:
+    element = _tle._element_type(dtype)
+    if element is None:
+        raise ValueError("a node transfer needs dtype, the element type of the registered buffer (offsets and "
+                         "counts are in its elements)")
+    return element.primitive_bitwidth // 8
+
+
+@_tle._builtin
+def node_put(tensor, shard_id, dst_offset, src_offset, nelems, dtype=None, scope=None, coopkind="block", netidx=0,
+             device_dptr=None, signal=None, signal_op="inc", signal_value=None, counter=None,
+             _semantic=None) -> None:
+    """FlagTree's node put (the ``tle.node_put`` its compiler makes of a
+    ``tl.load`` of the local buffer stored through ``remote(...,
+    space="node")``) as a call: copy ``nelems`` elements of ``dtype`` from
+    element ``src_offset`` of this GPU's copy of the registered buffer to
+    element ``dst_offset`` of world rank ``shard_id``'s copy, the program
+    copying together (``tle.language.put`` with team ``"world"``: peer
+    pointers on this node, the network past it).
+
+    ``tensor``: create_dist_tensor's context (or a buffer handle, with
+    ``device_dptr``). ``shard_id``: a world rank (int or runtime int32) or
+    a coordinate of ``scope``. ``coopkind``: ``"block"`` (or ``"warp"`` with
+    ``num_warps=1``). ``netidx``: the network context, in ``[0, 4)`` or a
+    runtime int32. TLE's additions: ``signal`` / ``signal_op`` /
+    ``signal_value`` attach a signal to the peer released after the data,
+    ``counter`` a local counter that grows when the source may be reused.
+    Like FlagTree's, a put without a signal tells the peer nothing: follow
+    it with ``signal(..., space="world")``.
+    """
+    itemsize = _node_dtype(dtype)
+    mem, comm = _node_handles(tensor, device_dptr, _semantic)
+    _tle._put("tleTritonPut", comm, mem, _elements("dst_offset", dst_offset, itemsize, _semantic), mem,
+              _elements("src_offset", src_offset, itemsize, _semantic),
+              _elements("nelems", nelems, itemsize, _semantic), _node_peer(shard_id, scope, _semantic), "world",
+              signal, signal_op, signal_value, counter, _node_context(netidx), _signal_group(coopkind), "relaxed",
+              _semantic, _link.bitcode_path)
+
+
+@_tle._builtin
+def node_get(tensor, shard_id, src_offset, dst_offset, nelems, dtype=None, scope=None, coopkind="block", netidx=0,
+             device_dptr=None, _semantic=None) -> None:
+    """FlagTree's node get as a call: copy ``nelems`` elements of ``dtype``
+    from element ``src_offset`` of world rank ``shard_id``'s copy of the
+    registered buffer to element ``dst_offset`` of this GPU's copy
+    (``tle.language.get`` with team ``"world"``). Between nodes the data
+    has landed after ``flush(..., netidx)`` (TLE's, in ``tle.language``) or
+    a signal the peer sends after it; the arguments are ``node_put``'s."""
+    itemsize = _node_dtype(dtype)
+    mem, comm = _node_handles(tensor, device_dptr, _semantic)
+    _tle._get("tleTritonGet", comm, mem, _elements("src_offset", src_offset, itemsize, _semantic), mem,
+              _elements("dst_offset", dst_offset, itemsize, _semantic),
+              _elements("nelems", nelems, itemsize, _semantic), _node_peer(shard_id, scope, _semantic), "world",
+              _node_context(netidx), _signal_group(coopkind), "relaxed", _semantic, _link.bitcode_path)
+
+
+@_tle._builtin
+def flush(device_dptr, netidx=0, coopkind="block", _semantic=None) -> None:
+    """TLE's addition: return when every node transfer this program issued
+    on network context ``netidx`` has completed (``tle.language.flush``,
+    FlagCX's ``flagcxDevFlush``): a ``node_get``'s data has landed in this
+    GPU's buffer. FlagTree has no such builtin; its node get is complete
+    only when a signal from the peer says so."""
+    comm = _comm("device_dptr", device_dptr, _semantic)
+    args = [comm, _tle._int32("netidx", _node_context(netidx), _semantic),
+            _semantic.scalar_constant(_tle._signal_group(_signal_group(coopkind), _semantic), core.int32),
+            _semantic.scalar_constant(_tle.ORDERS["acq_rel"], core.int32)]
+    _call("tleTritonFlush", args, core.int32, _semantic)
 
 
 def _rank_query(symbol: str, device_dptr: Any, _semantic) -> core.tensor:
@@ -395,7 +545,7 @@ def shard_id(mesh, axis, device_dptr=None, _semantic=None) -> core.tensor:
 
 #: FlagTree's signal spaces (FlagCX teams), every one served.
 _SIGNAL_SPACES = _INTRA_SPACES + _INTER_SPACES + (_WORLD_SPACE,)
-#: FlagTree's wait kinds; only "signal" has a TLE equivalent.
+#: FlagTree's wait kinds, every one served.
 _WAIT_KINDS = ("signal", "counter", "shadow")
 
 
@@ -463,31 +613,45 @@ def _check_signal_scope(scope: Any) -> None:
 @_tle._builtin
 def signal_wait(device_dptr, slot_id, wait_kind="signal", target=None, group_kind="block", context_idx=0,
                 order="acquire", _semantic=None) -> None:
-    """FlagTree's ``tle.signal_wait``: wait until this GPU's signal word
-    ``slot_id`` is at least ``target`` (unsigned 64-bit), with TLE's wait
-    deadline (``tle.language.signal_wait``; entry point
-    ``tle_signal_wait``).
+    """FlagTree's ``tle.signal_wait``: wait, with TLE's wait deadline, until
 
-    ``wait_kind``: ``"signal"``; FlagCX's ``"counter"`` and ``"shadow"``
-    (network counters and a runtime shadow buffer) are refused.
-    ``target``: an int or a runtime integer (required). ``group_kind`` as
-    for ``signal``; ``context_idx`` must be 0; ``order``: ``"acquire"``
-    (default), ``"relaxed"`` (FlagTree's two), or TLE's ``"acq_rel"`` /
-    ``"acqrel"`` and ``"seq_cst"``.
+    - ``wait_kind="signal"``: this GPU's signal word ``slot_id`` is at least
+      ``target`` (``tle_signal_wait``);
+    - ``"counter"``: this GPU's counter word ``slot_id`` is at least
+      ``target`` (FlagCX's ``flagcxDevWaitCounter``; a put with a counter
+      adds 1 when its source may be reused);
+    - ``"shadow"``: signal word ``slot_id`` reaches its shadow, the value
+      the kernel expects it to reach (FlagCX's
+      ``flagcxDevWaitSignalMeetShadow``; ``target`` must be omitted, and
+      ``tle.language.shadow_increase`` raises the shadow).
+
+    ``target``: an int or a runtime integer (unsigned 64-bit).
+    ``group_kind`` as for ``signal``; ``context_idx``: the network context
+    of a counter or shadow wait (an int or a runtime int32); a signal wait
+    serves context 0. ``order``: ``"acquire"`` (default), ``"relaxed"``
+    (FlagTree's two), or TLE's ``"acq_rel"`` / ``"acqrel"`` and ``"seq_cst"``.
     """
     kind = _text("wait_kind", wait_kind)
-    if kind in ("counter", "shadow"):
-        raise ValueError(f"wait_kind {kind!r} waits on FlagCX's network "
-                         f"{'counters' if kind == 'counter' else 'shadow buffer'}, which serve transfers between "
-                         f"nodes and which TLE does not have; TLE waits on signal words: use wait_kind='signal' "
-                         f"with a target")
     if kind not in _WAIT_KINDS:
-        raise ValueError(f"unknown wait_kind {kind!r}: expected 'signal' (or FlagCX's 'counter', 'shadow')")
-    if core._unwrap_if_constexpr(target) is None:
-        raise ValueError("wait_kind='signal' needs a target: the value the word must reach")
-    _check_context_id(context_idx, "signals", "context_idx")
+        raise ValueError(f"unknown wait_kind {kind!r}: expected 'signal', 'counter' or 'shadow'")
+    has_target = core._unwrap_if_constexpr(target) is not None
+    if kind == "shadow" and has_target:
+        raise ValueError("wait_kind='shadow' waits for the word's shadow, the target the kernel keeps with "
+                         "shadow_increase; omit target")
+    if kind != "shadow" and not has_target:
+        raise ValueError(f"wait_kind={kind!r} needs a target: the value the "
+                         f"{'word' if kind == 'signal' else 'counter'} must reach")
     memory_order = _text("order", order)
     memory_order = _ORDERS.get(memory_order, memory_order) if isinstance(memory_order, str) else memory_order
     comm = _comm("device_dptr", device_dptr, _semantic)
-    _tle._signal_wait("tle_signal_wait", comm, slot_id, target, _signal_group(group_kind), memory_order, _semantic,
-                      _link.bitcode_path, index_name="slot_id")
+    group = _signal_group(group_kind)
+    if kind == "signal":
+        _check_context_id(context_idx, "signals", "context_idx")
+        _tle._signal_wait("tle_signal_wait", comm, slot_id, target, group, memory_order, _semantic,
+                          _link.bitcode_path, index_name="slot_id")
+    elif kind == "counter":
+        _tle._counter_wait("tleTritonWaitCounter", comm, slot_id, target, context_idx, group, memory_order,
+                           _semantic, _link.bitcode_path, index_name="slot_id")
+    else:
+        _tle._shadow_wait("tleTritonWaitSignalShadow", comm, slot_id, context_idx, group, memory_order, _semantic,
+                          _link.bitcode_path, index_name="slot_id")

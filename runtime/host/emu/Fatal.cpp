@@ -14,6 +14,7 @@
 
 #include "emu/OffFiber.h"
 #include "emu/Scheduler.h"
+#include "tle/emu.h"
 
 #include <signal.h>
 #include <sys/mman.h>
@@ -25,7 +26,28 @@
 #include <cstring>
 #include <mutex>
 
+namespace tle::emu {
+namespace {
+std::atomic<FatalHook> fatalHook{nullptr};
+} // namespace
+
+void setFatalHook(FatalHook hook) {
+  fatalHook.store(hook, std::memory_order_release);
+}
+} // namespace tle::emu
+
 namespace tle::emu::detail {
+
+namespace {
+/// Writes `text` to stderr, lets the tool's hook finish its output, and
+/// ends the process.
+[[noreturn]] void endProcess(const SafeText &text) {
+  text.writeTo(STDERR_FILENO);
+  if (FatalHook hook = fatalHook.load(std::memory_order_acquire))
+    hook(text.data(), text.size());
+  _exit(1);
+}
+} // namespace
 
 SafeText &SafeText::add(const char *s) noexcept {
   while (*s && len + 1 < sizeof buf)
@@ -139,8 +161,7 @@ void Watchdog::fire(uint64_t stuckNs) const {
       .add(seed)
       .add("\ntle emulator: a running fiber cannot be stopped: the process "
            "ends\n");
-  text.writeTo(STDERR_FILENO);
-  _exit(1);
+  endProcess(text);
 }
 
 namespace {
@@ -179,8 +200,7 @@ void onFatalSignal(int sig, siginfo_t *info, void *context) {
   }
   SafeText text;
   s->describeFault(text, sig, info->si_addr);
-  text.writeTo(STDERR_FILENO);
-  _exit(1);
+  endProcess(text);
 }
 
 /// The calling thread's alternate signal stack, if this file installed it.

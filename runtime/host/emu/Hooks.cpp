@@ -73,7 +73,7 @@ TLE_API void tleEmuSpinWait(const tle::WaitInfo *info) {
   if (thread())
     Scheduler::current()->spinWait(info);
   else
-    tle::emu::detail::offFiberSpinWait();
+    tle::emu::detail::offFiberSpinWait(info);
 }
 
 TLE_API void tleEmuSpinHint(const void *addr, uint64_t value) {
@@ -136,6 +136,39 @@ TLE_API void tleEmuNetAdd(const void *comm, const void *word, uint64_t value) {
     // Off a fiber (the interpreter runs one thread at a time): no
     // scheduler to delay it, so the network delivers at once.
     __atomic_fetch_add(w, value, __ATOMIC_RELEASE);
+}
+
+TLE_API void tleEmuNetCopy(const void *, const void *dst, const void *src,
+                           uint64_t bytes, const void *signal,
+                           uint64_t signalValue, const void *counter,
+                           uint64_t counterValue) {
+  auto *d = const_cast<void *>(dst);
+  auto *s = static_cast<uint64_t *>(const_cast<void *>(signal));
+  auto *c = static_cast<uint64_t *>(const_cast<void *>(counter));
+  if (thread()) {
+    Scheduler::current()->netCopy(d, src, bytes, s, signalValue, c,
+                                  counterValue, nullptr);
+    return;
+  }
+  tle::emu::detail::offFiberNetCopy(d, src, bytes, s, signalValue, c,
+                                    counterValue);
+}
+
+TLE_API void tleEmuNetValue(const void *, const void *dst, uint64_t value,
+                            const void *signal, uint64_t signalValue) {
+  auto *d = const_cast<void *>(dst);
+  auto *s = static_cast<uint64_t *>(const_cast<void *>(signal));
+  if (thread()) {
+    Scheduler::current()->netCopy(d, nullptr, sizeof(value), s, signalValue,
+                                  nullptr, 0, &value);
+    return;
+  }
+  tle::emu::detail::offFiberNetCopy(d, &value, sizeof(value), s, signalValue,
+                                    nullptr, 0);
+}
+
+TLE_API uint64_t tleEmuNetFlush(const void *) {
+  return thread() ? Scheduler::current()->netFlush() : 0;
 }
 
 } // extern "C"

@@ -4,7 +4,9 @@
 // Implements Interp.h: each entry point makes the calling OS thread a
 // program (OffFiber.h) for the duration of one call of the host build of
 // the device library, and turns an abort of that call into a status and the
-// error record, where a GPU would trap.
+// error record, where a GPU would trap. A handle that is not a live
+// object's (a freed buffer's, a destroyed communicator's) is refused
+// before the library reads it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,6 +15,7 @@
 #include "Comm.h"
 #include "DevError.h"
 #include "Error.h"
+#include "Handles.h"
 #include "emu/OffFiber.h"
 #include "tle/detail/DevComm.h"
 #include "tle/device.h"
@@ -87,8 +90,9 @@ tleResult_t checkProgram(const tleInterpProgram *program) {
 /// abort with the record `record()` names (read after the abort: a bad
 /// pointer is recognised as the library recognised it).
 template <typename R, typename Fn, typename Record>
-tleResult_t call(const char *api, const tleInterpProgram *program, R *out,
-                 tleErrorInfo *outError, Fn fn, Record record) {
+tleResult_t call(const char *api, const tleInterpProgram *program,
+                 int64_t handle, R *out, tleErrorInfo *outError, Fn fn,
+                 Record record) {
   return tle::guard(api, [&] {
     if (tleResult_t r = checkProgram(program))
       return r;
@@ -97,6 +101,23 @@ tleResult_t call(const char *api, const tleInterpProgram *program, R *out,
                        out ? "outError" : "out");
     *outError = {};
     outError->result = tleSuccess;
+    // A freed buffer's handle or a destroyed communicator's DevComm may
+    // still hold its magic word (freed memory is not cleared by free()):
+    // only the pointers of live objects are passed on. NULL is left to the
+    // library, which refuses it as any GPU would.
+    const void *p = reinterpret_cast<const void *>(handle);
+    if (p && !tle::isLiveDevicePointer(p)) {
+      const uint32_t *b = program->blockIdx, *g = program->gridDim;
+      outError->result = tleInvalidComm;
+      outError->rank = -1;
+      outError->block = static_cast<int>(b[0] + g[0] * (b[1] + g[1] * b[2]));
+      std::snprintf(outError->message, sizeof outError->message,
+                    "block %d thread 0: %p is neither the DevComm of a live "
+                    "communicator nor the handle of a live symmetric buffer "
+                    "(destroyed, freed, or not a pointer TLE gave)",
+                    outError->block, p);
+      return tle::fail(tleInvalidComm, "%s", outError->message);
+    }
     if (currentProgram)
       return tle::fail(tleInvalidArgument,
                        "a program is already running on this thread");
@@ -135,7 +156,8 @@ extern "C" {
                                    TLE_ABI_CTYPE_##Result *out,                \
                                    tleErrorInfo *outError) {                   \
     return call(                                                               \
-        #Name "Interp", program, out, outError,                                \
+        #Name "Interp", program, TLE_ABI_FIRST_PARAM(__VA_ARGS__), out,        \
+        outError,                                                              \
         [&] { return Name(TLE_ABI_MAP(TLE_ABI_PARAM_NAME, __VA_ARGS__)); },    \
         [&](tle::RecordNode &node) {                                           \
           return recordOf(TLE_ABI_FIRST_PARAM(__VA_ARGS__), node);             \

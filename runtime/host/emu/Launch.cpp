@@ -51,6 +51,8 @@ constexpr uint64_t kTouchedStackBytes = 8 << 10;
 constexpr uint64_t kSpareMappings = 1024;
 
 thread_local std::vector<BarrierTraceRecord> lastTrace;
+/// The nodes' size of lastTrace's launch (0: one node).
+thread_local int32_t lastTraceRanksPerNode = 0;
 /// The source locations lastTrace's records point to, copied: the code of a
 /// compiled kernel, which holds the originals, may be gone by the time the
 /// trace is read.
@@ -439,9 +441,23 @@ std::string raceRegions(const tleComm_t *comms, int nRanks,
   return "";
 }
 
+/// The ranks per node of a launch whose communicators span several nodes
+/// (the scheduler's rule for naming ranks), else 0.
+int32_t ranksPerNode(const detail::Spec &spec) {
+  for (const detail::RankInfo &r : spec.ranks) {
+    const auto *dc = static_cast<const DevComm *>(r.devComm);
+    if (dc && dc->magic == kDevCommMagic && dc->version == kDevCommVersion &&
+        dc->nNodes > 1)
+      return dc->size;
+  }
+  return 0;
+}
+
 /// Keeps a launch's trace for lastTraceJson, with copies of its source
 /// locations.
-void keepTrace(const std::vector<detail::TraceRecord> &trace) {
+void keepTrace(const std::vector<detail::TraceRecord> &trace,
+               int32_t ranksPerNode) {
+  lastTraceRanksPerNode = ranksPerNode;
   lastTraceSites.clear();
   lastTrace = detail::toTraceRecords(trace);
   for (BarrierTraceRecord &r : lastTrace)
@@ -483,7 +499,7 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
   try {
     Scheduler scheduler(spec, std::move(body));
     run = scheduler.run();
-    keepTrace(scheduler.takeTrace());
+    keepTrace(scheduler.takeTrace(), ranksPerNode(spec));
   } catch (const detail::StackMapError &e) {
     return failed(result, tleSystemError, e.what());
   } catch (const std::system_error &e) {
@@ -686,7 +702,8 @@ uint64_t physicalMemoryBytes() {
 
 std::string lastTraceJson() {
   return traceDocumentHead(TraceClock::Steps) +
-         traceEventsJson(lastTrace, TraceClock::Steps, 0, std::nullopt) +
+         traceEventsJson(lastTrace, TraceClock::Steps, 0, std::nullopt,
+                         lastTraceRanksPerNode) +
          kTraceDocumentTail;
 }
 
@@ -696,7 +713,8 @@ std::string lastTraceEvents(uint64_t launch, uint64_t tsOffset) {
   std::vector<BarrierTraceRecord> shifted = lastTrace;
   for (BarrierTraceRecord &r : shifted)
     r.time += tsOffset;
-  return traceEventsJson(shifted, TraceClock::Steps, 0, launch);
+  return traceEventsJson(shifted, TraceClock::Steps, 0, launch,
+                         lastTraceRanksPerNode);
 }
 
 } // namespace tle::emu

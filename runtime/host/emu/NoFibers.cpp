@@ -93,8 +93,8 @@ TLE_API uint32_t tleEmuGridDim(int32_t dim) {
 }
 TLE_API void tleEmuSyncBlock(void) {}
 TLE_API void tleEmuSyncWarp(void) {}
-TLE_API void tleEmuSpinWait(const tle::WaitInfo *) {
-  tle::emu::detail::offFiberSpinWait();
+TLE_API void tleEmuSpinWait(const tle::WaitInfo *info) {
+  tle::emu::detail::offFiberSpinWait(info);
 }
 
 TLE_API void tleEmuSpinHint(const void *, uint64_t) {
@@ -120,6 +120,24 @@ TLE_API void tleEmuNetAdd(const void *, const void *word, uint64_t value) {
   __atomic_fetch_add(static_cast<uint64_t *>(const_cast<void *>(word)), value,
                      __ATOMIC_RELEASE);
 }
+
+TLE_API void tleEmuNetCopy(const void *, const void *dst, const void *src,
+                           uint64_t bytes, const void *signal,
+                           uint64_t signalValue, const void *counter,
+                           uint64_t counterValue) {
+  tle::emu::detail::offFiberNetCopy(
+      const_cast<void *>(dst), src, bytes,
+      static_cast<uint64_t *>(const_cast<void *>(signal)), signalValue,
+      static_cast<uint64_t *>(const_cast<void *>(counter)), counterValue);
+}
+TLE_API void tleEmuNetValue(const void *, const void *dst, uint64_t value,
+                            const void *signal, uint64_t signalValue) {
+  tle::emu::detail::offFiberNetCopy(
+      const_cast<void *>(dst), &value, sizeof(value),
+      static_cast<uint64_t *>(const_cast<void *>(signal)), signalValue, nullptr,
+      0);
+}
+TLE_API uint64_t tleEmuNetFlush(const void *) { return 0; }
 
 } // extern "C"
 

@@ -15,16 +15,26 @@
 //   returns to the entry point that started the program (longjmp) instead
 //   of ending the process.
 //
+// In both, a wait that has not succeeded after kFirstProgressNs says so on
+// stderr (once, then at doubling intervals): off a fiber nothing detects a
+// deadlock, and a wait that cannot succeed would otherwise sit silent until
+// its deadline.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TLE_HOST_EMU_OFFFIBER_H
 #define TLE_HOST_EMU_OFFFIBER_H
+
+#include "DevError.h"
+#include "tle/detail/DevComm.h"
+#include "tle/detail/EmuHooks.h"
 
 #include <chrono>
 #include <csetjmp>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -71,8 +81,62 @@ inline uint32_t offFiberGridDim(int32_t dim) {
 constexpr uint32_t kYieldsBeforeSleep = 64;
 constexpr std::chrono::microseconds kPollSleep{20};
 
-/// A failed poll off a fiber.
-inline void offFiberSpinWait() {
+/// How long a wait off a fiber goes before it first says that it waits.
+constexpr uint64_t kFirstProgressNs = 2'000'000'000;
+
+/// One line on stderr: `info`'s wait has lasted `waitedNs` so far.
+inline void reportStillWaiting(const WaitInfo &info, uint64_t waitedNs) {
+  const auto *dc = static_cast<const DevComm *>(info.comm);
+  char where[64] = "";
+  if (const OffFiberProgram *p = currentProgram)
+    std::snprintf(where, sizeof where, " program (%u, %u, %u)", p->blockIdx[0],
+                  p->blockIdx[1], p->blockIdx[2]);
+  char what[160];
+  if (info.signal)
+    std::snprintf(what, sizeof what,
+                  "signal %u (it holds %llu, waiting for >= %llu)", info.slot,
+                  static_cast<unsigned long long>(info.seen),
+                  static_cast<unsigned long long>(info.wanted));
+  else
+    std::snprintf(what, sizeof what,
+                  "slot %u for epoch %u (not arrived yet: ranks %s)", info.slot,
+                  info.epoch, peerList(info.missing).c_str());
+  char deadline[96] = "no deadline (TLE_BARRIER_TIMEOUT_MS=0)";
+  if (dc && dc->timeoutNs)
+    std::snprintf(deadline, sizeof deadline,
+                  "it fails at its deadline, %.3g s (TLE_BARRIER_TIMEOUT_MS)",
+                  static_cast<double>(dc->timeoutNs) / 1e9);
+  std::fprintf(stderr, "tle: rank %d%s has waited %.0f s in %s on %s; %s\n",
+               info.rank, where, static_cast<double>(waitedNs) / 1e9,
+               info.what ? info.what : "a wait", what, deadline);
+}
+
+/// A failed poll off a fiber, of the wait `info` (may be null).
+inline void offFiberSpinWait(const WaitInfo *info = nullptr) {
+  // The wait this OS thread polls for: one wait's polls come one after
+  // another (at most a sleep apart), on the same communicator and word.
+  thread_local uint64_t since = 0, next = 0, lastPoll = 0;
+  thread_local WaitInfo last{};
+  if (info) {
+    uint64_t now = steadyNowNs();
+    bool same = since && now - lastPoll < 500'000'000 &&
+                info->comm == last.comm && info->slot == last.slot &&
+                info->epoch == last.epoch && info->signal == last.signal &&
+                info->wanted == last.wanted;
+    lastPoll = now;
+    if (!same) {
+      since = now;
+      next = kFirstProgressNs;
+      last = *info;
+    } else if (now - since >= next) {
+      const auto *dc = static_cast<const DevComm *>(info->comm);
+      // Not when the deadline is at most a second away: the failure's
+      // own report is about to say it.
+      if (!dc || !dc->timeoutNs || now - since + 1'000'000'000 < dc->timeoutNs)
+        reportStillWaiting(*info, now - since);
+      next *= 2;
+    }
+  }
   OffFiberProgram *p = currentProgram;
   if (p && ++p->misses > kYieldsBeforeSleep)
     std::this_thread::sleep_for(kPollSleep);
@@ -93,11 +157,28 @@ inline uint32_t *offFiberScratch(uint32_t id, uint32_t n) {
 /// A device-side failure off a fiber: back to the entry point that runs the
 /// program, or, with none, the host equivalent of a trap outside any
 /// kernel, which nothing can recover from.
+/// tleEmuNetCopy / tleEmuNetValue off a fiber: no scheduler to delay it,
+/// so the network delivers at once (the data, then the adds).
+inline void offFiberNetCopy(void *dst, const void *src, uint64_t bytes,
+                            uint64_t *signal, uint64_t signalValue,
+                            uint64_t *counter, uint64_t counterValue) {
+  if (bytes)
+    std::memcpy(dst, src, bytes);
+  if (counter)
+    __atomic_fetch_add(counter, counterValue, __ATOMIC_RELEASE);
+  if (signal)
+    __atomic_fetch_add(signal, signalValue, __ATOMIC_RELEASE);
+}
+
 [[noreturn]] inline void offFiberAbort() {
   if (OffFiberProgram *p = currentProgram)
     std::longjmp(p->abort, 1);
-  std::fprintf(stderr, "tle: tleEmuAbortLaunch called outside an emulator "
-                       "launch (a device-side error off the emulator)\n");
+  std::fprintf(stderr,
+               "tle: a device-side error outside an emulator launch ends the "
+               "process (the device ABI was called from a host thread of "
+               "the program's own): run kernels with tleEmuLaunch or "
+               "tle::emu::launch (tle/emu.h), which return the error "
+               "record\n");
   std::abort();
 }
 

@@ -119,6 +119,10 @@ uint32_t RaceChecker::addThread(const ThreadName &name) {
 
 Snap RaceChecker::now(uint32_t tid) const { return clocks[tid].snap(); }
 
+void RaceChecker::acquireFrom(uint32_t tid, const Snap &s) {
+  acquire(clocks[tid], s);
+}
+
 bool RaceChecker::happensBefore(const Snap &s, uint32_t tid) const {
   return leq(s, clocks[tid]);
 }

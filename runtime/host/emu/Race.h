@@ -95,6 +95,9 @@ public:
   /// read-modify-write: a load that reads it synchronizes with `s`.
   void deliver(const void *addr, const Snap &s);
 
+  /// Thread `tid` acquires `s` (the emulator's network: a transfer lands
+  /// after its send; a flush sees what the network did).
+  void acquireFrom(uint32_t tid, const Snap &s);
   /// Thread `tid`'s clock now, and whether `s` happens before it.
   Snap now(uint32_t tid) const;
   bool happensBefore(const Snap &s, uint32_t tid) const;

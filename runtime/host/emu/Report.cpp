@@ -128,6 +128,7 @@ std::string Scheduler::deadlockReport(RunResult &result,
     return rankList(world);
   };
   bool merge = !laneDetail();
+  bool signalWaits = false;
   std::vector<std::string> lines;
   size_t groups = 0;
   bool haveFirst = false, firstSpins = false;
@@ -207,8 +208,8 @@ std::string Scheduler::deadlockReport(RunResult &result,
                  " on signal " + std::to_string(g.wait.slot) + " of rank " +
                  std::to_string(g.wait.rank) +
                  " for a value >= " + std::to_string(g.wait.wanted) +
-                 " (it holds " + std::to_string(g.wait.seen) +
-                 "); ranks that could still signal it: " + rankList(liveRanks);
+                 " (it holds " + std::to_string(g.wait.seen) + ")";
+          signalWaits = true;
         } else if (g.kind == Yield::Spin && g.wait.team != 0) {
           // A net wait: a word counts arrivals, so the missing ranks are
           // the candidates whose adds to it fall short (netMissing).
@@ -258,6 +259,10 @@ std::string Scheduler::deadlockReport(RunResult &result,
                       std::to_string(total - 1) +
                       " not started: every resident block is blocked");
   }
+  // The same for every signal wait, so said once.
+  if (signalWaits)
+    lines.push_back("ranks that could still signal a waited-for word: " +
+                    rankList(liveRanks));
   std::string out = head;
   for (const std::string &line : lines)
     out += "\n  " + line;

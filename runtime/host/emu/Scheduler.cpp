@@ -401,9 +401,16 @@ void Scheduler::loop() {
     ranks[i].index = static_cast<int>(i);
   }
   if (config.raceCheck)
+    // One more thread per rank: its network (nics).
     race = std::make_unique<RaceChecker>(ranks.size() * blocksPerRank(config) *
-                                             threadsPerBlock(config),
+                                                 threadsPerBlock(config) +
+                                             ranks.size(),
                                          config.regions);
+  netPending.assign(ranks.size(), 0);
+  nics.assign(ranks.size(), 0);
+  if (race)
+    for (size_t i = 0; i < ranks.size(); ++i)
+      nics[i] = race->addThread({ranks[i].info.rank, ~0u, ~0u});
   std::set<const void *> comms;
   for (const RankInfo &r : config.ranks)
     comms.insert(r.devComm);
@@ -496,12 +503,93 @@ void Scheduler::netAdd(const void *comm, uint64_t *word, uint64_t value) {
   std::push_heap(inFlight.begin(), inFlight.end(), laterMessage);
 }
 
+void Scheduler::netCopy(void *dst, const void *src, uint64_t bytes,
+                        uint64_t *signal, uint64_t signalValue,
+                        uint64_t *counter, uint64_t counterValue,
+                        const uint64_t *carried) {
+  EmuThread *t = running;
+  NetMessage m;
+  m.due = netNow() + config.netLatencySteps;
+  m.seq = netSeq++;
+  m.word = signal;
+  m.value = signalValue;
+  m.sender = t->block->rank->info.rank;
+  m.senderIndex = t->block->rank->index;
+  if (race)
+    m.release = race->sendRelease(t->raceId);
+  m.transfer = true;
+  m.dst = dst;
+  m.src = src;
+  m.bytes = bytes;
+  if (carried) {
+    m.carried = true;
+    m.inlineValue = *carried;
+  }
+  m.counter = counter;
+  m.counterValue = counterValue;
+  ++netPending[m.senderIndex];
+  t->storedSinceYield = true;
+  inFlight.push_back(std::move(m));
+  std::push_heap(inFlight.begin(), inFlight.end(), laterMessage);
+}
+
+uint64_t Scheduler::netFlush() {
+  EmuThread *t = running;
+  int index = t->block->rank->index;
+  if (netPending[index] == 0 && race)
+    race->acquireFrom(t->raceId, race->now(nics[index]));
+  return netPending[index];
+}
+
+/// Lands transfer `m`: the network reads the source and writes the
+/// destination (checked as its accesses, ordered after the send), then
+/// adds to the completion words as releases.
+void Scheduler::landTransfer(NetMessage &m) {
+  uint32_t nic = nics[m.senderIndex];
+  if (race) {
+    race->acquireFrom(nic, m.release);
+    std::optional<std::string> report;
+    if (!m.carried && m.bytes)
+      report = race->access(nic, m.src, m.bytes, kAccessLoad, kOrderRelaxed,
+                            nullptr);
+    if (!report && m.bytes)
+      report = race->access(nic, m.dst, m.bytes, kAccessStore, kOrderRelaxed,
+                            nullptr);
+    if (report && !stop) {
+      stop = true;
+      failure.outcome = Outcome::DataRace;
+      failure.message = std::move(*report);
+      failure.rankIndex = m.senderIndex;
+    }
+  }
+  if (m.carried)
+    memcpy(m.dst, &m.inlineValue, m.bytes);
+  else if (m.bytes)
+    memcpy(m.dst, m.src, m.bytes);
+  if (m.counter) {
+    __atomic_fetch_add(m.counter, m.counterValue, __ATOMIC_RELEASE);
+    if (race)
+      race->deliver(m.counter, race->sendRelease(nic));
+  }
+  if (race)
+    m.release = race->sendRelease(nic);
+  --netPending[m.senderIndex];
+}
+
 bool Scheduler::deliverDue() {
   bool any = false;
   while (!inFlight.empty() && inFlight.front().due <= netNow()) {
     std::pop_heap(inFlight.begin(), inFlight.end(), laterMessage);
     NetMessage m = std::move(inFlight.back());
     inFlight.pop_back();
+    if (m.transfer) {
+      landTransfer(m);
+      if (!m.word) {
+        any = true;
+        progress();
+        continue;
+      }
+    }
     __atomic_fetch_add(m.word, m.value, __ATOMIC_RELEASE);
     if (race)
       race->deliver(m.word, m.release);

@@ -92,6 +92,19 @@ struct NetMessage {
   uint64_t value = 0;
   int32_t sender = 0; ///< world rank
   Snap release;       ///< the sender's clock, for the race checker
+  /// A transfer (tleEmuNetCopy, tleEmuNetValue): `bytes` from `src` (or
+  /// the carried `inlineValue`) to `dst` when it lands, then the add above
+  /// (if `word`) and `counterValue` to `counter` (if set), all by the
+  /// sending rank's network (Scheduler::nics).
+  bool transfer = false;
+  bool carried = false; ///< the source is inlineValue
+  void *dst = nullptr;
+  const void *src = nullptr;
+  uint64_t bytes = 0;
+  uint64_t inlineValue = 0;
+  uint64_t *counter = nullptr;
+  uint64_t counterValue = 0;
+  int senderIndex = 0; ///< the sender's index in Spec::ranks
 };
 
 /// The kernel body every thread runs.
@@ -135,8 +148,8 @@ struct TraceRecord {
   int kind, coop, order, phase; ///< BarrierKind, CoopKind, MemoryOrder,
                                 ///< TracePhase
   uint32_t slot;                ///< the slot within `team` (splitTeamSlot)
-  const char *site; ///< the op's source location, or null
-  int team;         ///< a TeamKind; kTeamIntra for signals
+  const char *site;             ///< the op's source location, or null
+  int team;                     ///< a TeamKind; kTeamIntra for signals
 };
 
 struct Block;
@@ -260,6 +273,14 @@ public:
   bool racing() const { return race != nullptr; }
   /// tleEmuNetAdd on the running fiber: sends the add, a release.
   void netAdd(const void *comm, uint64_t *word, uint64_t value);
+  /// tleEmuNetCopy and tleEmuNetValue on the running fiber: sends a
+  /// transfer (NetMessage's fields).
+  void netCopy(void *dst, const void *src, uint64_t bytes, uint64_t *signal,
+               uint64_t signalValue, uint64_t *counter, uint64_t counterValue,
+               const uint64_t *carried);
+  /// tleEmuNetFlush: the running rank's transfers in flight; at 0 the
+  /// running thread acquires what its rank's network did.
+  uint64_t netFlush();
   /// The network clock: steps, plus those skipped waiting for a message.
   uint64_t netNow() const { return steps + netSkipped; }
 
@@ -290,6 +311,7 @@ private:
   std::string deadlockReport(RunResult &result, const std::string &head) const;
   /// Lands every message due by now; whether it landed any.
   bool deliverDue();
+  void landTransfer(NetMessage &m);
   /// "rank 5 (node 1, local 1)" with several nodes, else "rank 5".
   std::string rankName(int32_t worldRank) const;
   /// A net wait's missing ranks: the candidates (`wait.missing`) whose
@@ -325,6 +347,11 @@ private:
   uint64_t netSkipped = 0;
   uint64_t netSeq = 0;
   std::map<std::pair<const void *, int32_t>, uint64_t> netDelivered;
+  /// Per rank (Spec::ranks order): its network's id in the race checker
+  /// (the reads and writes of its transfers are the network's), and its
+  /// transfers in flight.
+  std::vector<uint32_t> nics;
+  std::vector<uint64_t> netPending;
   /// Ranks per node when the launch's communicators have several nodes,
   /// else 0 (rankName).
   int32_t ranksPerNode = 0;

@@ -15,6 +15,7 @@
 #include "tle/detail/DevComm.h"
 
 #include "tle/abi.h"
+#include "tle/impl/Mutation.h"
 
 namespace tle::emu::detail {
 
@@ -117,7 +118,8 @@ std::optional<std::string> SlotChecker::onEvent(const SlotEvent &e) {
   }
   // An arrive (instant), or the begin of a wait or sync.
   if (s.busy && s.owner == g) {
-    if (s.arrived && e.kind != kBarrierWait)
+    if (s.arrived &&
+        (TLE_MUTANT(32) ? e.kind == kBarrierArrive : e.kind != kBarrierWait))
       return "barrier misuse: " + who + " of rank " + std::to_string(e.rank) +
              " arrives twice on " + slotName(e) + " without a wait:\n  first " +
              kindName(s.ownerKind) + at(s.ownerSite) + "\n  then " +
@@ -146,7 +148,7 @@ std::optional<std::string> SlotChecker::onEvent(const SlotEvent &e) {
 std::optional<std::string> SlotChecker::enter(Slot &s, const SlotEvent &e,
                                               const Group &g) {
   std::string who = describe(g.coop, g.block, g.sub);
-  if (s.busy) {
+  if (s.busy && !TLE_MUTANT(40)) {
     std::string owner = describe(s.owner.coop, s.owner.block, s.owner.sub);
     return "barrier misuse: two groups use " + slotOf(e) + " at once:\n  " +
            owner + " entered it with " + kindName(s.ownerKind) +
@@ -176,7 +178,7 @@ std::optional<std::string> SlotChecker::checkRound(Slot &s,
   const void *set = launchComms.count(e.comm) ? nullptr : e.comm;
   auto key = std::make_tuple(set, teamOf(e), e.slot, round);
   auto [it, first] = rounds.try_emplace(key, Round{e.coop, e.rank, e.site});
-  if (first || it->second.coop == e.coop)
+  if (first || it->second.coop == e.coop || TLE_MUTANT(39))
     return std::nullopt;
   const Round &r = it->second;
   return "barrier misuse: ranks use " + slotName(e) +

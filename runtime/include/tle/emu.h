@@ -11,17 +11,34 @@
 // whom; a launch that makes no progress for its timeout is ended too. This
 // header declares the C++ entry point for kernels written as C++ callables,
 // the C entry points for compiled kernels, the launch limits, and small id
-// helpers for kernel bodies. docs/emulator.md describes the scheduling rules
-// and the limits.
+// helpers for kernel bodies. Included from C it declares the C entry points
+// (tleEmuLaunch, tleEmuLaunchWithConfig) and the hooks a C kernel calls for
+// its ids and syncs (tleEmuThreadId(0), tleEmuBlockId(0), tleEmuSyncBlock();
+// tle/device.h has the device ABI in C). docs/emulator.md describes the
+// scheduling rules and the limits.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef TLE_EMU_H
 #define TLE_EMU_H
 
-#include "tle/detail/EmuHooks.h"
 #include "tle/detail/Export.h"
 #include "tle/tle.h"
+
+#ifndef __cplusplus
+#include "tle/abi.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The emulator's hooks (tle/detail/EmuHooks.h documents each). */
+struct tleWaitInfo; /* tle::WaitInfo: only the device library passes one */
+#define TLE_EMU_HOOK(Name, Result, ...)                                        \
+  TLE_API TLE_ABI_CTYPE_##Result Name(TLE_ABI_MAP(TLE_ABI_CPARAM, __VA_ARGS__));
+#define TLE_EMU_HOOK0(Name, Result) TLE_API TLE_ABI_CTYPE_##Result Name(void);
+#include "tle/abi.def"
+#else
+#include "tle/detail/EmuHooks.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -193,6 +210,16 @@ TLE_API std::string lastTraceJson();
 /// event's args carry `"launch": launch`. "" when nothing was recorded.
 TLE_API std::string lastTraceEvents(uint64_t launch, uint64_t tsOffset);
 
+/// Called when the emulator ends the process (a fatal signal on a fiber, or
+/// the watchdog: emulator.md, "Failures that end the process") with the
+/// report it wrote to stderr, just before _exit(1). It runs in a signal
+/// handler or on the watchdog's thread while a fiber is stopped anywhere:
+/// it may only make async-signal-safe calls (write(2), no allocation, no
+/// stdio, no locks). Lets a tool finish what it promised to write (tlerun's
+/// --json object and --trace document). Null removes it; process-wide.
+using FatalHook = void (*)(const char *report, size_t bytes);
+TLE_API void setFatalHook(FatalHook hook);
+
 /// Device-memory operations the host build of the device library performed
 /// since the last reset, by tle::DeviceOp kind (tle/detail/EmuHooks.h):
 /// what a barrier costs in memory traffic. Process-wide.
@@ -247,6 +274,8 @@ inline void write(T *p, T v, const char *where = nullptr) {
 } // namespace tle::emu
 
 extern "C" {
+#endif // __cplusplus
+
 /// Launch of a compiled kernel: every thread of rank r calls
 /// `kernel(argsPerRank[i])` where comms[i] is rank r's communicator; the args
 /// array holds pointers to each parameter value, as for cuLaunchKernel.
@@ -291,6 +320,9 @@ TLE_API tleResult_t tleEmuLaunchWithConfig(const tleComm_t *comms, int nRanks,
                                            void (*kernel)(void **args),
                                            void **const *argsPerRank,
                                            tleErrorInfo *outError);
+
+#ifdef __cplusplus
 }
+#endif
 
 #endif // TLE_EMU_H

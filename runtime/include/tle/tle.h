@@ -163,6 +163,17 @@ TLE_API tleResult_t tleCommInitRank(tleComm_t *outComm, int nRanks,
                                     const tleUniqueId *id, int rank, int device,
                                     const tleConfig_t *config);
 
+/** This process's rank of a `python -m tle.launch --no-python PROGRAM` run
+ *  (one process per rank, a C or C++ program): tleCommInitRank with the
+ *  rank, size and bootstrap id the launcher sets (TLE_LAUNCH_RANK,
+ *  TLE_LAUNCH_SIZE, TLE_LAUNCH_UNIQUE_ID) and, with its --nodes,
+ *  config->ranksPerNode = TLE_LAUNCH_RANKS_PER_NODE. `device` < 0: the GPU
+ *  LOCAL_RANK names (0 without it; the emulator ignores it). `config` NULL:
+ *  the defaults. Collective over the launch's ranks. tleInvalidArgument,
+ *  saying how to start the program, when the variables are not set. */
+TLE_API tleResult_t tleCommInitFromLauncher(tleComm_t *outComm, int device,
+                                            const tleConfig_t *config);
+
 /** The NCCL functions tleCommInitFromNccl calls, with NCCL's signatures
  *  (ncclResult_t and ncclDataType_t are ints, ncclComm_t and cudaStream_t
  *  pointers: cast &ncclAllGather and the others to these types). libtle
@@ -302,8 +313,10 @@ TLE_API void tleShareableFree(void *ptr, size_t bytes, int device,
                               void *stream);
 /** Copy the epochs of barrier slots first..first+count-1 of this rank into
  *  outEpochs: the number of rounds each slot completed here (modulo 2^32),
- *  what tools print as barrier rounds. Call it between launches (it reads
- *  device memory synchronously). */
+ *  what tools print as barrier rounds. Slots 0..nBarriers-1 are team
+ *  intra's; the teams' own slots follow, world's at nBarriers + s and
+ *  inter's at 2 * nBarriers + s, so first + count may reach 3 * nBarriers.
+ *  Call it between launches (it reads device memory synchronously). */
 TLE_API tleResult_t tleCommGetBarrierEpochs(tleComm_t comm, uint32_t first,
                                             uint32_t count,
                                             uint32_t *outEpochs);
@@ -332,7 +345,8 @@ TLE_API tleResult_t tleCommTraceStop(tleComm_t comm);
 /** Writes the events the rings of `comms` recorded since the last write to
  *  `path` as one Chrome/Perfetto JSON document (a process per rank, a
  *  thread per recording thread, ts in microseconds from the first event),
- *  and empties the rings. Call after the launches ended. */
+ *  and empties the rings. Call after the launches ended and before
+ *  tleCommTraceStop: a communicator with no ring is tleInvalidArgument. */
 TLE_API tleResult_t tleTraceWrite(const tleComm_t *comms, int nComms,
                                   const char *path);
 

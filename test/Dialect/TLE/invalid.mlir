@@ -485,3 +485,30 @@ func.func @session_barrier_null(%slot: i32, %e: i32) -> i32 {
   %n = tle.session_barrier sync %null, %slot, %e : !llvm.ptr
   return %n : i32
 }
+
+// -----
+
+// The communicator passed where a buffer handle goes: both are !llvm.ptr,
+// but the barrier's use says which one %comm is.
+func.func @comm_as_buffer(%comm: !llvm.ptr, %peer: i32) -> !llvm.ptr {
+  %c0 = arith.constant 0 : i64
+  %i = arith.constant 0 : i32
+  // expected-note @below {{used as the communicator here}}
+  tle.device_intra_barrier sync %comm, %i : !llvm.ptr
+  // expected-error @below {{mem is also the communicator of 'tle.device_intra_barrier': mem takes a symmetric buffer's handle (tleMemGetHandle), not a communicator (tleCommGetDevComm)}}
+  %p = tle.intra_pointer %comm, %c0, %peer : !llvm.ptr
+  return %p : !llvm.ptr
+}
+
+// -----
+
+// The same for tle.local_pointer, with the communicator used by a signal.
+func.func @comm_as_local_buffer(%comm: !llvm.ptr, %peer: i32) -> !llvm.ptr {
+  %c0 = arith.constant 0 : i64
+  %s = arith.constant 1 : i32
+  // expected-note @below {{used as the communicator here}}
+  tle.signal inc %comm, %peer, %s : !llvm.ptr
+  // expected-error @below {{mem is also the communicator of 'tle.signal'}}
+  %p = tle.local_pointer %comm, %c0 : !llvm.ptr
+  return %p : !llvm.ptr
+}

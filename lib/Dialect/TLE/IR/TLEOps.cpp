@@ -125,9 +125,34 @@ LogicalResult TeamSizeOp::verify() {
   return success();
 }
 
+/// A buffer handle and a communicator are both `!llvm.ptr` (or i64), so the
+/// types cannot tell one passed for the other; a value that another tle op
+/// uses as its communicator is one, and passing it as `mem` is the mistake
+/// (only the runtime would catch it, on the device).
+static LogicalResult verifyNotACommunicator(Operation *op, Value mem) {
+  for (OpOperand &use : mem.getUses()) {
+    Operation *user = use.getOwner();
+    // Every tle op but the pointer ops takes its communicator first.
+    if (user == op || use.getOperandNumber() != 0 ||
+        !isa<TLEDialect>(user->getDialect()) ||
+        isa<LocalPointerOp, IntraPointerOp>(user))
+      continue;
+    InFlightDiagnostic diag =
+        op->emitOpError()
+        << "mem is also the communicator of '" << user->getName()
+        << "': mem takes a symmetric buffer's handle (tleMemGetHandle), "
+           "not a communicator (tleCommGetDevComm)";
+    diag.attachNote(user->getLoc()) << "used as the communicator here";
+    return diag;
+  }
+  return success();
+}
+
 LogicalResult LocalPointerOp::verify() {
   if (isNullHandle(getMem()))
     return emitOpError("mem is a null pointer");
+  if (failed(verifyNotACommunicator(*this, getMem())))
+    return failure();
   if (isNegativeConstant(getOffset()))
     return emitOpError("offset must be non-negative");
   return success();
@@ -136,6 +161,8 @@ LogicalResult LocalPointerOp::verify() {
 LogicalResult IntraPointerOp::verify() {
   if (isNullHandle(getMem()))
     return emitOpError("mem is a null pointer");
+  if (failed(verifyNotACommunicator(*this, getMem())))
+    return failure();
   if (isNegativeConstant(getOffset()))
     return emitOpError("offset must be non-negative");
   if (isNegativeConstant(getPeer()))
@@ -159,17 +186,21 @@ LogicalResult SignalOp::verify() {
   // wraps it backwards.
   if (getValue() && isNegativeConstant(getValue()))
     return emitOpError("value must be non-negative: a signal only adds");
+  if (getContextId() && isNegativeConstant(getContextId()))
+    return emitOpError("context must be non-negative");
   return success();
 }
 
 /// A wait or a read only observes: the release half of an order would be
 /// silently dropped.
 static LogicalResult verifyObserver(Operation *op, Value comm, Value sig,
-                                    MemoryOrder order) {
+                                    MemoryOrder order, Value context = {}) {
   if (isNullHandle(comm))
     return op->emitOpError("comm is a null pointer");
   if (isNegativeConstant(sig))
     return op->emitOpError("signal index must be non-negative");
+  if (context && isNegativeConstant(context))
+    return op->emitOpError("context must be non-negative");
   if (order == MemoryOrder::release)
     return op->emitOpError("cannot release; use order relaxed, acquire, "
                            "acq_rel or seq_cst");
@@ -177,11 +208,11 @@ static LogicalResult verifyObserver(Operation *op, Value comm, Value sig,
 }
 
 LogicalResult SignalWaitOp::verify() {
-  return verifyObserver(*this, getComm(), getSig(), getOrder());
+  return verifyObserver(*this, getComm(), getSig(), getOrder(), getContextId());
 }
 
 LogicalResult ReadSignalOp::verify() {
-  return verifyObserver(*this, getComm(), getSig(), getOrder());
+  return verifyObserver(*this, getComm(), getSig(), getOrder(), getContextId());
 }
 
 LogicalResult ResetSignalOp::verify() {
@@ -189,7 +220,157 @@ LogicalResult ResetSignalOp::verify() {
     return emitOpError("comm is a null pointer");
   if (isNegativeConstant(getSig()))
     return emitOpError("signal index must be non-negative");
+  if (getContextId() && isNegativeConstant(getContextId()))
+    return emitOpError("context must be non-negative");
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// One-sided data movement
+//===----------------------------------------------------------------------===//
+
+/// Fails on the first of `values` (named by `names`) that is a known
+/// negative constant; absent optional operands are null and skipped.
+static LogicalResult
+verifyNonNegative(Operation *op,
+                  ArrayRef<std::pair<Value, const char *>> values) {
+  for (auto [value, name] : values)
+    if (value && isNegativeConstant(value))
+      return op->emitOpError() << name << " must be non-negative";
+  return success();
+}
+
+/// The rules of a signal attached to a put: a kind goes with a word, inc
+/// takes no value, add needs one.
+static LogicalResult verifyAttachedSignal(Operation *op,
+                                          std::optional<SignalKind> kind,
+                                          Value signal, Value value) {
+  if (kind.has_value() != static_cast<bool>(signal))
+    return op->emitOpError("a signal kind needs its word and the reverse: "
+                           "`signal inc %sig` or `signal add %sig, %value`");
+  if (!kind && value)
+    return op->emitOpError("a signal value needs `signal add %sig, %value`");
+  if (kind == SignalKind::inc && value)
+    return op->emitOpError("signal inc adds 1 and takes no value; use "
+                           "signal add");
+  if (kind == SignalKind::add && !value)
+    return op->emitOpError("signal add needs a value: signal add %sig, "
+                           "%value");
+  return success();
+}
+
+/// A put only publishes: the acquire half of an order would be dropped.
+static LogicalResult verifyPublisherOrder(Operation *op, MemoryOrder order) {
+  // FlagCX's put fences for release and acq_rel only: seq_cst would be
+  // weakened to relaxed as silently as acquire.
+  if (order == MemoryOrder::acquire || order == MemoryOrder::seq_cst)
+    return op->emitOpError("cannot acquire: a put only publishes; use order "
+                           "relaxed, release or acq_rel");
+  return success();
+}
+
+LogicalResult PutOp::verify() {
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  if (isNullHandle(getDst()) || isNullHandle(getSrc()))
+    return emitOpError("a buffer handle is a null pointer");
+  if (failed(verifyNonNegative(*this, {{getDstOffset(), "dst offset"},
+                                       {getSrcOffset(), "src offset"},
+                                       {getBytes(), "bytes"},
+                                       {getPeer(), "peer"},
+                                       {getSignal(), "signal index"},
+                                       {getSignalValue(), "signal value"},
+                                       {getCounter(), "counter index"},
+                                       {getContextId(), "context"}})))
+    return failure();
+  if (failed(verifyAttachedSignal(*this, getSignalKind(), getSignal(),
+                                  getSignalValue())))
+    return failure();
+  return verifyPublisherOrder(*this, getOrder());
+}
+
+LogicalResult GetOp::verify() {
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  if (isNullHandle(getDst()) || isNullHandle(getSrc()))
+    return emitOpError("a buffer handle is a null pointer");
+  if (failed(verifyNonNegative(*this, {{getSrcOffset(), "src offset"},
+                                       {getDstOffset(), "dst offset"},
+                                       {getBytes(), "bytes"},
+                                       {getPeer(), "peer"},
+                                       {getContextId(), "context"}})))
+    return failure();
+  // FlagCX's get fences for acquire and acq_rel only.
+  if (getOrder() == MemoryOrder::release || getOrder() == MemoryOrder::seq_cst)
+    return emitOpError("cannot release: a get only observes; use order "
+                       "relaxed, acquire or acq_rel");
+  return success();
+}
+
+LogicalResult PutValueOp::verify() {
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  if (isNullHandle(getDst()))
+    return emitOpError("a buffer handle is a null pointer");
+  if (failed(verifyNonNegative(*this, {{getDstOffset(), "dst offset"},
+                                       {getPeer(), "peer"},
+                                       {getSignal(), "signal index"},
+                                       {getSignalValue(), "signal value"},
+                                       {getContextId(), "context"}})))
+    return failure();
+  if (failed(verifyAttachedSignal(*this, getSignalKind(), getSignal(),
+                                  getSignalValue())))
+    return failure();
+  return verifyPublisherOrder(*this, getOrder());
+}
+
+LogicalResult FlushOp::verify() {
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  return verifyNonNegative(*this, {{getContextId(), "context"}});
+}
+
+LogicalResult CounterWaitOp::verify() {
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  if (failed(verifyNonNegative(*this, {{getCounter(), "counter index"},
+                                       {getContextId(), "context"}})))
+    return failure();
+  if (getOrder() == MemoryOrder::release)
+    return emitOpError("cannot release; use order relaxed, acquire, acq_rel "
+                       "or seq_cst");
+  return success();
+}
+
+LogicalResult ReadCounterOp::verify() {
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  if (failed(verifyNonNegative(*this, {{getCounter(), "counter index"},
+                                       {getContextId(), "context"}})))
+    return failure();
+  if (getOrder() == MemoryOrder::release)
+    return emitOpError("cannot release; use order relaxed, acquire, acq_rel "
+                       "or seq_cst");
+  return success();
+}
+
+LogicalResult ResetCounterOp::verify() {
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  return verifyNonNegative(
+      *this, {{getCounter(), "counter index"}, {getContextId(), "context"}});
+}
+
+LogicalResult ShadowIncreaseOp::verify() {
+  if (isNullHandle(getComm()))
+    return emitOpError("comm is a null pointer");
+  return verifyNonNegative(*this, {{getSig(), "signal index"},
+                                   {getDelta(), "delta"},
+                                   {getContextId(), "context"}});
+}
+
+LogicalResult ShadowWaitOp::verify() {
+  return verifyObserver(*this, getComm(), getSig(), getOrder(), getContextId());
 }
 
 #define GET_OP_CLASSES

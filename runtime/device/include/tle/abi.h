@@ -8,7 +8,9 @@
 // point and emulator hook (name, result and parameter types) that compilers
 // use to declare and call them. Free of LLVM and of CUDA, so that the
 // device library, the host runtime, the MLIR lowering and the tools all
-// include the same definitions.
+// include the same definitions. Compiled as C (a C kernel for the emulator,
+// tle/emu.h), it gives the encodings as plain constants instead: tleCoopBlock,
+// tleOrderAcqRel, tleTeamIntra, tleScopeSystem, tleBarrierSync, ...
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,14 +18,21 @@
 #define TLE_ABI_H
 
 #include <stdint.h>
+#ifndef __cplusplus
+#include <stdbool.h>
+#endif
 
 /// TLE_ABI_MAP(F, (T, n), (T, n), ...) applies F to each parenthesized pair
-/// (`F (T, n)`), comma-separated; up to 8 pairs.
+/// (`F (T, n)`), comma-separated; up to 16 pairs (FlagCX's widest entry
+/// point, flagcxDevPut_RSigAdd_LCtrInc, has 15).
 #define TLE_ABI_CAT_(a, b) a##b
 #define TLE_ABI_CAT(a, b) TLE_ABI_CAT_(a, b)
-#define TLE_ABI_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, N, ...) N
+#define TLE_ABI_NARGS_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, \
+                       _14, _15, _16, N, ...)                                  \
+  N
 #define TLE_ABI_NARGS(...)                                                     \
-  TLE_ABI_NARGS_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+  TLE_ABI_NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, \
+                 2, 1, 0)
 #define TLE_ABI_MAP_1(F, a) F a
 #define TLE_ABI_MAP_2(F, a, ...) F a, TLE_ABI_MAP_1(F, __VA_ARGS__)
 #define TLE_ABI_MAP_3(F, a, ...) F a, TLE_ABI_MAP_2(F, __VA_ARGS__)
@@ -32,12 +41,24 @@
 #define TLE_ABI_MAP_6(F, a, ...) F a, TLE_ABI_MAP_5(F, __VA_ARGS__)
 #define TLE_ABI_MAP_7(F, a, ...) F a, TLE_ABI_MAP_6(F, __VA_ARGS__)
 #define TLE_ABI_MAP_8(F, a, ...) F a, TLE_ABI_MAP_7(F, __VA_ARGS__)
+#define TLE_ABI_MAP_9(F, a, ...) F a, TLE_ABI_MAP_8(F, __VA_ARGS__)
+#define TLE_ABI_MAP_10(F, a, ...) F a, TLE_ABI_MAP_9(F, __VA_ARGS__)
+#define TLE_ABI_MAP_11(F, a, ...) F a, TLE_ABI_MAP_10(F, __VA_ARGS__)
+#define TLE_ABI_MAP_12(F, a, ...) F a, TLE_ABI_MAP_11(F, __VA_ARGS__)
+#define TLE_ABI_MAP_13(F, a, ...) F a, TLE_ABI_MAP_12(F, __VA_ARGS__)
+#define TLE_ABI_MAP_14(F, a, ...) F a, TLE_ABI_MAP_13(F, __VA_ARGS__)
+#define TLE_ABI_MAP_15(F, a, ...) F a, TLE_ABI_MAP_14(F, __VA_ARGS__)
+#define TLE_ABI_MAP_16(F, a, ...) F a, TLE_ABI_MAP_15(F, __VA_ARGS__)
 #define TLE_ABI_MAP(F, ...)                                                    \
   TLE_ABI_CAT(TLE_ABI_MAP_, TLE_ABI_NARGS(__VA_ARGS__))(F, __VA_ARGS__)
 
 /// The C type of each ABI type token, and `T name` for a parameter.
 #define TLE_ABI_CTYPE_Void void
+#ifdef __cplusplus
 #define TLE_ABI_CTYPE_NoReturn [[noreturn]] void
+#else
+#define TLE_ABI_CTYPE_NoReturn _Noreturn void
+#endif
 #define TLE_ABI_CTYPE_Bool bool
 #define TLE_ABI_CTYPE_I32 int32_t
 #define TLE_ABI_CTYPE_U32 uint32_t
@@ -45,12 +66,37 @@
 #define TLE_ABI_CTYPE_U64 uint64_t
 #define TLE_ABI_CTYPE_Ptr const void *
 #define TLE_ABI_CTYPE_MutPtr void *
+#define TLE_ABI_CTYPE_Tag ::tle::TeamTagWorld
 #define TLE_ABI_CTYPE_CStr const char *
 #define TLE_ABI_CTYPE_WordPtr uint32_t *
+#ifdef __cplusplus
 #define TLE_ABI_CTYPE_WaitInfoPtr const ::tle::WaitInfo *
+#else
+#define TLE_ABI_CTYPE_WaitInfoPtr const struct tleWaitInfo *
+#endif
 #define TLE_ABI_CPARAM(T, name) TLE_ABI_CTYPE_##T name
 
+#ifndef __cplusplus
+/* C: the encodings as constants, named as the C API names things. */
+enum {
+#define TLE_COOP(Name, Value, Spelling) tleCoop##Name = Value,
+#include "tle/abi.def"
+#define TLE_ORDER(Name, Value, Spelling) tleOrder##Name = Value,
+#include "tle/abi.def"
+#define TLE_TEAM(Name, Value, Spelling) tleTeam##Name = Value,
+#include "tle/abi.def"
+#define TLE_SCOPE(Name, Value, Spelling) tleScope##Name = Value,
+#include "tle/abi.def"
+#define TLE_BARRIER_KIND(Name, Value, Spelling) tleBarrier##Name = Value,
+#include "tle/abi.def"
+};
+#else
+
 namespace tle {
+
+/// FlagCX's flagcxTeamTagWorld: an empty tag that flagcxWorldBarrierSessionInit
+/// takes by value (abi.def's type Tag).
+struct TeamTagWorld {};
 
 /// Who executes a barrier call together (FlagCX's flagcxCoopKind_t; Grid is
 /// TLE's). abi.def explains each.
@@ -135,12 +181,13 @@ enum class Type : uint8_t {
   U64,
   Ptr,
   MutPtr,
+  Tag,
   CStr,
   WordPtr,
   WaitInfoPtr,
 };
 
-constexpr unsigned kMaxParams = 8;
+constexpr unsigned kMaxParams = 16;
 
 /// One entry point or emulator hook.
 struct Function {
@@ -150,9 +197,13 @@ struct Function {
   const char *what;
   unsigned numParams;
   Type params[kMaxParams];
+  /// The parameters' names as abi.def spells them ("comm", "index",
+  /// "signal"...): what tools that read calls to the ABI key on.
+  const char *paramNames[kMaxParams];
 };
 
 #define TLE_ABI_TYPE(T, name) Type::T
+#define TLE_ABI_NAME(T, name) #name
 
 inline constexpr Function kFunctions[] = {
 #define TLE_ABI_FUNCTION(Name, Result, What, ...)                              \
@@ -160,7 +211,8 @@ inline constexpr Function kFunctions[] = {
    Type::Result,                                                               \
    What,                                                                       \
    TLE_ABI_NARGS(__VA_ARGS__),                                                 \
-   {TLE_ABI_MAP(TLE_ABI_TYPE, __VA_ARGS__)}},
+   {TLE_ABI_MAP(TLE_ABI_TYPE, __VA_ARGS__)},                                   \
+   {TLE_ABI_MAP(TLE_ABI_NAME, __VA_ARGS__)}},
 #include "tle/abi.def"
 };
 constexpr const Function &function(Fn fn) {
@@ -180,8 +232,9 @@ inline constexpr Function kHooks[] = {
    Type::Result,                                                               \
    "",                                                                         \
    TLE_ABI_NARGS(__VA_ARGS__),                                                 \
-   {TLE_ABI_MAP(TLE_ABI_TYPE, __VA_ARGS__)}},
-#define TLE_EMU_HOOK0(Name, Result) {#Name, Type::Result, "", 0, {}},
+   {TLE_ABI_MAP(TLE_ABI_TYPE, __VA_ARGS__)},                                   \
+   {TLE_ABI_MAP(TLE_ABI_NAME, __VA_ARGS__)}},
+#define TLE_EMU_HOOK0(Name, Result) {#Name, Type::Result, "", 0, {}, {}},
 #include "tle/abi.def"
 };
 constexpr const Function &hook(Hook h) {
@@ -189,6 +242,7 @@ constexpr const Function &hook(Hook h) {
 }
 
 #undef TLE_ABI_TYPE
+#undef TLE_ABI_NAME
 
 /// Host-compiled kernels (tlec --target=host): every symbol the lowering
 /// generates starts with kReservedPrefix; kernel NAME's packed entry,
@@ -251,5 +305,6 @@ inline const char *describe(BadArgument arg) {
 
 } // namespace tle::abi
 #endif // __CUDA_ARCH__
+#endif // __cplusplus
 
 #endif // TLE_ABI_H

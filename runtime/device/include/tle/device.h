@@ -11,7 +11,9 @@
 // and libtle (the emulator build) defines them. Names and encodings are
 // FlagCX's, so IR that calls FlagCX's bitcode links against TLE's and the
 // reverse. C++ code may prefer the typed API of tle/barrier.h and
-// tle/session.h. docs/device-library.md is the long form.
+// tle/session.h. Plain C (an emulator kernel launched with tleEmuLaunch,
+// tle/emu.h) gets the same declarations and abi.h's C constants.
+// docs/device-library.md is the long form.
 //
 //===----------------------------------------------------------------------===//
 
@@ -19,7 +21,9 @@
 #define TLE_DEVICE_H
 
 #include "tle/abi.h"
+#ifdef __cplusplus
 #include "tle/detail/DevComm.h"
+#endif
 
 #include <stdint.h>
 
@@ -33,8 +37,10 @@
 #define TLE_DEVICE_API extern "C" __device__ __attribute__((always_inline))
 #elif defined(__CUDACC__)
 #define TLE_DEVICE_API extern "C" __device__ __forceinline__
-#else
+#elif defined(__cplusplus)
 #define TLE_DEVICE_API extern "C" __attribute__((visibility("default")))
+#else
+#define TLE_DEVICE_API extern __attribute__((visibility("default")))
 #endif
 
 #define TLE_ABI_FUNCTION(Name, Result, What, ...)                              \

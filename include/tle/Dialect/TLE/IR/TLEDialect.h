@@ -11,6 +11,11 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Dialect.h"
+#include "mlir/IR/PatternMatch.h"
+
+namespace mlir {
+class LLVMTypeConverter;
+} // namespace mlir
 
 #include "tle/Dialect/TLE/IR/TLEDialect.h.inc"
 #include "tle/Dialect/TLE/IR/TLEEnums.h.inc"

@@ -26,11 +26,21 @@ def TLE_Dialect : Dialect {
     launched with.
 
     Every op lowers to exactly one call of an `extern "C"` device function
-    (see `--convert-tle-to-llvm` and docs/abi.md); the dialect carries no
-    state of its own.
+    (see `--convert-tle-to-llvm` and docs/abi.md). The dialect's one piece
+    of state is where MLIR's generic `--convert-to-llvm` finds those
+    lowerings (`registerConvertTLEToLLVMInterface` sets it): a tool that
+    never registered them fails that pass on the first tle op, naming the
+    call to add, instead of leaving every tle op in place.
   }];
   // The operand types (`!llvm.ptr`) live in the LLVM dialect.
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+  let extraClassDeclaration = [{
+    /// Adds the to-LLVM patterns of the tle ops (TLEToLLVM's, set by
+    /// registerConvertTLEToLLVMInterface; null until then).
+    using ToLLVMPatterns = void (*)(const ::mlir::LLVMTypeConverter &,
+                                    ::mlir::RewritePatternSet &);
+    ToLLVMPatterns toLLVMPatterns = nullptr;
+  }];
 }
 
 #endif // TLE_DIALECT_TLE_IR_TLEDIALECT_TD

@@ -3,7 +3,8 @@
 //
 // The ops of the `tle` dialect: the device-side intra-node barrier and its
 // sibling over any team, the rank and size queries of the communicator,
-// pointers into symmetric buffers, and point-to-point signals.
+// pointers into symmetric buffers, point-to-point signals, and one-sided
+// data movement (put, get, put-value, flush, counters, signal shadows).
 // Their textual form is a contract: tests and front ends outside the
 // compiler parse and print it.
 //
@@ -341,7 +342,9 @@ def TLE_LocalPointerOp : TLE_Op<"local_pointer", [MemoryEffects<[MemRead]>]> {
     rank's copy of the symmetric buffer whose handle is `mem`.
 
     Verifier rules: a constant `offset` must be non-negative; a constant null
-    `mem` is rejected.
+    `mem` is rejected, and so is a `mem` that another tle op uses as its
+    communicator (a communicator and a buffer handle are both pointers: only
+    their uses tell them apart).
 
     Example:
 
@@ -363,7 +366,8 @@ def TLE_IntraPointerOp : TLE_Op<"intra_pointer", [MemoryEffects<[MemRead]>]> {
     `mem`. Loads and stores through it go over NVLink/PCIe P2P.
 
     Verifier rules: a constant `offset` and a constant `peer` must be
-    non-negative; a constant null `mem` is rejected.
+    non-negative; a constant null `mem` is rejected, and so is a `mem` that
+    another tle op uses as its communicator.
 
     Example:
 
@@ -382,7 +386,7 @@ def TLE_IntraPointerOp : TLE_Op<"intra_pointer", [MemoryEffects<[MemRead]>]> {
 // Signals
 //===----------------------------------------------------------------------===//
 
-def TLE_SignalOp : TLE_Op<"signal"> {
+def TLE_SignalOp : TLE_Op<"signal", [AttrSizedOperandSegments]> {
   let summary = "Add to a signal word of a peer, as a release";
   let description = [{
     Every rank of the communicator `comm` owns `nSignals` 64-bit signal
@@ -405,13 +409,15 @@ def TLE_SignalOp : TLE_Op<"signal"> {
     printing) a rank of this node, `inter` a node (the rank of the same
     local rank there), `world` a world rank. Each rank has one set of
     words whatever the team; the team chooses the peer and so the
-    transport.
+    transport. `context` selects FlagCX's network context (its words; 0
+    when absent), as on every signal op.
 
     Verifier rules:
     - `inc` takes no value and `add` needs one;
     - a constant `peer` or `sig` must be non-negative;
     - a constant `value` must be non-negative: a signal only adds, and a
       negative `i64` would wrap the word backwards;
+    - a constant `context` must be non-negative;
     - a constant null `comm` is rejected.
 
     Example:
@@ -429,6 +435,7 @@ def TLE_SignalOp : TLE_Op<"signal"> {
     I32:$peer,
     I32:$sig,
     Optional<I64>:$value,
+    Optional<I32>:$contextId,
     DefaultValuedAttr<TLE_SignalGroup,
                       "::mlir::tle::SignalGroup::block">:$group,
     DefaultValuedAttr<TLE_Team, "::mlir::tle::Team::intra">:$team
@@ -436,7 +443,7 @@ def TLE_SignalOp : TLE_Op<"signal"> {
 
   let assemblyFormat = [{
     $kind $comm `,` $peer `,` $sig (`,` $value^)? (`team` $team^)?
-    (`group` $group^)? attr-dict `:` type($comm)
+    (`context` $contextId^)? (`group` $group^)? attr-dict `:` type($comm)
   }];
 
   let hasVerifier = 1;
@@ -457,8 +464,9 @@ def TLE_SignalWaitOp : TLE_Op<"signal_wait"> {
     with a report naming the word, the value seen and the value wanted.
 
     Verifier rules: `order release` is rejected (a wait only observes; the
-    release half would silently be dropped); a constant `sig` must be
-    non-negative; a constant null `comm` is rejected.
+    release half would silently be dropped); a constant `sig` or `context`
+    must be non-negative; a constant null `comm` is rejected. `context` is
+    that of `tle.signal`.
 
     Example:
 
@@ -472,6 +480,7 @@ def TLE_SignalWaitOp : TLE_Op<"signal_wait"> {
     TLE_HandleType:$comm,
     I32:$sig,
     I64:$least,
+    Optional<I32>:$contextId,
     DefaultValuedAttr<TLE_SignalGroup,
                       "::mlir::tle::SignalGroup::block">:$group,
     DefaultValuedAttr<TLE_MemoryOrder,
@@ -479,8 +488,8 @@ def TLE_SignalWaitOp : TLE_Op<"signal_wait"> {
   );
 
   let assemblyFormat = [{
-    $comm `,` $sig `,` $least (`group` $group^)? (`order` $order^)?
-    attr-dict `:` type($comm)
+    $comm `,` $sig `,` $least (`context` $contextId^)? (`group` $group^)?
+    (`order` $order^)? attr-dict `:` type($comm)
   }];
 
   let hasVerifier = 1;
@@ -509,13 +518,15 @@ def TLE_ReadSignalOp : TLE_Op<"read_signal"> {
   let arguments = (ins
     TLE_HandleType:$comm,
     I32:$sig,
+    Optional<I32>:$contextId,
     DefaultValuedAttr<TLE_MemoryOrder,
                       "::mlir::tle::MemoryOrder::acquire">:$order
   );
   let results = (outs I64:$result);
 
   let assemblyFormat = [{
-    $comm `,` $sig (`order` $order^)? attr-dict `:` type($comm)
+    $comm `,` $sig (`context` $contextId^)? (`order` $order^)? attr-dict
+    `:` type($comm)
   }];
 
   let hasVerifier = 1;
@@ -539,9 +550,398 @@ def TLE_ResetSignalOp : TLE_Op<"reset_signal"> {
     ```
   }];
 
-  let arguments = (ins TLE_HandleType:$comm, I32:$sig);
+  let arguments = (ins TLE_HandleType:$comm, I32:$sig, Optional<I32>:$contextId);
 
-  let assemblyFormat = "$comm `,` $sig attr-dict `:` type($comm)";
+  let assemblyFormat = [{
+    $comm `,` $sig (`context` $contextId^)? attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// One-sided data movement
+//===----------------------------------------------------------------------===//
+
+def TLE_PutOp : TLE_Op<"put",
+    [AttrSizedOperandSegments, AllTypesMatch<["comm", "dst", "src"]>]> {
+  let summary = "Copy bytes of this rank's buffer into a peer's, as FlagCX's put";
+  let description = [{
+    Copies `bytes` bytes from byte `srcOffset` of this rank's copy of the
+    symmetric buffer `src` to byte `dstOffset` of rank `peer`'s copy of the
+    symmetric buffer `dst`, executed by the group `group` together (every
+    thread copies a part). `team` says how `peer` is numbered (`intra`, the
+    default: a rank of this node; `inter`: a node; `world`: a world rank)
+    and so which transport carries the data: peer pointers inside a node,
+    the network between nodes.
+
+    Two completions can be attached, in FlagCX's combinations:
+
+    - `signal inc %sig` / `signal add %sig, %value`: after the data has
+      landed, word `sig` of `peer` grows by 1 / `value`, as a release: a
+      `tle.signal_wait` of `peer` that observed it sees the data;
+    - `counter %ctr`: word `ctr` of this rank's counters grows by 1 when
+      `src` may be reused (`tle.counter_wait` waits for it).
+
+    A put without a signal tells the peer nothing: order it with a later
+    `tle.signal` of the same team or a barrier. `order` is `relaxed` (the
+    default) or `release`/`acq_rel`: what the group wrote before the put is
+    visible before its data; `context` selects FlagCX's network context (0
+    when absent). `group` is `thread`, `warp` or `block` (the default).
+    Offsets and sizes are runtime `i64` values read as unsigned; the runtime
+    reports a range past either buffer, a peer outside the team or a word
+    outside its count, before any byte moves.
+
+    Verifier rules: `inc` takes no value and `add` needs one; a constant
+    offset, size, peer, signal, counter, value or context must be
+    non-negative; `order acquire` and `seq_cst` are rejected (a put only
+    publishes, and FlagCX's put fences for `release` and `acq_rel` alone:
+    either would be weakened silently); a constant null handle is
+    rejected.
+
+    Example:
+
+    ```mlir
+    tle.put %comm, %dst[%doff], %src[%soff], %bytes, %peer : !llvm.ptr
+    tle.put %comm, %dst[%doff], %src[%soff], %bytes, %node team inter signal inc %sig counter %ctr group warp : i64
+    tle.put %comm, %dst[%doff], %src[%soff], %bytes, %rank team world signal add %sig, %n order release context %ctx : !llvm.ptr
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_HandleType:$comm,
+    TLE_HandleType:$dst,
+    I64:$dstOffset,
+    TLE_HandleType:$src,
+    I64:$srcOffset,
+    I64:$bytes,
+    I32:$peer,
+    Optional<I32>:$signal,
+    Optional<I64>:$signalValue,
+    Optional<I32>:$counter,
+    Optional<I32>:$contextId,
+    DefaultValuedAttr<TLE_Team, "::mlir::tle::Team::intra">:$team,
+    OptionalAttr<TLE_SignalKind>:$signalKind,
+    DefaultValuedAttr<TLE_SignalGroup,
+                      "::mlir::tle::SignalGroup::block">:$group,
+    DefaultValuedAttr<TLE_MemoryOrder,
+                      "::mlir::tle::MemoryOrder::relaxed">:$order
+  );
+
+  let assemblyFormat = [{
+    $comm `,` $dst `[` $dstOffset `]` `,` $src `[` $srcOffset `]` `,` $bytes
+    `,` $peer (`team` $team^)?
+    (`signal` $signalKind^ $signal (`,` $signalValue^)?)?
+    (`counter` $counter^)? (`context` $contextId^)? (`group` $group^)?
+    (`order` $order^)? attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def TLE_GetOp : TLE_Op<"get", [AllTypesMatch<["comm", "src", "dst"]>]> {
+  let summary = "Copy bytes of a peer's buffer into this rank's, as FlagCX's get";
+  let description = [{
+    The mirror image of `tle.put` (operands in FlagCX's order, the remote
+    side first): copies `bytes` bytes from byte `srcOffset` of rank
+    `peer`'s copy of the symmetric buffer `src` to byte `dstOffset` of this
+    rank's copy of `dst`, executed by the group `group`. Between nodes the
+    data is only known to have landed after `tle.flush` of the same
+    context; inside a node it has landed when the call returns. `order`
+    `acquire` or `acq_rel` makes what the copy read visible to the group
+    afterwards; `relaxed` is the default. `team`, `context`, `group` and
+    the runtime checks are those of `tle.put`.
+
+    Verifier rules: a constant offset, size, peer or context must be
+    non-negative; `order release` and `seq_cst` are rejected (a get only
+    observes, and FlagCX's get fences for `acquire` and `acq_rel` alone); a
+    constant null handle is rejected.
+
+    Example:
+
+    ```mlir
+    tle.get %comm, %src[%soff], %dst[%doff], %bytes, %rank team world : !llvm.ptr
+    tle.flush %comm : !llvm.ptr
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_HandleType:$comm,
+    TLE_HandleType:$src,
+    I64:$srcOffset,
+    TLE_HandleType:$dst,
+    I64:$dstOffset,
+    I64:$bytes,
+    I32:$peer,
+    Optional<I32>:$contextId,
+    DefaultValuedAttr<TLE_Team, "::mlir::tle::Team::intra">:$team,
+    DefaultValuedAttr<TLE_SignalGroup,
+                      "::mlir::tle::SignalGroup::block">:$group,
+    DefaultValuedAttr<TLE_MemoryOrder,
+                      "::mlir::tle::MemoryOrder::relaxed">:$order
+  );
+
+  let assemblyFormat = [{
+    $comm `,` $src `[` $srcOffset `]` `,` $dst `[` $dstOffset `]` `,` $bytes
+    `,` $peer (`team` $team^)? (`context` $contextId^)? (`group` $group^)?
+    (`order` $order^)? attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def TLE_PutValueOp : TLE_Op<"put_value",
+    [AttrSizedOperandSegments, AllTypesMatch<["comm", "dst"]>]> {
+  let summary = "Store a 64-bit value into a peer's buffer, as FlagCX's put-value";
+  let description = [{
+    Stores the 8 bytes of `value` at byte `dstOffset` of rank `peer`'s copy
+    of the symmetric buffer `dst` (one thread of the group stores; the
+    group synchronizes around it), optionally followed by a signal to
+    `peer` (`signal inc %sig` / `signal add %sig, %n`) released after the
+    value. `team`, `context`, `group`, `order` and the runtime checks are
+    those of `tle.put` (FlagCX has no counter form of put-value).
+
+    Verifier rules: those of `tle.put`.
+
+    Example:
+
+    ```mlir
+    tle.put_value %comm, %dst[%off], %v, %peer signal inc %sig : !llvm.ptr
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_HandleType:$comm,
+    TLE_HandleType:$dst,
+    I64:$dstOffset,
+    I64:$value,
+    I32:$peer,
+    Optional<I32>:$signal,
+    Optional<I64>:$signalValue,
+    Optional<I32>:$contextId,
+    DefaultValuedAttr<TLE_Team, "::mlir::tle::Team::intra">:$team,
+    OptionalAttr<TLE_SignalKind>:$signalKind,
+    DefaultValuedAttr<TLE_SignalGroup,
+                      "::mlir::tle::SignalGroup::block">:$group,
+    DefaultValuedAttr<TLE_MemoryOrder,
+                      "::mlir::tle::MemoryOrder::relaxed">:$order
+  );
+
+  let assemblyFormat = [{
+    $comm `,` $dst `[` $dstOffset `]` `,` $value `,` $peer (`team` $team^)?
+    (`signal` $signalKind^ $signal (`,` $signalValue^)?)?
+    (`context` $contextId^)? (`group` $group^)? (`order` $order^)?
+    attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def TLE_FlushOp : TLE_Op<"flush"> {
+  let summary = "Complete this group's puts and gets of a network context";
+  let description = [{
+    Returns when every `tle.put`, `tle.put_value` and `tle.get` that the
+    calling group issued on network context `context` (0 when absent) has
+    completed: a get's data has landed in this rank's buffer, a put's
+    source may be reused. Peer-pointer transfers (inside a node) have
+    completed at their return; a flush then only fences. `order` is the
+    memory order of that fence (`acq_rel` by default); `group` as for
+    `tle.put`.
+
+    Verifier rules: a constant `context` must be non-negative; a constant
+    null `comm` is rejected.
+
+    Example:
+
+    ```mlir
+    tle.flush %comm : !llvm.ptr
+    tle.flush %comm context %ctx group warp order acquire : i64
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_HandleType:$comm,
+    Optional<I32>:$contextId,
+    DefaultValuedAttr<TLE_SignalGroup,
+                      "::mlir::tle::SignalGroup::block">:$group,
+    DefaultValuedAttr<TLE_MemoryOrder,
+                      "::mlir::tle::MemoryOrder::acq_rel">:$order
+  );
+
+  let assemblyFormat = [{
+    $comm (`context` $contextId^)? (`group` $group^)? (`order` $order^)?
+    attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def TLE_CounterWaitOp : TLE_Op<"counter_wait"> {
+  let summary = "Wait until this rank's counter reaches a value";
+  let description = [{
+    Waits until this rank's counter word `counter` (of network context
+    `context`, 0 when absent) is at least `least`, both read as unsigned
+    64-bit values, with the acquire half of `order` (`acquire` by
+    default). A `tle.put ... counter %ctr` adds 1 to its counter when its
+    source may be reused, so waiting for `n` there means the `n` first
+    puts' sources may be overwritten. `group` and the deadline are those of
+    `tle.signal_wait`.
+
+    Verifier rules: `order release` is rejected; a constant `counter` or
+    `context` must be non-negative; a constant null `comm` is rejected.
+
+    Example:
+
+    ```mlir
+    tle.counter_wait %comm, %ctr, %n : !llvm.ptr
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_HandleType:$comm,
+    I32:$counter,
+    I64:$least,
+    Optional<I32>:$contextId,
+    DefaultValuedAttr<TLE_SignalGroup,
+                      "::mlir::tle::SignalGroup::block">:$group,
+    DefaultValuedAttr<TLE_MemoryOrder,
+                      "::mlir::tle::MemoryOrder::acquire">:$order
+  );
+
+  let assemblyFormat = [{
+    $comm `,` $counter `,` $least (`context` $contextId^)? (`group` $group^)?
+    (`order` $order^)? attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def TLE_ReadCounterOp : TLE_Op<"read_counter"> {
+  let summary = "This rank's counter word, read by the calling thread";
+  let description = [{
+    Returns this rank's counter word `counter` of network context
+    `context` (0 when absent), loaded by the calling thread with the
+    acquire half of `order` (`acquire` by default). Never merged with
+    another read.
+
+    Verifier rules: `order release` is rejected; a constant `counter` or
+    `context` must be non-negative; a constant null `comm` is rejected.
+
+    Example:
+
+    ```mlir
+    %n = tle.read_counter %comm, %ctr : !llvm.ptr
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_HandleType:$comm,
+    I32:$counter,
+    Optional<I32>:$contextId,
+    DefaultValuedAttr<TLE_MemoryOrder,
+                      "::mlir::tle::MemoryOrder::acquire">:$order
+  );
+  let results = (outs I64:$result);
+
+  let assemblyFormat = [{
+    $comm `,` $counter (`context` $contextId^)? (`order` $order^)? attr-dict
+    `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def TLE_ResetCounterOp : TLE_Op<"reset_counter"> {
+  let summary = "Set this rank's counter word to zero";
+  let description = [{
+    Stores 0 into this rank's counter word `counter` of network context
+    `context` (0 when absent). A reset racing with a put still in flight on
+    that counter can lose its increment: reset after `tle.counter_wait`
+    saw every put of the phase.
+
+    Verifier rules: a constant `counter` or `context` must be
+    non-negative; a constant null `comm` is rejected.
+
+    Example:
+
+    ```mlir
+    tle.reset_counter %comm, %ctr : !llvm.ptr
+    ```
+  }];
+
+  let arguments = (ins TLE_HandleType:$comm, I32:$counter,
+                   Optional<I32>:$contextId);
+
+  let assemblyFormat = [{
+    $comm `,` $counter (`context` $contextId^)? attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def TLE_ShadowIncreaseOp : TLE_Op<"shadow_increase"> {
+  let summary = "Raise the expected value of a signal word by a delta";
+  let description = [{
+    Every signal word of this rank has a shadow, a local 64-bit word the
+    kernel keeps: the value it expects the signal word to reach.
+    `tle.shadow_increase` adds `delta` to the shadow of word `sig` of
+    network context `context` (0 when absent); `tle.shadow_wait` waits for
+    the signal word to reach its shadow. A kernel that expects `n` more
+    signals in each round adds `n` and waits, without counting rounds
+    itself. The shadow is this rank's alone: no peer sees it.
+
+    Verifier rules: a constant `sig`, `delta` or `context` must be
+    non-negative; a constant null `comm` is rejected.
+
+    Example:
+
+    ```mlir
+    tle.shadow_increase %comm, %sig, %n : !llvm.ptr
+    tle.shadow_wait %comm, %sig : !llvm.ptr
+    ```
+  }];
+
+  let arguments = (ins TLE_HandleType:$comm, I32:$sig, I64:$delta,
+                   Optional<I32>:$contextId);
+
+  let assemblyFormat = [{
+    $comm `,` $sig `,` $delta (`context` $contextId^)? attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def TLE_ShadowWaitOp : TLE_Op<"shadow_wait"> {
+  let summary = "Wait until a signal word reaches its shadow";
+  let description = [{
+    Waits until this rank's signal word `sig` (of network context
+    `context`, 0 when absent) is at least its shadow (`tle.shadow_increase`),
+    with the acquire half of `order` (`acquire` by default). `group` and the
+    deadline are those of `tle.signal_wait`.
+
+    Verifier rules: those of `tle.signal_wait`.
+
+    Example:
+
+    ```mlir
+    tle.shadow_wait %comm, %sig group warp : i64
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_HandleType:$comm,
+    I32:$sig,
+    Optional<I32>:$contextId,
+    DefaultValuedAttr<TLE_SignalGroup,
+                      "::mlir::tle::SignalGroup::block">:$group,
+    DefaultValuedAttr<TLE_MemoryOrder,
+                      "::mlir::tle::MemoryOrder::acquire">:$order
+  );
+
+  let assemblyFormat = [{
+    $comm `,` $sig (`context` $contextId^)? (`group` $group^)? (`order` $order^)?
+    attr-dict `:` type($comm)
+  }];
 
   let hasVerifier = 1;
 }

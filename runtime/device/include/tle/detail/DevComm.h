@@ -28,8 +28,15 @@ constexpr uint32_t kSymMemMagic = 0x544c454du;
 /// (DevComm::nSignals, signals, signalPeers) and the signal fields of
 /// ErrorRecord. 7: DevComm::trace, the trace ring, in the old pad. 8: the
 /// fault word (ErrorRecord::abort, was pad0) and DevComm::flags. 9: nodes
-/// (DevComm::node, nNodes, netKind, nNetWords, net).
-constexpr uint32_t kDevCommVersion = 9;
+/// (DevComm::node, nNodes, netKind, nNetWords, net). 10: one-sided
+/// transfers (DevComm::nCounters, nContexts, counters, counterPeers'
+/// words after the signals, shadows, nets; SymMem::worldPtrs).
+constexpr uint32_t kDevCommVersion = 10;
+/// "TLEN": the first word of every net handle (DevNet).
+constexpr uint32_t kDevNetMagic = 0x544c454eu;
+/// Network contexts a communicator serves (FlagCX's contextId): TLE keeps
+/// one set of signal, counter and shadow words, so one context.
+constexpr uint32_t kMaxContexts = 1;
 /// Largest communicator the layout serves: an NVLink domain of 72 GPUs
 /// (GB200 NVL72) fits, with room. DevComm's route table, SymMem's pointers
 /// and PeerMask are sized for it.
@@ -74,7 +81,8 @@ struct ErrorRecord {
   int32_t thread;       ///< linear thread id in its block
   uint32_t nBarriers;   ///< slots in the communicator (for range errors)
   uint32_t aux;         ///< kDevErrBadComm: the communicator's size field;
-                        ///< a wait's failure: kRecordWorldRanks or 0
+                        ///< a wait's failure: kRecordWorldRanks or 0;
+                        ///< a bad peer: the TeamKind it is numbered in
   uint64_t elapsedNs;   ///< time spent waiting before the timeout fired
   uint32_t function;    ///< the entry point that failed (an abi::Fn)
   uint32_t argument;    ///< kDevErrBadArgument: which one (a BadArgument)
@@ -143,6 +151,48 @@ struct EmuNet {
   uint32_t nSignals;            ///< DevComm::nSignals
   uint64_t *signals[kMaxRanks]; ///< [worldSize]: DevComm::signals of each
   uint64_t *barrier[kMaxRanks]; ///< [worldSize]: 2 * nBarriers words each
+};
+
+/// FlagCX's flagcxDevNet as TLE lays it out: the handle of network context
+/// `context` of communicator `comm`. flagcxDevNetGetFromCommS returns the
+/// one inside the DevComm (DevComm::nets, filled by the host with the
+/// DevComm's own address); flagcxDevNetInitC copies it into caller memory.
+/// 16 bytes: no larger than FlagCX's own, so memory sized for FlagCX's
+/// holds it.
+struct DevNet {
+  uint32_t magic;   ///< kDevNetMagic
+  uint32_t context; ///< 0..nContexts-1
+  const void *comm; ///< the DevComm (device address)
+};
+
+/// FlagCX's flagcxCoopAny as TLE lays it out (the C cooperative-group
+/// functions): the coop kind and its parameters (TILE_SPAN: first warp,
+/// warps, named barrier id; LANES: the lane mask in param0). 16 bytes,
+/// within FlagCX's 24.
+struct CoopAny {
+  int32_t kind;
+  uint32_t param0, param1, param2;
+};
+
+/// FlagCX's flagcxTeam: {nRanks, rank, stride}, the same layout.
+struct Team {
+  int32_t nRanks;
+  int32_t rank;
+  int32_t stride;
+};
+
+/// "TLES": the last word of a barrier session.
+constexpr uint32_t kSessionMagic = 0x544c4553u;
+/// A FlagCX barrier session as TLE lays it out (flagcx*BarrierSessionInit
+/// fills it in caller memory): the communicator, the team, the group, the
+/// slot. 24 bytes, within FlagCX's session (which holds a 24-byte
+/// flagcxCoopAny besides).
+struct FlagcxSession {
+  const void *comm;
+  int32_t team;     ///< a TeamKind
+  int32_t coopKind; ///< a CoopKind (FlagCX's)
+  uint32_t index;   ///< the team's slot
+  uint32_t magic;   ///< kSessionMagic
 };
 
 /// Where entry j of a rank's round signals and polls (see DevComm).
@@ -249,6 +299,18 @@ struct DevComm {
   uint32_t netKind;   ///< a NetKind
   uint32_t nNetWords; ///< net words per rank (above); 0 with kNetNone
   const void *net;    ///< kNetNone: null; kNetEmu: an EmuNet
+  /// One-sided transfers (docs/design.md, "One-sided transfers"). Every
+  /// rank owns nCounters 64-bit counters, zero at creation, in the
+  /// symmetric allocation of its signal words (right after its nSignals
+  /// words, so counterPeer(p) is signalPeers[p] + nSignals): a put's local
+  /// counter (_LCtrInc) and the deprecated remote counter (_RCtrInc) add to
+  /// them. shadows are this rank's nSignals signal shadows (local memory).
+  /// nets[c] is network context c's handle (DevNet); nContexts of them.
+  uint32_t nCounters; ///< counter words per rank
+  uint32_t nContexts; ///< network contexts served, 1..kMaxContexts
+  uint64_t *counters; ///< [nCounters], this rank's
+  uint64_t *shadows;  ///< [nSignals], this rank's
+  DevNet nets[kMaxContexts];
 };
 
 /// Fills the routes of `d` (rank and size set) from `inbox`, where inbox[p]
@@ -278,9 +340,15 @@ struct SymMem {
   int32_t size;
   uint32_t pad;
   uint64_t bytes;
-  ErrorRecord *error; ///< the communicator's record (may be null): where
-                      ///< the pointer functions report a bad peer/offset
+  ErrorRecord *error;    ///< the communicator's record (may be null): where
+                         ///< the pointer functions report a bad peer/offset
   void *ptrs[kMaxRanks]; ///< ptrs[p]: rank p's copy, as seen by this rank
+  /// On the emulator's nodes (kNetEmu), every world rank's copy, which the
+  /// simulated network reads and writes (a put or get past this node);
+  /// null otherwise. nWorld entries.
+  void *const *worldPtrs;
+  uint32_t nWorld; ///< entries of worldPtrs (nNodes * size), else 0
+  uint32_t pad1;
 };
 
 } // namespace tle

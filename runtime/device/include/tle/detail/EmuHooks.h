@@ -63,6 +63,19 @@
 //                         `value` to the 64-bit `word` of a rank on another
 //                         node, as a release, after the network's latency
 //                         (docs/emulator.md, "Nodes"); at once off a fiber
+//   tleEmuNetCopy(comm, dst, src, bytes, signal, signalValue, counter,
+//                 counterValue)  the simulated network's transfer (a put or
+//                         get past this node): after the latency it reads
+//                         `bytes` at `src` and writes them at `dst`, then adds
+//                         signalValue to `signal` and counterValue to
+//                         `counter` (either may be null) as releases; the race
+//                         checker sees the read, the write and the releases
+//                         as the network's, ordered after the send
+//   tleEmuNetValue(comm, dst, value, signal, signalValue)  the same for a
+//                         64-bit value the call carries (a put-value)
+//   tleEmuNetFlush(comm)  the number of this rank's transfers still in
+//                         flight; at 0 the caller has acquired what the
+//                         network did for them (flagcxDevFlush polls it)
 //
 //===----------------------------------------------------------------------===//
 

@@ -97,8 +97,9 @@ TLE_DEV_INLINE uint32_t groupWait(const void *comm, int coop, uint32_t index,
   if constexpr (Team == kTeamWorld)
     world = checkWorld(c, fn);
   uint32_t slot = intraSlot<Team>(c, index);
-  bool intraAcquire =
-      Team == kTeamWorld ? order != kOrderRelaxed : acquires(order);
+  bool intraAcquire = Team == kTeamWorld && !TLE_MUTANT(29)
+                          ? order != kOrderRelaxed
+                          : acquires(order);
   if (arrive && !TLE_MUTANT(11))
     groupSync(g);
   uint32_t status = 0;
@@ -140,8 +141,10 @@ TLE_DEV_INLINE uint32_t groupWait(const void *comm, int coop, uint32_t index,
       if (g.rank == 0 && status == 0 && !TLE_MUTANT(27)) {
         uint32_t word = loadConst(&c.dc->nSignals) + c.nBarriers + index;
         railArrive(c, world, word, kOrderRelease);
-        status = railWait(c, world, word, 3 * c.nBarriers + index, index,
-                          order != kOrderRelaxed, kTeamWorld, fn);
+        status =
+            railWait(c, world, word, 3 * c.nBarriers + index, index,
+                     TLE_MUTANT(36) ? acquires(order) : order != kOrderRelaxed,
+                     kTeamWorld, fn);
       }
     }
     if (g.rank == 0)

@@ -123,6 +123,22 @@ constexpr uint32_t kPollsPerAbortCheck =
     kPollsPerClockRead >= 4 ? kPollsPerClockRead / 4 : kPollsPerClockRead;
 static_assert(kPollsPerClockRead % kPollsPerAbortCheck == 0,
               "the clock is read at a look at the fault word");
+/// Failed polls before a wait's first look at the fault word: 512 on GPUs
+/// (about 130 µs of polling on H200), none on the host. The look is a load
+/// of host memory, and measured on one H200 (gpu-notes, run 14) the looks
+/// of 64 or more CTAs per rank, two ranks sharing the GPU, made launches
+/// of a barrier loop take 30-43 µs per round instead of 1.2 µs, every path
+/// but the bare flag barrier that never looks, while the build without
+/// the look never did: a wait made late by a peer's slow look looks in
+/// turn. A wait shorter than this does not look at all, and one that
+/// lasts longer looks every kPollsPerAbortCheck polls as before, so an
+/// abort is seen at most this many polls later.
+constexpr uint32_t kPollsBeforeAbortCheck =
+    kPollsPerClockRead > 1 ? 4 * kPollsPerClockRead : 0;
+/// Whether a wait that has missed `polls` polls looks at the fault word.
+TLE_DEV_INLINE bool abortLookDue(uint32_t polls) {
+  return polls >= kPollsBeforeAbortCheck;
+}
 
 /// The communicator's fault word (ErrorRecord::abort): 0 while it is usable.
 TLE_DEV_INLINE uint32_t faultCode(const DevComm *dc) {
@@ -199,13 +215,14 @@ TLE_DEV_INLINE uint32_t onMiss(PollClock &k, const WaitCtx &w) {
                   missingPeers(w), w.what};
     spinWait(info);
   }
-  if (++k.polls % kPollsPerAbortCheck != 0)
+  if (++k.polls % (TLE_MUTANT(33) ? kPollsPerClockRead : kPollsPerAbortCheck) !=
+      0)
     return 0;
 #if defined(TLE_NO_ABORT_CHECK)
   // The benchmark's control build (bench/): the same loop without the look.
   uint32_t fault = 0;
 #else
-  uint32_t fault = faultCode(w.c.dc);
+  uint32_t fault = abortLookDue(k.polls) ? faultCode(w.c.dc) : 0;
 #endif
   if (TLE_UNLIKELY(fault != 0))
     return giveUp(w.c.dc, w.slot, w.target, w.count, fault, w.fn);

@@ -140,8 +140,8 @@ TLE_DEVICE_API void flagcxDevSignalInc(const void *comm, int32_t teamKind,
                                        uint32_t contextId, int32_t coopKind,
                                        int32_t scope) {
   using namespace tle::impl;
-  checkSignalArgs(comm, signal, teamKind, contextId, scope, -1,
-                  Fn::flagcxDevSignalInc);
+  checkSignalArgs(comm, signal, kHasTeam | kHasScope, teamKind, contextId,
+                  scope, 0, Fn::flagcxDevSignalInc);
   teamSignalAdd(comm, teamKind, peer, signal, 1, coopKind,
                 Fn::flagcxDevSignalInc);
 }
@@ -150,8 +150,8 @@ TLE_DEVICE_API void flagcxDevSignalAdd(const void *comm, int32_t teamKind,
                                        uint64_t value, uint32_t contextId,
                                        int32_t coopKind, int32_t scope) {
   using namespace tle::impl;
-  checkSignalArgs(comm, signal, teamKind, contextId, scope, -1,
-                  Fn::flagcxDevSignalAdd);
+  checkSignalArgs(comm, signal, kHasTeam | kHasScope, teamKind, contextId,
+                  scope, 0, Fn::flagcxDevSignalAdd);
   teamSignalAdd(comm, teamKind, peer, signal, value, coopKind,
                 Fn::flagcxDevSignalAdd);
 }
@@ -160,7 +160,7 @@ TLE_DEVICE_API void flagcxDevWaitSignal(const void *comm, uint32_t signal,
                                         uint32_t contextId, int32_t coopKind,
                                         int32_t order) {
   using namespace tle::impl;
-  checkSignalArgs(comm, signal, -1, contextId, -1, bits,
+  checkSignalArgs(comm, signal, kHasBits, 0, contextId, 0, bits,
                   Fn::flagcxDevWaitSignal);
   signalWait(comm, signal, least, coopKind, order, Fn::flagcxDevWaitSignal);
 }
@@ -168,15 +168,19 @@ TLE_DEVICE_API uint64_t flagcxDevReadSignal(const void *comm, uint32_t signal,
                                             int32_t bits, uint32_t contextId,
                                             int32_t order) {
   using namespace tle::impl;
-  checkSignalArgs(comm, signal, -1, contextId, -1, bits,
+  checkSignalArgs(comm, signal, kHasBits, 0, contextId, 0, bits,
                   Fn::flagcxDevReadSignal);
   return readSignal(comm, signal, order, Fn::flagcxDevReadSignal);
 }
 TLE_DEVICE_API void flagcxDevResetSignal(const void *comm, uint32_t contextId,
                                          uint32_t slot) {
   using namespace tle::impl;
-  checkSignalArgs(comm, slot, -1, contextId, -1, -1, Fn::flagcxDevResetSignal);
+  checkSignalArgs(comm, slot, 0, 0, contextId, 0, 0, Fn::flagcxDevResetSignal);
   resetSignal(comm, slot, Fn::flagcxDevResetSignal);
+  // FlagCX's reset zeroes the signal's shadow too.
+  storeRelaxedSys(loadConst(&static_cast<const tle::DevComm *>(comm)->shadows) +
+                      slot,
+                  uint64_t(0));
 }
 
 namespace tle::impl {
@@ -377,7 +381,7 @@ TLE_DEVICE_API int32_t tleTritonTeamSignal(int64_t comm, int32_t teamKind,
                                            int64_t value, int32_t groupKind) {
   using namespace tle::impl;
   const void *c = addressOf(comm);
-  checkSignalArgs(c, static_cast<uint32_t>(signal), teamKind, 0, -1, -1,
+  checkSignalArgs(c, static_cast<uint32_t>(signal), kHasTeam, teamKind, 0, 0, 0,
                   Fn::tleTritonTeamSignal);
   teamSignalAdd(c, teamKind, peer, static_cast<uint32_t>(signal),
                 static_cast<uint64_t>(value), groupKind,
@@ -419,5 +423,7 @@ TLE_DEVICE_API int32_t tle_signal_wait(int64_t comm, int32_t signal,
   return tle::impl::tritonSignalWait(comm, signal, least, groupKind, order,
                                      tle::impl::Fn::tle_signal_wait);
 }
+
+#include "tle/impl/EntryOneSided.h"
 
 #endif // TLE_IMPL_ENTRY_H

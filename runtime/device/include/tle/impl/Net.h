@@ -132,6 +132,107 @@ TLE_DEV_INLINE void netReset(const DevComm *dc, uint32_t word) {
   failNoRecord();
 }
 
+/// World rank `world`'s signal word `index`, or its counter `index`
+/// (`counter`), as the network names it (netCopy's completion words).
+TLE_DEV_INLINE uint64_t *netWordOf(const DevComm *dc, uint32_t world,
+                                   uint32_t index, bool counter) {
+#if defined(TLE_NET_EMU)
+  if (loadConst(&dc->netKind) == kNetEmu)
+    return emuNetWord(dc, world, 0) + (counter ? loadConst(&dc->nSignals) : 0) +
+           index;
+#endif
+  (void)dc;
+  (void)world;
+  (void)index;
+  (void)counter;
+  failNoRecord();
+}
+
+/// World rank `world`'s copy of buffer `m` as the network reaches it, or a
+/// located report when the buffer was not mapped for the network.
+TLE_DEV_INLINE void *netPtrOf(const SymMem *m, uint32_t world, abi::Fn fn) {
+  uint32_t n = loadConst(&m->nWorld);
+  void *const *ptrs = loadConst(&m->worldPtrs);
+  void *p = ptrs && world < n ? loadConst(&ptrs[world]) : nullptr;
+  // No table (one node, or memory TLE did not allocate for the world), or
+  // the peer's node has not allocated its copy yet.
+  if (TLE_UNLIKELY(!p)) {
+    Failure f{kDevErrBadArgument, fn};
+    f.argument = kArgPeer;
+    f.value = world;
+    f.limit = n;
+    failWithRecord(loadConst(&m->error), loadConst(&m->rank), 0, f);
+  }
+  return p;
+}
+
+/// Hands a transfer to the network: `bytes` from `src` to `dst` (either
+/// may be another node's), then `signalValue` added to `signal` and
+/// `counterValue` to `counter` (null: none) as releases after the data.
+/// The network reads the source when it sends, which is after this call:
+/// the caller may reuse it once the counter says so, or after a flush.
+TLE_DEV_INLINE void netCopy(const DevComm *dc, void *dst, const void *src,
+                            uint64_t bytes, uint64_t *signal,
+                            uint64_t signalValue, uint64_t *counter,
+                            uint64_t counterValue) {
+#if defined(TLE_NET_EMU)
+  if (loadConst(&dc->netKind) == kNetEmu) {
+    tleEmuNetCopy(dc, dst, src, bytes, signal, signalValue, counter,
+                  TLE_MUTANT(56) ? 0 : counterValue);
+    return;
+  }
+#endif
+  (void)dc;
+  (void)dst;
+  (void)src;
+  (void)bytes;
+  (void)signal;
+  (void)signalValue;
+  (void)counter;
+  (void)counterValue;
+  failNoRecord();
+}
+
+/// netCopy of one 64-bit value the call carries (a put-value).
+TLE_DEV_INLINE void netCopyValue(const DevComm *dc, void *dst, uint64_t value,
+                                 uint64_t *signal, uint64_t signalValue) {
+#if defined(TLE_NET_EMU)
+  if (loadConst(&dc->netKind) == kNetEmu) {
+    tleEmuNetValue(dc, dst, value, signal, signalValue);
+    return;
+  }
+#endif
+  (void)dc;
+  (void)dst;
+  (void)value;
+  (void)signal;
+  (void)signalValue;
+  failNoRecord();
+}
+
+/// Waits until every transfer this rank handed to the network completed,
+/// and acquires what the network did for them.
+TLE_DEV_INLINE void netFlush(const DevComm *dc, uint32_t rank) {
+#if defined(TLE_NET_EMU)
+  if (loadConst(&dc->netKind) == kNetEmu) {
+    for (;;) {
+      uint64_t pending = tleEmuNetFlush(dc);
+      if (pending == 0)
+        return;
+      WaitInfo info{};
+      info.comm = dc;
+      info.rank = static_cast<int32_t>(rank);
+      info.what = "flush";
+      info.seen = pending;
+      spinWait(info);
+    }
+  }
+#endif
+  (void)dc;
+  (void)rank;
+  failNoRecord();
+}
+
 } // namespace tle::impl
 
 #endif // TLE_IMPL_NET_H

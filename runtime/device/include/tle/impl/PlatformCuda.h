@@ -209,6 +209,18 @@ TLE_DEV_INLINE void syncWarp() {
   __syncwarp(lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u);
 }
 TLE_DEV_INLINE void syncBlock() { __syncthreads(); }
+/// FlagCX's LANES sync: the lanes of `mask`.
+TLE_DEV_INLINE void syncLanes(uint32_t mask) { __syncwarp(mask); }
+/// FlagCX's TILE_SPAN sync: warps t0 .. t0+nTiles-1 on named barrier
+/// 1 + id (0 is __syncthreads'), or the block when the span is all of it.
+TLE_DEV_INLINE void syncTiles(uint32_t t0, uint32_t nTiles, uint32_t id) {
+  if (t0 == 0 && nTiles * 32 >= blockThreads()) {
+    __syncthreads();
+    return;
+  }
+  asm volatile("barrier.sync %0, %1;" ::"r"(1 + id), "r"(nTiles * 32)
+               : "memory");
+}
 
 /// Wait statuses are tleResult_t values, which fit in this many bits.
 constexpr int kStatusBits = 8;
@@ -297,6 +309,59 @@ TLE_DEV_INLINE void addReleaseSys(uint64_t *p, uint64_t v) {
   Ptx::redAddReleaseSysU64(p, v);
 }
 TLE_DEV_INLINE void fenceAcqRelSys() { Ptx::fenceAcqRelSys(); }
+
+/// Thread `rank` of `size`'s share of a cooperative copy (OneSided.h):
+/// 16-byte vectors, four loads in flight before their stores, strided by
+/// the group so that a warp's accesses are contiguous, when source and
+/// destination share their alignment mod 16; 8-, 4-byte or byte elements
+/// when they share less. Plain (weak) accesses: the caller orders them with
+/// its fences and the signal's release.
+template <typename T>
+TLE_DEV_INLINE void copyUnits(T *dst, const T *src, uint64_t n, uint32_t rank,
+                              uint32_t size) {
+  uint64_t i = rank;
+  for (; i + 3ull * size < n; i += 4ull * size) {
+    T a = src[i], b = src[i + size], c = src[i + 2ull * size],
+      d = src[i + 3ull * size];
+    dst[i] = a;
+    dst[i + size] = b;
+    dst[i + 2ull * size] = c;
+    dst[i + 3ull * size] = d;
+  }
+  for (; i < n; i += size)
+    dst[i] = src[i];
+}
+TLE_DEV_INLINE void copyBytes(void *dst, const void *src, uint64_t bytes,
+                              uint32_t rank, uint32_t size) {
+  auto d = reinterpret_cast<uintptr_t>(dst);
+  auto s = reinterpret_cast<uintptr_t>(src);
+  uint32_t unit = ((d ^ s) & 15) == 0  ? 16
+                  : ((d ^ s) & 7) == 0 ? 8
+                  : ((d ^ s) & 3) == 0 ? 4
+                                       : 1;
+  // The bytes before the first aligned unit, then whole units, then the
+  // tail.
+  uint64_t head = (unit - (d & (unit - 1))) & (unit - 1);
+  if (head > bytes)
+    head = bytes;
+  copyUnits(static_cast<char *>(dst), static_cast<const char *>(src), head,
+            rank, size);
+  uint64_t n = (bytes - head) / unit;
+  void *vd = static_cast<char *>(dst) + head;
+  const void *vs = static_cast<const char *>(src) + head;
+  if (unit == 16)
+    copyUnits(static_cast<uint4 *>(vd), static_cast<const uint4 *>(vs), n, rank,
+              size);
+  else if (unit == 8)
+    copyUnits(static_cast<uint64_t *>(vd), static_cast<const uint64_t *>(vs), n,
+              rank, size);
+  else if (unit == 4)
+    copyUnits(static_cast<uint32_t *>(vd), static_cast<const uint32_t *>(vs), n,
+              rank, size);
+  uint64_t done = head + n * (unit == 1 ? 0 : unit);
+  copyUnits(static_cast<char *>(dst) + done,
+            static_cast<const char *>(src) + done, bytes - done, rank, size);
+}
 TLE_DEV_INLINE void fenceSeqCstSys() { Ptx::fenceSeqCstSys(); }
 TLE_DEV_INLINE uint32_t loadRelaxedGpu(const uint32_t *p) {
   return Ptx::ldRelaxedGpu(p);

@@ -42,6 +42,25 @@ inline uint32_t gridBlocks() {
 }
 inline void syncWarp() { tleEmuSyncWarp(); }
 inline void syncBlock() { tleEmuSyncBlock(); }
+/// FlagCX's LANES and TILE_SPAN syncs (EntryOneSided.h): the emulator syncs
+/// whole warps and blocks only, so a mask of the whole warp and a span of
+/// the whole block (or of one warp) run, and a strict subset ends the
+/// launch (docs/emulator.md).
+inline void syncLanes(uint32_t mask) {
+  uint32_t base = threadRank() & ~31u, n = blockThreads() - base;
+  uint32_t all = n >= 32 ? ~0u : (1u << n) - 1u;
+  if ((mask & all) != all)
+    tleEmuAbortLaunch();
+  tleEmuSyncWarp();
+}
+inline void syncTiles(uint32_t t0, uint32_t nTiles, uint32_t) {
+  if (t0 == 0 && nTiles * 32 >= blockThreads())
+    tleEmuSyncBlock();
+  else if (nTiles == 1)
+    tleEmuSyncWarp();
+  else
+    tleEmuAbortLaunch();
+}
 
 /// Block scratch ids (tleEmuBlockScratch) of the reductions below; 0 is
 /// blockScratch()'s.
@@ -75,9 +94,7 @@ inline uint32_t syncWarpMax(uint32_t v) {
 
 /// Counts one device-memory operation for tle::emu::deviceOpCounts (the
 /// emulator measures what a barrier costs; GPUs count nothing).
-inline void count(DeviceOp kind) {
-  tleEmuCountOp(static_cast<int32_t>(kind));
-}
+inline void count(DeviceOp kind) { tleEmuCountOp(static_cast<int32_t>(kind)); }
 
 inline uint32_t loadConst(const uint32_t *p) {
   count(DeviceOp::CommLoad);
@@ -181,6 +198,21 @@ inline void fenceSeqCstSys() {
   count(DeviceOp::Fence);
   __atomic_thread_fence(TLE_HOST_ORDER(__ATOMIC_SEQ_CST));
   noteAtomic(nullptr, kAccessFence, kOrderSeqCst);
+}
+/// The share of thread `rank` of `size` of a cooperative copy of `bytes`
+/// (OneSided.h): one contiguous slice per thread, so that the race checker
+/// sees one load and one store per thread, not one per byte.
+inline void copyBytes(void *dst, const void *src, uint64_t bytes, uint32_t rank,
+                      uint32_t size) {
+  uint64_t slice = (bytes + size - 1) / size;
+  uint64_t lo = rank * slice, hi = lo + slice < bytes ? lo + slice : bytes;
+  if (lo >= hi)
+    return;
+  const char *from = static_cast<const char *>(src) + lo;
+  char *to = static_cast<char *>(dst) + lo;
+  tleEmuAccess(from, hi - lo, kAccessLoad, kOrderRelaxed, nullptr);
+  __builtin_memcpy(to, from, hi - lo);
+  tleEmuAccess(to, hi - lo, kAccessStore, kOrderRelaxed, nullptr);
 }
 inline uint32_t loadRelaxedGpu(const uint32_t *p) {
   count(DeviceOp::EpochLoad);

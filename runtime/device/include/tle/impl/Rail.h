@@ -89,7 +89,7 @@ TLE_DEV_COLD uint32_t failRailTimeout(const Comm &c, World w, uint32_t slot,
   claimRecord(rec, rank, c.nBarriers, f);
   if (rec && loadFaultWord(&rec->abort) == 0)
     storeFaultWord(&rec->abort, kDevErrTimeout);
-  return resultOf(kDevErrTimeout);
+  return TLE_MUTANT(30) ? 0 : resultOf(kDevErrTimeout);
 }
 
 /// A rail wait that gives up because the fault word says `code`: as
@@ -152,7 +152,9 @@ TLE_DEV_INLINE uint32_t railPoll(const Comm &c, World w, uint32_t word,
       info.netWord = word;
       spinWait(info);
     }
-    if (++k.polls % kPollsPerAbortCheck != 0)
+    if (++k.polls %
+            (TLE_MUTANT(35) ? kPollsPerClockRead : kPollsPerAbortCheck) !=
+        0)
       continue;
     uint32_t fault = faultCode(c.dc);
     if (TLE_UNLIKELY(fault != 0))
@@ -174,7 +176,7 @@ TLE_DEV_INLINE void railArrive(const Comm &c, World w, uint32_t word,
                                int order) {
   if (w.nNodes == 1)
     return;
-  if (order == kOrderSeqCst)
+  if (order == kOrderSeqCst && !TLE_MUTANT(37))
     fenceSeqCstSys();
   for (uint32_t m = 0; m < w.nNodes; ++m)
     if (m != w.node)
@@ -193,7 +195,7 @@ TLE_DEV_INLINE uint32_t railWait(const Comm &c, World w, uint32_t word,
     uint64_t target = static_cast<uint64_t>(w.nNodes - 1) * next;
     if (uint32_t status = railPoll(c, w, word, target, slot, next, team, fn))
       return status;
-    if (acquire)
+    if (acquire && !TLE_MUTANT(38))
       fenceAcqRelSys();
   }
   storeRelaxedGpu(epochWord(c, epochSlot), next);

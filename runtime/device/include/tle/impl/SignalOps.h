@@ -129,20 +129,27 @@ TLE_DEV_INLINE uint64_t netSignalLoad(const DevComm *dc, uint32_t sig,
 }
 #endif
 
+/// Which of checkSignalArgs' arguments a function has (a bit each).
+enum SignalArg : unsigned { kHasTeam = 1, kHasScope = 2, kHasBits = 4 };
+
 /// The FlagCX arguments TLE serves some values of: a team that exists,
 /// network context 0 (FlagCX keeps signal words per context; TLE has one
 /// set), a scope that exists (a signal is always system-wide: its reader
-/// is another GPU) and 64-bit words. -1 skips an argument a function lacks.
-TLE_DEV_INLINE void checkSignalArgs(const void *comm, uint32_t sig, int team,
-                                    uint32_t context, int scope, int bits,
-                                    abi::Fn fn) {
-  if (TLE_UNLIKELY(team != -1 && static_cast<uint32_t>(team) > kTeamWorld))
+/// is another GPU) and 64-bit words. `has` (SignalArg bits) says which of
+/// team, scope and bits the function takes; no value of an argument
+/// skips its check, since every int is something a caller can pass.
+TLE_DEV_INLINE void checkSignalArgs(const void *comm, uint32_t sig,
+                                    unsigned has, int team, uint32_t context,
+                                    int scope, int bits, abi::Fn fn) {
+  if (TLE_UNLIKELY((has & kHasTeam) &&
+                   static_cast<uint32_t>(team) > kTeamWorld))
     failArgument(comm, sig, fn, kArgTeamKind, team, kTeamWorld);
   if (TLE_UNLIKELY(context != 0))
     failArgument(comm, sig, fn, kArgContextId, context, 0);
-  if (TLE_UNLIKELY(scope != -1 && static_cast<uint32_t>(scope) > kScopeThread))
+  if (TLE_UNLIKELY((has & kHasScope) &&
+                   static_cast<uint32_t>(scope) > kScopeThread))
     failArgument(comm, sig, fn, kArgScope, scope, kScopeThread);
-  if (TLE_UNLIKELY(bits != -1 && bits != 64))
+  if (TLE_UNLIKELY((has & kHasBits) && bits != 64))
     failArgument(comm, sig, fn, kArgBits, bits, 64);
 }
 
@@ -159,8 +166,11 @@ TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
     traceSignal(s.dc, kTraceSignal, g.kind, sig, kOrderRelease, kTraceBegin);
 #if defined(TLE_WITH_NCCL_GIN)
     if (signalsOnNet(s.dc))
-      netAdd(s.dc, loadConst(&s.dc->node) * loadConst(&s.dc->size) + peer, sig,
-             value);
+      netAdd(s.dc,
+             TLE_MUTANT(31)
+                 ? peer
+                 : loadConst(&s.dc->node) * loadConst(&s.dc->size) + peer,
+             sig, value);
     else
 #endif
       addReleaseSys(s.word, value);
@@ -217,24 +227,26 @@ TLE_DEV_COLD uint32_t giveUpSignal(const DevComm *dc, uint32_t sig,
 /// wait gives up with.
 TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
                                      uint32_t sig, uint64_t seen,
-                                     uint64_t least, abi::Fn fn) {
+                                     uint64_t least, abi::Fn fn,
+                                     const char *what = "signal wait") {
   if constexpr (kPlatformYields) {
     WaitInfo info{};
     info.comm = s.dc;
     info.rank = static_cast<int32_t>(s.rank);
     info.slot = sig;
-    info.what = "signal wait";
+    info.what = what;
     info.signal = 1;
     info.seen = seen;
     info.wanted = least;
     spinWait(info);
   }
-  if (++k.polls % kPollsPerAbortCheck != 0)
+  if (++k.polls % (TLE_MUTANT(34) ? kPollsPerClockRead : kPollsPerAbortCheck) !=
+      0)
     return 0;
 #if defined(TLE_NO_ABORT_CHECK)
   uint32_t fault = 0;
 #else
-  uint32_t fault = faultCode(s.dc);
+  uint32_t fault = abortLookDue(k.polls) ? faultCode(s.dc) : 0;
 #endif
   if (TLE_UNLIKELY(fault != 0))
     return giveUpSignal(s.dc, sig, seen, least, fault, fn);
@@ -273,6 +285,30 @@ TLE_DEV_INLINE uint32_t pollSignal(const SignalWord &s, uint32_t sig,
   }
 }
 
+/// A wait or a read only observes: an order with nothing but a release
+/// half (release) would be dropped silently, so it is refused, as the
+/// dialect's verifier refuses it.
+TLE_DEV_INLINE void checkObserverOrder(const void *comm, uint32_t sig,
+                                       int order, abi::Fn fn) {
+  if (TLE_UNLIKELY(order == kOrderRelease))
+    failArgument(comm, sig, fn, kArgOrder, order, kOrderSeqCst);
+}
+
+/// pollSignal's loop on a word that never lives on the net (a counter,
+/// OneSided.h), naming it `what` in reports.
+template <bool Acquire>
+TLE_DEV_INLINE uint32_t pollWord(const SignalWord &s, uint32_t index,
+                                 uint64_t least, const char *what, abi::Fn fn) {
+  PollClock k;
+  for (;;) {
+    uint64_t v = Acquire ? loadAcquireSys(s.word) : loadRelaxedSys(s.word);
+    if (v >= least)
+      return 0;
+    if (uint32_t status = onSignalMiss(k, s, index, v, least, fn, what))
+      return status;
+  }
+}
+
 /// Waits until this rank's word `sig` is >= `least` for the group `coop`,
 /// with the acquire half of `order` (seq_cst adds a fence.sc first). A wait
 /// that gives up (the fault word is set, or the deadline passed under
@@ -284,6 +320,7 @@ TLE_DEV_INLINE uint32_t signalWait(const void *comm, uint32_t sig,
                                    uint64_t least, int coop, int order,
                                    abi::Fn fn) {
   checkCoop(comm, sig, coop, order, fn);
+  checkObserverOrder(comm, sig, order, fn);
   Group g = makeGroup(coop);
   SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
   groupSync(g);
@@ -310,6 +347,7 @@ TLE_DEV_INLINE uint32_t signalWait(const void *comm, uint32_t sig,
 TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig, int order,
                                    abi::Fn fn) {
   checkOrder(comm, sig, order, fn);
+  checkObserverOrder(comm, sig, order, fn);
   SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
   if (order == kOrderSeqCst)
     fenceSeqCstSys();

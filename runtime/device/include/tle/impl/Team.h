@@ -43,10 +43,10 @@ TLE_DEV_INLINE int32_t teamSize(const void *comm, int team, abi::Fn fn) {
 }
 
 /// Reports what teamSignalAdd's combined check rejected: the signal index,
-/// then a peer outside the team (of `limit` members).
+/// then a peer outside team `team` (of `limit` members).
 [[noreturn]] TLE_DEV_COLD void failTeamSignal(const Comm &c, uint32_t sig,
-                                              int peer, uint32_t limit,
-                                              abi::Fn fn) {
+                                              int team, int peer,
+                                              uint32_t limit, abi::Fn fn) {
   Failure f{kDevErrSignalOutOfRange, fn};
   f.slot = sig;
   uint32_t nSignals = loadConst(&c.dc->nSignals);
@@ -58,6 +58,7 @@ TLE_DEV_INLINE int32_t teamSize(const void *comm, int team, abi::Fn fn) {
   f.argument = kArgPeer;
   f.value = static_cast<uint64_t>(static_cast<int64_t>(peer));
   f.limit = limit;
+  f.aux = static_cast<uint32_t>(team); // the report names the team's bound
   failComm(c.dc, f);
 }
 
@@ -81,15 +82,17 @@ TLE_DEV_INLINE void teamSignalAdd(const void *comm, int team, int peer,
   uint32_t q = static_cast<uint32_t>(peer);
   uint32_t limit = team == kTeamInter ? w.nNodes : w.nNodes * c.size;
   if (TLE_UNLIKELY(sig >= loadConst(&c.dc->nSignals) || q >= limit))
-    failTeamSignal(c, sig, peer, limit, fn);
-  uint32_t worldPeer = team == kTeamInter ? q * c.size + c.rank : q;
+    failTeamSignal(c, sig, team, peer, limit, fn);
+  uint32_t worldPeer =
+      team == kTeamInter ? q * c.size + (TLE_MUTANT(41) ? 0 : c.rank) : q;
   uint32_t node = worldPeer / c.size;
   if (node == w.node) {
     signalAdd(comm, static_cast<int>(worldPeer - node * c.size), sig, value,
               coop, fn);
     return;
   }
-  groupSync(g);
+  if (!TLE_MUTANT(42))
+    groupSync(g);
   if (g.rank == 0) {
     traceSignal(c.dc, kTraceSignal, g.kind, sig, kOrderRelease, kTraceBegin);
     netAdd(c.dc, static_cast<int32_t>(worldPeer), sig, value);

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+# Fails unless the flagcx* functions that the bitcode BC defines (llvm-nm
+# NM) are exactly the names of LIST (FlagCX's public device-IR symbols,
+# unittests/device/flagcx_public_symbols.txt): every one of FlagCX's is
+# defined, and TLE defines no flagcx* name FlagCX does not export.
+execute_process(COMMAND ${NM} --defined-only --extern-only ${BC}
+  OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "llvm-nm failed on ${BC}")
+endif()
+file(STRINGS ${LIST} names REGEX "^flagcx")
+list(LENGTH names n)
+if(NOT n EQUAL 148)
+  message(FATAL_ERROR "${LIST} lists ${n} names, FlagCX exports 148")
+endif()
+set(missing "")
+foreach(sym IN LISTS names)
+  if(NOT out MATCHES "[ \t]T ${sym}\n")
+    list(APPEND missing ${sym})
+  endif()
+endforeach()
+if(missing)
+  message(FATAL_ERROR "FlagCX symbols not defined by ${BC}: ${missing}")
+endif()
+string(REGEX MATCHALL "[ \t]T flagcx[A-Za-z0-9_]*" defined "${out}")
+set(extra "")
+foreach(e IN LISTS defined)
+  string(REGEX REPLACE "^[ \t]T " "" e "${e}")
+  list(FIND names ${e} i)
+  if(i EQUAL -1)
+    list(APPEND extra ${e})
+  endif()
+endforeach()
+if(extra)
+  message(FATAL_ERROR "flagcx* functions of ${BC} that FlagCX does not export: ${extra}")
+endif()
+message(STATUS "the bitcode defines exactly FlagCX's ${n} public symbols")
