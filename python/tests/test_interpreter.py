@@ -234,7 +234,9 @@ def test_device_errors_raise_the_gpu_record(interpret, pair):
         e = TLEError.find(info.value)
         assert e is not None and e.code is Result.INDEX_OUT_OF_RANGE, info.value
         assert str(e) == ("device error: barrier slot or signal index out of range: rank 0 block 2 thread 0: "
-                          "tle.distributed_barrier (tleTritonBarrier): barrier slot 8 out of range (nBarriers 8)")
+                          "tle.distributed_barrier (tleTritonBarrier): barrier slot 8 out of range (nBarriers 8): "
+                          "create the communicator with nBarriers (n_barriers) > 8, or pass an index < 8 (the "
+                          "default index is the program id)")
         assert e.info.block == 2 and e.info.slot == 8 and e.info.n_barriers == 8
         assert one[0].get_error() is None  # read and cleared, as Communicator.synchronize does
     finally:

@@ -205,7 +205,9 @@ TEST(InterpFault, EveryFailureIsAStatus) {
   EXPECT_STREQ(e.message,
                "rank 0 block 1 thread 0: tle.distributed_barrier "
                "(tleTritonBarrier): barrier slot 8 out of range "
-               "(nBarriers 8)");
+               "(nBarriers 8): create the communicator with nBarriers "
+               "(n_barriers) > 8, or pass an index < 8 (the default index "
+               "is the program id)");
   EXPECT_EQ(barrier(p, ranks.dev(0), 3, 2, 0, 3, &e), tleInvalidArgument);
   EXPECT_EQ(barrier(p, ranks.dev(0), 2, 2, 0, 9, &e), tleInvalidArgument);
   int64_t out = 0;

@@ -131,7 +131,9 @@ TEST_F(ErrorRecordTest, IndexOutOfRange) {
   EXPECT_STREQ(info.message,
                "rank 1 block 0 thread 0: tle.device_intra_barrier "
                "(flagcxIntraBarrierSyncS): barrier slot 70 out of range "
-               "(nBarriers 8)");
+               "(nBarriers 8): create the communicator with nBarriers "
+               "(n_barriers) > 70, or pass an index < 8 (the default index "
+               "is the program id)");
 }
 
 TEST_F(ErrorRecordTest, BadCommDeadlockUnknown) {
