@@ -227,7 +227,7 @@ TLE_DEVICE_API void flagcxDevResetCounter(const void *comm, uint32_t contextId,
   using namespace tle;
   using namespace tle::impl;
   const DevComm *dc =
-      checkWordArgs(comm, slot, true, contextId, -1, Fn::flagcxDevResetCounter);
+      checkWordArgs(comm, slot, true, contextId, 64, Fn::flagcxDevResetCounter);
   storeRelaxedSys(counterWord(dc, slot), uint64_t(0));
 }
 TLE_DEVICE_API void flagcxDevFlush(const void *comm, uint32_t contextId,
@@ -241,7 +241,7 @@ TLE_DEVICE_API void flagcxDevIncreaseSignalShadow(const void *comm,
                                                   uint64_t delta) {
   using namespace tle;
   using namespace tle::impl;
-  const DevComm *dc = checkWordArgs(comm, slot, false, contextId, -1,
+  const DevComm *dc = checkWordArgs(comm, slot, false, contextId, 64,
                                     Fn::flagcxDevIncreaseSignalShadow);
   fetchAddRelaxed(loadConst(&dc->shadows) + slot, delta);
 }
@@ -542,7 +542,8 @@ TLE_DEVICE_API void flagcxDevNetInitC(void *trans, const void *comm,
     using namespace tle;                                                       \
     using namespace tle::impl;                                                 \
     NetRef n = netRef(net, Fn::Name);                                          \
-    checkSignalArgs(n.comm, signalId, -1, n.context, -1, bits, Fn::Name);      \
+    checkSignalArgs(n.comm, signalId, kHasBits, 0, n.context, 0, bits,         \
+                    Fn::Name);                                                 \
     return readSignal(n.comm, signalId, order, Fn::Name);                      \
   }
 TLE_NET_READ_SIGNAL(flagcxDevNetReadSignal)
@@ -565,7 +566,7 @@ namespace tle::impl {
 TLE_DEV_INLINE void netWaitSignal(const void *net, int coop, uint32_t sig,
                                   uint64_t least, int bits, int order, Fn fn) {
   NetRef n = netRef(net, fn);
-  checkSignalArgs(n.comm, sig, -1, n.context, -1, bits, fn);
+  checkSignalArgs(n.comm, sig, kHasBits, 0, n.context, 0, bits, fn);
   signalWait(n.comm, sig, least, coop, order, fn);
 }
 TLE_DEV_INLINE void netWaitShadow(const void *net, int coop, uint32_t sig,

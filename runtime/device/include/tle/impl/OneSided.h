@@ -81,9 +81,11 @@ TLE_DEV_INLINE void checkTransferArgs(const void *comm, int team,
   uint32_t contexts = loadConst(&dc->nContexts);
   if (TLE_UNLIKELY(context >= contexts))
     failArgument(comm, 0, fn, kArgContextId, context, contexts);
-  if (TLE_UNLIKELY(scope != -1 && static_cast<uint32_t>(scope) > kScopeThread))
+  // Every int is a value a caller can pass (-1 included): callers without
+  // a scope or an order pass a valid one.
+  if (TLE_UNLIKELY(static_cast<uint32_t>(scope) > kScopeThread))
     failArgument(comm, 0, fn, kArgScope, scope, kScopeThread);
-  checkCoop(comm, 0, coop, order == -1 ? kOrderRelaxed : order, fn);
+  checkCoop(comm, 0, coop, order, fn);
 }
 
 /// Member `peer` of team `team`, checked against the team's size.
@@ -323,11 +325,11 @@ TLE_DEV_INLINE void putValue(const void *comm, const void *dst,
 TLE_DEV_INLINE void signalOnly(const void *comm, int team, int peer, int coop,
                                ActionArg remote, abi::Fn fn) {
   if (remote.kind != Action::CtrInc) {
-    checkSignalArgs(comm, remote.index, team, 0, -1, -1, fn);
+    checkSignalArgs(comm, remote.index, kHasTeam, team, 0, 0, 0, fn);
     teamSignalAdd(comm, team, peer, remote.index, remote.value, coop, fn);
     return;
   }
-  checkTransferArgs(comm, team, 0, coop, -1, -1, fn);
+  checkTransferArgs(comm, team, 0, coop, 0, kOrderRelaxed, fn);
   Comm c = checkComm(comm, fn);
   Target t = resolvePeer(c, team, peer, fn);
   checkAction(c, remote, fn);
@@ -353,7 +355,8 @@ TLE_DEV_INLINE const DevComm *checkWordArgs(const void *comm, uint32_t index,
   uint32_t contexts = loadConst(&dc->nContexts);
   if (TLE_UNLIKELY(context >= contexts))
     failArgument(comm, index, fn, kArgContextId, context, contexts);
-  if (TLE_UNLIKELY(bits != -1 && bits != 64))
+  // Callers without a width pass 64: -1 is a value a caller can pass.
+  if (TLE_UNLIKELY(bits != 64))
     failArgument(comm, index, fn, kArgBits, bits, 64);
   uint32_t n = loadConst(counter ? &dc->nCounters : &dc->nSignals);
   if (TLE_UNLIKELY(index >= n)) {
@@ -420,7 +423,7 @@ TLE_DEV_INLINE void waitShadow(const void *comm, uint32_t sig, int coop,
 /// this node transfers complete inside their call, so the fence alone.
 TLE_DEV_INLINE void flush(const void *comm, uint32_t context, int coop,
                           int order, abi::Fn fn) {
-  checkTransferArgs(comm, kTeamIntra, context, coop, -1, order, fn);
+  checkTransferArgs(comm, kTeamIntra, context, coop, 0, order, fn);
   Comm c = checkComm(comm, fn);
   Group g = makeGroup(coop);
   groupSync(g);
