@@ -23,6 +23,8 @@ whole matrix (for the table's "also fails" column). CPU catchers:
   hostir  ctest device-host-orders: the emulator platform's C++ orders
   race    tle-emu-tests-mutant's RaceCheck tests: the stress under the emulator's
           happens-before checker
+  checker tle-race-checker-tests-mutant: the race checker's verdicts on
+          hand-written histories, its own mutants (Race.cpp) switched
 
 The Triton front end's mutants (P1, P2, ... in docs/testing.md, "Front-end
 mutants") swap encodings in a copy of python/tle/language.py; the Python tests
@@ -50,6 +52,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs/testing.md"
 SOURCES = ROOT / "runtime/device/include/tle"
+# The emulator's own checkers carry mutants too (the race checker's clock):
+# their sites are in its sources, switched the same way in the test binary
+# that compiles them in (tle-race-checker-tests-mutant).
+EMU_SOURCES = ROOT / "runtime/host/emu"
 # A pinned seed: the emulator's schedules, and so its verdicts, are the same
 # on every run (TLE_EMU_SEED, docs/emulator.md).
 SEED = "1"
@@ -78,6 +84,7 @@ def catchers(build):
         "hostir": (ctest + ["^device-host-orders$"], {}),
         "race": ([str(bin_ / "tle-emu-tests-mutant"), "--gtest_brief=1", "--gtest_fail_fast",
                   "--gtest_filter=*RaceCheck*"], {"TLE_EMU_SEED": SEED, "TLE_BARRIER_TIMEOUT_MS": "5000"}),
+        "checker": ([str(bin_ / "tle-race-checker-tests-mutant"), "--gtest_brief=1"], {}),
     }
 
 
@@ -158,11 +165,13 @@ def run_python(build, log, only=None):
 
 def library_sites():
     ids = {}
-    for path in sorted(SOURCES.rglob("*.h")):
+    paths = [(p, SOURCES) for p in sorted(SOURCES.rglob("*.h"))]
+    paths += [(p, ROOT) for p in sorted(EMU_SOURCES.glob("*.cpp"))]
+    for path, base in paths:
         if path.name == "Mutation.h":
             continue
         for n in re.findall(r"TLE_MUTANT\((\d+)\)", path.read_text()):
-            ids.setdefault(int(n), []).append(path.relative_to(SOURCES).as_posix())
+            ids.setdefault(int(n), []).append(path.relative_to(base).as_posix())
     return ids
 
 
