@@ -144,6 +144,26 @@ TEST(RaceChecker, AGroupSyncJoinsItsMembersAndAdvancesThem) {
   EXPECT_FALSE(f.load(2, 0)) << "a thread that did not take part";
 }
 
+// A whole block's sync makes its members one entry of every clock (the
+// block's), with the threads that released since as exceptions: the
+// verdicts are those of one entry per thread.
+TEST(RaceChecker, WholeBlocksSyncAndReleaseThreadByThread) {
+  Fixture f(8, 4); // blocks {0..3}, {4..7}
+  EXPECT_TRUE(f.store(1, 0));
+  f.checker.syncGroup({f.tids[0], f.tids[1], f.tids[2], f.tids[3]});
+  EXPECT_TRUE(f.store(2, 8)) << "after the sync, in the block";
+  f.release(2, &f.flag);
+  EXPECT_TRUE(f.store(3, 16)) << "another member, not released";
+  f.acquire(5, &f.flag);
+  EXPECT_TRUE(f.load(5, 0)) << "before the sync";
+  EXPECT_TRUE(f.load(5, 8)) << "the releaser's, before its release";
+  EXPECT_FALSE(f.load(5, 16)) << "a member that did not release";
+  f.checker.syncGroup({f.tids[4], f.tids[5], f.tids[6], f.tids[7]});
+  EXPECT_TRUE(f.load(6, 8)) << "block 1's sync hands it on";
+  f.checker.syncGroup({f.tids[0], f.tids[1], f.tids[2], f.tids[3]});
+  EXPECT_FALSE(f.load(6, 16)) << "block 0's later sync is not block 1's";
+}
+
 // Knowledge travels transitively: 0 releases to 1, 1 releases to 2.
 TEST(RaceChecker, EdgesCompose) {
   Fixture f(3);
