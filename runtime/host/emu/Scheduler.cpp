@@ -401,9 +401,9 @@ void Scheduler::loop() {
     ranks[i].index = static_cast<int>(i);
   }
   if (config.raceCheck)
-    race = std::make_unique<RaceChecker>(ranks.size() * blocksPerRank(config) *
-                                             threadsPerBlock(config),
-                                         config.regions);
+    race = std::make_unique<RaceChecker>(
+        ranks.size() * blocksPerRank(config) * threadsPerBlock(config),
+        config.regions, threadsPerBlock(config));
   std::set<const void *> comms;
   for (const RankInfo &r : config.ranks)
     comms.insert(r.devComm);
@@ -470,6 +470,16 @@ void Scheduler::loop() {
     runFiber(t);
     afterStep(t, before, beforeWait);
   }
+  // Messages still in flight when every thread has exited land, as a
+  // network delivers what was sent whether or not the sender still runs:
+  // the clock skips to each one's delivery. A later launch (a wait on an
+  // arrive of this one) sees them; a failed launch drops them.
+  if (liveThreads == 0 && !stop)
+    while (!inFlight.empty()) {
+      netSkipped +=
+          inFlight.front().due - std::min(inFlight.front().due, netNow());
+      deliverDue();
+    }
 }
 
 namespace {
