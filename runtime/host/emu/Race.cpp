@@ -396,6 +396,15 @@ void RaceChecker::storeHalf(uint32_t tid, uintptr_t key, bool update,
       syncs.erase(it);
     return;
   }
+  // A store starts a new release sequence, but one whose clock covers the
+  // last one when both are this thread's snapshots (its clock only grows):
+  // an epoch word its group's rank 0 stores every round. A relaxed read of
+  // it then replaces the last one's in pendingAcquire instead of adding one.
+  if (it != syncs.end() && it->second.snap.tid == mine.tid &&
+      mine.tid != Snap::kNone && mine.own >= it->second.snap.own) {
+    it->second.snap = std::move(mine);
+    return;
+  }
   syncs[key] = WordSync{std::move(mine), ++nextSequence};
 }
 

@@ -75,9 +75,7 @@ inline uint32_t syncWarpMax(uint32_t v) {
 
 /// Counts one device-memory operation for tle::emu::deviceOpCounts (the
 /// emulator measures what a barrier costs; GPUs count nothing).
-inline void count(DeviceOp kind) {
-  tleEmuCountOp(static_cast<int32_t>(kind));
-}
+inline void count(DeviceOp kind) { tleEmuCountOp(static_cast<int32_t>(kind)); }
 
 inline uint32_t loadConst(const uint32_t *p) {
   count(DeviceOp::CommLoad);
@@ -214,6 +212,16 @@ inline uint32_t loadFaultWord(const uint32_t *p) {
 }
 inline void storeFaultWord(uint32_t *p, uint32_t v) {
   __atomic_store_n(p, v, __ATOMIC_RELAXED);
+}
+
+/// A flag read for a report's missing peers (missingPeers), on every failed
+/// poll here, where the scheduler needs the wait's description: not a
+/// synchronization, so the race checker is not told (a fence after it
+/// would otherwise acquire every peer's flag the report looked at, and the
+/// checker's cost per failed poll would grow with the ranks), and not
+/// counted.
+inline uint32_t peekFlagSys(const uint32_t *p) {
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
 }
 
 inline uint64_t nowNs() { return tleEmuNowNs(); }
