@@ -244,6 +244,57 @@ def targets(lat, ar, costs, wrong, spr=None, sig=None, sig_spr=None):
     return out
 
 
+# The one-GPU targets (issue 36; tle-bench-shared, section `shared`): two
+# ranks sharing one GPU, each row's median at each CTA count per rank.
+SHARED_TARGETS = [
+    ("tlec", "session", 1.05, "the tlec-compiled loop"),
+    ("triton", "session", 1.05, "the Triton-compiled loop"),
+    ("session", "bare", 1.05, "tle::BarrierSession"),
+]
+
+
+def shared_targets(rows):
+    """The one-GPU targets as Targets; [] when the run has no shared rows."""
+    t, spr = table(rows, "shared"), spreads(rows, "shared")
+    if not t:
+        return []
+    out = []
+    for a, b, limit, what in SHARED_TARGETS:
+        for x in xs_of(t, int):
+            out.append(ratio_target(
+                f"one GPU, {x} CTAs per rank: {what} ({a}) <= {limit:.2f}x {b}",
+                t, spr, a, x, b, x, limit))
+    return out
+
+
+def shared_sections(rows):
+    """The markdown of the shared and shared-diag sections."""
+    md = []
+    t = table(rows, "shared")
+    if t:
+        md += ["## One GPU, two ranks sharing it (tle-bench-shared)", "",
+               "sync(acq_rel) rounds of a block-group barrier, 128 threads, one "
+               "slot per CTA; two TLE ranks on device 0 (tleCommInitAll with "
+               "devices {0, 0}), one stream each; slowest CTA of either rank, "
+               "median [min-max] of the launches; x: CTAs per rank.", "",
+               md_table(t, xs_of(t, int), "impl \\ CTAs per rank", "{:.3f}",
+                        spr=spreads(rows, "shared")), ""]
+    diag = [r for r in rows if r["section"] == "shared-diag"]
+    if diag:
+        md += ["## One GPU: the slow-session hypotheses (shared-diag)", "",
+               "| row | pass | CTAs per rank | us per round | min | max | SMs with >1 CTA | SMs with both ranks |",
+               "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for r in diag:
+            note = r.get("note") or ""
+            def field(key):
+                m = re.search(rf"(?:^|;){key}=([^;]*)", note)
+                return m.group(1) if m else ""
+            md.append(f"| {r['impl']} | {field('pass')} | {r['x']} | {r['us']:.3f} | "
+                      f"{r.get('min', '')} | {r.get('max', '')} | {field('multi')} | {field('both')} |")
+        md.append("")
+    return md
+
+
 # The all-reduce targets: (text, the reference's row, the limit of TLE's
 # time over the reference's). Judged on graph replays (how inference
 # engines call small all-reduces); the eager ratio is shown beside it.
@@ -368,7 +419,8 @@ def main():
         if bad:
             md += ["**Wrong results** (the program checked the sum; these "
                    "rows fail their targets): " + ", ".join(bad), ""]
-    tg = targets(lat, ar, costs, wrong, lat_spr, sig, sig_spr)
+    md += shared_sections(rows)
+    tg = targets(lat, ar, costs, wrong, lat_spr, sig, sig_spr) + shared_targets(rows)
     block = ["## Targets (ratios from this run)", "",
              "| target | measured | range over the spreads | met |",
              "| --- | --- | --- | --- |"]

@@ -69,6 +69,17 @@ if [ -x "$build/bin/tle-bench-barrier" ]; then
 else
   say "tle: $build/bin/tle-bench-barrier not built"
 fi
+# The one-GPU rows (two ranks sharing device 0; section shared and
+# shared-diag), with the compiled loops scripts/gpu-prepare.sh put in
+# .gpu/bench when they are there.
+if [ -x "$build/bin/tle-bench-shared" ]; then
+  sargs=()
+  [ -f "$here/../.gpu/bench/shared_loop.ptx" ] && sargs+=(--tlec-ptx "$here/../.gpu/bench/shared_loop.ptx")
+  [ -d "$here/../.gpu/bench/triton" ] && sargs+=(--triton-dir "$here/../.gpu/bench/triton")
+  run shared 200 "$build/bin/tle-bench-shared" "${sargs[@]}"
+else
+  say "shared: $build/bin/tle-bench-shared not built"
+fi
 # The tlec row: the barrier loop compiled from MLIR by tlec on the CPU
 # machine (scripts/gpu-prepare.sh puts the bundle in .gpu/bundles), run by
 # tlerun --target cuda.

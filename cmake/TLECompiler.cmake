@@ -46,7 +46,8 @@ add_subdirectory(test)
 # libMLIR.so, so a consumer finds MLIR 22 first (TLEConfig.cmake's Compiler
 # component does). Their headers include the TableGen'd .h.inc files from
 # the build's include/ (installed beside them) and tle/abi.h (TLE::abi).
-set(TLE_COMPILER_LIBRARIES TLEDialect TLEToLLVM TLEGPUToEmu TLECompiler)
+set(TLE_COMPILER_LIBRARIES TLEDialect TLEToLLVM TLETransforms TLEGPUToEmu
+  TLECompiler)
 foreach(lib IN LISTS TLE_COMPILER_LIBRARIES)
   target_include_directories(${lib} PUBLIC
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>

@@ -169,3 +169,19 @@ print("trace: 24 syncs per rank over 3 launches; the timed-out wait is in the tr
 PY
 SH
 echo "gpu-prepare: example bundles and checks in .gpu/bundles: $(ls .gpu/bundles | tr '\n' ' ')"
+
+# The one-GPU benchmark's compiled loops (tle-bench-shared, rows tlec and
+# triton): tlec's PTX of bench/kernels/shared_loop.mlir (its loop of
+# barriers becomes a session) and Triton's of bench/kernels/triton_loop.py,
+# compiled here for sm_90 with the device bitcode; the benchmark loads them
+# with the driver API.
+mkdir -p .gpu/bench
+"$build_dir/bin/tlec" --target=cuda --arch=sm_90 --emit=ptx bench/kernels/shared_loop.mlir \
+  -o .gpu/bench/shared_loop.ptx
+echo "gpu-prepare: tlec's one-GPU loop in .gpu/bench/shared_loop.ptx"
+python=${PYTHON:-.venv/bin/python}
+if [ -f "$build_dir/lib/libtle_device.bc" ] && "$python" -c "import triton" 2>/dev/null; then
+  TLE_BUILD_DIR=$(cd "$build_dir" && pwd) PYTHONPATH=python "$python" bench/kernels/triton_loop.py .gpu/bench/triton
+else
+  echo "gpu-prepare: no Triton or no bitcode: no Triton rows in tle-bench-shared"
+fi

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # The one script run on the GPU machine, from the repository root:
-#   scripts/gpu-run.sh [all|tests|bench|build|mutants]   (default all)
+#   scripts/gpu-run.sh [all|tests|bench|build|mutants|shared]   (default all)
 # It builds the runtime with the CUDA backend (`cmake --preset gpu`, no LLVM
 # needed), prints the GPU topology, runs the GPU test suite (ctest label
 # `gpu`), then the benchmarks (bench/run.sh), and prints a short summary
 # LAST. Logs, tables and plots go to ${OUT:-/tmp/tle-out}:
 #   run.log gpu-tests.log bench.log bench.csv bench.md latency.png
-#   allreduce.png (and for `mutants`: gpu-mutants.log gpu-controls.log)
+#   allreduce.png (and for `mutants`: gpu-mutants.log gpu-controls.log;
+#   for `shared`, the one-GPU barrier paths of tle-bench-shared alone:
+#   shared.log shared.csv bench.md)
 # Prepare on the CPU machine first: scripts/gpu-prepare.sh (NCCL device
 # headers into .gpu/, carried with the run). Every command has a timeout;
 # the whole run is sized to finish in about 9 minutes.
@@ -18,8 +20,8 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 cd "$(dirname "$0")/.."
 root=$(pwd)
 phase=${1:-all}
-case "$phase" in all | tests | bench | build | mutants) ;; *)
-  echo "usage: $0 [all|tests|bench|build|mutants]" >&2
+case "$phase" in all | tests | bench | build | mutants | shared) ;; *)
+  echo "usage: $0 [all|tests|bench|build|mutants|shared]" >&2
   exit 2
   ;;
 esac
@@ -75,16 +77,18 @@ grep -iE "warning|nvshmem|nccl" "$blog" | head -20
 if [ $build_ok = 1 ]; then
   # The suite and the benchmarks first (a failure there is fatal), then the
   # rest of the tree (tlerun, ...), whose failure only costs the examples.
-  mine=(tle-gpu-barrier-stress tle-gpu-barrier-fault tle-gpu-signal-stress tle-gpu-trace tle-bench-barrier)
+  mine=(tle-gpu-barrier-stress tle-gpu-barrier-fault tle-gpu-signal-stress tle-gpu-trace tle-bench-barrier
+    tle-bench-shared)
   for t in tle-bench-nccl tle-bench-nvshmem; do
     grep -q "^build $t: phony" "$build/build.ninja" 2>/dev/null && mine+=("$t")
   done
+  [ "$phase" = shared ] && mine=(tle-bench-shared)
   say "build: ${mine[*]}"
   if ! timeout "$(limit 300)" cmake --build "$build" -j "$(nproc)" --target "${mine[@]}" >>"$blog" 2>&1; then
     grep -E "error|Error" "$blog" | head -30
     tail -15 "$blog"
     build_ok=0
-  elif [ "$phase" != mutants ]; then
+  elif [ "$phase" != mutants ] && [ "$phase" != shared ]; then
     say "build: everything else"
     if ! timeout "$(limit 200)" cmake --build "$build" -j "$(nproc)" >>"$blog" 2>&1; then
       grep -E "error|Error" "$blog" | head -15
@@ -103,6 +107,24 @@ fi
 say "topology"
 timeout 20 nvidia-smi topo -m 2>&1 | head -8
 timeout 20 nvidia-smi --query-gpu=index,name,driver_version,memory.used --format=csv 2>&1
+
+#--- One GPU, two ranks sharing it (tle-bench-shared) ------------------------
+if [ $build_ok = 1 ] && [ "$phase" = shared ]; then
+  say "one-GPU barrier paths (tle-bench-shared); rows in shared.csv, verdicts in bench.md"
+  sargs=()
+  [ -f .gpu/bench/shared_loop.ptx ] && sargs+=(--tlec-ptx .gpu/bench/shared_loop.ptx)
+  [ -d .gpu/bench/triton ] && sargs+=(--triton-dir .gpu/bench/triton)
+  timeout "$(limit 420)" "$build/bin/tle-bench-shared" "${sargs[@]}" >"$out/shared.log" 2>&1
+  note "tle-bench-shared: exit $?"
+  grep -v '^RESULT,' "$out/shared.log" | head -20
+  {
+    echo "section,impl,x,us,note"
+    grep -h '^RESULT,' "$out/shared.log" | cut -d, -f2-
+  } >"$out/shared.csv"
+  python3 bench/report.py "$out/shared.csv" "$out" >/dev/null 2>&1
+  sed -n '/^## One GPU/,/^## Targets/p' "$out/bench.md" | grep -v '^## Targets'
+  grep -E '^\| one GPU' "$out/bench.md"
+fi
 
 #--- Tests -----------------------------------------------------------------
 if [ $build_ok = 1 ] && { [ "$phase" = all ] || [ "$phase" = tests ]; }; then
@@ -128,8 +150,14 @@ if [ $build_ok = 1 ] && { [ "$phase" = all ] || [ "$phase" = tests ]; }; then
   n_fail=$(($(grep -c . <<<"$verdicts") - n_pass - n_skip))
   note "GPU tests: $n_pass passed, $n_fail failed, $n_skip skipped (ctest exit $rc)$([ "$n_skip" -gt 0 ] && echo ': a skip here means the GPUs were not usable')"
 
-  # Example kernels through tlerun, where bundles were carried.
-  if [ -x "$build/bin/tlerun" ] && ls .gpu/bundles/*.sh >/dev/null 2>&1; then
+  # Example kernels through tlerun, where bundles were carried. Each runs 2
+  # ranks and tlerun puts rank i on GPU i, so one GPU cannot run them: a
+  # skip with its reason, not a failure.
+  ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+  if [ "$ngpu" -lt 2 ] && ls .gpu/bundles/*.sh >/dev/null 2>&1; then
+    for s in .gpu/bundles/*.sh; do say "example $(basename "$s" .sh): SKIPPED (2 ranks, one GPU each; this machine has $ngpu)"; done
+    note "examples via tlerun --target cuda: SKIPPED, $(ls .gpu/bundles/*.sh | wc -l) examples need 2 GPUs (this machine has $ngpu)"
+  elif [ -x "$build/bin/tlerun" ] && ls .gpu/bundles/*.sh >/dev/null 2>&1; then
     pass=0 fail=0
     for s in .gpu/bundles/*.sh; do
       if TLERUN="$root/$build/bin/tlerun" timeout "$(limit 60)" bash "$s" \

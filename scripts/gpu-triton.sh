@@ -3,8 +3,8 @@
 # The Triton front end's GPU tests, run on the GPU machine from the
 # repository root after scripts/gpu-run.sh has built build-gpu (libtle.so
 # with the CUDA backend):
-#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree|signals|aggemm|abort|teams]
-#                                                              (default all)
+#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree|signals|aggemm|abort|teams|ops]
+#                                                              (default all; ops only by name)
 # The GPU machine has no LLVM, so the device bitcode is built on the CPU
 # machine (build/lib/libtle_device.bc) and carried as .gpu/libtle_device.bc.
 # Python: $PYTHON, else /opt/torch/.venv/bin/python, else python3 (needs
@@ -17,7 +17,7 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 cd "$(dirname "$0")/.."
 root=$(pwd)
 phase=${1:-all}
-known=" example exchange timeout bench import nccl c10d flagtree signals aggemm abort teams "
+known=" example exchange timeout bench import nccl c10d flagtree signals aggemm abort teams ops "
 for p in ${phase//,/ }; do
   if [ "$p" != all ] && [[ "$known" != *" $p "* ]]; then
     echo "usage: $0 [all|PHASE[,PHASE...]] with PHASE one of:$known" >&2
@@ -46,14 +46,18 @@ export PYTHONPATH=$root/python${PYTHONPATH:+:$PYTHONPATH}
 # A fresh Triton cache: kernels are compiled against this run's bitcode.
 export TRITON_CACHE_DIR=$(mktemp -d /tmp/tle-triton-cache.XXXXXX)
 trap 'rm -rf "$TRITON_CACHE_DIR"' EXIT
-# One process per GPU of the machine.
+# One process per GPU of the machine (torchrun gives rank i GPU i, so more
+# processes than GPUs fail with "invalid device ordinal"). On one GPU the
+# phases that mean something on one rank run there and say so; the ones
+# that need a peer (needs_pair) are skipped with the reason.
 ngpu=${NGPU:-$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')}
-[ "$ngpu" -ge 2 ] 2>/dev/null || ngpu=2
+[ "$ngpu" -ge 1 ] 2>/dev/null || ngpu=0
 
 missing=()
 [ -n "$py" ] || missing+=("a Python with torch and triton (set PYTHON)")
 [ -f "$TLE_DEVICE_BC" ] || missing+=("$TLE_DEVICE_BC (build tle_device_bc on the CPU machine, copy it to .gpu/)")
 [ -f "$TLE_LIB" ] || missing+=("$TLE_LIB (run scripts/gpu-run.sh build first)")
+[ "$ngpu" -ge 1 ] || missing+=("a GPU (nvidia-smi lists none)")
 if [ ${#missing[@]} -gt 0 ]; then
   for m in "${missing[@]}"; do say "missing: $m"; done
   exit 1
@@ -64,8 +68,17 @@ say "bitcode $TLE_DEVICE_BC ($(stat -c %s "$TLE_DEVICE_BC") bytes), libtle $TLE_
 
 summary=()
 status=0
+ranks_note=""
+[ "$ngpu" -eq 1 ] && ranks_note=" (1 rank on the one GPU: no peer)"
 record() { # name, exit code
-  if [ "$2" -eq 0 ]; then summary+=("$1: PASS"); else summary+=("$1: FAIL (exit $2)"); status=1; fi
+  if [ "$2" -eq 0 ]; then summary+=("$1: PASS$ranks_note"); else summary+=("$1: FAIL (exit $2)$ranks_note"); status=1; fi
+}
+# needs_pair NAME WHY: true (and the phase is recorded as skipped) when this
+# machine has fewer than two GPUs.
+needs_pair() {
+  [ "$ngpu" -ge 2 ] && return 1
+  summary+=("$1: SKIPPED (needs 2 GPUs, this machine has $ngpu: $2)")
+  return 0
 }
 torchrun=("$py" -m torch.distributed.run --standalone "--nproc-per-node=$ngpu")
 
@@ -79,7 +92,7 @@ if wants exchange; then
   timeout -k 10 300 "${torchrun[@]}" python/tests_gpu/exchange.py
   record "exchange" $?
 fi
-if wants timeout; then
+if wants timeout && ! needs_pair "timeout report" "rank 1 skips the barrier rank 0 waits in"; then
   say "2. a rank skips the barrier: TLE's timeout report, not a hang"
   timeout -k 10 180 "$py" python/tests_gpu/check_timeout.py --nproc "$ngpu" --limit 150
   record "timeout report" $?
@@ -116,7 +129,7 @@ if wants flagtree; then
     summary+=("FlagTree tests: SKIPPED (no .gpu/flagtree-tests; docs/flagtree.md says how to get them)")
   fi
 fi
-if wants signals; then
+if wants signals && ! needs_pair "signals (ping-pong)" "a ping-pong between two ranks"; then
   say "8. point-to-point signals: a ping-pong whose every handoff is checked"
   timeout -k 10 300 "${torchrun[@]}" python/tests_gpu/signals.py
   record "signals (ping-pong)" $?
@@ -139,9 +152,18 @@ if wants teams; then
   record "teams (INTER, WORLD)" $?
 fi
 
+if [[ ",$phase," == *",ops,"* ]]; then
+  # Only when asked for by name (it takes minutes). On one GPU the
+  # comparisons that need two are SKIPPED by the benchmark, saying so.
+  say "12. tle.ops against NCCL and torch symm_mem (python/tests_gpu/ops_bench.py)"
+  timeout -k 10 540 "${torchrun[@]}" python/tests_gpu/ops_bench.py ${OPS_BENCH_ARGS:-}
+  record "tle.ops benchmark" $?
+fi
+
 say "summary"
 for line in "${summary[@]}"; do echo "  $line"; done
 grep -h "| triton |" "$out/triton-gpu.log" 2>/dev/null | sed 's/^/  /'
 grep -h "ABORT-LATENCY-US" "$out/triton-gpu.log" 2>/dev/null | sed 's/^/  /'
+grep -h "VERDICT\|KERNEL |" "$out/triton-gpu.log" 2>/dev/null | sed 's/^/  /'
 grep -h "\] | " "$out/triton-gpu.log" 2>/dev/null | grep -E "shape|x[0-9]+x" | sed 's/^/  /'
 exit $status

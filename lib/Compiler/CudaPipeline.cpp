@@ -32,6 +32,8 @@ using namespace mlir::tle;
 
 void mlir::tle::buildCudaPipeline(OpPassManager &pm,
                                   const CompileOptions &options) {
+  // Barriers in loops carry their epoch in SSA values (barrier sessions).
+  pm.addPass(createFormBarrierSessions());
   ConvertTLEToLLVMOptions tle;
   tle.abi = options.abi;
   pm.addPass(createConvertTLEToLLVM(tle));

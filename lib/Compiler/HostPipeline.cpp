@@ -24,6 +24,8 @@ using namespace mlir::tle;
 
 void mlir::tle::buildHostPipeline(OpPassManager &pm, BarrierABI abi) {
   pm.addPass(createVerifyHostKernels());
+  // Barriers in loops carry their epoch in SSA values (barrier sessions).
+  pm.addPass(createFormBarrierSessions());
   ConvertTLEToLLVMOptions tle;
   tle.abi = abi;
   pm.addPass(createConvertTLEToLLVM(tle));

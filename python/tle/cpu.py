@@ -194,6 +194,7 @@ class Communicator:
     def __init__(self, comm: Comm):
         self._comm = comm
         self._buffers: list[SymmetricBuffer] = []
+        self._collectives = None
         self.rank = comm.rank
         self.size = comm.size
         #: Address of the device communicator: the kernels' ``comm`` argument.
@@ -264,6 +265,19 @@ class Communicator:
                               array=array)
         self._buffers.append(buf)
         return buf
+
+    def collectives(self, config=None):
+        """This communicator's collectives over NumPy arrays (``tle.ops.Collectives``:
+        all_reduce, all_gather, reduce_scatter, all_to_all, MoE dispatch and
+        combine; docs/ops.md), made with ``config`` (``tle.ops.Config``) on the
+        first call, which is collective; later calls return the same object."""
+        if self._collectives is None:
+            from .ops import Collectives
+            self._collectives = Collectives(self, config)
+        elif config is not None and config.resolved() != self._collectives.config:
+            raise ValueError("this communicator's collectives were made with another Config; close them "
+                             "(comm.collectives().close()) before asking for a new one")
+        return self._collectives
 
     def get_error(self) -> ErrorInfo | None:
         """Read and clear the device error record (None when there is none)."""

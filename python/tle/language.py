@@ -272,9 +272,10 @@ def _program_slot(_semantic) -> core.tensor:
 
 @_builtin
 def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_kind="block", order="acq_rel",
-                        index=None, team="intra", _semantic=None) -> None:
+                        index=None, team="intra", session=None, _semantic=None):
     """Barrier with the other GPUs of the team ``team`` (by default the
-    node) on barrier slot ``index``.
+    node) on barrier slot ``index``; with ``session``, the barrier of that
+    session (``session_open``), which returns the next session.
 
     Args:
         device_dptr: the device communicator (``Communicator.dev_comm``), a
@@ -307,10 +308,19 @@ def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_
             slots. ``group_kind="grid"`` is intra's only. A barrier of team
             intra calls ``tleTritonBarrier``; the others
             ``tleTritonTeamBarrier``.
+        session: None (a stateless barrier, which reads the slot's epoch
+            from memory and writes it back), or the int64 that
+            ``session_open`` or the session's previous barrier returned; the
+            slot is the session's (``index`` must be None) and the barrier
+            returns the next session, which the loop carries to the next
+            one (``tleTritonSession``). Team intra, block or warp group.
+
+    Returns:
+        None; with ``session``, the next session (an int64 scalar).
     """
     _choice("space", space, SPACES)
-    _barrier("tleTritonBarrier", _address("device_dptr", device_dptr, _semantic), barrier_kind, group_kind, order,
-             index, _semantic, team=team)
+    return _barrier("tleTritonBarrier", _address("device_dptr", device_dptr, _semantic), barrier_kind, group_kind,
+                    order, index, _semantic, team=team, session=session)
 
 
 def _team(team: Any) -> str:
@@ -319,13 +329,15 @@ def _team(team: Any) -> str:
 
 
 def _barrier(symbol: str, comm: core.tensor, barrier_kind, group_kind, order, index, _semantic,
-             library: Callable[[Any], str] = _library_path, team: Any = "intra") -> None:
+             library: Callable[[Any], str] = _library_path, team: Any = "intra", session: Any = None):
     """The checks and the call of a barrier entry point shaped as
     tleTritonBarrier, for an int64 communicator ``comm``; ``index`` None is
     the default slot of tle.language (tle.flagtree passes FlagTree's 0).
     A team other than intra calls tleTritonTeamBarrier instead of
     ``symbol``, with the team after the communicator; intra keeps
-    ``symbol`` so that its kernels compile to the same code as before."""
+    ``symbol`` so that its kernels compile to the same code as before.
+    With ``session``, tleTritonSession on it instead, returning the next
+    session."""
     team = _team(team)
     kind = BARRIER_KINDS[_choice("barrier_kind", barrier_kind, BARRIER_KINDS)]
     group = _choice("group_kind", group_kind, GROUP_KINDS)
@@ -347,6 +359,8 @@ def _barrier(symbol: str, comm: core.tensor, barrier_kind, group_kind, order, in
                          f"and this kernel has num_warps={options.num_warps}); use 'block'")
     elif group == "grid" and options is not None and not getattr(options, "launch_cooperative_grid", False):
         raise ValueError("group_kind 'grid' needs a co-resident launch: pass launch_cooperative_grid=True")
+    if core._unwrap_if_constexpr(session) is not None:
+        return _session_barrier(comm, kind, group, memory_order, index, team, session, _semantic, library)
     if core._unwrap_if_constexpr(index) is not None:
         slot = _int32("index", index, _semantic)
     elif group == "grid":
@@ -364,6 +378,99 @@ def _barrier(symbol: str, comm: core.tensor, barrier_kind, group_kind, order, in
         symbol = "tleTritonTeamBarrier"
         args.insert(1, _semantic.scalar_constant(TEAMS[team], core.int32))
     _call(symbol, args, core.int32, _semantic, library)
+    return None
+
+
+def _session_group(group: str, team: str, call: str) -> int:
+    """The encoding of a session's group: block or warp, team intra (the
+    grid barrier keeps its own state, other teams their own slots)."""
+    if team != "intra":
+        raise ValueError(f"{call}: sessions are team 'intra' barriers; team {team!r} has no session form")
+    if group == "grid":
+        raise ValueError(f"{call}: sessions serve the 'block' and 'warp' groups; the grid barrier keeps its own "
+                         f"state: use a stateless barrier (session=None)")
+    return GROUP_KINDS[group]
+
+
+def _session_value(value: Any) -> core.tensor:
+    """A session, as session_open or a session barrier returned it."""
+    value = core._unwrap_if_constexpr(value)
+    if not isinstance(value, core.tensor) or value.type.is_block() or value.dtype != core.int64:
+        raise TypeError(f"session must be the int64 that session_open or the previous session barrier returned; "
+                        f"got {_describe(value)}")
+    return value
+
+
+def _session_barrier(comm: core.tensor, kind: int, group: str, memory_order: int, index, team: str, session,
+                     _semantic, library: Callable[[Any], str]) -> core.tensor:
+    """tleTritonSession: the half ``kind`` of ``session``; returns the next one."""
+    coop = _session_group(group, team, "distributed_barrier")
+    if core._unwrap_if_constexpr(index) is not None:
+        raise ValueError("distributed_barrier with a session takes its slot from the session: leave index None "
+                         "(give the index to session_open)")
+    args = [
+        comm,
+        _semantic.scalar_constant(kind, core.int32),
+        _semantic.scalar_constant(coop, core.int32),
+        _semantic.scalar_constant(memory_order, core.int32),
+        _session_value(session),
+    ]
+    return _call("tleTritonSession", args, core.int64, _semantic, library)
+
+
+def _session_open(comm: core.tensor, group_kind, index, _semantic, library: Callable[[Any], str] = _library_path):
+    group = _choice("group_kind", group_kind, GROUP_KINDS)
+    coop = _session_group(group, "intra", "session_open")
+    if group == "thread":
+        raise ValueError("group_kind 'thread' is not available in Triton: every thread of a program executes the "
+                         "call; use 'block'")
+    options = getattr(_semantic.builder, "options", None)
+    if (group == "warp" and not _interp.is_interpreter(_semantic) and options is not None
+            and getattr(options, "num_warps", 1) != 1):
+        raise ValueError(f"group_kind 'warp' needs num_warps=1 (every warp of the program executes the call, "
+                         f"and this kernel has num_warps={options.num_warps}); use 'block'")
+    slot = _program_slot(_semantic) if core._unwrap_if_constexpr(index) is None else _int32("index", index, _semantic)
+    args = [comm, _semantic.scalar_constant(coop, core.int32), slot]
+    return _call("tleTritonSessionOpen", args, core.int64, _semantic, library)
+
+
+def _session_close(comm: core.tensor, session, group_kind, _semantic, library: Callable[[Any], str] = _library_path):
+    group = _choice("group_kind", group_kind, GROUP_KINDS)
+    args = [comm, _semantic.scalar_constant(_session_group(group, "intra", "session_close"), core.int32),
+            _session_value(session)]
+    return _call("tleTritonSessionClose", args, core.int32, _semantic, library)
+
+
+@_builtin
+def session_open(device_dptr, group_kind="block", index=None, _semantic=None) -> core.tensor:
+    """Opens a barrier session on slot ``index`` (by default the program's
+    slot, as ``distributed_barrier``): checks the slot and reads its epoch
+    once. Returns the session, an int64 scalar to pass to
+    ``distributed_barrier(..., session=s)``, which returns the next one;
+    a loop carries it like any scalar::
+
+        s = tlx.session_open(comm)
+        for i in range(n):
+            s = tlx.distributed_barrier(comm, session=s)
+        tlx.session_close(comm, s)
+
+    Each barrier of the session then costs the flag exchange only: no
+    epoch word is read or written until ``session_close``. Until then the
+    slot is used through the session only. ``group_kind``: ``"block"`` or
+    ``"warp"`` (with ``num_warps=1``), the same in every call of the
+    session. A session whose wait gave up (``onError = return``) holds
+    minus its status (``session < 0``); its later barriers return it
+    unchanged.
+    """
+    return _session_open(_address("device_dptr", device_dptr, _semantic), group_kind, index, _semantic)
+
+
+@_builtin
+def session_close(device_dptr, session, group_kind="block", _semantic=None) -> core.tensor:
+    """Ends a session: writes its epoch back to the slot, so that stateless
+    barriers, later sessions and later launches continue from it. Returns
+    0, or the status of the session's wait that gave up (an int32)."""
+    return _session_close(_address("device_dptr", device_dptr, _semantic), session, group_kind, _semantic)
 
 
 @_builtin

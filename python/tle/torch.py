@@ -231,6 +231,7 @@ class Communicator:
     def __init__(self, comm: Comm, device: int | None, group: dist.ProcessGroup | None = None):
         self._comm = comm
         self._buffers: list[SymmetricBuffer] = []
+        self._collectives = None
         #: The CUDA device index this rank runs on; None for a CPU rank.
         self.device = device
         #: Where this rank's buffers live: ``cuda:<device>`` or ``cpu``.
@@ -397,6 +398,19 @@ class Communicator:
         buf = SymmetricBuffer(self, mem, tuple(tensor.shape), tensor.dtype, tensor=tensor, registered=True)
         self._buffers.append(buf)
         return buf
+
+    def collectives(self, config=None):
+        """This communicator's collectives over torch tensors (``tle.ops.Collectives``:
+        all_reduce, all_gather, reduce_scatter, all_to_all, MoE dispatch and
+        combine; docs/ops.md), made with ``config`` (``tle.ops.Config``) on the
+        first call, which is collective; later calls return the same object."""
+        if self._collectives is None:
+            from .ops import Collectives
+            self._collectives = Collectives(self, config)
+        elif config is not None and config.resolved() != self._collectives.config:
+            raise ValueError("this communicator's collectives were made with another Config; close them "
+                             "(comm.collectives().close()) before asking for a new one")
+        return self._collectives
 
     def get_error(self) -> ErrorInfo | None:
         """Read and clear the device error record (None when there is none)."""

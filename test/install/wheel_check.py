@@ -64,6 +64,19 @@ assert not re.search(r"\.extern \.func .*(tle|flagcx)", ptx), "the device librar
 assert re.search(r"\.release\.sys", ptx) and re.search(r"ld\.acquire\.sys", ptx), "no barrier in the PTX"
 print(f"sm_90 kernel with distributed_barrier compiled and linked ({len(ptx)} bytes of PTX)")
 
+# The collectives ship in the wheel, and one of them links from it.
+import tle.ops  # noqa: E402
+from tle.ops import all_reduce  # noqa: E402
+
+assert Path(tle.ops.__file__).resolve().parent == package / "ops", tle.ops.__file__
+src = triton.compiler.ASTSource(fn=all_reduce.oneshot_kernel, signature={
+    "comm": "i64", "x": "*bf16", "out": "*bf16", "stage": "i64", "state": "*i64", "n": "i32", "half_bytes": "i64",
+    "slot": "i32", "OP": "constexpr", "BLOCK": "constexpr", "MAXG": "constexpr", "INTERP": "constexpr"},
+    constexprs={"OP": 0, "BLOCK": 1024, "MAXG": 256, "INTERP": False})
+ptx = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"extern_libs": tle.extern_libs()}).asm["ptx"]
+assert not re.search(r"\.extern \.func .*(tle|flagcx)", ptx), "tle.ops: the device library was not linked"
+print(f"tle.ops imports from the wheel; its one-shot all-reduce compiles for sm_90 ({len(ptx)} bytes of PTX)")
+
 try:
     import tle.torch  # noqa: F401
 except ModuleNotFoundError as e:

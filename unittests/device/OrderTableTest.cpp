@@ -277,8 +277,8 @@ Log expectGridWait(uint32_t thread, uint32_t blockThreads, uint32_t n) {
 
 /// Session: the epoch is loaded once when it opens and kept in a register;
 /// arrive as the stateless one (reconverging only when the wait does not
-/// follow at once); wait polls, then rank 0 stores the epoch, the group
-/// syncs.
+/// follow at once); wait: rank 0 stores the next epoch, the workers poll,
+/// the group syncs.
 Log expectSessionOpen(const Role &g) {
   return g.rank < 32 ? Log{"ld.relaxed.gpu epoch"} : Log{};
 }
@@ -298,10 +298,10 @@ Log expectSessionWait(const OrderRow &o, const Role &g, uint32_t n) {
   Log l;
   if (g.rank < 32) {
     uint32_t w = workersOf(g, n);
-    if (g.rank < w)
-      add(l, poll(o, g.rank, w, n - 1));
     if (g.rank == 0)
       l.push_back("st.relaxed.gpu epoch");
+    if (g.rank < w)
+      add(l, poll(o, g.rank, w, n - 1));
   }
   add(l, groupSync(g));
   return l;

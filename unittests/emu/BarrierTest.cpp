@@ -426,6 +426,126 @@ TEST(EmuBarrier, SessionKeepsTheBarrierPropertyAndTheEpoch) {
   }
 }
 
+/// The compiled sessions (tleIntraBarrierSession*, what
+/// tle-form-barrier-sessions lowers to): the barrier property in a loop
+/// whose epoch the caller carries, with stateless calls on the same slot
+/// before and after it, over three identical launches (a graph replay is
+/// one on a GPU). The slot's epoch word, read once at the open and written
+/// once at the close, continues across all of them: each launch adds
+/// kRounds + 2 epochs. Without the carried epoch's advance (mutant 60) the
+/// session's waits pass at once; without the close's write (mutant 61) the
+/// stateless call after it does.
+TEST(EmuBarrier, CompiledSessionContinuesAcrossStatelessCallsAndLaunches) {
+  constexpr uint32_t kRounds = 9, kLaunches = 3, kSlot = 5;
+  for (int n : {2, 3}) {
+    for (CoopKind coop : {kCoopThread, kCoopWarp, kCoopBlock}) {
+      Ranks ranks(n);
+      ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+      Dim3 block{coop == kCoopThread ? 1u
+                 : coop == kCoopWarp ? 32u
+                                     : 40u,
+                 1, 1};
+      std::vector<uint32_t> arrivals(n, 0);
+      uint64_t bad = 0;
+      for (uint32_t l = 0; l < kLaunches; ++l) {
+        LaunchResult r = launch(
+            ranks.comms.data(), n, shape({1, 1, 1}, block),
+            [&](int rank, void *dc) {
+              // Entered round `k` (counted from the launch's first
+              // barrier): every rank entered it, none is past round k + 1.
+              auto enter = [&]() {
+                if (linearThreadId() == 0)
+                  ++arrivals[rank];
+              };
+              auto check = [&](uint32_t k) {
+                uint32_t base = l * (kRounds + 2);
+                for (int q = 0; q < n; ++q)
+                  bad +=
+                      arrivals[q] < base + k + 1 || arrivals[q] > base + k + 2;
+              };
+              enter();
+              flagcxIntraBarrierSyncS(dc, coop, kSlot, false, kOrderAcqRel);
+              check(0);
+              uint32_t e = tleIntraBarrierSessionOpen(dc, coop, kSlot);
+              for (uint32_t k = 1; k <= kRounds; ++k) {
+                enter();
+                if (k % 3 == 1) {
+                  e = tleIntraBarrierSessionArrive(dc, coop, kSlot,
+                                                   kOrderRelease, e);
+                  e = tleIntraBarrierSessionWait(dc, coop, kSlot, kOrderAcquire,
+                                                 e);
+                } else {
+                  e = tleIntraBarrierSessionSync(dc, coop, kSlot, kOrderAcqRel,
+                                                 e);
+                }
+                check(k);
+              }
+              tleIntraBarrierSessionClose(dc, coop, kSlot, e);
+              enter();
+              flagcxIntraBarrierSyncS(dc, coop, kSlot, false, kOrderAcqRel);
+              check(kRounds + 1);
+            });
+        ASSERT_EQ(r.result, tleSuccess) << r.message;
+        EXPECT_EQ(bad, 0u) << "n " << n << " coop " << coop << " launch " << l
+                           << " seed " << r.seed;
+        for (int q = 0; q < n; ++q)
+          EXPECT_EQ(ranks.dev(q)->epochs[kSlot], (l + 1) * (kRounds + 2));
+      }
+    }
+  }
+}
+
+/// An early exit: a loop whose exit depends on data (a wait, then the
+/// exit test), as an scf.while's condition region, left after a different
+/// number of rounds in each launch. The close writes back the epoch the
+/// exit left with, and the next launch's stateless call continues from it.
+TEST(EmuBarrier, CompiledSessionLeftEarlyWritesBackItsEpoch) {
+  constexpr uint32_t kSlot = 3;
+  const int n = 2;
+  Ranks ranks(n);
+  ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  uint32_t expected = 0;
+  for (uint32_t stop : {0u, 4u, 1u}) {
+    LaunchResult r = launch(
+        ranks.comms.data(), n, shape({1, 1, 1}, {64, 1, 1}),
+        [&](int, void *dc) {
+          uint32_t e = tleIntraBarrierSessionOpen(dc, kCoopBlock, kSlot);
+          for (uint32_t k = 0;; ++k) {
+            e = tleIntraBarrierSessionSync(dc, kCoopBlock, kSlot, kOrderAcqRel,
+                                           e);
+            if (k >= stop)
+              break;
+          }
+          tleIntraBarrierSessionClose(dc, kCoopBlock, kSlot, e);
+          flagcxIntraBarrierSyncS(dc, kCoopBlock, kSlot, false, kOrderAcqRel);
+        });
+    ASSERT_EQ(r.result, tleSuccess) << r.message;
+    expected += stop + 2;
+    for (int q = 0; q < n; ++q)
+      EXPECT_EQ(ranks.dev(q)->epochs[kSlot], expected) << "stop " << stop;
+  }
+}
+
+/// The session entry points check what the stateless calls check: the
+/// slot at the open, and no grid group.
+TEST(EmuBarrier, CompiledSessionRejectsBadSlotsAndGroups) {
+  Ranks ranks(2, 8);
+  ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  LaunchResult r = launch(ranks.comms.data(), 2, shape({1, 1, 1}, {32, 1, 1}),
+                          [&](int, void *dc) {
+                            (void)tleIntraBarrierSessionOpen(dc, kCoopBlock, 8);
+                          });
+  EXPECT_EQ(r.result, tleIndexOutOfRange) << r.message;
+  EXPECT_NE(r.message.find("slot 8 out of range (nBarriers 8)"),
+            std::string::npos)
+      << r.message;
+  r = launch(ranks.comms.data(), 2, shape({1, 1, 1}, {32, 1, 1}),
+             [&](int, void *dc) {
+               (void)tleIntraBarrierSessionSync(dc, kGrid, 0, kOrderAcqRel, 0);
+             });
+  EXPECT_EQ(r.result, tleInvalidArgument) << r.message;
+}
+
 TEST(EmuBarrier, SessionRejectsASlotOutOfRange) {
   Ranks ranks(2, 8);
   ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();

@@ -1,10 +1,10 @@
 //===- Passes.td - TLE conversion passes -------------------*- tablegen -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Declares every conversion pass of TLE: the lowering of the tle dialect to
-// the device ABI, and the passes that lower a kernel module for the CPU
-// emulator. One file for all of them, as in MLIR and CIRCT, so that a reader
-// finds the whole lowering story here.
+// Declares every pass of TLE: the formation of barrier sessions in loops,
+// the lowering of the tle dialect to the device ABI, and the passes that
+// lower a kernel module for the CPU emulator. One file for all of them, as
+// in MLIR and CIRCT, so that a reader finds the whole lowering story here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +12,54 @@
 #define TLE_CONVERSION_PASSES_TD
 
 include "mlir/Pass/PassBase.td"
+
+def FormBarrierSessions : Pass<"tle-form-barrier-sessions"> {
+  let summary = "Carry a loop's barrier epoch in SSA values (barrier sessions)";
+  let description = [{
+    A stateless `tle.device_intra_barrier` reads its slot's epoch from
+    memory and writes it back on every call. In a loop, this pass replaces
+    the barriers on one slot by a session: `tle.session_open` in front of
+    the loop (the checks and the epoch, read once), `tle.session_barrier`
+    in place of each barrier, taking the epoch and returning the next one,
+    carried through `scf.for` and `scf.while` as one more iter_arg and out
+    of `scf.if` as one more result, and `tle.session_close` behind the loop,
+    which writes the epoch back. Stateless calls after the loop, later
+    sessions and later launches (graph replays included) continue from it.
+    An `scf.while` that exits at its condition leaves with the epoch its
+    before region reached; a loop that runs no iteration closes with the
+    epoch it opened with.
+
+    A loop takes a session when every `tle.device_intra_barrier` inside it,
+    at any depth, names the same `comm` and `index` values (defined outside
+    the loop) and group (thread, warp or block; no grid, no multimem), sits
+    under `scf.for`, `scf.while` and `scf.if` only, and the loop holds no
+    call and no `tle.device_barrier` of team intra (a callee or those could
+    use the slot without the session). The outermost loop that qualifies
+    takes the session; in one that does not (two slots, a call), its inner
+    loops are tried. Everything else is left as it is.
+
+    Before:
+
+    ```mlir
+    scf.for %i = %c0 to %n step %c1 {
+      tle.device_intra_barrier sync %comm, %slot : !llvm.ptr
+    }
+    tle.device_intra_barrier sync %comm, %slot : !llvm.ptr
+    ```
+
+    After:
+
+    ```mlir
+    %e0 = tle.session_open %comm, %slot : !llvm.ptr
+    %e = scf.for %i = %c0 to %n step %c1 iter_args(%e1 = %e0) -> (i32) {
+      %e2 = tle.session_barrier sync %comm, %slot, %e1 : !llvm.ptr
+      scf.yield %e2 : i32
+    }
+    tle.session_close %comm, %slot, %e : !llvm.ptr
+    tle.device_intra_barrier sync %comm, %slot : !llvm.ptr
+    ```
+  }];
+}
 
 def ConvertTLEToLLVM : Pass<"convert-tle-to-llvm"> {
   let summary = "Lower the tle dialect to calls of the TLE/FlagCX device ABI";

@@ -49,15 +49,13 @@ static_assert(static_cast<int>(BarrierGroup::thread) == ::tle::kCoopThread &&
                   static_cast<int>(BarrierGroup::block) == ::tle::kCoopBlock &&
                   static_cast<int>(BarrierGroup::grid) == ::tle::kCoopGrid,
               "TLEEnums.td's BarrierGroup must store abi.def's coop kinds");
-static_assert(static_cast<int>(MemoryOrder::relaxed) == ::tle::kOrderRelaxed &&
-                  static_cast<int>(MemoryOrder::acquire) ==
-                      ::tle::kOrderAcquire &&
-                  static_cast<int>(MemoryOrder::release) ==
-                      ::tle::kOrderRelease &&
-                  static_cast<int>(MemoryOrder::acq_rel) ==
-                      ::tle::kOrderAcqRel &&
-                  static_cast<int>(MemoryOrder::seq_cst) == ::tle::kOrderSeqCst,
-              "TLEEnums.td's MemoryOrder must store abi.def's orders");
+static_assert(
+    static_cast<int>(MemoryOrder::relaxed) == ::tle::kOrderRelaxed &&
+        static_cast<int>(MemoryOrder::acquire) == ::tle::kOrderAcquire &&
+        static_cast<int>(MemoryOrder::release) == ::tle::kOrderRelease &&
+        static_cast<int>(MemoryOrder::acq_rel) == ::tle::kOrderAcqRel &&
+        static_cast<int>(MemoryOrder::seq_cst) == ::tle::kOrderSeqCst,
+    "TLEEnums.td's MemoryOrder must store abi.def's orders");
 static_assert(static_cast<int>(SignalGroup::thread) == ::tle::kCoopThread &&
                   static_cast<int>(SignalGroup::warp) == ::tle::kCoopWarp &&
                   static_cast<int>(SignalGroup::block) == ::tle::kCoopBlock,
@@ -89,6 +87,9 @@ TLE_ASSERT_BARRIER_FAMILY(flagcxDevBarrierArrive, flagcxDevBarrierWait,
                           flagcxDevBarrierSync)
 TLE_ASSERT_BARRIER_FAMILY(tleIntraGridBarrierArriveS, tleIntraGridBarrierWaitS,
                           tleIntraGridBarrierSyncS)
+TLE_ASSERT_BARRIER_FAMILY(tleIntraBarrierSessionArrive,
+                          tleIntraBarrierSessionWait,
+                          tleIntraBarrierSessionSync)
 #undef TLE_ASSERT_BARRIER_FAMILY
 
 //===----------------------------------------------------------------------===//
@@ -148,8 +149,7 @@ static Value toGenericPointer(OpBuilder &builder, Location loc, Value handle) {
 /// callee in the nearest symbol table (`gpu.module` or `builtin.module`).
 /// Arguments the ABI takes as pointers are converted to generic pointers.
 static LogicalResult replaceWithAbiCall(ConversionPatternRewriter &rewriter,
-                                        Operation *op, Fn fn,
-                                        ValueRange args) {
+                                        Operation *op, Fn fn, ValueRange args) {
   const ::tle::abi::Function &entry = ::tle::abi::function(fn);
   Operation *symbolTable = op->getParentWithTrait<OpTrait::SymbolTable>();
   if (!symbolTable)
@@ -162,9 +162,8 @@ static LogicalResult replaceWithAbiCall(ConversionPatternRewriter &rewriter,
   SmallVector<Value> operands;
   for (auto [value, type] : llvm::zip(args, entry.params)) {
     bool isPointer = type == ::tle::abi::Type::Ptr;
-    operands.push_back(isPointer
-                           ? toGenericPointer(rewriter, op->getLoc(), value)
-                           : value);
+    operands.push_back(
+        isPointer ? toGenericPointer(rewriter, op->getLoc(), value) : value);
   }
   auto call = LLVM::CallOp::create(rewriter, op->getLoc(), *func, operands);
   rewriter.replaceOp(op, call->getResults());
@@ -267,6 +266,55 @@ struct DeviceBarrierOpLowering : ConvertOpToLLVMPattern<DeviceBarrierOp> {
     return lowerBarrier(rewriter, op, entry, adaptor.getComm(),
                         adaptor.getIndex(), op.getKind(), op.getGroup(),
                         op.getOrder(), op.getMultimem(), op.getTeam());
+  }
+};
+
+/// tle.session_open: tleIntraBarrierSessionOpen(comm, coop, index).
+struct SessionOpenOpLowering : ConvertOpToLLVMPattern<SessionOpenOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(SessionOpenOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value coop =
+        createI32(rewriter, op.getLoc(), static_cast<int>(op.getGroup()));
+    return replaceWithAbiCall(rewriter, op, Fn::tleIntraBarrierSessionOpen,
+                              {adaptor.getComm(), coop, adaptor.getIndex()});
+  }
+};
+
+/// tle.session_barrier: tleIntraBarrierSession{Arrive,Wait,Sync}(comm,
+/// coop, index, order, epoch), whose result is the next epoch. TLE's own
+/// entry points under either ABI: FlagCX has no session functions.
+struct SessionBarrierOpLowering : ConvertOpToLLVMPattern<SessionBarrierOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(SessionBarrierOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value coop = createI32(rewriter, loc, static_cast<int>(op.getGroup()));
+    Value order = createI32(rewriter, loc, static_cast<int>(op.getOrder()));
+    return replaceWithAbiCall(
+        rewriter, op,
+        barrierFunction(Fn::tleIntraBarrierSessionArrive, op.getKind()),
+        {adaptor.getComm(), coop, adaptor.getIndex(), order,
+         adaptor.getEpoch()});
+  }
+};
+
+/// tle.session_close: tleIntraBarrierSessionClose(comm, coop, index, epoch).
+struct SessionCloseOpLowering : ConvertOpToLLVMPattern<SessionCloseOp> {
+  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+
+  LogicalResult
+  matchAndRewrite(SessionCloseOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value coop =
+        createI32(rewriter, op.getLoc(), static_cast<int>(op.getGroup()));
+    return replaceWithAbiCall(
+        rewriter, op, Fn::tleIntraBarrierSessionClose,
+        {adaptor.getComm(), coop, adaptor.getIndex(), adaptor.getEpoch()});
   }
 };
 
@@ -401,16 +449,18 @@ void mlir::tle::populateTLEToLLVMConversionPatterns(
   patterns.add<TeamQueryLowering<TeamSizeOp>>(
       converter, Fn::flagcxDevCommGetIntraSize, Fn::flagcxDevCommGetSize,
       Fn::tleDevCommGetTeamSize);
-  patterns.add<RuntimeCallLowering<IntraRankOp>>(
-      converter, Fn::flagcxDevCommGetIntraRank);
-  patterns.add<RuntimeCallLowering<IntraSizeOp>>(
-      converter, Fn::flagcxDevCommGetIntraSize);
-  patterns.add<RuntimeCallLowering<LocalPointerOp>>(
-      converter, Fn::flagcxGetLocalPointerS);
-  patterns.add<RuntimeCallLowering<IntraPointerOp>>(
-      converter, Fn::flagcxGetIntraPointerS);
+  patterns.add<RuntimeCallLowering<IntraRankOp>>(converter,
+                                                 Fn::flagcxDevCommGetIntraRank);
+  patterns.add<RuntimeCallLowering<IntraSizeOp>>(converter,
+                                                 Fn::flagcxDevCommGetIntraSize);
+  patterns.add<RuntimeCallLowering<LocalPointerOp>>(converter,
+                                                    Fn::flagcxGetLocalPointerS);
+  patterns.add<RuntimeCallLowering<IntraPointerOp>>(converter,
+                                                    Fn::flagcxGetIntraPointerS);
   patterns.add<SignalOpLowering, SignalWaitOpLowering, ReadSignalOpLowering,
                ResetSignalOpLowering>(converter);
+  patterns.add<SessionOpenOpLowering, SessionBarrierOpLowering,
+               SessionCloseOpLowering>(converter);
 }
 
 //===----------------------------------------------------------------------===//

@@ -20,7 +20,7 @@ from . import _link
 from .context import DistContext
 from .host import cleanup_communicator, communicator, create_dist_tensor, device_type, get_mem_pool
 from .language import (BarrierKind, GroupKind, MemoryOrder, MemoryScope, distributed_barrier, n_pes, remote,
-                       shard_id, signal, signal_wait)
+                       session_close, session_open, shard_id, signal, signal_wait)
 from .mesh import MeshConfig, device_mesh
 
 # FlagTree's kernels pass no extern_libs: link TLE's bitcode into every
@@ -31,5 +31,5 @@ __all__ = [
     "BarrierKind", "DistContext", "GroupKind", "MemoryOrder", "MemoryScope", "MeshConfig", "cleanup_communicator",
     "communicator",
     "create_dist_tensor", "device_mesh", "device_type", "distributed_barrier", "get_mem_pool", "n_pes", "remote",
-    "shard_id", "signal", "signal_wait"
+    "session_close", "session_open", "shard_id", "signal", "signal_wait"
 ]

@@ -37,7 +37,7 @@ from .context import DistContext
 from .mesh import device_mesh
 
 __all__ = ["BarrierKind", "GroupKind", "MemoryOrder", "MemoryScope", "distributed_barrier", "n_pes", "remote",
-           "shard_id", "signal", "signal_wait"]
+           "session_close", "session_open", "shard_id", "signal", "signal_wait"]
 
 
 class BarrierKind(str, enum.Enum):
@@ -144,7 +144,7 @@ def _check_context_id(context_id: Any, what: str, name: str = "context_id") -> N
 
 @_tle._builtin
 def distributed_barrier(mesh=None, device_dptr=None, space=None, group_kind="block", barrier_kind="sync",
-                        order="acqrel", index=0, context_id=0, memory_scope="system", _semantic=None) -> None:
+                        order="acqrel", index=0, context_id=0, memory_scope="system", session=None, _semantic=None):
     """FlagTree's ``tle.distributed_barrier`` with an explicit space: the
     barrier between the GPUs of a FlagCX team on slot ``index``.
 
@@ -160,6 +160,13 @@ def distributed_barrier(mesh=None, device_dptr=None, space=None, group_kind="blo
     ``"device"`` (served at system scope). ``mesh`` may be None; when given
     it must name the level of ``space`` (``"device"`` for the node's GPUs,
     ``"node"`` for inter and world).
+
+    ``session`` (TLE's, FlagTree has none): the int64 that
+    ``session_open`` or the previous barrier of the session returned, for
+    a barrier in a loop that reads and writes no epoch word; the slot is
+    the session's (``index`` is ignored), the space must be the node's
+    GPUs and the group block or warp; the call returns the next session.
+    Without it the barrier is FlagTree's stateless one and returns None.
     """
     space_name = _text("space", space)
     if space_name is None:
@@ -198,8 +205,29 @@ def distributed_barrier(mesh=None, device_dptr=None, space=None, group_kind="blo
     comm = _comm("device_dptr", device_dptr, _semantic)
     if core._unwrap_if_constexpr(index) is None:  # FlagTree reads None as slot 0
         index = 0
-    _tle._barrier("tle_distributed_barrier", comm, _text("barrier_kind", barrier_kind), group, memory_order, index,
-                  _semantic, _link.bitcode_path, team=team)
+    if core._unwrap_if_constexpr(session) is not None:
+        index = None  # the session's slot
+    return _tle._barrier("tle_distributed_barrier", comm, _text("barrier_kind", barrier_kind), group, memory_order,
+                         index, _semantic, _link.bitcode_path, team=team, session=session)
+
+
+@_tle._builtin
+def session_open(device_dptr, group_kind="block", index=0, _semantic=None) -> core.tensor:
+    """TLE's barrier session (``tle.language.session_open``) on slot
+    ``index`` (FlagTree's default 0) of the node's GPUs, for
+    ``distributed_barrier(..., session=s)`` in a loop."""
+    if core._unwrap_if_constexpr(index) is None:
+        index = 0
+    return _tle._session_open(_comm("device_dptr", device_dptr, _semantic), _text("group_kind", group_kind), index,
+                              _semantic, _link.bitcode_path)
+
+
+@_tle._builtin
+def session_close(device_dptr, session, group_kind="block", _semantic=None) -> core.tensor:
+    """Ends the session (``tle.language.session_close``): writes its epoch
+    back; returns 0 or the status of its wait that gave up."""
+    return _tle._session_close(_comm("device_dptr", device_dptr, _semantic), session,
+                               _text("group_kind", group_kind), _semantic, _link.bitcode_path)
 
 
 def _linear_shard(shard_id: Any, scope: Any) -> int:

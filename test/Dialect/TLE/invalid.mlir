@@ -448,3 +448,40 @@ func.func @signal_team_negative_peer(%comm: !llvm.ptr, %sig: i32) {
   tle.signal inc %comm, %c, %sig team world : !llvm.ptr
   return
 }
+
+// -----
+
+// Sessions serve the thread, warp and block groups; the grid barrier
+// keeps its own state.
+func.func @session_open_grid(%comm: !llvm.ptr, %slot: i32) -> i32 {
+  // expected-error @below {{sessions serve groups thread, warp and block}}
+  %e = tle.session_open %comm, %slot group grid : !llvm.ptr
+  return %e : i32
+}
+
+// -----
+
+// A session's halves keep the barrier's order rules.
+func.func @session_arrive_acquire(%comm: !llvm.ptr, %slot: i32, %e: i32) -> i32 {
+  // expected-error @below {{arrive cannot acquire}}
+  %n = tle.session_barrier arrive %comm, %slot, %e order acquire : !llvm.ptr
+  return %n : i32
+}
+
+// -----
+
+func.func @session_close_negative(%comm: !llvm.ptr, %e: i32) {
+  %c = arith.constant -1 : i32
+  // expected-error @below {{index must be non-negative}}
+  tle.session_close %comm, %c, %e : !llvm.ptr
+  return
+}
+
+// -----
+
+func.func @session_barrier_null(%slot: i32, %e: i32) -> i32 {
+  %null = llvm.mlir.zero : !llvm.ptr
+  // expected-error @below {{comm is a null pointer}}
+  %n = tle.session_barrier sync %null, %slot, %e : !llvm.ptr
+  return %n : i32
+}

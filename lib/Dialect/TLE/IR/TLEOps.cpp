@@ -72,6 +72,35 @@ LogicalResult DeviceBarrierOp::verify() {
   return success();
 }
 
+/// The rules of the session ops (TLEOps.td, session_open): a barrier's on
+/// the slot, and no grid group.
+static LogicalResult verifySession(Operation *op, Value comm, Value index,
+                                   BarrierGroup group) {
+  if (isNegativeConstant(index))
+    return op->emitOpError("index must be non-negative");
+  if (isNullHandle(comm))
+    return op->emitOpError("comm is a null pointer");
+  if (group == BarrierGroup::grid)
+    return op->emitOpError("sessions serve groups thread, warp and block; "
+                           "the grid barrier keeps its own state");
+  return success();
+}
+
+LogicalResult SessionOpenOp::verify() {
+  return verifySession(*this, getComm(), getIndex(), getGroup());
+}
+
+LogicalResult SessionBarrierOp::verify() {
+  if (failed(verifyBarrier(*this, getKind(), getComm(), getIndex(), getGroup(),
+                           getOrder(), /*multimem=*/false)))
+    return failure();
+  return verifySession(*this, getComm(), getIndex(), getGroup());
+}
+
+LogicalResult SessionCloseOp::verify() {
+  return verifySession(*this, getComm(), getIndex(), getGroup());
+}
+
 LogicalResult IntraRankOp::verify() {
   if (isNullHandle(getComm()))
     return emitOpError("comm is a null pointer");

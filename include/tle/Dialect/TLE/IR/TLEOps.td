@@ -139,6 +139,120 @@ def TLE_DeviceBarrierOp : TLE_Op<"device_barrier"> {
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Barrier sessions: what tle-form-barrier-sessions turns the barriers of a
+// loop into. The slot's epoch is an SSA value that the loop carries.
+//===----------------------------------------------------------------------===//
+
+def TLE_SessionOpenOp : TLE_Op<"session_open"> {
+  let summary = "Open a barrier session on a slot: check it, read its epoch";
+  let description = [{
+    Checks the communicator `comm` and slot `index` for `group` as a
+    barrier would, and returns the slot's epoch. The session's barriers
+    (`tle.session_barrier`) take the epoch and return the next one; the
+    session ends with `tle.session_close`, which writes the epoch back.
+    Between the open and the close, the slot is used through the session
+    only: a stateless barrier on it would read an epoch word the session
+    has not written. `tle-form-barrier-sessions` forms sessions from the
+    barriers of a loop; they can also be written by hand.
+
+    Verifier rules: those of `tle.device_intra_barrier` on `comm` and
+    `index`, and `group` is `thread`, `warp` or `block` (the grid barrier
+    keeps its own state).
+
+    Example:
+
+    ```mlir
+    %e0 = tle.session_open %comm, %index : !llvm.ptr
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_HandleType:$comm,
+    I32:$index,
+    DefaultValuedAttr<TLE_BarrierGroup,
+                      "::mlir::tle::BarrierGroup::block">:$group
+  );
+  let results = (outs I32:$epoch);
+
+  let assemblyFormat = [{
+    $comm `,` $index (`group` $group^)? attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def TLE_SessionBarrierOp : TLE_Op<"session_barrier"> {
+  let summary = "A barrier half of a session, on the epoch the caller carries";
+  let description = [{
+    `tle.device_intra_barrier` on the slot of a session opened by
+    `tle.session_open` with the same `comm`, `index` and `group`, with
+    the slot's epoch taken from `epoch` instead of from memory. Returns the
+    epoch after the half: `epoch` after an `arrive`, `epoch + 1` after a
+    `wait` or `sync`. Nothing is read from or written to the slot's epoch
+    word, which is what makes a loop of these cost only the flag exchange.
+
+    Verifier rules: those of `tle.device_intra_barrier`, and no `group
+    grid`.
+
+    Example:
+
+    ```mlir
+    %e1 = tle.session_barrier sync %comm, %index, %e0 order acq_rel : !llvm.ptr
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_BarrierKind:$kind,
+    TLE_HandleType:$comm,
+    I32:$index,
+    I32:$epoch,
+    DefaultValuedAttr<TLE_BarrierGroup,
+                      "::mlir::tle::BarrierGroup::block">:$group,
+    DefaultValuedAttr<TLE_MemoryOrder,
+                      "::mlir::tle::MemoryOrder::acq_rel">:$order
+  );
+  let results = (outs I32:$next);
+
+  let assemblyFormat = [{
+    $kind $comm `,` $index `,` $epoch (`group` $group^)? (`order` $order^)?
+    attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
+def TLE_SessionCloseOp : TLE_Op<"session_close"> {
+  let summary = "End a barrier session: write its epoch back to the slot";
+  let description = [{
+    Ends the session on slot `index`: the group's first thread writes
+    `epoch` (the last `tle.session_barrier`'s result) to the slot's epoch
+    word, and the group synchronizes, so that stateless barriers, later
+    sessions and later launches of the kernel (graph replays included)
+    continue from it.
+
+    Example:
+
+    ```mlir
+    tle.session_close %comm, %index, %e1 : !llvm.ptr
+    ```
+  }];
+
+  let arguments = (ins
+    TLE_HandleType:$comm,
+    I32:$index,
+    I32:$epoch,
+    DefaultValuedAttr<TLE_BarrierGroup,
+                      "::mlir::tle::BarrierGroup::block">:$group
+  );
+
+  let assemblyFormat = [{
+    $comm `,` $index `,` $epoch (`group` $group^)? attr-dict `:` type($comm)
+  }];
+
+  let hasVerifier = 1;
+}
+
 class TLE_CommQueryOp<string mnemonic>
     : TLE_Op<mnemonic, [MemoryEffects<[MemRead]>]> {
   let arguments = (ins TLE_HandleType:$comm);

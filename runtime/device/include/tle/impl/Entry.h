@@ -20,6 +20,7 @@
 #endif
 
 #include "tle/barrier.h"
+#include "tle/impl/Session.h"
 #include "tle/impl/Team.h"
 #include "tle/signal.h"
 
@@ -68,6 +69,31 @@ TLE_GRID_BARRIER(tleIntraGridBarrierArriveS, tle::kBarrierArrive)
 TLE_GRID_BARRIER(tleIntraGridBarrierWaitS, tle::kBarrierWait)
 TLE_GRID_BARRIER(tleIntraGridBarrierSyncS, tle::kBarrierSync)
 #undef TLE_GRID_BARRIER
+
+TLE_DEVICE_API uint32_t tleIntraBarrierSessionOpen(const void *comm,
+                                                   int32_t coopKind,
+                                                   uint32_t index) {
+  return tle::impl::compiledOpen(comm, coopKind, index,
+                                 tle::impl::Fn::tleIntraBarrierSessionOpen);
+}
+#define TLE_SESSION_BARRIER(Name, Kind)                                        \
+  TLE_DEVICE_API uint32_t Name(const void *comm, int32_t coopKind,             \
+                               uint32_t index, int32_t order,                  \
+                               uint32_t epoch) {                               \
+    return tle::impl::compiledBarrier(comm, coopKind, index, order, Kind,      \
+                                      epoch, nullptr, tle::impl::Fn::Name);    \
+  }
+TLE_SESSION_BARRIER(tleIntraBarrierSessionArrive, tle::kBarrierArrive)
+TLE_SESSION_BARRIER(tleIntraBarrierSessionWait, tle::kBarrierWait)
+TLE_SESSION_BARRIER(tleIntraBarrierSessionSync, tle::kBarrierSync)
+#undef TLE_SESSION_BARRIER
+TLE_DEVICE_API void tleIntraBarrierSessionClose(const void *comm,
+                                                int32_t coopKind,
+                                                uint32_t index,
+                                                uint32_t epoch) {
+  tle::impl::compiledClose(comm, coopKind, index, epoch,
+                           tle::impl::Fn::tleIntraBarrierSessionClose);
+}
 
 TLE_DEVICE_API int32_t flagcxDevCommGetIntraRank(const void *comm) {
   return tle::impl::intraRank(comm, tle::impl::Fn::flagcxDevCommGetIntraRank);
@@ -210,6 +236,63 @@ TLE_DEVICE_API int32_t tleTritonTeamBarrier(int64_t comm, int32_t teamKind,
   return static_cast<int32_t>(
       teamBarrier</*Status=*/true>(c, teamKind, groupKind, slot, order,
                                    barrierKind, Fn::tleTritonTeamBarrier));
+}
+namespace tle::impl {
+/// tleTritonSession*'s int64: the slot above the epoch (abi.def).
+TLE_DEV_INLINE int64_t tritonSession(uint32_t slot, uint32_t epoch) {
+  return static_cast<int64_t>((uint64_t(slot) << 32) | epoch);
+}
+TLE_DEV_INLINE uint32_t tritonSessionSlot(int64_t session) {
+  return static_cast<uint32_t>(static_cast<uint64_t>(session) >> 32);
+}
+/// Triton's group space includes grid, which sessions do not serve.
+TLE_DEV_INLINE void checkSessionGroup(const void *comm, uint32_t slot,
+                                      int32_t groupKind, Fn fn) {
+  if (TLE_UNLIKELY(static_cast<uint32_t>(groupKind) > kMaxFlagcxCoop))
+    failArgument(comm, slot, fn, kArgCoopKind, groupKind, kMaxFlagcxCoop);
+}
+} // namespace tle::impl
+
+TLE_DEVICE_API int64_t tleTritonSessionOpen(int64_t comm, int32_t groupKind,
+                                            int32_t index) {
+  using namespace tle::impl;
+  const void *c = addressOf(comm);
+  uint32_t slot = static_cast<uint32_t>(index);
+  checkSessionGroup(c, slot, groupKind, Fn::tleTritonSessionOpen);
+  return tritonSession(
+      slot, compiledOpen(c, groupKind, slot, Fn::tleTritonSessionOpen));
+}
+TLE_DEVICE_API int64_t tleTritonSession(int64_t comm, int32_t barrierKind,
+                                        int32_t groupKind, int32_t order,
+                                        int64_t session) {
+  using namespace tle::impl;
+  // A session whose wait gave up holds minus its status: the communicator
+  // is unusable (its fault word is set), so nothing waits again.
+  if (session < 0)
+    return session;
+  const void *c = addressOf(comm);
+  uint32_t slot = tritonSessionSlot(session);
+  if (TLE_UNLIKELY(static_cast<uint32_t>(barrierKind) > tle::kBarrierSync))
+    failArgument(c, slot, Fn::tleTritonSession, tle::kArgBarrierKind,
+                 barrierKind, tle::kBarrierSync);
+  checkSessionGroup(c, slot, groupKind, Fn::tleTritonSession);
+  uint32_t status = 0;
+  uint32_t next = compiledBarrier</*Status=*/true>(
+      c, groupKind, slot, order, barrierKind, static_cast<uint32_t>(session),
+      &status, Fn::tleTritonSession);
+  return status ? -static_cast<int64_t>(status) : tritonSession(slot, next);
+}
+TLE_DEVICE_API int32_t tleTritonSessionClose(int64_t comm, int32_t groupKind,
+                                             int64_t session) {
+  using namespace tle::impl;
+  if (session < 0)
+    return static_cast<int32_t>(-session);
+  const void *c = addressOf(comm);
+  uint32_t slot = tritonSessionSlot(session);
+  checkSessionGroup(c, slot, groupKind, Fn::tleTritonSessionClose);
+  compiledClose(c, groupKind, slot, static_cast<uint32_t>(session),
+                Fn::tleTritonSessionClose);
+  return 0;
 }
 TLE_DEVICE_API int32_t tleTritonTeamRank(int64_t comm, int32_t teamKind) {
   return tle::impl::teamRank(tle::impl::addressOf(comm), teamKind,

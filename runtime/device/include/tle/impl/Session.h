@@ -9,6 +9,12 @@
 // so stateless calls and later launches on the slot continue from where the
 // session left it.
 //
+// Below it, the compiled sessions (tle.session_open / tle.session_barrier /
+// tle.session_close, formed by tle-form-barrier-sessions and written by
+// hand in Triton): the same halves, with the epoch in a value the caller
+// carries through its loops instead of in the epoch word, which is read
+// once when the session opens and written once when it closes.
+//
 //===----------------------------------------------------------------------===//
 
 #ifndef TLE_IMPL_SESSION_H
@@ -73,20 +79,24 @@ TLE_DEV_INLINE uint32_t sessionWait(Session &s, int order) {
   checkOrder(s.comm, s.slot, order, kSessionFn);
   uint32_t status = 0;
   if (s.g.rank < kWarpSize) {
-    // Every lane holds the epoch in a register, so rank 0 can store it after
-    // its poll (see groupWait) whatever the number of workers.
+    // Every lane holds the epoch in a register, so rank 0 stores the next
+    // one before it polls: nothing waits for the store, and it completes
+    // during the poll instead of in front of the next arrive's release,
+    // which would wait for it (with the store after the poll, as the
+    // stateless wait must order it, that wait is an L2 round trip per
+    // round). While the session lives nothing else reads the word.
     uint32_t next = s.epoch + 1;
-    if (s.g.rank == 0)
+    if (s.g.rank == 0) {
       traceEvent(s.c, kBarrierWait, s.g.kind, s.slot, order, kTraceBegin);
+      if (!TLE_MUTANT(23))
+        storeRelaxedGpu(epochWord(s.c, s.slot), next);
+    }
     if (s.g.rank < s.workers)
       status = await(
           WaitCtx{s.c, s.slot, next, s.c.size - 1, "barrier wait", kSessionFn},
           s.g.rank, s.workers, acquires(order));
-    if (s.g.rank == 0) {
-      if (!TLE_MUTANT(23))
-        storeRelaxedGpu(epochWord(s.c, s.slot), next);
+    if (s.g.rank == 0)
       traceEvent(s.c, kBarrierWait, s.g.kind, s.slot, order, kTraceEnd);
-    }
     s.epoch = next;
   }
   if constexpr (Status)
@@ -94,6 +104,90 @@ TLE_DEV_INLINE uint32_t sessionWait(Session &s, int order) {
   if (!TLE_MUTANT(18))
     groupSync(s.g);
   return 0;
+}
+
+//===----------------------------------------------------------------------===//
+// Compiled sessions
+//===----------------------------------------------------------------------===//
+
+/// Opens a compiled session on slot `index`: the checks of a stateless call
+/// and the slot's epoch, which every thread of the group returns (the last
+/// write of the word, a stateless wait's or a close's, was followed by a
+/// group sync, or by the end of an earlier launch, so all read the same).
+TLE_DEV_INLINE uint32_t compiledOpen(const void *comm, int coop, uint32_t index,
+                                     abi::Fn fn) {
+  checkCoop(comm, index, coop, kOrderRelaxed, fn);
+  Group g = makeGroup(coop);
+  Comm c = checkSlot(comm, index, g.rank, fn);
+  return loadRelaxedGpu(epochWord(c, index));
+}
+
+/// The barrier half `kind` of a compiled session whose epoch is `epoch`;
+/// returns the epoch after it (one more after a wait or sync). The
+/// communicator is loaded and checked as by a stateless call: its loads are
+/// invariant (loadConst), so a compiler hoists them out of the loop that
+/// carries the epoch, and what is left per round is the signal, the poll
+/// and the group syncs. Nothing touches the epoch word. With `Status`,
+/// `*status` receives the group's status (groupWait).
+template <bool Status = false>
+TLE_DEV_INLINE uint32_t compiledBarrier(const void *comm, int coop,
+                                        uint32_t index, int order, int kind,
+                                        uint32_t epoch, uint32_t *status,
+                                        abi::Fn fn) {
+  checkCoop(comm, index, coop, order, fn);
+  Group g = makeGroup(coop);
+  Comm c = checkSlot(comm, index, g.rank, fn);
+  // As the stateless halves: arrive and sync order the group's writes
+  // before the signal; a wait alone does not sync first.
+  if (kind != kBarrierWait)
+    groupSync(g);
+  if (kind == kBarrierArrive) {
+    if (g.rank < kWarpSize) {
+      uint32_t workers = workerCount(c, g);
+      if (g.rank == 0)
+        traceEvent(c, kBarrierArrive, g.kind, index, order, kTraceInstant);
+      if (g.rank < workers)
+        arriveAt(c, index, g.rank, workers, order);
+      // Reconverge before the caller's next code (see groupArrive).
+      if (g.kind != kCoopThread)
+        syncWarp();
+    }
+    return epoch;
+  }
+  uint32_t next = TLE_MUTANT(60) ? epoch : epoch + 1;
+  uint32_t result = 0;
+  if (g.rank < kWarpSize) {
+    uint32_t workers = workerCount(c, g);
+    if (g.rank == 0)
+      traceEvent(c, kind, g.kind, index, order, kTraceBegin);
+    if (g.rank < workers && kind == kBarrierSync)
+      arriveAt(c, index, g.rank, workers, order);
+    if (g.rank < workers)
+      result =
+          await(WaitCtx{c, index, epoch + 1, c.size - 1, "barrier wait", fn},
+                g.rank, workers, acquires(order));
+    if (g.rank == 0)
+      traceEvent(c, kind, g.kind, index, order, kTraceEnd);
+  }
+  if constexpr (Status)
+    *status = groupSyncStatus(g, result);
+  else
+    groupSync(g);
+  return next;
+}
+
+/// Closes a compiled session: group rank 0 writes the epoch back, so that
+/// stateless calls, later sessions and later launches (graph replays too)
+/// continue from it, and the group syncs so that each of its threads reads
+/// the word after the store.
+TLE_DEV_INLINE void compiledClose(const void *comm, int coop, uint32_t index,
+                                  uint32_t epoch, abi::Fn fn) {
+  checkCoop(comm, index, coop, kOrderRelaxed, fn);
+  Group g = makeGroup(coop);
+  Comm c = checkSlot(comm, index, g.rank, fn);
+  if (g.rank == 0 && !TLE_MUTANT(61))
+    storeRelaxedGpu(epochWord(c, index), epoch);
+  groupSync(g);
 }
 
 } // namespace tle::impl

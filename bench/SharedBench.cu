@@ -1,0 +1,663 @@
+//===- SharedBench.cu - Barrier paths with two ranks sharing one GPU ------===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The software cost of each barrier path where one GPU is all there is: two
+// TLE ranks on device 0 (tleCommInitAll with devices {0, 0}), one stream per
+// rank, the two ranks' kernels running side by side. Every row is the same
+// loop of sync(acq_rel) rounds of a block-group barrier, 128 threads per
+// CTA, one slot per CTA, timed in the kernel with %globaltimer after one
+// untimed round; a launch's figure is the slowest CTA of either rank, per
+// round; each row is the median of --reps launches with min and max.
+// Results are CSV lines RESULT,<section>,<impl>,<x>,<us>,<note> (x: CTAs
+// per rank), which bench/run.sh collects and bench/report.py judges.
+//
+// Section `shared`, the rows of docs/benchmarks.md ("One GPU"):
+//   stateless        flagcxIntraBarrierSyncS, what a compiler emitted before
+//                    barrier sessions (the epoch read and written per call)
+//   session          tle::BarrierSession (tle/session.h)
+//   session-abi      the compiled session's entry points
+//                    (tleIntraBarrierSession*) called from CUDA C++
+//   tlec             bench/kernels/shared_loop.mlir compiled by tlec (its
+//                    loop of stateless barriers becomes a session), PTX
+//                    loaded from --tlec-ptx
+//   triton           bench/kernels/triton_loop.py's session loop, compiled
+//                    by Triton with TLE's bitcode, PTX from --triton-dir
+//   triton-stateless the same kernel's loop of stateless barriers
+//   bare             a bare flag barrier over the same symmetric memory:
+//                    st.release.sys / ld.acquire.sys, epoch in a register,
+//                    one 128-byte line per CTA, no checks
+// Section `graph` checks rather than measures: tlec's session loop (or the
+// session entry points from CUDA C++) of both ranks captured in one CUDA
+// graph, replayed 20 times, then a stateless launch on the same slots; each
+// slot's epoch word must have advanced by every round of every launch
+// (CHECK,graph,PASS; exit status 1 otherwise).
+// Section `shared-diag`: the session at 66 CTAs per rank took 39 µs per
+// round in the second pass of an earlier run (docs/gpu-notes.md). Rows that
+// tell its hypotheses apart, at 64, 65, 66 and 67 CTAs per rank, in two
+// passes (note pass=1/2): session on slots that stateless launches just
+// used (`session-reused`, the earlier run's case) and on fresh slots
+// (`session-fresh`), with rank 1 launched first (`session-reversed`),
+// without timeouts (`session-notimeout`) and without the waits' look at
+// the fault word (`session-noabortcheck`), and `stateless` and `bare`
+// beside them. Each note carries `multi=K`: the most SMs, over the
+// launches, that ran more than one of the two ranks' CTAs (%smid), and
+// `both=K`, the most SMs that ran CTAs of both ranks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "GpuSupport.h"
+
+#include "tle/device.h"
+#include "tle/session.h"
+
+#include <cuda.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace tle::gpu;
+
+namespace {
+
+constexpr int kRanks = 2;
+constexpr int kThreads = 128;
+constexpr uint32_t kSlots = 1024;
+/// Slot ranges: each row family has its own, so no two share epochs by
+/// accident (the diag section chooses reuse on purpose).
+constexpr uint32_t kSlotRows = 0;    // up to 128 slots per row kind
+constexpr uint32_t kSlotFresh = 768; // the diag section's fresh slots
+constexpr int kMaxCtas = 128;
+
+struct Options {
+  std::vector<std::string> sections = {"shared", "graph", "shared-diag"};
+  std::vector<int> ctas = {1, 8, 32, 66};
+  std::vector<int> diagCtas = {64, 65, 66, 67};
+  int iters = 10000;
+  int reps = 7;
+  std::string tlecPtx;
+  std::string tritonDir;
+};
+
+/// %smid of the calling thread's SM.
+__device__ __forceinline__ uint32_t smId() {
+  uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
+/// Per-CTA output: nanoseconds of the timed loop and the SM it ran on.
+struct Out {
+  unsigned long long *ns;
+  uint32_t *sm;
+};
+
+__device__ void finish(Out out, uint64_t t0) {
+  uint64_t dt = globalTimer() - t0;
+  if (threadIdx.x == 0) {
+    out.ns[blockIdx.x] = dt;
+    out.sm[blockIdx.x] = smId();
+  }
+}
+
+__global__ void statelessLoop(const void *comm, uint32_t slotBase, int iters,
+                              Out out) {
+  const uint32_t slot = slotBase + blockIdx.x;
+  flagcxIntraBarrierSyncS(comm, tle::kCoopBlock, slot, false,
+                          tle::kOrderRelaxed);
+  const uint64_t t0 = globalTimer();
+  for (int i = 0; i < iters; ++i)
+    flagcxIntraBarrierSyncS(comm, tle::kCoopBlock, slot, false,
+                            tle::kOrderAcqRel);
+  finish(out, t0);
+}
+
+__global__ void sessionLoop(const void *comm, uint32_t slotBase, int iters,
+                            Out out) {
+  tle::BarrierSession bar(comm, tle::kCoopBlock, slotBase + blockIdx.x);
+  bar.sync(tle::kOrderRelaxed);
+  const uint64_t t0 = globalTimer();
+  for (int i = 0; i < iters; ++i)
+    bar.sync(tle::kOrderAcqRel);
+  finish(out, t0);
+}
+
+__global__ void sessionAbiLoop(const void *comm, uint32_t slotBase, int iters,
+                               Out out) {
+  const uint32_t slot = slotBase + blockIdx.x;
+  uint32_t e = tleIntraBarrierSessionOpen(comm, tle::kCoopBlock, slot);
+  e = tleIntraBarrierSessionSync(comm, tle::kCoopBlock, slot,
+                                 tle::kOrderRelaxed, e);
+  const uint64_t t0 = globalTimer();
+  for (int i = 0; i < iters; ++i)
+    e = tleIntraBarrierSessionSync(comm, tle::kCoopBlock, slot,
+                                   tle::kOrderAcqRel, e);
+  finish(out, t0);
+  tleIntraBarrierSessionClose(comm, tle::kCoopBlock, slot, e);
+}
+
+/// Every rank's inbox of the bare barrier, as this rank maps it.
+struct Inboxes {
+  uint32_t *of[kRanks];
+};
+
+/// The bare flag barrier: CTA b of rank r stores its epoch into word b*32
+/// of the peer's inbox (release) and polls its own (acquire); no checks,
+/// no timeout, the epoch in a register.
+__global__ void bareLoop(Inboxes inbox, int rank, int iters, uint32_t first,
+                         Out out) {
+  uint32_t *theirs = inbox.of[1 - rank] + blockIdx.x * 32;
+  const uint32_t *mine = inbox.of[rank] + blockIdx.x * 32;
+  uint32_t epoch = first;
+  uint64_t t0 = 0;
+  for (int i = -1; i < iters; ++i) {
+    if (i == 0)
+      t0 = globalTimer();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      ++epoch;
+      tle::impl::Ptx::stReleaseSys(theirs, epoch);
+      while (int32_t(tle::impl::Ptx::ldAcquireSys(mine) - epoch) < 0) {
+      }
+    }
+    __syncthreads();
+  }
+  finish(out, t0);
+}
+
+} // namespace
+
+/// SharedNoAbortCheck.cu: sessionLoop built with TLE_NO_ABORT_CHECK.
+void launchSessionNoAbortCheck(int ctas, int threads, cudaStream_t stream,
+                               const void *comm, uint32_t slotBase, int iters,
+                               unsigned long long *ns, uint32_t *sm);
+
+namespace {
+
+#define CU(call)                                                               \
+  do {                                                                         \
+    CUresult r_ = (call);                                                      \
+    if (r_ != CUDA_SUCCESS) {                                                  \
+      const char *s_ = nullptr;                                                \
+      cuGetErrorString(r_, &s_);                                               \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,       \
+                   s_ ? s_ : "?");                                             \
+      std::exit(1);                                                            \
+    }                                                                          \
+  } while (0)
+
+/// A kernel from PTX compiled on another machine (tlec's, Triton's): its
+/// parameters are `args` (8 bytes each) followed by `nullTail` null
+/// pointers (Triton's scratch pointers).
+struct PtxKernel {
+  CUfunction fn = nullptr;
+  int threads = kThreads;
+  unsigned shared = 0;
+  int nullTail = 0;
+  bool argIters = false; ///< takes (comm, out, iters), else (comm, out)
+  int iters = 0;         ///< the rounds baked into a kernel without argIters
+};
+
+std::string readFile(const std::string &path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+/// Loads the PTX entry `name` of `path`; false (after saying why) if absent.
+bool loadPtx(const std::string &path, const char *name, PtxKernel &k) {
+  std::string ptx = readFile(path);
+  if (ptx.empty()) {
+    std::printf("INFO,skip,%s: no PTX at %s\n", name, path.c_str());
+    return false;
+  }
+  CUmodule mod;
+  CU(cuModuleLoadData(&mod, ptx.c_str()));
+  CU(cuModuleGetFunction(&k.fn, mod, name));
+  return true;
+}
+
+/// The two ranks on device 0, one stream each, and their buffers.
+struct World {
+  tleComm_t comm[kRanks] = {};
+  void *dcomm[kRanks] = {};
+  tleMem_t mem[kRanks] = {};
+  Inboxes inbox[kRanks] = {};
+  cudaStream_t stream[kRanks] = {};
+  unsigned long long *ns[kRanks] = {};
+  uint32_t *sm[kRanks] = {};
+  uint32_t bareEpoch = 0; ///< the bare barrier's words: every launch adds
+                          ///< iters + 1 to each
+};
+
+void makeWorld(World &w, int64_t timeoutMs) {
+  tleConfig_t cfg = cudaConfig(kSlots, timeoutMs);
+  int devs[kRanks] = {0, 0};
+  TK(tleCommInitAll(w.comm, kRanks, devs, &cfg));
+  TK(tleMemAllocAll(w.comm, kRanks, size_t(kMaxCtas) * 128, w.mem));
+  CK(cudaSetDevice(0));
+  for (int r = 0; r < kRanks; ++r) {
+    TK(tleCommGetDevComm(w.comm[r], &w.dcomm[r]));
+    void *handle = nullptr;
+    TK(tleMemGetHandle(w.mem[r], &handle));
+    tle::SymMem h;
+    CK(cudaMemcpy(&h, handle, sizeof(h), cudaMemcpyDeviceToHost));
+    for (int p = 0; p < kRanks; ++p)
+      w.inbox[r].of[p] = static_cast<uint32_t *>(h.ptrs[p]);
+    CK(cudaStreamCreateWithFlags(&w.stream[r], cudaStreamNonBlocking));
+    CK(cudaMalloc(&w.ns[r], kMaxCtas * sizeof(unsigned long long)));
+    CK(cudaMalloc(&w.sm[r], kMaxCtas * sizeof(uint32_t)));
+  }
+}
+
+void freeWorld(World &w) {
+  CK(cudaDeviceSynchronize());
+  for (int r = 0; r < kRanks; ++r) {
+    CK(cudaStreamDestroy(w.stream[r]));
+    CK(cudaFree(w.ns[r]));
+    CK(cudaFree(w.sm[r]));
+    TK(tleMemFree(w.mem[r]));
+    TK(tleCommDestroy(w.comm[r]));
+  }
+}
+
+enum class Path {
+  Stateless,
+  Session,
+  SessionAbi,
+  SessionNoAbortCheck,
+  Tlec,
+  Triton,
+  TritonStateless,
+  Bare
+};
+
+struct Kernels {
+  PtxKernel tlec, triton, tritonStateless;
+  bool haveTlec = false, haveTriton = false, haveTritonStateless = false;
+};
+
+void launchPtx(const PtxKernel &k, int ctas, cudaStream_t s, void *comm,
+               unsigned long long *ns, int iters) {
+  void *null = nullptr;
+  std::vector<void *> params = {&comm, &ns};
+  if (k.argIters)
+    params.push_back(&iters);
+  for (int i = 0; i < k.nullTail; ++i)
+    params.push_back(&null);
+  CU(cuLaunchKernel(k.fn, ctas, 1, 1, k.threads, 1, 1, k.shared,
+                    reinterpret_cast<CUstream>(s), params.data(), nullptr));
+}
+
+/// One launch of `path` on both ranks (rank order `first` then the other);
+/// returns µs per round of the slowest CTA, and the SM counts.
+double launchOnce(World &w, const Kernels &k, const Options &o, Path path,
+                  int ctas, uint32_t slotBase, int first, int &multi,
+                  int &both) {
+  for (int i = 0; i < kRanks; ++i) {
+    int r = (first + i) % kRanks;
+    cudaStream_t s = w.stream[r];
+    Out out{w.ns[r], w.sm[r]};
+    switch (path) {
+    case Path::Stateless:
+      statelessLoop<<<ctas, kThreads, 0, s>>>(w.dcomm[r], slotBase, o.iters,
+                                              out);
+      break;
+    case Path::Session:
+      sessionLoop<<<ctas, kThreads, 0, s>>>(w.dcomm[r], slotBase, o.iters, out);
+      break;
+    case Path::SessionAbi:
+      sessionAbiLoop<<<ctas, kThreads, 0, s>>>(w.dcomm[r], slotBase, o.iters,
+                                               out);
+      break;
+    case Path::SessionNoAbortCheck:
+      launchSessionNoAbortCheck(ctas, kThreads, s, w.dcomm[r], slotBase,
+                                o.iters, out.ns, out.sm);
+      break;
+    case Path::Bare:
+      bareLoop<<<ctas, kThreads, 0, s>>>(w.inbox[r], r, o.iters, w.bareEpoch,
+                                         out);
+      break;
+    case Path::Tlec:
+      launchPtx(k.tlec, ctas, s, w.dcomm[r], w.ns[r], o.iters);
+      break;
+    case Path::Triton:
+      launchPtx(k.triton, ctas, s, w.dcomm[r], w.ns[r], o.iters);
+      break;
+    case Path::TritonStateless:
+      launchPtx(k.tritonStateless, ctas, s, w.dcomm[r], w.ns[r], o.iters);
+      break;
+    }
+    CK_LAUNCH();
+  }
+  CK(cudaDeviceSynchronize());
+  if (path == Path::Bare)
+    w.bareEpoch += uint32_t(o.iters) + 1;
+  // The PTX kernels run their own number of rounds.
+  int iters = o.iters;
+  if (path == Path::Tlec && !k.tlec.argIters)
+    iters = k.tlec.iters;
+  if ((path == Path::Triton || path == Path::TritonStateless) &&
+      !k.triton.argIters)
+    iters = k.triton.iters;
+  double worst = 0;
+  std::map<uint32_t, int> perSm;
+  std::map<uint32_t, int> rankMask;
+  bool smKnown = path != Path::Tlec && path != Path::Triton &&
+                 path != Path::TritonStateless;
+  for (int r = 0; r < kRanks; ++r) {
+    std::vector<unsigned long long> ns(ctas);
+    std::vector<uint32_t> sm(ctas);
+    CK(cudaMemcpy(ns.data(), w.ns[r], ctas * sizeof(ns[0]),
+                  cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(sm.data(), w.sm[r], ctas * sizeof(sm[0]),
+                  cudaMemcpyDeviceToHost));
+    for (int c = 0; c < ctas; ++c) {
+      worst = std::max(worst, double(ns[c]));
+      if (smKnown) {
+        ++perSm[sm[c]];
+        rankMask[sm[c]] |= 1 << r;
+      }
+    }
+  }
+  multi = 0;
+  both = 0;
+  for (auto &[sm, n] : perSm)
+    multi += n > 1;
+  for (auto &[sm, mask] : rankMask)
+    both += mask == 3;
+  return worst / 1e3 / iters;
+}
+
+struct Row {
+  std::vector<double> us;
+  int multi = 0, both = 0;
+};
+
+Row measure(World &w, const Kernels &k, const Options &o, Path path, int ctas,
+            uint32_t slotBase, int first = 0) {
+  Row row;
+  for (int rep = 0; rep < o.reps; ++rep) {
+    int multi = 0, both = 0;
+    row.us.push_back(
+        launchOnce(w, k, o, path, ctas, slotBase, first, multi, both));
+    row.multi = std::max(row.multi, multi);
+    row.both = std::max(row.both, both);
+  }
+  return row;
+}
+
+void print(const char *section, const std::string &impl, int ctas,
+           const Row &row, const std::string &note) {
+  printStats(section, impl, std::to_string(ctas), row.us,
+             note + ";multi=" + std::to_string(row.multi) +
+                 ";both=" + std::to_string(row.both));
+}
+
+void benchShared(World &w, const Kernels &k, const Options &o) {
+  struct Variant {
+    const char *impl;
+    Path path;
+    bool have;
+    const char *what;
+  };
+  const Variant variants[] = {
+      {"stateless", Path::Stateless, true,
+       "flagcxIntraBarrierSyncS sync acq_rel block 128thr"},
+      {"session", Path::Session, true, "tle::BarrierSession"},
+      {"session-abi", Path::SessionAbi, true,
+       "tleIntraBarrierSession* from CUDA C++"},
+      {"tlec", Path::Tlec, k.haveTlec,
+       "bench/kernels/shared_loop.mlir by tlec (session formed)"},
+      {"triton", Path::Triton, k.haveTriton,
+       "bench/kernels/triton_loop.py session loop"},
+      {"triton-stateless", Path::TritonStateless, k.haveTritonStateless,
+       "bench/kernels/triton_loop.py stateless loop"},
+      {"bare", Path::Bare, true,
+       "st.release.sys/ld.acquire.sys, epoch in a register, one line per CTA"},
+  };
+  // Row kind i uses slots i*128 + [0, ctas): launches of one kind continue
+  // the same epochs, kinds never share.
+  uint32_t base = kSlotRows;
+  for (const Variant &v : variants) {
+    if (!v.have) {
+      std::printf("INFO,skip,shared %s: not prepared\n", v.impl);
+      base += 128;
+      continue;
+    }
+    for (int ctas : o.ctas)
+      print("shared", v.impl, ctas, measure(w, k, o, v.path, ctas, base),
+            v.what);
+    base += 128;
+  }
+}
+
+void benchDiag(World &w, World &noTimeout, const Kernels &k, const Options &o) {
+  // The slots the stateless rows of this section use, reused by
+  // session-reused right after them.
+  const uint32_t reused = 7 * 128;
+  for (int pass = 1; pass <= 2; ++pass) {
+    std::string p = "pass=" + std::to_string(pass);
+    for (int ctas : o.diagCtas) {
+      print("shared-diag", "stateless", ctas,
+            measure(w, k, o, Path::Stateless, ctas, reused), p);
+      print("shared-diag", "session-reused", ctas,
+            measure(w, k, o, Path::Session, ctas, reused),
+            p + ";slots the stateless row just used");
+      // Fresh slots: this pass's own, never touched before.
+      uint32_t fresh = kSlotFresh + uint32_t(pass - 1) * 128;
+      print("shared-diag", "session-fresh", ctas,
+            measure(w, k, o, Path::Session, ctas, fresh),
+            p + ";slots no launch used before");
+      print("shared-diag", "session-reversed", ctas,
+            measure(w, k, o, Path::Session, ctas, reused, /*first=*/1),
+            p + ";rank 1 launched first");
+      print("shared-diag", "session-notimeout", ctas,
+            measure(noTimeout, k, o, Path::Session, ctas, reused),
+            p + ";timeoutMs=0");
+      print("shared-diag", "session-noabortcheck", ctas,
+            measure(w, k, o, Path::SessionNoAbortCheck, ctas, reused),
+            p + ";TLE_NO_ABORT_CHECK");
+      // The trace ring takes one fetch-add on a counter in host memory per
+      // event (Trace.h), so its cost grows with the CTAs that share it.
+      for (tleComm_t c : w.comm)
+        TK(tleCommTraceStart(c, 1u << 16));
+      print("shared-diag", "session-trace", ctas,
+            measure(w, k, o, Path::Session, ctas, reused),
+            p + ";trace on (tleCommTraceStart)");
+      for (tleComm_t c : w.comm)
+        TK(tleCommTraceStop(c));
+      print("shared-diag", "bare", ctas, measure(w, k, o, Path::Bare, ctas, 0),
+            p);
+    }
+  }
+}
+
+/// Slot `slot`'s epoch word of rank `r` (device memory, read back).
+uint32_t epochOf(World &w, int r, uint32_t slot) {
+  tle::DevComm dc;
+  CK(cudaMemcpy(&dc, w.dcomm[r], sizeof(dc), cudaMemcpyDeviceToHost));
+  uint32_t e = 0;
+  CK(cudaMemcpy(&e, dc.epochs + slot, sizeof(e), cudaMemcpyDeviceToHost));
+  return e;
+}
+
+/// Section `graph`, a check rather than a figure: the compiled session's
+/// loop (tlec's PTX when prepared, else the session entry points from CUDA
+/// C++) captured for both ranks into one CUDA graph and replayed, then a
+/// stateless launch on the same slots: every replay continues the slots'
+/// epochs from the last one's close, and the stateless launch from the
+/// last replay's. Prints CHECK,graph,PASS (or FAIL with the epochs) and
+/// returns false on a mismatch.
+bool checkGraph(World &w, const Kernels &k) {
+  const int ctas = 8, iters = 100, replays = 20;
+  // tlec's kernel takes block b's slot b; the C++ loop takes slots no other
+  // row uses.
+  const uint32_t slot0 = k.haveTlec ? 0 : 8 * 128;
+  uint32_t before[kRanks][ctas];
+  for (int r = 0; r < kRanks; ++r)
+    for (int c = 0; c < ctas; ++c)
+      before[r][c] = epochOf(w, r, slot0 + c);
+  cudaEvent_t fork, join;
+  CK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
+  CK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+  // Both ranks' kernels in one graph, side by side (a fork and a join).
+  CK(cudaStreamBeginCapture(w.stream[0], cudaStreamCaptureModeThreadLocal));
+  CK(cudaEventRecord(fork, w.stream[0]));
+  CK(cudaStreamWaitEvent(w.stream[1], fork, 0));
+  for (int r = 0; r < kRanks; ++r) {
+    if (k.haveTlec)
+      launchPtx(k.tlec, ctas, w.stream[r], w.dcomm[r], w.ns[r], iters);
+    else
+      sessionAbiLoop<<<ctas, kThreads, 0, w.stream[r]>>>(
+          w.dcomm[r], slot0, iters, Out{w.ns[r], w.sm[r]});
+    CK_LAUNCH();
+  }
+  CK(cudaEventRecord(join, w.stream[1]));
+  CK(cudaStreamWaitEvent(w.stream[0], join, 0));
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CK(cudaStreamEndCapture(w.stream[0], &graph));
+  CK(cudaGraphInstantiate(&exec, graph, 0));
+  for (int i = 0; i < replays; ++i)
+    CK(cudaGraphLaunch(exec, w.stream[0]));
+  CK(cudaStreamSynchronize(w.stream[0]));
+  for (int r = 0; r < kRanks; ++r) {
+    statelessLoop<<<ctas, kThreads, 0, w.stream[r]>>>(w.dcomm[r], slot0, iters,
+                                                      Out{w.ns[r], w.sm[r]});
+    CK_LAUNCH();
+  }
+  CK(cudaDeviceSynchronize());
+  // Each launch, replayed or not, completes iters + 1 epochs on each slot.
+  bool ok = true;
+  std::string detail;
+  for (int r = 0; r < kRanks; ++r)
+    for (int c = 0; c < ctas; ++c) {
+      uint32_t got = epochOf(w, r, slot0 + c);
+      uint32_t want = before[r][c] + uint32_t(replays + 1) * (iters + 1);
+      if (got != want) {
+        ok = false;
+        detail += "; rank " + std::to_string(r) + " slot " +
+                  std::to_string(slot0 + c) + " epoch " + std::to_string(got) +
+                  " != " + std::to_string(want);
+      }
+    }
+  std::printf("CHECK,graph,%s,%d replays of %s on both ranks then a stateless "
+              "launch on the same slots%s\n",
+              ok ? "PASS" : "FAIL", replays,
+              k.haveTlec ? "tlec's session loop" : "the session entry points",
+              detail.c_str());
+  CK(cudaGraphExecDestroy(exec));
+  CK(cudaGraphDestroy(graph));
+  CK(cudaEventDestroy(fork));
+  CK(cudaEventDestroy(join));
+  return ok;
+}
+
+/// Reads `key=value` lines of a prepared kernel's description.
+std::map<std::string, std::string> readMeta(const std::string &path) {
+  std::map<std::string, std::string> m;
+  std::ifstream f(path);
+  std::string line;
+  while (std::getline(f, line)) {
+    auto eq = line.find('=');
+    if (eq != std::string::npos)
+      m[line.substr(0, eq)] = line.substr(eq + 1);
+  }
+  return m;
+}
+
+bool loadTriton(const std::string &dir, const char *stem, PtxKernel &k) {
+  auto meta = readMeta(dir + "/" + stem + ".meta");
+  if (meta.empty()) {
+    std::printf("INFO,skip,%s: no %s/%s.meta\n", stem, dir.c_str(), stem);
+    return false;
+  }
+  if (!loadPtx(dir + "/" + stem + ".ptx", meta["name"].c_str(), k))
+    return false;
+  k.threads = std::atoi(meta["threads"].c_str());
+  k.shared = unsigned(std::atoi(meta["shared"].c_str()));
+  k.nullTail = std::atoi(meta["null_tail"].c_str());
+  k.iters = std::atoi(meta["iters"].c_str());
+  if (k.shared > 48 * 1024)
+    CU(cuFuncSetAttribute(k.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                          int(k.shared)));
+  return true;
+}
+
+bool wants(const Options &o, const char *s) {
+  return std::find(o.sections.begin(), o.sections.end(), s) != o.sections.end();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : nullptr;
+    if (a == "--sections" && v)
+      o.sections = parseList(v), ++i;
+    else if (a == "--ctas" && v)
+      o.ctas = parseIntList(v), ++i;
+    else if (a == "--diag-ctas" && v)
+      o.diagCtas = parseIntList(v), ++i;
+    else if (a == "--reps" && v)
+      o.reps = std::max(5, std::atoi(v)), ++i;
+    else if (a == "--tlec-ptx" && v)
+      o.tlecPtx = v, ++i;
+    else if (a == "--triton-dir" && v)
+      o.tritonDir = v, ++i;
+    else {
+      std::printf(
+          "usage: tle-bench-shared [--sections shared,graph,shared-diag] "
+          "[--ctas 1,8,32,66] [--diag-ctas 64,65,66,67] [--reps N "
+          "(>= 5)] [--tlec-ptx FILE] [--triton-dir DIR]\n");
+      return 2;
+    }
+  }
+  for (int c : o.ctas)
+    if (c < 1 || c > kMaxCtas)
+      return std::printf("CTA counts must be in 1..%d\n", kMaxCtas), 2;
+  for (int c : o.diagCtas)
+    if (c < 1 || c > kMaxCtas)
+      return std::printf("CTA counts must be in 1..%d\n", kMaxCtas), 2;
+  setvbuf(stdout, nullptr, _IOLBF, 0);
+  if (!gpusOrSkip(1))
+    return kExitSkip;
+  CK(cudaSetDevice(0));
+  CK(cudaFree(nullptr)); // the primary context, which the PTX modules use
+  cudaDeviceProp prop;
+  CK(cudaGetDeviceProperties(&prop, 0));
+  std::printf("INFO,gpu,%s,%d SMs,two ranks on device 0\n", prop.name,
+              prop.multiProcessorCount);
+  Kernels k;
+  if (!o.tlecPtx.empty() && loadPtx(o.tlecPtx, "shared_loop", k.tlec)) {
+    k.haveTlec = true;
+    k.tlec.argIters = true;
+  }
+  if (!o.tritonDir.empty()) {
+    k.haveTriton = loadTriton(o.tritonDir, "triton_session", k.triton);
+    k.haveTritonStateless =
+        loadTriton(o.tritonDir, "triton_stateless", k.tritonStateless);
+    if (k.haveTriton && k.haveTritonStateless &&
+        k.triton.iters != k.tritonStateless.iters)
+      return std::printf("the Triton kernels' rounds differ\n"), 1;
+  }
+  World w, noTimeout;
+  makeWorld(w, -1);
+  makeWorld(noTimeout, 0);
+  if (wants(o, "shared"))
+    benchShared(w, k, o);
+  bool graphOk = !wants(o, "graph") || checkGraph(w, k);
+  if (wants(o, "shared-diag"))
+    benchDiag(w, noTimeout, k, o);
+  freeWorld(noTimeout);
+  freeWorld(w);
+  return graphOk ? 0 : 1;
+}
