@@ -30,6 +30,8 @@ whole matrix (for the table's "also fails" column). CPU catchers:
   onesided tle-emu-tests-mutant's one-sided tests (OneSidedTest.cpp): puts,
           gets, counters, shadows and flush on INTRA and the simulated network,
           race-checked
+  checker tle-race-checker-tests-mutant: the race checker's verdicts on
+          hand-written histories, its own mutants (Race.cpp) switched
 
 The Triton front end's mutants (P1, P2, ... in docs/testing.md, "Front-end
 mutants") substitute text in a copy of a file of python/tle (language.py,
@@ -105,6 +107,7 @@ def catchers(build):
         "onesided": ([str(bin_ / "tle-emu-tests-mutant"), "--gtest_brief=1", "--gtest_fail_fast",
                       "--gtest_filter=*OneSided*:*PutRing*:*NetRing*"],
                      {"TLE_EMU_SEED": SEED, "TLE_BARRIER_TIMEOUT_MS": "5000"}),
+        "checker": ([str(bin_ / "tle-race-checker-tests-mutant"), "--gtest_brief=1"], {}),
     }
 
 

@@ -54,6 +54,8 @@ if [ -f python/pyproject.toml ]; then
   suite "wheel: tle-triton built, installed in a fresh venv, an sm_90 kernel compiled" \
     scripts/test-wheel.sh
 fi
+suite "emulator benchmark: cost by rank count, within 3x of the recorded figures" \
+  python3 scripts/emu-bench.py --check
 # Mutants, last: it rebuilds a few test binaries (target tle-mutants) and
 # runs each mutant's tests, about 3 minutes on 2 cores.
 suite "mutation: every listed mutant of the device library caught" \

@@ -163,6 +163,12 @@ inline bool casRelaxedSys(uint32_t *p, uint32_t expected, uint32_t desired) {
 inline uint64_t nowNs() { return ++rec::state().clock; }
 /// The fault word is not part of the orders under test: read, not logged.
 inline uint32_t loadFaultWord(const uint32_t *p) { return *p; }
+/// A report's look at the flags (missingPeers): the relaxed load it is on
+/// GPUs, logged as one.
+inline uint32_t peekFlagSys(const uint32_t *p) {
+  rec::record("ld.relaxed.sys", p);
+  return *p;
+}
 inline void storeFaultWord(uint32_t *p, uint32_t v) {
   rec::record("st.relaxed.sys", p);
   *p = v;

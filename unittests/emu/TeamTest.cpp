@@ -754,6 +754,40 @@ TEST(Teams, TheNetworkHonoursItsLatency) {
   }
 }
 
+// Net adds still in flight when a launch's threads have all exited land
+// (a network delivers what was sent): a signal sent last reaches its word,
+// launch after launch, and an INTER arrive in one launch completes a wait
+// in the next instead of looking like a deadlock.
+TEST(Teams, MessagesInFlightAtALaunchsEndLand) {
+  Nodes w(2, 2);
+  ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
+  LaunchOptions o = shape({1, 1, 1}, {1, 1, 1});
+  o.netLatencySteps = 1000;
+  for (int k = 1; k <= 3; ++k) {
+    LaunchResult r = launch(w.comms.data(), 4, o, [&](int rank, void *dc) {
+      // Signal word 5 of the rail peer (INTER rank 1 - mine), then exit.
+      flagcxDevSignalInc(dc, kTeamInter, 1 - rank / 2, 5, 0, kCoopThread,
+                         kScopeSystem);
+    });
+    ASSERT_EQ(r.result, tleSuccess) << r.message;
+    for (int rank = 0; rank < 4; ++rank) {
+      uint64_t v = 0;
+      ASSERT_EQ(tleCommGetSignals(w.comms[rank], 5, 1, &v), tleSuccess);
+      EXPECT_EQ(v, uint64_t(k)) << "rank " << rank << " after launch " << k;
+    }
+  }
+  LaunchResult arrive = launch(w.comms.data(), 4, o, [&](int, void *dc) {
+    flagcxDevBarrierArrive(dc, kTeamInter, 1, 0, kCoopThread, kOrderRelease,
+                           kScopeSystem);
+  });
+  ASSERT_EQ(arrive.result, tleSuccess) << arrive.message;
+  LaunchResult wait = launch(w.comms.data(), 4, o, [&](int, void *dc) {
+    flagcxDevBarrierWait(dc, kTeamInter, 1, 0, kCoopThread, kOrderAcquire,
+                         kScopeSystem);
+  });
+  EXPECT_EQ(wait.result, tleSuccess) << wait.message;
+}
+
 TEST(Teams, BadNodeConfigsAreRefused) {
   tleConfig_t config = TLE_CONFIG_INITIALIZER;
   std::vector<tleComm_t> comms(6, nullptr);

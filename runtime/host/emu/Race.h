@@ -11,9 +11,10 @@
 // them (FastTrack's algorithm, with TSan's treatment of fences and release
 // sequences). docs/emulator.md, "Race check", is the user's description.
 //
-// Clocks are dense arrays over the launch's threads, shared between the
-// threads a group sync made equal and copied on write, so a block that
-// only syncs holds one clock. This header is internal to the emulator.
+// Clocks have an entry per block plus the threads that stepped beyond
+// their block's (Clock), shared between the threads a group sync made equal
+// and copied on write, so a block that only syncs holds one clock. This
+// header is internal to the emulator.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,9 +44,21 @@ struct RaceRegion {
   int32_t rank = 0;   ///< whose copy
 };
 
-/// A vector clock: entry i is the last step of thread i known to happen
-/// before. Immutable once shared.
-using Clock = std::vector<uint32_t>;
+/// A vector clock over the launch's threads (entry i: the last step of
+/// thread i known to happen before), in two parts: `uni[b]`, a step every
+/// thread of block b is known to have reached, and `exc`, sorted by
+/// thread, the threads known beyond their block's value. A group sync makes
+/// its members' steps equal, so a block that syncs is one entry, and only
+/// the threads that released since their block's last sync (a barrier's
+/// workers) are exceptions: joins and comparisons cost O(blocks + those
+/// threads), not O(threads). Immutable once shared.
+struct Clock {
+  uint32_t perBlock = 1; ///< threads per block (thread i is in i / perBlock)
+  std::vector<uint32_t> uni;
+  std::vector<std::pair<uint32_t, uint32_t>> exc; ///< (thread, step)
+
+  uint32_t at(uint32_t i) const;
+};
 
 /// A clock as a shared array plus one entry that overrides it, so that a
 /// thread's clock and its snapshots need no copy until a join.
@@ -56,7 +69,7 @@ struct Snap {
   uint32_t own = 0;
 
   uint32_t at(uint32_t i) const {
-    uint32_t v = base && i < base->size() ? (*base)[i] : 0;
+    uint32_t v = base ? base->at(i) : 0;
     return i == tid && own > v ? own : v;
   }
   bool empty() const { return !base && tid == kNone; }
@@ -64,8 +77,11 @@ struct Snap {
 
 class RaceChecker {
 public:
-  /// `threads`: the most threads the launch can start (all ranks).
-  RaceChecker(uint64_t threads, std::vector<RaceRegion> regions);
+  /// `threads`: the most threads the launch can start (all ranks), added
+  /// block by block, `perBlock` threads each (a block's threads are one
+  /// entry of a clock while their steps agree; 1 keeps every thread apart).
+  RaceChecker(uint64_t threads, std::vector<RaceRegion> regions,
+              uint32_t perBlock = 1);
   ~RaceChecker();
   RaceChecker(const RaceChecker &) = delete;
   RaceChecker &operator=(const RaceChecker &) = delete;
@@ -121,6 +137,7 @@ private:
   void acquire(ThreadClock &t, const Snap &s);
   Snap releaseSnap(uint32_t tid);
   Snap join(const Snap &a, const Snap &b) const;
+  std::shared_ptr<Clock> joinClocks(const Clock *a, const Clock *b) const;
   bool snapLeq(const Snap &a, const Snap &b) const;
   bool leq(const Snap &a, const ThreadClock &t) const;
   void fence(uint32_t tid, int order);
@@ -133,11 +150,21 @@ private:
   std::string report(const Shadow &region, const Access &before,
                      const Access &now) const;
 
-  uint64_t size;
+  uint32_t perBlock;
+  uint32_t blocks;
   std::vector<ThreadName> names;
   std::vector<ThreadClock> clocks;
-  /// The clock a load that reads each atomic word synchronizes with.
-  std::unordered_map<uintptr_t, Snap> syncs;
+  /// What a load that reads an atomic word synchronizes with: the clock of
+  /// the word's release sequence, and which sequence it is (a store starts
+  /// a new one, a read-modify-write continues it, and its clock only grows).
+  struct WordSync {
+    Snap snap;
+    uint64_t sequence = 0;
+  };
+  std::unordered_map<uintptr_t, WordSync> syncs;
+  uint64_t nextSequence = 0;
+  /// Scratch of the joins.
+  std::vector<std::pair<uint32_t, uint32_t>> scratch;
   std::vector<std::unique_ptr<Shadow>> shadows; ///< by base address
   int32_t ranksPerNode = 0;
 };

@@ -401,11 +401,11 @@ void Scheduler::loop() {
     ranks[i].index = static_cast<int>(i);
   }
   if (config.raceCheck)
-    // One more thread per rank: its network (nics).
-    race = std::make_unique<RaceChecker>(ranks.size() * blocksPerRank(config) *
-                                                 threadsPerBlock(config) +
-                                             ranks.size(),
-                                         config.regions);
+    // One more thread per rank: its network (nics), after every block's.
+    race = std::make_unique<RaceChecker>(
+        ranks.size() * blocksPerRank(config) * threadsPerBlock(config) +
+            ranks.size(),
+        config.regions, threadsPerBlock(config));
   netPending.assign(ranks.size(), 0);
   nics.assign(ranks.size(), 0);
   if (race)
@@ -477,6 +477,16 @@ void Scheduler::loop() {
     runFiber(t);
     afterStep(t, before, beforeWait);
   }
+  // Messages still in flight when every thread has exited land, as a
+  // network delivers what was sent whether or not the sender still runs:
+  // the clock skips to each one's delivery. A later launch (a wait on an
+  // arrive of this one) sees them; a failed launch drops them.
+  if (liveThreads == 0 && !stop)
+    while (!inFlight.empty()) {
+      netSkipped +=
+          inFlight.front().due - std::min(inFlight.front().due, netNow());
+      deliverDue();
+    }
 }
 
 namespace {

@@ -105,7 +105,7 @@ struct WaitCtx {
 TLE_DEV_INLINE PeerMask missingPeers(const WaitCtx &w) {
   PeerMask mask = {};
   for (uint32_t j = 0; j < w.count; ++j)
-    if (!reached(loadRelaxedSys(inFlag(w.c, w.slot, j)), w.target)) {
+    if (!reached(peekFlagSys(inFlag(w.c, w.slot, j)), w.target)) {
       uint32_t q = entryRank(w.c, j);
       mask.words[q / 64] |= uint64_t(1) << (q % 64);
     }

@@ -30,6 +30,10 @@
 //             casRelaxedSys      claims the error record
 //   faults:   loadFaultWord / storeFaultWord  ErrorRecord::abort, relaxed
 //                           at system scope (the host writes it mid-launch)
+//   reports:  peekFlagSys   a relaxed load of a flag for a report's missing
+//                           peers: no synchronization, so the emulator's race
+//                           checker does not take it as one (and it is not
+//                           counted as a barrier's memory traffic)
 //   time:     nowNs(); kPollsPerClockRead failed polls between two clock
 //             reads (and two loads of the fault word)
 //   waiting:  kPlatformYields (true: every failed poll must call

@@ -387,6 +387,11 @@ TLE_DEV_INLINE void storeFaultWord(uint32_t *p, uint32_t v) {
   Ptx::stRelaxedSys(p, v);
 }
 
+/// A flag read for a report (missingPeers): the relaxed poll's instruction.
+TLE_DEV_INLINE uint32_t peekFlagSys(const uint32_t *p) {
+  return Ptx::ldRelaxedSys(p);
+}
+
 /// %globaltimer counts nanoseconds (updated every few hundred ns or faster,
 /// plenty for a deadline).
 TLE_DEV_INLINE uint64_t nowNs() { return Ptx::globalTimer(); }

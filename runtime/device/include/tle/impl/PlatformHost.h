@@ -248,6 +248,16 @@ inline void storeFaultWord(uint32_t *p, uint32_t v) {
   __atomic_store_n(p, v, __ATOMIC_RELAXED);
 }
 
+/// A flag read for a report's missing peers (missingPeers), on every failed
+/// poll here, where the scheduler needs the wait's description: not a
+/// synchronization, so the race checker is not told (a fence after it
+/// would otherwise acquire every peer's flag the report looked at, and the
+/// checker's cost per failed poll would grow with the ranks), and not
+/// counted.
+inline uint32_t peekFlagSys(const uint32_t *p) {
+  return __atomic_load_n(p, __ATOMIC_RELAXED);
+}
+
 inline uint64_t nowNs() { return tleEmuNowNs(); }
 /// Every failed poll already yields to the emulator's scheduler, which
 /// costs far more than reading its clock or the fault word.

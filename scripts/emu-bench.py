@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+"""The emulator's cost by rank count, with and without the race checker.
+
+One kernel (bench/kernels/emu_sync_loop.mlir): every block syncs on its own
+slot N times (acq_rel, block group, 32 threads per block), run by tlerun on
+the emulator with --repeat and a fixed seed. For each row (ranks x blocks)
+it prints the median wall time per launch that tlerun reports and the CPU
+time per launch of the whole tlerun process (JIT compile included, so it
+overstates small rows a little; it is what a shared, loaded machine does
+not inflate), race check on (the default) and off, and beside them the
+figures of issue 30 (2026-12-01, the tree before this benchmark) and of
+this benchmark's first run, from which the bounds come.
+
+  scripts/emu-bench.py [--build-dir build] [--rows 4x4,16x1,...] [--repeat K]
+                       [--barriers N] [--check] [--markdown]
+
+--check (what scripts/test.sh runs) fails when any row's CPU time per
+launch is more than 3x its recorded figure (BOUNDS below): a generous bound,
+so that machine noise passes and a 3x regression does not. Rows not listed
+in BOUNDS are printed but not judged. docs/benchmarks.md ("The emulator")
+holds the results.
+"""
+
+import argparse
+import os
+import re
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+KERNEL = ROOT / "bench/kernels/emu_sync_loop.mlir"
+
+# Issue 30's figures (median per launch, 2-core CI machine kind, 2026-12-01,
+# 1,000 barriers), in ms: race check on, off.
+ISSUE = {
+    "4x4": (271, 158),
+    "16x1": (1030, 190),
+    "32x1": (12600, 680),
+    "72x1": (278000, 2800),
+}
+
+# CPU ms per launch (tlerun's whole process / launches, its JIT compile
+# included) measured by this script with 1,000 barriers, 3 launches, on the
+# 2-core machine kind under a load average of 15, 2026-12-01 23:21 UTC:
+# race check on, off. --check fails past 3x.
+BOUNDS = {
+    "4x4": (517, 356),
+    "16x1": (917, 374),
+    "32x1": (6440, 1240),
+}
+
+CI_ROWS = ["4x4", "16x1", "32x1"]
+ALL_ROWS = ["2x1", "4x4", "8x1", "16x1", "32x1", "72x1"]
+
+
+def run(tlerun, row, barriers, repeat, race):
+    ranks, blocks = row.split("x")
+    cmd = [str(tlerun), str(KERNEL), "--kernel", "sync_loop", "--ranks", ranks,
+           "--grid", blocks, "--block", "32", "--arg", str(barriers),
+           "--repeat", str(repeat), "--seed", "1", "--timeout-ms", "0"]
+    if not race:
+        cmd.append("--no-race-check")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if r.returncode != 0:
+        sys.exit(f"emu-bench: {' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
+    m = re.search(r"median ([0-9.]+) ms", r.stderr)
+    if not m:
+        sys.exit(f"emu-bench: no median in tlerun's summary:\n{r.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return float(m.group(1)), 1000.0 * cpu / repeat, wall
+
+
+def fmt(ms):
+    return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build-dir", default=str(ROOT / "build"))
+    ap.add_argument("--rows", help=f"comma-separated RANKSxBLOCKS (default {','.join(CI_ROWS)}; "
+                                   f"'all' for {','.join(ALL_ROWS)})")
+    ap.add_argument("--repeat", type=int, default=3, help="launches per measurement (default 3)")
+    ap.add_argument("--barriers", type=int, default=1000, help="syncs per block (default 1000)")
+    ap.add_argument("--check", action="store_true", help="fail past 3x the recorded CPU figures")
+    ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
+    args = ap.parse_args()
+    tlerun = Path(args.build_dir) / "bin/tlerun"
+    if not tlerun.exists():
+        sys.exit(f"emu-bench: {tlerun} not built")
+    rows = ALL_ROWS if args.rows == "all" else (args.rows.split(",") if args.rows else CI_ROWS)
+    for row in rows:
+        if not re.fullmatch(r"[1-9][0-9]*x[1-9][0-9]*", row):
+            sys.exit(f"emu-bench: bad row {row!r} (RANKSxBLOCKS)")
+    judged = args.check and args.barriers == 1000
+    if args.check and not judged:
+        print("emu-bench: --check judges only 1,000 barriers; not judging")
+
+    print(f"emu-bench: {KERNEL.relative_to(ROOT)}, {args.barriers} block syncs per block, "
+          f"32 threads per block, {args.repeat} launches per figure, seed 1, {os.cpu_count()} CPUs")
+    head = ["ranks x blocks", "race check: wall", "cpu", "no race check: wall", "cpu",
+            "checker cost (cpu)", "issue 30 (on / off)", "bound (cpu, on / off)"]
+    if args.markdown:
+        print("| " + " | ".join(head) + " |\n|" + " --- |" * len(head))
+    else:
+        print("  ".join(f"{h:>18}" for h in head))
+    failures = []
+    for row in rows:
+        on_wall, on_cpu, _ = run(tlerun, row, args.barriers, args.repeat, True)
+        off_wall, off_cpu, _ = run(tlerun, row, args.barriers, args.repeat, False)
+        issue = ISSUE.get(row)
+        bound = BOUNDS.get(row)
+        cells = [row, fmt(on_wall), fmt(on_cpu), fmt(off_wall), fmt(off_cpu),
+                 f"{on_cpu / off_cpu:.2f}x",
+                 f"{fmt(issue[0])} / {fmt(issue[1])}" if issue else "",
+                 f"{fmt(3 * bound[0])} / {fmt(3 * bound[1])}" if bound else ""]
+        if args.markdown:
+            print("| " + " | ".join(cells) + " |", flush=True)
+        else:
+            print("  ".join(f"{c:>18}" for c in cells), flush=True)
+        if judged and bound:
+            for what, got, recorded in (("race check", on_cpu, bound[0]), ("no race check", off_cpu, bound[1])):
+                if got > 3 * recorded:
+                    failures.append(f"{row} {what}: {got:.0f} ms of CPU per launch, more than 3x "
+                                    f"the recorded {recorded} ms")
+    if failures:
+        print("emu-bench: FAILED:\n  " + "\n  ".join(failures))
+        return 1
+    if judged:
+        print("emu-bench: every judged row within 3x its recorded figure")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+//===- RaceCheckerTest.cpp - The race checker's verdicts, without kernels -===//
+// SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
+//
+// The race checker (runtime/host/emu/Race.{h,cpp}) driven directly, one
+// access at a time, with no scheduler and no device library in between:
+// what it must call a race and what it must not, for hand-written histories
+// whose answer follows from the C++ memory model alone. The kernel-level
+// tests (RaceTest.cpp) show that the barriers produce the right edges; these
+// show that the checker judges the edges it is given correctly, so that a
+// mistake in its own clock arithmetic (a release that does not advance the
+// releasing thread's clock, a join that loses an entry) fails here even
+// where every kernel happens to be race-free. The mutation job runs this
+// binary against the checker's own mutants (docs/testing.md, `checker`).
+//
+//===----------------------------------------------------------------------===//
+
+#include "emu/Race.h"
+
+#include "tle/abi.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+using namespace tle;
+using tle::emu::detail::RaceChecker;
+using tle::emu::detail::RaceRegion;
+using tle::emu::detail::ThreadName;
+
+namespace {
+
+/// A checker over one 256-byte buffer and `threads` threads, the first
+/// `perBlock` of them block 0, the next block 1, and so on.
+struct Fixture {
+  alignas(8) uint8_t buffer[256] = {};
+  uint32_t flag = 0, flag2 = 0;
+  RaceChecker checker;
+  std::vector<uint32_t> tids;
+
+  explicit Fixture(uint32_t threads, uint32_t perBlock = 1)
+      : checker(threads, {RaceRegion{buffer, sizeof buffer, "buf", 0}}) {
+    for (uint32_t i = 0; i < threads; ++i)
+      tids.push_back(checker.addThread(ThreadName{0, i / perBlock, i}));
+  }
+  bool store(uint32_t t, uint64_t off, uint64_t bytes = 4) {
+    return !checker.access(tids[t], buffer + off, bytes, kAccessStore, 0,
+                           "store");
+  }
+  bool load(uint32_t t, uint64_t off, uint64_t bytes = 4) {
+    return !checker.access(tids[t], buffer + off, bytes, kAccessLoad, 0,
+                           "load");
+  }
+  void atomic(uint32_t t, const void *word, int kind, int order) {
+    EXPECT_FALSE(checker.access(tids[t], word, 4, kind, order, nullptr));
+  }
+  void release(uint32_t t, const void *word) {
+    atomic(t, word, kAccessAtomicStore, kOrderRelease);
+  }
+  void acquire(uint32_t t, const void *word) {
+    atomic(t, word, kAccessAtomicLoad, kOrderAcquire);
+  }
+};
+
+TEST(RaceChecker, UnorderedWriteAndReadRace) {
+  Fixture f(2);
+  EXPECT_TRUE(f.store(0, 0));
+  EXPECT_FALSE(f.load(1, 0));
+}
+
+TEST(RaceChecker, ReleaseThenAcquireOrdersWhatCameBefore) {
+  Fixture f(2);
+  EXPECT_TRUE(f.store(0, 0));
+  f.release(0, &f.flag);
+  f.acquire(1, &f.flag);
+  EXPECT_TRUE(f.load(1, 0));
+  EXPECT_TRUE(f.store(1, 0));
+}
+
+// The release publishes the writer's clock as of the release: a write after
+// it is not covered, and a reader that acquired only that release races
+// with it. A release that did not advance the writer's own entry would
+// publish the later write too and hide the race.
+TEST(RaceChecker, AWriteAfterTheReleaseIsNotCoveredByIt) {
+  Fixture f(2);
+  EXPECT_TRUE(f.store(0, 0));
+  f.release(0, &f.flag);
+  EXPECT_TRUE(f.store(0, 8));
+  f.acquire(1, &f.flag);
+  EXPECT_TRUE(f.load(1, 0)) << "the write before the release is ordered";
+  EXPECT_FALSE(f.load(1, 8)) << "the write after the release is not";
+}
+
+// The same through a release fence and a relaxed store, and through a
+// read-modify-write: each release advances the clock.
+TEST(RaceChecker, EveryKindOfReleaseAdvancesTheReleasersClock) {
+  {
+    Fixture f(2);
+    f.atomic(0, nullptr, kAccessFence, kOrderRelease);
+    f.atomic(0, &f.flag, kAccessAtomicStore, kOrderRelaxed);
+    EXPECT_TRUE(f.store(0, 0));
+    f.acquire(1, &f.flag);
+    EXPECT_FALSE(f.load(1, 0)) << "a store after the release fence";
+  }
+  {
+    Fixture f(2);
+    f.atomic(0, &f.flag, kAccessAtomicUpdate, kOrderRelease);
+    EXPECT_TRUE(f.store(0, 0));
+    f.acquire(1, &f.flag);
+    EXPECT_FALSE(f.load(1, 0)) << "a store after the release add";
+  }
+  {
+    // The network's delayed release (tleEmuNetAdd).
+    Fixture f(2);
+    auto s = f.checker.sendRelease(f.tids[0]);
+    EXPECT_TRUE(f.store(0, 0));
+    f.checker.deliver(&f.flag, s);
+    f.acquire(1, &f.flag);
+    EXPECT_FALSE(f.load(1, 0)) << "a store after the net add was sent";
+  }
+}
+
+TEST(RaceChecker, ARelaxedLoadAcquiresOnlyAtAnAcquireFence) {
+  Fixture f(2);
+  EXPECT_TRUE(f.store(0, 0));
+  f.release(0, &f.flag);
+  f.atomic(1, &f.flag, kAccessAtomicLoad, kOrderRelaxed);
+  Fixture g(2);
+  EXPECT_TRUE(g.store(0, 0));
+  g.release(0, &g.flag);
+  g.atomic(1, &g.flag, kAccessAtomicLoad, kOrderRelaxed);
+  g.atomic(1, nullptr, kAccessFence, kOrderAcquire);
+  EXPECT_FALSE(f.load(1, 0)) << "no fence: no edge";
+  EXPECT_TRUE(g.load(1, 0)) << "the fence acquires what the load read";
+}
+
+TEST(RaceChecker, AGroupSyncJoinsItsMembersAndAdvancesThem) {
+  Fixture f(3, 3);
+  EXPECT_TRUE(f.store(0, 0));
+  f.checker.syncGroup({f.tids[0], f.tids[1]});
+  EXPECT_TRUE(f.load(1, 0)) << "a member after the sync";
+  EXPECT_TRUE(f.store(0, 8));
+  EXPECT_FALSE(f.load(1, 8)) << "a member's write after the sync";
+  EXPECT_FALSE(f.load(2, 0)) << "a thread that did not take part";
+}
+
+// A whole block's sync makes its members one entry of every clock (the
+// block's), with the threads that released since as exceptions: the
+// verdicts are those of one entry per thread.
+TEST(RaceChecker, WholeBlocksSyncAndReleaseThreadByThread) {
+  Fixture f(8, 4); // blocks {0..3}, {4..7}
+  EXPECT_TRUE(f.store(1, 0));
+  f.checker.syncGroup({f.tids[0], f.tids[1], f.tids[2], f.tids[3]});
+  EXPECT_TRUE(f.store(2, 8)) << "after the sync, in the block";
+  f.release(2, &f.flag);
+  EXPECT_TRUE(f.store(3, 16)) << "another member, not released";
+  f.acquire(5, &f.flag);
+  EXPECT_TRUE(f.load(5, 0)) << "before the sync";
+  EXPECT_TRUE(f.load(5, 8)) << "the releaser's, before its release";
+  EXPECT_FALSE(f.load(5, 16)) << "a member that did not release";
+  f.checker.syncGroup({f.tids[4], f.tids[5], f.tids[6], f.tids[7]});
+  EXPECT_TRUE(f.load(6, 8)) << "block 1's sync hands it on";
+  f.checker.syncGroup({f.tids[0], f.tids[1], f.tids[2], f.tids[3]});
+  EXPECT_FALSE(f.load(6, 16)) << "block 0's later sync is not block 1's";
+}
+
+// Knowledge travels transitively: 0 releases to 1, 1 releases to 2.
+TEST(RaceChecker, EdgesCompose) {
+  Fixture f(3);
+  EXPECT_TRUE(f.store(0, 0));
+  f.release(0, &f.flag);
+  f.acquire(1, &f.flag);
+  f.release(1, &f.flag2);
+  EXPECT_TRUE(f.store(1, 8));
+  f.acquire(2, &f.flag2);
+  EXPECT_TRUE(f.load(2, 0));
+  EXPECT_FALSE(f.load(2, 8)) << "1's write after its release";
+}
+
+// Two releases acquired by one thread: it knows both writers' pasts, and
+// neither writer's future.
+TEST(RaceChecker, AJoinKeepsEveryEntry) {
+  Fixture f(3);
+  EXPECT_TRUE(f.store(0, 0));
+  f.release(0, &f.flag);
+  EXPECT_TRUE(f.store(1, 8));
+  f.release(1, &f.flag2);
+  EXPECT_TRUE(f.store(0, 16));
+  EXPECT_TRUE(f.store(1, 24));
+  f.acquire(2, &f.flag);
+  f.acquire(2, &f.flag2);
+  EXPECT_TRUE(f.load(2, 0));
+  EXPECT_TRUE(f.load(2, 8));
+  EXPECT_FALSE(f.load(2, 16));
+  EXPECT_FALSE(f.load(2, 24));
+}
+
+} // namespace
