@@ -66,7 +66,14 @@
 #define TLE_ABI_CTYPE_U64 uint64_t
 #define TLE_ABI_CTYPE_Ptr const void *
 #define TLE_ABI_CTYPE_MutPtr void *
+#ifdef __cplusplus
 #define TLE_ABI_CTYPE_Tag ::tle::TeamTagWorld
+#else
+/* FlagCX's empty tag has no C spelling: C sees the declaration with an
+   incomplete type (allowed in a prototype), so C cannot call it. */
+struct tleTeamTagWorld;
+#define TLE_ABI_CTYPE_Tag struct tleTeamTagWorld
+#endif
 #define TLE_ABI_CTYPE_CStr const char *
 #define TLE_ABI_CTYPE_WordPtr uint32_t *
 #ifdef __cplusplus

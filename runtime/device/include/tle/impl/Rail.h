@@ -156,7 +156,9 @@ TLE_DEV_INLINE uint32_t railPoll(const Comm &c, World w, uint32_t word,
             (TLE_MUTANT(35) ? kPollsPerClockRead : kPollsPerAbortCheck) !=
         0)
       continue;
-    uint32_t fault = faultCode(c.dc);
+    // The first look after kPollsBeforeAbortCheck polls, as the barrier's
+    // and the signal's waits (BarrierFlags.h says why).
+    uint32_t fault = abortLookDue(k.polls) ? faultCode(c.dc) : 0;
     if (TLE_UNLIKELY(fault != 0))
       return giveUpRail(c, w, slot, epoch, fault, fn);
     if (k.polls % kPollsPerClockRead != 0)
