@@ -9,7 +9,6 @@
 # Triton 3.6 otherwise kept tleTritonBarrier an out-of-line call, which also
 # kept the communicator's loads inside every loop. The library does no
 # floating point, so dropping its denormal mode changes nothing in it.
-# (Also one attribute Triton's LLVM cannot parse, below.)
 #   cmake -DDIS=llvm-dis -DAS=llvm-as -DIN=raw.bc -DOUT=lib.bc -P this
 execute_process(COMMAND ${DIS} ${IN} -o ${OUT}.ll RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
@@ -17,11 +16,6 @@ if(NOT rc EQUAL 0)
 endif()
 file(READ ${OUT}.ll ir)
 string(REGEX REPLACE " \"(target-cpu|target-features|denormal-fp-math|denormal-fp-math-f32)\"=\"[^\"]*\"" "" ir "${ir}")
-# LLVM 22 gives some intrinsics' declarations (llvm.ctpop, which
-# __popc becomes) the attribute `nocreateundeforpoison`, which the LLVM
-# inside Triton 3.6 cannot parse ("Failed to parse library"); it only
-# promises what the intrinsic already is, so dropping it changes no code.
-string(REPLACE " nocreateundeforpoison" "" ir "${ir}")
 file(WRITE ${OUT}.ll "${ir}")
 execute_process(COMMAND ${AS} ${OUT}.ll -o ${OUT} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

@@ -88,12 +88,17 @@ TLE_DEV_INLINE int32_t teamRankTo(const void *comm, const Team &t, int32_t r,
   return mine + (r - t.rank) * t.stride;
 }
 
+/// The bits set in `v`, without __popc or __builtin_popcount: both become
+/// llvm.ctpop, whose declaration LLVM 22 stamps with an attribute
+/// (nocreateundeforpoison) that the LLVM inside Triton 3.6 cannot parse, so
+/// the bitcode library would not load there. The bitcode is built without
+/// LLVM passes, so nothing turns this back into the intrinsic; consumers'
+/// optimizers (ptxas too) may, after linking.
 TLE_DEV_INLINE uint32_t popCount(uint32_t v) {
-#if defined(__CUDACC__)
-  return static_cast<uint32_t>(__popc(v));
-#else
-  return static_cast<uint32_t>(__builtin_popcount(v));
-#endif
+  v = v - ((v >> 1) & 0x55555555u);
+  v = (v & 0x33333333u) + ((v >> 2) & 0x33333333u);
+  v = (v + (v >> 4)) & 0x0f0f0f0fu;
+  return (v * 0x01010101u) >> 24;
 }
 
 /// FlagCX's extended cooperative groups: the caller's rank, the group's
