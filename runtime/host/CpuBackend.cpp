@@ -156,8 +156,7 @@ public:
     memcpy(dst, src, bytes);
     return tleSuccess;
   }
-  tleResult_t copyFromLocal(void *dst, const void *src,
-                            size_t bytes) override {
+  tleResult_t copyFromLocal(void *dst, const void *src, size_t bytes) override {
     memcpy(dst, src, bytes);
     return tleSuccess;
   }

@@ -97,8 +97,7 @@ TEST(DevError, EveryFailureIsWordedFromCallToMessage) {
        "(valid: 0..2)"},
       {"triton group",
        [](void *dc, const void *) {
-         tleTritonBarrier(reinterpret_cast<int64_t>(dc), 2, 6, 0,
-                          kOrderAcqRel);
+         tleTritonBarrier(reinterpret_cast<int64_t>(dc), 2, 6, 0, kOrderAcqRel);
        },
        tleInvalidArgument,
        "tle.distributed_barrier (tleTritonBarrier): unknown cooperative group "
@@ -158,8 +157,7 @@ TEST(DevError, EveryFailureIsWordedFromCallToMessage) {
     SymBuffer buf(ranks, 32);
     ASSERT_EQ(buf.status, tleSuccess) << tleGetLastErrorDetail();
     const void *mem = buf.handle(1);
-    LaunchResult r =
-        failOnRank1(ranks, [&](void *dc) { c.call(dc, mem); });
+    LaunchResult r = failOnRank1(ranks, [&](void *dc) { c.call(dc, mem); });
     EXPECT_EQ(r.result, c.result) << r.message;
     EXPECT_EQ(r.error.rank, 1);
     std::string want = std::string("rank 1 block 0 thread ") +

@@ -16,8 +16,8 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
-#include <string>
 #include <regex>
+#include <string>
 #include <thread>
 
 using namespace tle;
@@ -176,9 +176,10 @@ TEST(InterpFault, TimeoutReturnsTheRecordNamingTheMissingPeer) {
   // machine may run a few milliseconds late.
   EXPECT_TRUE(std::regex_match(
       e.message,
-      std::regex("rank 0 block 3 thread 0: tle\\.distributed_barrier "
-                 "\\(tleTritonBarrier\\): barrier wait timed out after 3[0-9]{2} "
-                 "ms on slot 7 epoch 1; missing peers: 1")))
+      std::regex(
+          "rank 0 block 3 thread 0: tle\\.distributed_barrier "
+          "\\(tleTritonBarrier\\): barrier wait timed out after 3[0-9]{2} "
+          "ms on slot 7 epoch 1; missing peers: 1")))
       << e.message;
   EXPECT_EQ(std::string(tleGetLastErrorDetail()),
             std::string("tleTritonBarrierInterp: ") + e.message);

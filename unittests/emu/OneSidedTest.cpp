@@ -573,11 +573,15 @@ TEST_P(NetRing, PutSignalCounterGetFlush) {
   LaunchResult r = launch(
       w.comms.data(), n, shape({1, 1, 1}, {32, 1, 1}), [&](int rank, void *dc) {
         int node = rank / c.perNode, local = rank % c.perNode;
-        int nextNode = (node + 1) % c.nodes, prevNode = (node + c.nodes - 1) % c.nodes;
-        int peer = c.team == kTeamInter ? nextNode : nextNode * c.perNode + local;
+        int nextNode = (node + 1) % c.nodes,
+            prevNode = (node + c.nodes - 1) % c.nodes;
+        int peer =
+            c.team == kTeamInter ? nextNode : nextNode * c.perNode + local;
         int from = prevNode * c.perNode + local;
-        auto *src = static_cast<uint8_t *>(flagcxGetLocalPointerS(w.srcH[rank], 0));
-        auto *dst = static_cast<uint8_t *>(flagcxGetLocalPointerS(w.dstH[rank], 0));
+        auto *src =
+            static_cast<uint8_t *>(flagcxGetLocalPointerS(w.srcH[rank], 0));
+        auto *dst =
+            static_cast<uint8_t *>(flagcxGetLocalPointerS(w.dstH[rank], 0));
         bool lead = linearThreadId() == 0;
         for (uint32_t k = 0; k < kRounds; ++k) {
           if (lead)
@@ -645,13 +649,16 @@ TEST(OneSided, NetworkMisusesAreRaces) {
     World w(2, 1, 64);
     ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
     LaunchResult r = launch(
-        w.comms.data(), 2, shape({1, 1, 1}, {1, 1, 1}), [&](int rank, void *dc) {
-          auto *src = static_cast<uint8_t *>(flagcxGetLocalPointerS(w.srcH[rank], 0));
-          auto *dst = static_cast<uint8_t *>(flagcxGetLocalPointerS(w.dstH[rank], 0));
+        w.comms.data(), 2, shape({1, 1, 1}, {1, 1, 1}),
+        [&](int rank, void *dc) {
+          auto *src =
+              static_cast<uint8_t *>(flagcxGetLocalPointerS(w.srcH[rank], 0));
+          auto *dst =
+              static_cast<uint8_t *>(flagcxGetLocalPointerS(w.dstH[rank], 0));
           if (m == GetNoFlush) {
             if (rank == 0) {
-              flagcxDevGet(dc, w.srcH[0], 0, w.dstH[0], 0, 8, kTeamInter, 1,
-                           0, kCoopThread, kScopeSystem, kOrderAcquire);
+              flagcxDevGet(dc, w.srcH[0], 0, w.dstH[0], 0, 8, kTeamInter, 1, 0,
+                           kCoopThread, kScopeSystem, kOrderAcquire);
               checkedRead(dst);
               flagcxDevFlush(dc, 0, kCoopThread, kOrderAcqRel);
             }

@@ -71,31 +71,31 @@ inline bool samePeers(const PeerMask &a, const PeerMask &b) {
 /// kDevCommOnErrorReturn stores its own code. Waits read it only every
 /// kPollsPerAbortCheck failed polls (impl/BarrierFlags.h).
 struct ErrorRecord {
-  uint32_t state;       ///< 0 free, 1 being written, 2 complete
-  uint32_t code;        ///< a DevErrorCode
-  int32_t rank;         ///< rank that detected the failure
-  uint32_t slot;        ///< barrier slot (index as given by the caller)
-  uint32_t epoch;       ///< epoch the wait was waiting for
-  uint32_t abort;       ///< the fault word (above); 0: usable
-  int32_t block;        ///< linear block id of the reporting thread
-  int32_t thread;       ///< linear thread id in its block
-  uint32_t nBarriers;   ///< slots in the communicator (for range errors)
-  uint32_t aux;         ///< kDevErrBadComm: the communicator's size field;
-                        ///< a wait's failure: kRecordWorldRanks or 0;
-                        ///< a bad peer: the TeamKind it is numbered in
-  uint64_t elapsedNs;   ///< time spent waiting before the timeout fired
-  uint32_t function;    ///< the entry point that failed (an abi::Fn)
-  uint32_t argument;    ///< kDevErrBadArgument: which one (a BadArgument)
-  uint64_t value;       ///< kDevErrBadArgument: the value passed
-  uint64_t limit;       ///< kDevErrBadArgument: the bound it broke (ranks,
-                        ///< buffer bytes), 0 if none;
-                        ///< kDevErrSignalOutOfRange: nSignals
-  PeerMask missing;     ///< peers that had not arrived; a signal deadlock:
-                        ///< the ranks that could still have signalled
-  uint64_t seen;        ///< kDevErrSignalTimeout/SignalDeadlock: the word's
-                        ///< value when the wait gave up (`slot` holds the
-                        ///< signal index)
-  uint64_t wanted;      ///< and the value it waited for (>=)
+  uint32_t state;     ///< 0 free, 1 being written, 2 complete
+  uint32_t code;      ///< a DevErrorCode
+  int32_t rank;       ///< rank that detected the failure
+  uint32_t slot;      ///< barrier slot (index as given by the caller)
+  uint32_t epoch;     ///< epoch the wait was waiting for
+  uint32_t abort;     ///< the fault word (above); 0: usable
+  int32_t block;      ///< linear block id of the reporting thread
+  int32_t thread;     ///< linear thread id in its block
+  uint32_t nBarriers; ///< slots in the communicator (for range errors)
+  uint32_t aux;       ///< kDevErrBadComm: the communicator's size field;
+                      ///< a wait's failure: kRecordWorldRanks or 0;
+                      ///< a bad peer: the TeamKind it is numbered in
+  uint64_t elapsedNs; ///< time spent waiting before the timeout fired
+  uint32_t function;  ///< the entry point that failed (an abi::Fn)
+  uint32_t argument;  ///< kDevErrBadArgument: which one (a BadArgument)
+  uint64_t value;     ///< kDevErrBadArgument: the value passed
+  uint64_t limit;     ///< kDevErrBadArgument: the bound it broke (ranks,
+                      ///< buffer bytes), 0 if none;
+                      ///< kDevErrSignalOutOfRange: nSignals
+  PeerMask missing;   ///< peers that had not arrived; a signal deadlock:
+                      ///< the ranks that could still have signalled
+  uint64_t seen;      ///< kDevErrSignalTimeout/SignalDeadlock: the word's
+                      ///< value when the wait gave up (`slot` holds the
+                      ///< signal index)
+  uint64_t wanted;    ///< and the value it waited for (>=)
 };
 
 /// DevComm::flags: a failed wait records and returns instead of ending the
