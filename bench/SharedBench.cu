@@ -31,6 +31,12 @@
 // graph, replayed 20 times, then a stateless launch on the same slots; each
 // slot's epoch word must have advanced by every round of every launch
 // (CHECK,graph,PASS; exit status 1 otherwise).
+// Section `ladder`: from `bare` towards the session one difference at a
+// time (`bare-red`: the session's red.release.sys.add arrive instead of the
+// store; `bare-red-epoch`: and its store of the epoch word before the
+// poll; then the session without and with the fault-word look), at the
+// shared section's CTA counts, to say where the session's cost over the
+// bare protocol goes.
 // Section `shared-diag`: the session at 66 CTAs per rank took 39 µs per
 // round in the second pass of an earlier run (docs/gpu-notes.md). Rows that
 // tell its hypotheses apart, at 64, 65, 66 and 67 CTAs per rank, in two
@@ -66,15 +72,21 @@ namespace {
 
 constexpr int kRanks = 2;
 constexpr int kThreads = 128;
-constexpr uint32_t kSlots = 1024;
+constexpr uint32_t kSlots = 1536;
 /// Slot ranges: each row family has its own, so no two share epochs by
 /// accident (the diag section chooses reuse on purpose).
 constexpr uint32_t kSlotRows = 0;    // up to 128 slots per row kind
-constexpr uint32_t kSlotFresh = 768; // the diag section's fresh slots
+constexpr uint32_t kSlotFresh = 1024;  // the diag section's fresh slots (2 passes)
+constexpr uint32_t kSlotGraph = 1280;  // the graph check's C++ loop
+constexpr uint32_t kSlotLadder = 1408; // the ladder section's session rows
 constexpr int kMaxCtas = 128;
+/// The bare barriers' regions of kMaxCtas lines each: `bare` and the
+/// `ladder` section's two variants, which count differently.
+constexpr int kBareRegions = 3;
 
 struct Options {
-  std::vector<std::string> sections = {"shared", "graph", "shared-diag"};
+  std::vector<std::string> sections = {"shared", "graph", "shared-diag",
+                                       "ladder"};
   std::vector<int> ctas = {1, 8, 32, 66};
   std::vector<int> diagCtas = {64, 65, 66, 67};
   int iters = 10000;
@@ -145,13 +157,26 @@ struct Inboxes {
   uint32_t *of[kRanks];
 };
 
+/// Region `k` (of kBareRegions) of every rank's inbox.
+Inboxes region(Inboxes in, int k) {
+  for (uint32_t *&p : in.of)
+    p += size_t(k) * kMaxCtas * 32;
+  return in;
+}
+
 /// The bare flag barrier: CTA b of rank r stores its epoch into word b*32
 /// of the peer's inbox (release) and polls its own (acquire); no checks,
-/// no timeout, the epoch in a register.
+/// no timeout, the epoch in a register. The `ladder` section's variants
+/// step from it towards what the session does, one difference at a time:
+/// `Red` signals with red.release.sys.add of 1 (the session's arrive)
+/// instead of the store, and `EpochStore` also stores the epoch into a
+/// word of this rank's own memory before it polls (the session's store of
+/// its slot's epoch).
+template <bool Red = false, bool EpochStore = false>
 __global__ void bareLoop(Inboxes inbox, int rank, int iters, uint32_t first,
                          Out out) {
   uint32_t *theirs = inbox.of[1 - rank] + blockIdx.x * 32;
-  const uint32_t *mine = inbox.of[rank] + blockIdx.x * 32;
+  uint32_t *mine = inbox.of[rank] + blockIdx.x * 32;
   uint32_t epoch = first;
   uint64_t t0 = 0;
   for (int i = -1; i < iters; ++i) {
@@ -160,7 +185,12 @@ __global__ void bareLoop(Inboxes inbox, int rank, int iters, uint32_t first,
     __syncthreads();
     if (threadIdx.x == 0) {
       ++epoch;
-      tle::impl::Ptx::stReleaseSys(theirs, epoch);
+      if constexpr (Red)
+        tle::impl::Ptx::redAddReleaseSys(theirs, 1);
+      else
+        tle::impl::Ptx::stReleaseSys(theirs, epoch);
+      if constexpr (EpochStore)
+        tle::impl::Ptx::stRelaxedGpu(mine + 16, epoch);
       while (int32_t(tle::impl::Ptx::ldAcquireSys(mine) - epoch) < 0) {
       }
     }
@@ -231,15 +261,16 @@ struct World {
   cudaStream_t stream[kRanks] = {};
   unsigned long long *ns[kRanks] = {};
   uint32_t *sm[kRanks] = {};
-  uint32_t bareEpoch = 0; ///< the bare barrier's words: every launch adds
-                          ///< iters + 1 to each
+  /// The bare barriers' words, per region: every launch adds iters + 1.
+  uint32_t bareEpoch[kBareRegions] = {};
 };
 
 void makeWorld(World &w, int64_t timeoutMs) {
   tleConfig_t cfg = cudaConfig(kSlots, timeoutMs);
   int devs[kRanks] = {0, 0};
   TK(tleCommInitAll(w.comm, kRanks, devs, &cfg));
-  TK(tleMemAllocAll(w.comm, kRanks, size_t(kMaxCtas) * 128, w.mem));
+  TK(tleMemAllocAll(w.comm, kRanks, size_t(kBareRegions) * kMaxCtas * 128,
+                     w.mem));
   CK(cudaSetDevice(0));
   for (int r = 0; r < kRanks; ++r) {
     TK(tleCommGetDevComm(w.comm[r], &w.dcomm[r]));
@@ -274,7 +305,9 @@ enum class Path {
   Tlec,
   Triton,
   TritonStateless,
-  Bare
+  Bare,
+  BareRed,
+  BareRedEpoch
 };
 
 struct Kernels {
@@ -320,8 +353,16 @@ double launchOnce(World &w, const Kernels &k, const Options &o, Path path,
                                 o.iters, out.ns, out.sm);
       break;
     case Path::Bare:
-      bareLoop<<<ctas, kThreads, 0, s>>>(w.inbox[r], r, o.iters, w.bareEpoch,
-                                         out);
+      bareLoop<<<ctas, kThreads, 0, s>>>(w.inbox[r], r, o.iters,
+                                         w.bareEpoch[0], out);
+      break;
+    case Path::BareRed:
+      bareLoop<true><<<ctas, kThreads, 0, s>>>(region(w.inbox[r], 1), r,
+                                               o.iters, w.bareEpoch[1], out);
+      break;
+    case Path::BareRedEpoch:
+      bareLoop<true, true><<<ctas, kThreads, 0, s>>>(
+          region(w.inbox[r], 2), r, o.iters, w.bareEpoch[2], out);
       break;
     case Path::Tlec:
       launchPtx(k.tlec, ctas, s, w.dcomm[r], w.ns[r], o.iters);
@@ -337,7 +378,11 @@ double launchOnce(World &w, const Kernels &k, const Options &o, Path path,
   }
   CK(cudaDeviceSynchronize());
   if (path == Path::Bare)
-    w.bareEpoch += uint32_t(o.iters) + 1;
+    w.bareEpoch[0] += uint32_t(o.iters) + 1;
+  if (path == Path::BareRed)
+    w.bareEpoch[1] += uint32_t(o.iters) + 1;
+  if (path == Path::BareRedEpoch)
+    w.bareEpoch[2] += uint32_t(o.iters) + 1;
   // The PTX kernels run their own number of rounds.
   int iters = o.iters;
   if (path == Path::Tlec && !k.tlec.argIters)
@@ -437,6 +482,27 @@ void benchShared(World &w, const Kernels &k, const Options &o) {
   }
 }
 
+/// Section `ladder`: from the bare barrier to the session one difference at
+/// a time, in one pass at the shared section's CTA counts, to say where
+/// the session's cost over the bare protocol goes.
+void benchLadder(World &w, const Kernels &k, const Options &o) {
+  const uint32_t base = kSlotLadder;
+  for (int ctas : o.ctas) {
+    print("ladder", "bare", ctas, measure(w, k, o, Path::Bare, ctas, 0),
+          "st.release.sys, poll ld.acquire.sys");
+    print("ladder", "bare-red", ctas, measure(w, k, o, Path::BareRed, ctas, 0),
+          "red.release.sys.add instead of the store");
+    print("ladder", "bare-red-epoch", ctas,
+          measure(w, k, o, Path::BareRedEpoch, ctas, 0),
+          "bare-red + st.relaxed.gpu of the epoch before the poll");
+    print("ladder", "session-noabortcheck", ctas,
+          measure(w, k, o, Path::SessionNoAbortCheck, ctas, base),
+          "tle::BarrierSession built with TLE_NO_ABORT_CHECK");
+    print("ladder", "session", ctas,
+          measure(w, k, o, Path::Session, ctas, base), "tle::BarrierSession");
+  }
+}
+
 void benchDiag(World &w, World &noTimeout, const Kernels &k, const Options &o) {
   // The slots the stateless rows of this section use, reused by
   // session-reused right after them.
@@ -498,7 +564,7 @@ bool checkGraph(World &w, const Kernels &k) {
   const int ctas = 8, iters = 100, replays = 20;
   // tlec's kernel takes block b's slot b; the C++ loop takes slots no other
   // row uses.
-  const uint32_t slot0 = k.haveTlec ? 0 : 8 * 128;
+  const uint32_t slot0 = k.haveTlec ? 0 : kSlotGraph;
   uint32_t before[kRanks][ctas];
   for (int r = 0; r < kRanks; ++r)
     for (int c = 0; c < ctas; ++c)
@@ -615,7 +681,7 @@ int main(int argc, char **argv) {
       o.tritonDir = v, ++i;
     else {
       std::printf(
-          "usage: tle-bench-shared [--sections shared,graph,shared-diag] "
+          "usage: tle-bench-shared [--sections shared,graph,shared-diag,ladder] "
           "[--ctas 1,8,32,66] [--diag-ctas 64,65,66,67] [--reps N "
           "(>= 5)] [--tlec-ptx FILE] [--triton-dir DIR]\n");
       return 2;
@@ -655,6 +721,8 @@ int main(int argc, char **argv) {
   if (wants(o, "shared"))
     benchShared(w, k, o);
   bool graphOk = !wants(o, "graph") || checkGraph(w, k);
+  if (wants(o, "ladder"))
+    benchLadder(w, k, o);
   if (wants(o, "shared-diag"))
     benchDiag(w, noTimeout, k, o);
   freeWorld(noTimeout);
