@@ -172,12 +172,15 @@ Inboxes region(Inboxes in, int k) {
 /// instead of the store, and `EpochStore` also stores the epoch into a
 /// word of this rank's own memory before it polls (the session's store of
 /// its slot's epoch).
+/// Each CTA's epoch carries over launches in `epochs` (this rank's device
+/// memory, one word per CTA): with red, a word counts the rounds its CTA
+/// pair has done, which differs between CTA counts.
 template <bool Red = false, bool EpochStore = false>
-__global__ void bareLoop(Inboxes inbox, int rank, int iters, uint32_t first,
+__global__ void bareLoop(Inboxes inbox, int rank, int iters, uint32_t *epochs,
                          Out out) {
   uint32_t *theirs = inbox.of[1 - rank] + blockIdx.x * 32;
   uint32_t *mine = inbox.of[rank] + blockIdx.x * 32;
-  uint32_t epoch = first;
+  uint32_t epoch = epochs[blockIdx.x];
   uint64_t t0 = 0;
   for (int i = -1; i < iters; ++i) {
     if (i == 0)
@@ -197,6 +200,8 @@ __global__ void bareLoop(Inboxes inbox, int rank, int iters, uint32_t first,
     __syncthreads();
   }
   finish(out, t0);
+  if (threadIdx.x == 0)
+    epochs[blockIdx.x] = epoch;
 }
 
 } // namespace
@@ -261,8 +266,8 @@ struct World {
   cudaStream_t stream[kRanks] = {};
   unsigned long long *ns[kRanks] = {};
   uint32_t *sm[kRanks] = {};
-  /// The bare barriers' words, per region: every launch adds iters + 1.
-  uint32_t bareEpoch[kBareRegions] = {};
+  /// The bare barriers' epochs per region and CTA, in device memory.
+  uint32_t *bareEpochs[kRanks] = {};
 };
 
 void makeWorld(World &w, int64_t timeoutMs) {
@@ -283,6 +288,9 @@ void makeWorld(World &w, int64_t timeoutMs) {
     CK(cudaStreamCreateWithFlags(&w.stream[r], cudaStreamNonBlocking));
     CK(cudaMalloc(&w.ns[r], kMaxCtas * sizeof(unsigned long long)));
     CK(cudaMalloc(&w.sm[r], kMaxCtas * sizeof(uint32_t)));
+    CK(cudaMalloc(&w.bareEpochs[r], kBareRegions * kMaxCtas * sizeof(uint32_t)));
+    CK(cudaMemset(w.bareEpochs[r], 0,
+                  kBareRegions * kMaxCtas * sizeof(uint32_t)));
   }
 }
 
@@ -292,6 +300,7 @@ void freeWorld(World &w) {
     CK(cudaStreamDestroy(w.stream[r]));
     CK(cudaFree(w.ns[r]));
     CK(cudaFree(w.sm[r]));
+    CK(cudaFree(w.bareEpochs[r]));
     TK(tleMemFree(w.mem[r]));
     TK(tleCommDestroy(w.comm[r]));
   }
@@ -354,15 +363,16 @@ double launchOnce(World &w, const Kernels &k, const Options &o, Path path,
       break;
     case Path::Bare:
       bareLoop<<<ctas, kThreads, 0, s>>>(w.inbox[r], r, o.iters,
-                                         w.bareEpoch[0], out);
+                                         w.bareEpochs[r], out);
       break;
     case Path::BareRed:
-      bareLoop<true><<<ctas, kThreads, 0, s>>>(region(w.inbox[r], 1), r,
-                                               o.iters, w.bareEpoch[1], out);
+      bareLoop<true><<<ctas, kThreads, 0, s>>>(
+          region(w.inbox[r], 1), r, o.iters, w.bareEpochs[r] + kMaxCtas, out);
       break;
     case Path::BareRedEpoch:
       bareLoop<true, true><<<ctas, kThreads, 0, s>>>(
-          region(w.inbox[r], 2), r, o.iters, w.bareEpoch[2], out);
+          region(w.inbox[r], 2), r, o.iters, w.bareEpochs[r] + 2 * kMaxCtas,
+          out);
       break;
     case Path::Tlec:
       launchPtx(k.tlec, ctas, s, w.dcomm[r], w.ns[r], o.iters);
@@ -377,12 +387,6 @@ double launchOnce(World &w, const Kernels &k, const Options &o, Path path,
     CK_LAUNCH();
   }
   CK(cudaDeviceSynchronize());
-  if (path == Path::Bare)
-    w.bareEpoch[0] += uint32_t(o.iters) + 1;
-  if (path == Path::BareRed)
-    w.bareEpoch[1] += uint32_t(o.iters) + 1;
-  if (path == Path::BareRedEpoch)
-    w.bareEpoch[2] += uint32_t(o.iters) + 1;
   // The PTX kernels run their own number of rounds.
   int iters = o.iters;
   if (path == Path::Tlec && !k.tlec.argIters)
@@ -487,20 +491,28 @@ void benchShared(World &w, const Kernels &k, const Options &o) {
 /// the session's cost over the bare protocol goes.
 void benchLadder(World &w, const Kernels &k, const Options &o) {
   const uint32_t base = kSlotLadder;
-  for (int ctas : o.ctas) {
-    print("ladder", "bare", ctas, measure(w, k, o, Path::Bare, ctas, 0),
-          "st.release.sys, poll ld.acquire.sys");
-    print("ladder", "bare-red", ctas, measure(w, k, o, Path::BareRed, ctas, 0),
-          "red.release.sys.add instead of the store");
-    print("ladder", "bare-red-epoch", ctas,
-          measure(w, k, o, Path::BareRedEpoch, ctas, 0),
-          "bare-red + st.relaxed.gpu of the epoch before the poll");
-    print("ladder", "session-noabortcheck", ctas,
-          measure(w, k, o, Path::SessionNoAbortCheck, ctas, base),
-          "tle::BarrierSession built with TLE_NO_ABORT_CHECK");
-    print("ladder", "session", ctas,
-          measure(w, k, o, Path::Session, ctas, base), "tle::BarrierSession");
-  }
+  struct Step {
+    const char *impl;
+    Path path;
+    uint32_t slots;
+    const char *what;
+  };
+  const Step steps[] = {
+      {"bare", Path::Bare, 0, "st.release.sys, poll ld.acquire.sys"},
+      {"bare-red", Path::BareRed, 0, "red.release.sys.add instead of the store"},
+      {"bare-red-epoch", Path::BareRedEpoch, 0,
+       "bare-red + st.relaxed.gpu of the epoch before the poll"},
+      {"session-noabortcheck", Path::SessionNoAbortCheck, base,
+       "tle::BarrierSession built with TLE_NO_ABORT_CHECK"},
+      {"session", Path::Session, base, "tle::BarrierSession"},
+  };
+  // Two passes, the steps interleaved, so that a difference between steps
+  // can be told from the drift between passes.
+  for (int pass = 1; pass <= 2; ++pass)
+    for (int ctas : o.ctas)
+      for (const Step &s : steps)
+        print("ladder", s.impl, ctas, measure(w, k, o, s.path, ctas, s.slots),
+              std::string(s.what) + ";pass=" + std::to_string(pass));
 }
 
 void benchDiag(World &w, World &noTimeout, const Kernels &k, const Options &o) {

@@ -114,6 +114,9 @@ if [ $build_ok = 1 ] && [ "$phase" = shared ]; then
   sargs=()
   [ -f .gpu/bench/shared_loop.ptx ] && sargs+=(--tlec-ptx .gpu/bench/shared_loop.ptx)
   [ -d .gpu/bench/triton ] && sargs+=(--triton-dir .gpu/bench/triton)
+  # TLE_SHARED_ARGS: more options for a diagnostic run (--sections ladder).
+  read -r -a extra <<<"${TLE_SHARED_ARGS:-}"
+  sargs+=("${extra[@]}")
   timeout "$(limit 420)" "$build/bin/tle-bench-shared" "${sargs[@]}" >"$out/shared.log" 2>&1
   note "tle-bench-shared: exit $?"
   grep -v '^RESULT,' "$out/shared.log" | head -20
