@@ -43,6 +43,10 @@ tleResult_t planLaunch(const tleComm_t *, int, const LaunchOptions &,
   return tleNotSupported;
 }
 
+// No launch runs without fibers, so no fatal report ever calls the hook;
+// the tools install it all the same (tlerun's Report::armFatal).
+void setFatalHook(FatalHook) {}
+
 uint64_t physicalMemoryBytes() {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
