@@ -10,10 +10,11 @@ Inputs are small integers, so float32 products and sums are exact and a
 result is either right or shows which data was stale. Shapes are not
 multiples of the 16 x 16 x 16 tile (K both a multiple and not); every
 operator runs three times on one plan with new inputs each time. With
-``--late S`` the last rank sleeps S seconds before its first call of each
-operator (its peers must wait for its data), then holds S seconds between
-its push and its GEMM (ag_gemm) or before its reduce (gemm_rs, gemm_ar) in
-the second call (its peers must not overwrite what it has not read).
+``--late S`` the last rank sleeps S seconds before its second call of each
+operator (its peers must wait for its data; the first call of a shape is
+collective), then holds S seconds between its push and its GEMM (ag_gemm)
+or before its reduce (gemm_rs, gemm_ar) in the third call (its peers must
+not overwrite what it has not read).
 ``--mismatch``: the last rank asks for another tile configuration: every
 rank must raise the clear error, not hang. Prints "PASS name" / "FAIL
 name: why" per case and "PASS fused: k of k" at the end; exit status 1 on
@@ -135,10 +136,12 @@ def main() -> None:
                 for m, k, n in SHAPES[op][:1] if args.quick else SHAPES[op]:
                     for call in range(CALLS):
                         a, b = operands(op, m, k, n, size, call)
-                        if last and args.late and call == 0 and op not in held:
+                        # Not the first call: its plan's digest exchange is a
+                        # barrier, which would make every rank wait anyway.
+                        if last and args.late and call == 1 and op not in held:
                             held.add(op)
                             time.sleep(args.late)
-                        f.pause = (lambda stage: time.sleep(args.late)) if last and args.late and call == 1 else None
+                        f.pause = (lambda stage: time.sleep(args.late)) if last and args.late and call == 2 else None
                         got = getattr(f, op)(a[rank], b[rank])
                         check(f"{op} {m}x{k}x{n} call {call}", got, reference(op, a, b, rank, size))
             f.pause = None
