@@ -617,10 +617,12 @@ class Fused:
         if op == "gemm_rs" and m % self.size:
             raise ValueError(f"gemm_rs: a has {m} rows, not a multiple of the {self.size} ranks (each gets "
                              f"M / size rows of the result)")
-        rows = self.size * m if op in ("ag_gemm", "gemm_ar") else m
-        if rows * max(k, n) * self.size >= 1 << 31:
-            raise ValueError(f"{op}: {rows} x {k} x {n} over {self.size} ranks addresses more than 2**31 elements "
-                             f"of one buffer (the kernels index with int32)")
+        # The largest array a kernel indexes with int32 offsets.
+        largest = {"ag_gemm": self.size * m * max(k, n), "gemm_rs": m * max(k, n),
+                   "gemm_ar": max(m * k, self.size * m * n)}[op]
+        if largest >= 1 << 31:
+            raise ValueError(f"{op}: {m} x {k} x {n} on {self.size} ranks needs an array of {largest} elements; the "
+                             f"kernels index with int32 (at most 2**31 - 1)")
         if op == "ag_gemm":
             return self.size * m, n, k
         return m, n, self.size * k
