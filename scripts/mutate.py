@@ -83,7 +83,8 @@ PY_MUTANTS = [
     # not wait for its chunk of a peer's rows; a gemm_rs/gemm_ar tile stored
     # into an owner that has not read the previous call's; a reduce that
     # does not wait for a peer's tiles.
-    ("P13", "ops/fused.py", "                tlx.signal_wait(comm, word0 + src * CHUNKS + pm // chunk_tiles, e * push_programs)\n",
+    ("P13", "ops/fused.py",
+     "                tlx.signal_wait(comm, word0 + src * CHUNKS + pm // chunk_tiles, e * push_programs)\n",
      "                pass\n"),
     ("P14", "ops/fused.py", "        tlx.signal_wait(comm, release0 + owner, e - 1)\n", "        pass\n"),
     ("P15", "ops/fused.py", "                tlx.signal_wait(comm, word0 + src * CHUNKS + chunk, e * tiles)\n",

@@ -393,7 +393,8 @@ class Bench:
             for name, (fn, moved) in cases.items():
                 us = statistics.median(self.timer.run(fn, graph=True))
                 bw = moved / us / 1e3
-                lines.append(f"KERNEL | {name}{' @ ' + label if label else ''} | {nbytes // KB} KB | {us:.1f} µs | {bw:.0f} GB/s | "
+                at = f" @ {label}" if label else ""
+                lines.append(f"KERNEL | {name}{at} | {nbytes // KB} KB | {us:.1f} µs | {bw:.0f} GB/s | "
                              f"{100 * bw / copy_bw:.0f}% of copy_ ({copy_bw:.0f} GB/s) |")
         torch.cuda.empty_cache()
         if self.rank == 0:
