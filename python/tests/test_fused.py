@@ -88,16 +88,22 @@ def test_configuration_is_a_function_of_the_global_problem():
                     chunks=1, block=64, rb=32, cb=16).check()
 
 
-def _sig(kernel, dtype: str) -> tuple[dict, dict]:
+def _sig(kernel, dtype: str, tma: bool = False) -> tuple[dict, dict]:
     pointers = {"a", "b", "c", "out", "ag_local", "stage_local", "ag", "dig_local", "seen"}
     handles = {"comm", "stage"}
     if kernel is not fused.ag_gemm_kernel:
         handles.add("ag")
     values = {"CHUNKS": 4, "BLOCK": 4096, "MAXG": 256, "BM": 128, "BN": 256, "BK": 64, "GROUP_M": 8,
-              "EVEN_K": True, "WAIT": True, "ALL": False, "RB": 32, "CB": 256}
+              "EVEN_K": True, "WAIT": True, "ALL": False, "RB": 32, "CB": 256, "TMA": tma}
+    descs = {"a_d": "[128,64]", "ag_d": "[128,64]", "b_d": "[64,256]"}
     sig, constexprs = {}, {}
     for name in kernel.arg_names:
-        if name in values:
+        if name in descs:
+            if tma:
+                sig[name] = f"tensordesc<{dtype}{descs[name]}>"
+            else:
+                sig[name], constexprs[name] = "constexpr", None
+        elif name in values:
             sig[name], constexprs[name] = "constexpr", values[name]
         elif name in handles:
             sig[name] = "i64"
@@ -111,19 +117,22 @@ def _sig(kernel, dtype: str) -> tuple[dict, dict]:
 
 
 GEMMS = [fused.ag_gemm_kernel, fused.gemm_push_kernel, fused._gemm_tiles]
-CASES = [(k, t) for k in GEMMS for t in ("bf16", "fp16")] + [(k, "bf16") for k in (
-    fused.push_kernel, fused.reduce_kernel, fused.release_kernel)]
+CASES = ([(k, t, False) for k in GEMMS for t in ("bf16", "fp16")] + [(k, "bf16", True) for k in GEMMS]
+         + [(k, "bf16", False) for k in (fused.push_kernel, fused.reduce_kernel, fused.release_kernel)])
 
 
-@pytest.mark.parametrize("kernel, dtype", CASES, ids=[f"{k.fn.__name__}-{t}" for k, t in CASES])
-def test_fused_kernels_compile_for_sm90(compile_kernel, kernel, dtype):
-    sig, constexprs = _sig(kernel, dtype)
-    aligned = tuple(a for a in sig if sig[a] != "constexpr" and a not in ("comm", "word0", "e"))
+@pytest.mark.parametrize("kernel, dtype, tma", CASES,
+                         ids=[f"{k.fn.__name__}-{t}{'-tma' if m else ''}" for k, t, m in CASES])
+def test_fused_kernels_compile_for_sm90(compile_kernel, kernel, dtype, tma):
+    sig, constexprs = _sig(kernel, dtype, tma)
+    aligned = tuple(a for a in sig if sig[a] not in ("constexpr",) and not sig[a].startswith("tensordesc")
+                    and a not in ("comm", "word0", "e"))
     out = compile_kernel(kernel, sig, constexprs, aligned=aligned, num_warps=8, num_stages=3)
     assert ".entry" in out.ptx
     if kernel in GEMMS:
-        # Hopper's tensor cores, fed from shared memory by async copies.
+        # Hopper's tensor cores, fed from shared memory by async copies
+        # (TMA's bulk tensor copies with tma).
         assert "wgmma.mma_async" in out.ptx, "the GEMM did not lower to wgmma"
-        assert "cp.async" in out.ptx
+        assert ("cp.async.bulk.tensor" if tma else "cp.async") in out.ptx
     if kernel in (fused.ag_gemm_kernel, fused.gemm_push_kernel):
         assert "tleTritonSignal" in out.ttir or "tleTritonSignalWait" in out.ttir

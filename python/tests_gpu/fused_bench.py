@@ -23,7 +23,9 @@ mean of several calls, the slower rank's) with min and max:
 - ``gemm-only``: the fused call's own Triton GEMM with no communication
   (ag_gemm over the already gathered rows): the physical limit;
 - ``cublas-only``: ``torch.matmul`` alone at the same shape;
-- ``comm-only``: the NCCL collective alone.
+- ``comm-only``: the NCCL collective alone;
+- ``tle-fused-tma`` / ``gemm-only-tma``: the same with the GEMM's loads
+  through TMA descriptors (``Fused(tma=True)``; ``--no-tma`` skips them).
 
 Every fused result is checked against torch-unfused (relative Frobenius
 error below 1e-2), and each operator once more replayed from a CUDA graph
@@ -176,6 +178,20 @@ class Bench:
             self.async_tp(op, a, b, ref, results, notes, guess)
             if self.args.graph and plan.fused:
                 notes["graph"] = self.graph_check(run, a, b, c, unfused, ref)
+        if self.args.tma and plan.fused:
+            # The same operator with the GEMM's loads through TMA descriptors.
+            with Fused(self.comm, n_signals=self.args.signals, tma=True) as f:
+                run = getattr(f, op)
+                c = run(a, b)
+                torch.cuda.synchronize()
+                if next(iter(f._plans.values())).config.tma:
+                    results["tle-fused-tma"] = timed(lambda: run(a, b, out=c), guess)
+                    err = max(err, slowest(rel_error(c, ref)))
+                    if op == "ag_gemm":
+                        next(iter(f._plans.values())).buffer.tensor.copy_(full)
+                        results["gemm-only-tma"] = timed(lambda: f.gemm_only(op, a, b, c), guess)
+                    else:
+                        results["gemm-only-tma"] = timed(lambda: f.gemm_only(op, a, b, part), guess)
         bad = err >= 1e-2 or notes.get("graph", "ok") != "ok"
         if self.rank == 0:
             for impl, figures in results.items():
@@ -250,6 +266,11 @@ class Bench:
         if g:
             out.append(f"VERDICT GEMM part <= 1.05x cuBLAS at M >= 4096: {'PASS' if max(g) <= 1.05 else 'FAIL'} "
                        f"(worst {max(g):.3f}, best {min(g):.3f}, {len(g)} shapes)")
+        t = [r["gemm-only-tma"] / r["gemm-only"] for s, r, fz in self.rows if "gemm-only-tma" in r]
+        if t:
+            out.append(f"VERDICT (information) GEMM through TMA / through pointers: median {statistics.median(t):.3f}, "
+                       f"min {min(t):.3f}, max {max(t):.3f} ({len(t)} shapes; below 1: TMA faster, the default "
+                       f"should follow)")
         o = [r["tle-fused"] / r["gemm-only"] for s, r, fz in self.rows if "gemm-only" in r]
         if self.world < 2:
             if o:
@@ -299,6 +320,8 @@ def main() -> None:
     parser.add_argument("--tp", type=int, default=2, help="the tensor parallelism the shapes are taken at")
     parser.add_argument("--signals", type=int, default=64)
     parser.add_argument("--no-graph", dest="graph", action="store_false", help="skip the CUDA-graph replay check")
+    parser.add_argument("--no-tma", dest="tma", action="store_false",
+                        help="skip the TMA variant (tle-fused-tma, gemm-only-tma)")
     args = parser.parse_args()
     ops = args.ops.split(",")
     with distributed(n_signals=args.signals) as comm:

@@ -105,6 +105,17 @@ def mma_tile(a, b, row0, m_end, col0, N, K, BM: tl.constexpr, BN: tl.constexpr, 
 
 
 @triton.jit
+def tma_tile(a_desc, b_desc, row0, col0, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    """``mma_tile`` through TMA: A's and B's tiles loaded by tensor
+    descriptors (``FusedConfig.tma``), which fill what lies past the
+    arrays' ends with zeros, so nothing is masked."""
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k0 in range(0, K, BK):
+        acc = tl.dot(a_desc.load([row0, k0]), b_desc.load([k0, col0]), acc)
+    return acc
+
+
+@triton.jit
 def _store_tile(ptr, acc, row0, m_end, col0, N, BM: tl.constexpr, BN: tl.constexpr):
     """``acc`` into rows ``row0..`` (below ``m_end``), columns ``col0..``
     (below N) of the row-major ``ptr`` of N columns."""
@@ -147,14 +158,16 @@ def push_kernel(comm, a, ag, ag_local, state, M, K, word0, chunk_rows, n_chunks,
 
 
 @triton.jit
-def ag_gemm_kernel(comm, a, ag, b, c, state, M, N, K, word0, chunk_tiles, push_programs, CHUNKS: tl.constexpr,
-                   BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr,
-                   EVEN_K: tl.constexpr, WAIT: tl.constexpr, MAXG: tl.constexpr):
+def ag_gemm_kernel(comm, a, ag, b, c, state, M, N, K, word0, chunk_tiles, push_programs, a_d, ag_d, b_d,
+                   CHUNKS: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                   GROUP_M: tl.constexpr, EVEN_K: tl.constexpr, WAIT: tl.constexpr, TMA: tl.constexpr,
+                   MAXG: tl.constexpr):
     """ag_gemm: ``c`` ((size * M) x N) = the gathered A @ ``b``; program p
     takes tiles p, p + G, ... of the order own shard, then shard rank - 1,
     rank - 2, ... (the order the peers' pushes reach this rank). With WAIT
     false it is the same GEMM over an already gathered ``ag``: the lower
-    bound of the fused call."""
+    bound of the fused call. With TMA, ``a_d``, ``ag_d``, ``b_d`` are
+    descriptors of ``a``, ``ag`` and ``b`` and the loads go through them."""
     pid = tl.program_id(0)
     nprog = tl.num_programs(0)
     rank = tlx.intra_rank(comm)
@@ -167,14 +180,23 @@ def ag_gemm_kernel(comm, a, ag, b, c, state, M, N, K, word0, chunk_tiles, push_p
         i = t // per_shard
         pm, pn = _grouped(t % per_shard, tiles_m, tiles_n, GROUP_M)
         src = (rank + size - i) % size
-        if src == rank:
-            base = a
-        else:
-            if WAIT:
+        if WAIT:
+            if src != rank:
                 # Every push program's slice of the chunk holding this tile.
                 tlx.signal_wait(comm, word0 + src * CHUNKS + pm // chunk_tiles, e * push_programs)
-            base = ag + src * M * K
-        acc = mma_tile(base, b, pm * BM, M, pn * BN, N, K, BM, BN, BK, EVEN_K)
+        if TMA:
+            # Rows past a shard's end come from the next shard (or TMA's
+            # zeros): the store masks them.
+            if src == rank:
+                acc = tma_tile(a_d, b_d, pm * BM, pn * BN, K, BM, BN, BK)
+            else:
+                acc = tma_tile(ag_d, b_d, src * M + pm * BM, pn * BN, K, BM, BN, BK)
+        else:
+            if src == rank:
+                base = a
+            else:
+                base = ag + src * M * K
+            acc = mma_tile(base, b, pm * BM, M, pn * BN, N, K, BM, BN, BK, EVEN_K)
         _store_tile(c + src * M * N, acc, pm * BM, M, pn * BN, N, BM, BN)
     if WAIT:
         advance(state, e, ROLE_GEMM, MAXG)
@@ -196,9 +218,10 @@ def _deliver(comm, stage, stage_local, acc, owner, rank, e, pm, pn, MO, N, word0
 
 
 @triton.jit
-def gemm_push_kernel(comm, a, b, stage, stage_local, state, M, N, K, MO, word0, chunk_tiles, CHUNKS: tl.constexpr,
-                     ALL: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-                     GROUP_M: tl.constexpr, EVEN_K: tl.constexpr, MAXG: tl.constexpr):
+def gemm_push_kernel(comm, a, b, stage, stage_local, state, M, N, K, MO, word0, chunk_tiles, a_d, b_d,
+                     CHUNKS: tl.constexpr, ALL: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+                     BK: tl.constexpr, GROUP_M: tl.constexpr, EVEN_K: tl.constexpr, TMA: tl.constexpr,
+                     MAXG: tl.constexpr):
     """gemm_rs (ALL false): the ``M x N`` partial product ``a @ b`` in
     blocks of MO = M / size rows, block d owned by rank d; the next rank's
     block first, this rank's last. Each tile goes into slot ``rank`` of its
@@ -222,13 +245,19 @@ def gemm_push_kernel(comm, a, b, stage, stage_local, state, M, N, K, MO, word0, 
         i = t // per_block
         pm, pn = _grouped(t % per_block, tiles_m, tiles_n, GROUP_M)
         if ALL:
-            acc = mma_tile(a, b, pm * BM, MO, pn * BN, N, K, BM, BN, BK, EVEN_K)
+            if TMA:
+                acc = tma_tile(a_d, b_d, pm * BM, pn * BN, K, BM, BN, BK)
+            else:
+                acc = mma_tile(a, b, pm * BM, MO, pn * BN, N, K, BM, BN, BK, EVEN_K)
             for j in range(size):
                 _deliver(comm, stage, stage_local, acc, (rank + 1 + j) % size, rank, e, pm, pn, MO, N, word0,
                          release0, chunk_tiles, CHUNKS, BM, BN)
         else:
             owner = (rank + 1 + i) % size
-            acc = mma_tile(a + owner * MO * K, b, pm * BM, MO, pn * BN, N, K, BM, BN, BK, EVEN_K)
+            if TMA:
+                acc = tma_tile(a_d, b_d, owner * MO + pm * BM, pn * BN, K, BM, BN, BK)
+            else:
+                acc = mma_tile(a + owner * MO * K, b, pm * BM, MO, pn * BN, N, K, BM, BN, BK, EVEN_K)
             _deliver(comm, stage, stage_local, acc, owner, rank, e, pm, pn, MO, N, word0, release0, chunk_tiles,
                      CHUNKS, BM, BN)
     advance(state, e, ROLE_GEMM, MAXG)
@@ -309,7 +338,9 @@ class FusedConfig:
     could wait for an SM held by a GEMM program waiting for a peer's push);
     ``chunks``: signal granularity, chunks per row block; ``block``: push
     elements per step; ``rb``/``cb``: the reduce's block; ``fused``: false
-    below ``min_flops``: the unfused path (matmul + the collective)."""
+    below ``min_flops``: the unfused path (matmul + the collective);
+    ``tma``: the GEMM loads A and B through TMA tensor descriptors (GPUs
+    only; rows of 16-byte multiples) instead of pointers."""
     bm: int
     bn: int
     bk: int
@@ -323,6 +354,7 @@ class FusedConfig:
     rb: int
     cb: int
     fused: bool = True
+    tma: bool = False
 
     def check(self) -> FusedConfig:
         for name in ("bm", "bn", "bk", "block", "rb", "cb"):
@@ -348,11 +380,13 @@ MIN_FLOPS = 1 << 35
 
 
 def choose(op: str, m: int, n: int, k: int, size: int, dtype: str, sms: int, interp: bool,
-           min_flops: int = MIN_FLOPS) -> FusedConfig:
+           min_flops: int = MIN_FLOPS, tma: bool = False) -> FusedConfig:
     """The configuration of ``op`` for the global problem ``m x n x k`` (C
     rows, C columns on this rank, the full reduction length), ``size`` ranks,
     ``dtype``, on devices of ``sms`` SMs: a function of those alone, so
-    every rank of a homogeneous node gets the same one (``Fused`` checks)."""
+    every rank of a homogeneous node gets the same one (``Fused`` checks).
+    ``tma``: load through TMA where the rows allow it (K and N per rank
+    multiples of 8 elements: 16-byte strides)."""
     if interp:
         # Small tiles: the interpreter runs each program's loop in NumPy.
         return FusedConfig(bm=16, bn=16, bk=16, group_m=2, num_warps=1, num_stages=1, programs=2, push_programs=2,
@@ -365,7 +399,8 @@ def choose(op: str, m: int, n: int, k: int, size: int, dtype: str, sms: int, int
     push = 8 if op == "ag_gemm" and size > 1 else 0
     return FusedConfig(bm=128, bn=bn, bk=64, group_m=8, num_warps=8, num_stages=stages,
                        programs=min(MAXG, sms - push), push_programs=max(push, 1), chunks=4, block=4096, rb=32,
-                       cb=256, fused=2 * m * n * k >= min_flops).check()
+                       cb=256, fused=2 * m * n * k >= min_flops,
+                       tma=tma and (k // (size if op != "ag_gemm" else 1)) % 8 == 0 and n % 8 == 0).check()
 
 
 class Plan:
@@ -423,11 +458,12 @@ class Fused:
     barrier slot ``slot`` are this object's."""
 
     def __init__(self, comm: Any, *, signal_base: int = 4, n_signals: int = 64, slot: int = 0,
-                 min_flops: int = MIN_FLOPS, collectives: Any = None):
+                 min_flops: int = MIN_FLOPS, tma: bool = False, collectives: Any = None):
         self.comm, self.rank, self.size = comm, comm.rank, comm.size
         self.arrays = Arrays(comm)
         self.interp = interpreting()
         self.signal_base, self.n_signals, self.slot, self.min_flops = signal_base, n_signals, slot, min_flops
+        self.tma = tma and not self.interp
         self._next_word = signal_base
         self._plans: dict[tuple, Plan] = {}
         self._coll = collectives
@@ -474,9 +510,9 @@ class Fused:
             self._hold("gemm")
         ag_gemm_kernel[(cfg.programs,)](self.comm.dev_comm, A.arg(a), plan.buffer_local, A.arg(b), A.arg(out),
                                         plan.state_arg, m, n, k, plan.word0, self._chunk_tiles(cfg, m),
-                                        cfg.push_programs, CHUNKS=cfg.chunks, BM=cfg.bm, BN=cfg.bn, BK=cfg.bk,
-                                        GROUP_M=cfg.group_m, EVEN_K=e_k, WAIT=True, MAXG=MAXG,
-                                        **self._launch(cfg))
+                                        cfg.push_programs, *self._descs(cfg, a, plan.buffer_local, b),
+                                        CHUNKS=cfg.chunks, BM=cfg.bm, BN=cfg.bn, BK=cfg.bk, GROUP_M=cfg.group_m,
+                                        EVEN_K=e_k, WAIT=True, TMA=cfg.tma, MAXG=MAXG, **self._launch(cfg))
         release_kernel[(1,)](self.comm.dev_comm, plan.word0, CHUNKS=cfg.chunks, extern_libs=self._libs)
         if side is not None:
             main.wait_stream(side)
@@ -505,12 +541,14 @@ class Fused:
         if op == "ag_gemm":
             ag_gemm_kernel[(cfg.programs,)](self.comm.dev_comm, A.arg(a), plan.buffer_local, A.arg(b), A.arg(out),
                                             plan.state_arg, m, n, k, plan.word0, self._chunk_tiles(cfg, m),
-                                            cfg.push_programs, CHUNKS=cfg.chunks, BM=cfg.bm, BN=cfg.bn, BK=cfg.bk,
-                                            GROUP_M=cfg.group_m, EVEN_K=k % cfg.bk == 0, WAIT=False, MAXG=MAXG,
+                                            cfg.push_programs, *self._descs(cfg, a, plan.buffer_local, b),
+                                            CHUNKS=cfg.chunks, BM=cfg.bm, BN=cfg.bn, BK=cfg.bk, GROUP_M=cfg.group_m,
+                                            EVEN_K=k % cfg.bk == 0, WAIT=False, TMA=cfg.tma, MAXG=MAXG,
                                             **self._launch(cfg))
         else:
-            _gemm_tiles[(cfg.programs,)](A.arg(a), A.arg(b), A.arg(out), m, n, k, BM=cfg.bm, BN=cfg.bn, BK=cfg.bk,
-                                         GROUP_M=cfg.group_m, EVEN_K=k % cfg.bk == 0, **self._launch(cfg))
+            _gemm_tiles[(cfg.programs,)](A.arg(a), A.arg(b), A.arg(out), m, n, k, *self._descs(cfg, a, None, b),
+                                         BM=cfg.bm, BN=cfg.bn, BK=cfg.bk, GROUP_M=cfg.group_m,
+                                         EVEN_K=k % cfg.bk == 0, TMA=cfg.tma, **self._launch(cfg))
         return out
 
     # -- what they share ------------------------------------------------
@@ -529,9 +567,9 @@ class Fused:
         chunk_tiles = self._chunk_tiles(cfg, mo)
         gemm_push_kernel[(cfg.programs,)](self.comm.dev_comm, A.arg(a), A.arg(b), plan.buffer.handle,
                                           plan.buffer_local, plan.state_arg, m, n, k, mo, plan.word0, chunk_tiles,
-                                          CHUNKS=cfg.chunks, ALL=op == "gemm_ar", BM=cfg.bm, BN=cfg.bn, BK=cfg.bk,
-                                          GROUP_M=cfg.group_m, EVEN_K=k % cfg.bk == 0, MAXG=MAXG,
-                                          **self._launch(cfg))
+                                          *self._descs(cfg, a, None, b), CHUNKS=cfg.chunks, ALL=op == "gemm_ar",
+                                          BM=cfg.bm, BN=cfg.bn, BK=cfg.bk, GROUP_M=cfg.group_m,
+                                          EVEN_K=k % cfg.bk == 0, TMA=cfg.tma, MAXG=MAXG, **self._launch(cfg))
         self._hold("reduce")
         reduce_kernel[(cfg.programs,)](self.comm.dev_comm, plan.buffer_local, A.arg(out), plan.state_arg, mo, n,
                                        plan.word0, chunk_tiles, BM=cfg.bm, RB=cfg.rb, CB=cfg.cb, CHUNKS=cfg.chunks,
@@ -551,6 +589,19 @@ class Fused:
                                           plan.buffer_local, plan.state_arg, m, k, plan.word0, chunk_rows,
                                           -(-m // chunk_rows), CHUNKS=cfg.chunks, BLOCK=cfg.block, MAXG=MAXG,
                                           num_warps=4 if not self.interp else 1, extern_libs=self._libs)
+
+    @staticmethod
+    def _descs(cfg: FusedConfig, a: Any, gathered: Any, b: Any) -> tuple:
+        """The TMA descriptors of A (and the gather buffer, when given) and
+        B for ``cfg.tma``; Nones (constexpr, unused) otherwise."""
+        if not cfg.tma:
+            return (None, None, None) if gathered is not None else (None, None)
+        from triton.tools.tensor_descriptor import TensorDescriptor
+        descs = [TensorDescriptor.from_tensor(a, [cfg.bm, cfg.bk])]
+        if gathered is not None:
+            descs.append(TensorDescriptor.from_tensor(gathered, [cfg.bm, cfg.bk]))
+        descs.append(TensorDescriptor.from_tensor(b, [cfg.bk, cfg.bn]))
+        return tuple(descs)
 
     @staticmethod
     def _chunk_tiles(cfg: FusedConfig, rows: int) -> int:
@@ -635,7 +686,9 @@ class Fused:
         gm, gn, gk = self._check(op, a, b)
         dtype = self.arrays.dtype_name(a)
         cfg = (config.check() if config is not None else
-               choose(op, gm, gn, gk, self.size, dtype, self.sms, self.interp, self.min_flops))
+               choose(op, gm, gn, gk, self.size, dtype, self.sms, self.interp, self.min_flops, self.tma))
+        if cfg.tma and self.interp:
+            raise ValueError(f"{op}: FusedConfig.tma needs a GPU (Triton's interpreter runs the pointer GEMM)")
         self._agree(op, key, cfg)
         if plan is not None:
             plan.close()
@@ -685,8 +738,8 @@ class Fused:
 
 
 @triton.jit
-def _gemm_tiles(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, GROUP_M: tl.constexpr,
-                EVEN_K: tl.constexpr):
+def _gemm_tiles(a, b, c, M, N, K, a_d, b_d, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                GROUP_M: tl.constexpr, EVEN_K: tl.constexpr, TMA: tl.constexpr):
     """The fused kernels' GEMM alone (persistent, the same tile order and
     inner loop): ``c = a @ b``."""
     pid = tl.program_id(0)
@@ -695,7 +748,10 @@ def _gemm_tiles(a, b, c, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.con
     tiles_n = tl.cdiv(N, BN)
     for t in range(pid, tiles_m * tiles_n, nprog):
         pm, pn = _grouped(t, tiles_m, tiles_n, GROUP_M)
-        acc = mma_tile(a, b, pm * BM, M, pn * BN, N, K, BM, BN, BK, EVEN_K)
+        if TMA:
+            acc = tma_tile(a_d, b_d, pm * BM, pn * BN, K, BM, BN, BK)
+        else:
+            acc = mma_tile(a, b, pm * BM, M, pn * BN, N, K, BM, BN, BK, EVEN_K)
         _store_tile(c, acc, pm * BM, M, pn * BN, N, BM, BN)
 
 
