@@ -8,7 +8,9 @@ Qwen3-32B (5120, 25600) at tensor parallelism ``--tp`` (2): ``ag_gemm`` is
 the column-parallel gate/up projection (K = hidden, N = 2 * intermediate /
 tp per rank), ``gemm_rs`` / ``gemm_ar`` the row-parallel down projection
 (K = intermediate / tp per rank, N = hidden), each for M (tokens) = 1024,
-4096, 8192, 16384; plus ag_gemm at 2048 x 8192 x 1024 (the example's).
+4096, 8192, 16384; plus ag_gemm at 2048 x 8192 x 1024 (the example's) and
+each operator at 256 x 4096 x 1024 (``small``: below ``min_flops``, the
+unfused fallback).
 Per shape and implementation, the median of REPS timed series (each the
 mean of several calls, the slower rank's) with min and max:
 
@@ -99,6 +101,9 @@ def shapes(ops: list[str], tokens: list[int], tp: int) -> list[tuple[str, str, i
                     out.append((op, model, m, inter // tp, hidden))
     if "ag_gemm" in ops:
         out.append(("ag_gemm", "example", 2048, 8192, 1024))
+    # Below min_flops: the plans run the unfused path (said in the result).
+    for op in ops:
+        out.append((op, "small", 256, 4096, 1024))
     return out
 
 
