@@ -15,7 +15,9 @@ operator (its peers must wait for its data; the first call of a shape is
 collective), then holds S seconds between its push and its GEMM (ag_gemm)
 or before its reduce (gemm_rs, gemm_ar) in the third call (its peers must
 not overwrite what it has not read).
-``--mismatch``: the last rank asks for another tile configuration: every
+Then each operator's calls are recorded twice: they must launch the same
+kernels with the same arguments (a CUDA graph replays them). ``--mismatch``:
+the last rank asks for another tile configuration: every
 rank must raise the clear error, not hang. Prints "PASS name" / "FAIL
 name: why" per case and "PASS fused: k of k" at the end; exit status 1 on
 any failure. Every line is prefixed with "[rank r]".
@@ -91,6 +93,41 @@ def errors(f: Fused, check, results: list[bool], rank: int) -> None:
         log(rank, f"{'PASS' if ok else 'FAIL'} error {name}" + ("" if ok else f": {why}"))
 
 
+def same_launches(f: Fused, op: str, a: np.ndarray, b: np.ndarray) -> bool:
+    """What a CUDA graph replays: two calls of ``op`` on its plan launch the
+    same kernels with the same arguments (the call counts are read on the
+    device; a host-side epoch would differ). The launches are recorded, not
+    run, so nothing reaches the peers."""
+    import tle.ops.fused as module
+    names = [n for n in dir(module) if n.endswith("_kernel") or n == "_gemm_tiles"]
+    saved = {n: getattr(module, n) for n in names}
+    launches: list = []
+
+    def key(v):
+        return ("ptr", v.data_ptr()) if hasattr(v, "data_ptr") else v
+
+    class Recorder:
+        def __init__(self, name):
+            self.name = name
+
+        def __getitem__(self, grid):
+            return lambda *args, **kw: launches.append(
+                (self.name, grid, tuple(map(key, args)), tuple(sorted((k, key(v)) for k, v in kw.items()))))
+
+    out = getattr(f, op)(a, b)  # the plan exists: no digest exchange
+    try:
+        for n in names:
+            setattr(module, n, Recorder(n))
+        getattr(f, op)(a, b, out=out)
+        first = list(launches)
+        launches.clear()
+        getattr(f, op)(a, b, out=out)
+    finally:
+        for n, k in saved.items():
+            setattr(module, n, k)
+    return bool(first) and first == launches and len(first) >= 3
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--late", type=float, default=0.0)
@@ -145,6 +182,12 @@ def main() -> None:
                         got = getattr(f, op)(a[rank], b[rank])
                         check(f"{op} {m}x{k}x{n} call {call}", got, reference(op, a, b, rank, size))
             f.pause = None
+            for op in ops:
+                m, k, n = SHAPES[op][0]
+                a, b = operands(op, m, k, n, size, 5)
+                ok = same_launches(f, op, a[rank], b[rank])
+                results.append(ok)
+                log(rank, f"{'PASS' if ok else 'FAIL'} {op} replays the same launches")
         # Below min_flops: the unfused path (matmul + the tle.ops collective).
         with Fused(comm, n_signals=256, signal_base=128) as f:
             for op in ops:

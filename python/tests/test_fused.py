@@ -9,7 +9,8 @@ words count calls on the device), a late last rank (its peers must wait for
 its data: a GEMM that skips a chunk's wait reads stale rows) that also
 holds between its kernels (its peers must not overwrite what it has not
 read: a push or a GEMM that skips the release wait fails), and the unfused
-path below ``min_flops``. A tile configuration that differs on one rank
+path below ``min_flops``, and that two calls launch the same kernels with
+the same arguments (what a CUDA graph replays). A tile configuration that differs on one rank
 raises the clear error on every rank instead of hanging. Then every kernel
 is compiled for sm_90 in bf16 and fp16, and the GEMM is checked to be the
 tensor-core one (wgmma).
@@ -64,6 +65,8 @@ def test_fused_ops_on_cpu_ranks(n, quick):
                  "gemm_ar unfused (fused=False)"):
         assert f"PASS {name}" in proc.stdout, (name, proc.stdout)
     assert proc.stdout.count("PASS error ") >= 5 * n, proc.stdout
+    for op in ("ag_gemm", "gemm_rs", "gemm_ar"):
+        assert proc.stdout.count(f"PASS {op} replays the same launches") == n, proc.stdout
 
 
 @pytest.mark.usefixtures("host_library")
