@@ -15,7 +15,8 @@ operator (its peers must wait for its data; the first call of a shape is
 collective), then holds S seconds between its push and its GEMM (ag_gemm)
 or before its reduce (gemm_rs, gemm_ar) in the third call (its peers must
 not overwrite what it has not read).
-Then each operator's calls are recorded twice: they must launch the same
+A second ``Fused`` then reuses the first one's signal words (late second
+call: a plan must start them from 0). Then each operator's calls are recorded twice: they must launch the same
 kernels with the same arguments (a CUDA graph replays them). ``--mismatch``:
 the last rank asks for another tile configuration: every
 rank must raise the clear error, not hang. Prints "PASS name" / "FAIL
@@ -167,8 +168,9 @@ def main() -> None:
         ops = [op for op in SHAPES if not args.only or op in args.only.split(",")]
         held: set[str] = set()
 
-        with Fused(comm, n_signals=256, min_flops=0) as f:
+        with Fused(comm, n_signals=256, signal_base=200, min_flops=0) as f:
             errors(f, check, results, rank)
+        with Fused(comm, n_signals=256, min_flops=0) as f:
             for op in ops:
                 for m, k, n in SHAPES[op][:1] if args.quick else SHAPES[op]:
                     for call in range(CALLS):
@@ -188,6 +190,20 @@ def main() -> None:
                 ok = same_launches(f, op, a[rank], b[rank])
                 results.append(ok)
                 log(rank, f"{'PASS' if ok else 'FAIL'} {op} replays the same launches")
+        # A second Fused on the same words (signal_base), its plans in the
+        # same order: each starts from words the first one's left counting;
+        # the late second call must still wait.
+        with Fused(comm, n_signals=256, min_flops=0) as f:
+            for op in ops:
+                m, k, n = SHAPES[op][0]
+                for call in range(2):
+                    a, b = operands(op, m, k, n, size, 20 + call)
+                    if last and args.late and call == 1:
+                        # Longer than a peer's interpreted GEMM of its own
+                        # rows, which comes before it reads ours.
+                        time.sleep(max(1.5, args.late))
+                    got = getattr(f, op)(a[rank], b[rank])
+                    check(f"{op} words reused call {call}", got, reference(op, a, b, rank, size))
         # Below min_flops: the unfused path (matmul + the tle.ops collective).
         with Fused(comm, n_signals=256, signal_base=128) as f:
             for op in ops:

@@ -57,7 +57,7 @@ def passed(proc: subprocess.CompletedProcess, n: int, at_least: int) -> None:
 @pytest.mark.parametrize("n, quick", [(2, False), (4, True)])
 def test_fused_ops_on_cpu_ranks(n, quick):
     proc = run_ranks(n, "--late", "0.4", *(["--quick"] if quick else []))
-    passed(proc, n, 17)
+    passed(proc, n, 23)
     if not quick:
         assert "PASS ag_gemm 16x32x16 call 2" in proc.stdout, proc.stdout
     for name in ("ag_gemm 20x24x40 call 2", "gemm_rs 36x20x24 call 2",
@@ -67,6 +67,7 @@ def test_fused_ops_on_cpu_ranks(n, quick):
     assert proc.stdout.count("PASS error ") >= 5 * n, proc.stdout
     for op in ("ag_gemm", "gemm_rs", "gemm_ar"):
         assert proc.stdout.count(f"PASS {op} replays the same launches") == n, proc.stdout
+        assert proc.stdout.count(f"PASS {op} words reused call 1") == n, proc.stdout
 
 
 @pytest.mark.usefixtures("host_library")

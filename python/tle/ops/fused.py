@@ -327,6 +327,19 @@ def digest_kernel(comm, dig, dig_local, seen, value, seq, slot):
         tl.store(seen + s, tl.load(dig_local + base + s))
 
 
+@triton.jit
+def reset_words_kernel(comm, word0, nwords, slot):
+    """A new plan's words to 0 on this rank, between two barriers: the one
+    before (``digest_kernel``'s, which every rank reaches after its
+    earlier kernels, whose signals to these words have then landed) and
+    the one after it here (no peer signals the new plan's words before
+    every rank has reset them). Words may have served an earlier plan of
+    the communicator (another ``Fused`` with the same ``signal_base``)."""
+    for w in range(nwords):
+        tlx.reset_signal(comm, word0 + w)
+    tlx.distributed_barrier(comm, index=slot)
+
+
 @dataclass(frozen=True)
 class FusedConfig:
     """The tile configuration of one fused call (``choose`` makes it).
@@ -690,6 +703,8 @@ class Fused:
         if cfg.tma and self.interp:
             raise ValueError(f"{op}: FusedConfig.tma needs a GPU (Triton's interpreter runs the pointer GEMM)")
         self._agree(op, key, cfg)
+        # Every rank has the same configuration now, so what follows (the
+        # same on every rank) raises everywhere or nowhere.
         if plan is not None:
             plan.close()
             del self._plans[key]
@@ -698,6 +713,8 @@ class Fused:
             raise ValueError(f"{op}: this shape needs {words} signal words from {self._next_word}, beyond the "
                              f"communicator's {self.n_signals} (make it with a larger n_signals and pass it to "
                              f"Fused(n_signals=...))")
+        if words:
+            reset_words_kernel[(1,)](self.comm.dev_comm, self._next_word, words, self.slot, extern_libs=self._libs)
         plan = Plan(self, op, key, cfg, self._next_word, a.dtype)
         self._next_word += words
         self._plans[key] = plan
