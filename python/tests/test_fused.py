@@ -109,9 +109,9 @@ def _sig(kernel, dtype: str, tma: bool = False) -> tuple[dict, dict]:
                 sig[name], constexprs[name] = "constexpr", None
         elif name in values:
             sig[name], constexprs[name] = "constexpr", values[name]
-        elif name in handles:
+        elif name in handles or name in ("dig", "value"):
             sig[name] = "i64"
-        elif name == "state":
+        elif name in ("state", "dig_local", "seen"):
             sig[name] = "*i64"
         elif name in pointers:
             sig[name] = "*" + dtype
@@ -122,7 +122,8 @@ def _sig(kernel, dtype: str, tma: bool = False) -> tuple[dict, dict]:
 
 GEMMS = [fused.ag_gemm_kernel, fused.gemm_push_kernel, fused._gemm_tiles]
 CASES = ([(k, t, False) for k in GEMMS for t in ("bf16", "fp16")] + [(k, "bf16", True) for k in GEMMS]
-         + [(k, "bf16", False) for k in (fused.push_kernel, fused.reduce_kernel, fused.release_kernel)])
+         + [(k, "bf16", False) for k in (fused.push_kernel, fused.reduce_kernel, fused.release_kernel,
+                                         fused.digest_kernel, fused.reset_words_kernel)])
 
 
 @pytest.mark.parametrize("kernel, dtype, tma", CASES,
@@ -140,3 +141,7 @@ def test_fused_kernels_compile_for_sm90(compile_kernel, kernel, dtype, tma):
         assert ("cp.async.bulk.tensor" if tma else "cp.async") in out.ptx
     if kernel in (fused.ag_gemm_kernel, fused.gemm_push_kernel):
         assert "tleTritonSignal" in out.ttir or "tleTritonSignalWait" in out.ttir
+    if kernel in (fused.digest_kernel, fused.reset_words_kernel):
+        assert "tleTritonBarrier" in out.ttir
+    if kernel is fused.reset_words_kernel:
+        assert "tleTritonResetSignal" in out.ttir
