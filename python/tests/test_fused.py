@@ -56,16 +56,19 @@ def passed(proc: subprocess.CompletedProcess, n: int, at_least: int) -> None:
 @pytest.mark.usefixtures("host_library")
 @pytest.mark.parametrize("n, quick", [(2, False), (4, True)])
 def test_fused_ops_on_cpu_ranks(n, quick):
-    proc = run_ranks(n, "--late", "0.4", *(["--quick"] if quick else []))
-    passed(proc, n, 23)
-    if not quick:
-        assert "PASS ag_gemm 16x32x16 call 2" in proc.stdout, proc.stdout
-    for name in ("ag_gemm 20x24x40 call 2", "gemm_rs 36x20x24 call 2",
-                 "gemm_ar 18x16x33 call 2", "ag_gemm unfused (fused=False)", "gemm_rs unfused (fused=False)",
-                 "gemm_ar unfused (fused=False)"):
-        assert f"PASS {name}" in proc.stdout, (name, proc.stdout)
-    assert proc.stdout.count("PASS error ") >= 5 * n, proc.stdout
+    """Everything on 2 ranks; on 4 the operators' calls and errors only
+    (``--quick --lean``: the rest does not depend on the number of ranks,
+    and 4 interpreted ranks share 2 cores in CI)."""
+    proc = run_ranks(n, "--late", "0.4", *(["--quick", "--lean"] if quick else []))
+    passed(proc, n, 15 if quick else 30)
+    for name in ("ag_gemm 20x24x40 call 2", "gemm_rs 36x20x24 call 2", "gemm_ar 18x16x33 call 2"):
+        assert proc.stdout.count(f"PASS {name}") == n, (name, proc.stdout)
+    assert proc.stdout.count("PASS error ") == 6 * n, proc.stdout
+    if quick:
+        return
+    assert "PASS ag_gemm 16x32x16 call 2" in proc.stdout, proc.stdout
     for op in ("ag_gemm", "gemm_rs", "gemm_ar"):
+        assert proc.stdout.count(f"PASS {op} unfused (fused=False)") == n, proc.stdout
         assert proc.stdout.count(f"PASS {op} replays the same launches") == n, proc.stdout
         assert proc.stdout.count(f"PASS {op} words reused call 1") == n, proc.stdout
 
