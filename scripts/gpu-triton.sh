@@ -3,8 +3,8 @@
 # The Triton front end's GPU tests, run on the GPU machine from the
 # repository root after scripts/gpu-run.sh has built build-gpu (libtle.so
 # with the CUDA backend):
-#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree|signals|aggemm|abort|teams|ops]
-#                                                              (default all; ops only by name)
+#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree|signals|aggemm|abort|teams|ops|fused]
+#                                                              (default all; ops and fused only by name)
 # The GPU machine has no LLVM, so the device bitcode is built on the CPU
 # machine (build/lib/libtle_device.bc) and carried as .gpu/libtle_device.bc.
 # Python: $PYTHON, else /opt/torch/.venv/bin/python, else python3 (needs
@@ -17,7 +17,7 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 cd "$(dirname "$0")/.."
 root=$(pwd)
 phase=${1:-all}
-known=" example exchange timeout bench import nccl c10d flagtree signals aggemm abort teams ops "
+known=" example exchange timeout bench import nccl c10d flagtree signals aggemm abort teams ops fused "
 for p in ${phase//,/ }; do
   if [ "$p" != all ] && [[ "$known" != *" $p "* ]]; then
     echo "usage: $0 [all|PHASE[,PHASE...]] with PHASE one of:$known" >&2
@@ -158,6 +158,14 @@ if [[ ",$phase," == *",ops,"* ]]; then
   say "12. tle.ops against NCCL and torch symm_mem (python/tests_gpu/ops_bench.py)"
   timeout -k 10 540 "${torchrun[@]}" python/tests_gpu/ops_bench.py ${OPS_BENCH_ARGS:-}
   record "tle.ops benchmark" $?
+fi
+if [[ ",$phase," == *",fused,"* ]]; then
+  # Only by name (minutes: 25 shapes, each compiled and timed). On one GPU
+  # it is the one-GPU mode (GEMM against cuBLAS, the schedule without
+  # peers); the two-GPU verdicts say SKIPPED.
+  say "13. tle.ops fused GEMMs against cuBLAS + NCCL and PyTorch async-TP (python/tests_gpu/fused_bench.py)"
+  timeout -k 10 580 "${torchrun[@]}" python/tests_gpu/fused_bench.py ${FUSED_BENCH_ARGS:-}
+  record "tle.ops fused benchmark" $?
 fi
 
 say "summary"

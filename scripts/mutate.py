@@ -35,9 +35,10 @@ whole matrix (for the table's "also fails" column). CPU catchers:
 
 The Triton front end's mutants (P1, P2, ... in docs/testing.md, "Front-end
 mutants") substitute text in a copy of a file of python/tle (language.py,
-flagtree/language.py); the Python tests that must fail are named in PY_TESTS
-(`language`, `abi`, `interp`, `flagtree`). They need the .venv with Triton
-(scripts/setup.sh) and are skipped, saying so, without it.
+flagtree/language.py, ops/fused.py); the Python tests that must fail are
+named in PY_TESTS (`language`, `abi`, `interp`, `flagtree`, `fused`). They
+need the .venv with Triton (scripts/setup.sh) and are skipped, saying so,
+without it.
 
 The GPU catcher (`gpu`, integration_test/BarrierStress.cu) runs with --gpu,
 on a machine with two GPUs, in a `cmake --preset gpu` build (default
@@ -78,6 +79,16 @@ PY_MUTANTS = [
     # A coordinate shard_id linearized column-major.
     ("P6", "flagtree/language.py", "        for coord, size in zip(shard_id, scope.shape):\n",
      "        for coord, size in reversed(list(zip(shard_id, scope.shape))):\n"),
+    # The fused operators (tle.ops.fused): a GEMM tile of ag_gemm that does
+    # not wait for its chunk of a peer's rows; a gemm_rs/gemm_ar tile stored
+    # into an owner that has not read the previous call's; a reduce that
+    # does not wait for a peer's tiles.
+    ("P13", "ops/fused.py",
+     "                tlx.signal_wait(comm, word0 + src * CHUNKS + pm // chunk_tiles, e * push_programs)\n",
+     "                pass\n"),
+    ("P14", "ops/fused.py", "        tlx.signal_wait(comm, release0 + owner, e - 1)\n", "        pass\n"),
+    ("P15", "ops/fused.py", "                tlx.signal_wait(comm, word0 + src * CHUNKS + chunk, e * tiles)\n",
+     "                pass\n"),
 ]
 # Catcher -> the pytest arguments (in python/) that must fail: a file, and
 # where a whole file would cost minutes, the tests of the bug's kind only.
@@ -86,6 +97,7 @@ PY_TESTS = {
     "abi": ["tests/test_abi.py"],
     "interp": ["tests/test_interpreter.py", "-k", "slot"],
     "flagtree": ["tests/test_flagtree.py", "-k", "shard_id or mesh or coords"],
+    "fused": ["tests/test_fused.py", "-k", "cpu_ranks and False"],
 }
 
 

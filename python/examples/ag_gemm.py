@@ -34,6 +34,12 @@ small shapes), through TLE's launcher:
     TRITON_INTERPRET=1 python -m tle.launch --ranks 2 python/examples/ag_gemm.py
 
 python/tests_gpu/ag_gemm_bench.py measures it against PyTorch.
+
+This file is the pattern written out by hand (a host-passed epoch, shapes
+that are multiples of the tile). The supported operator, with its epochs
+on the device (CUDA graphs), any shape, a configuration checked across
+ranks and its GEMM + reduce-scatter and GEMM + all-reduce siblings, is
+``tle.ops.Fused.ag_gemm`` (docs/ops.md, "Fused GEMMs").
 """
 
 from __future__ import annotations

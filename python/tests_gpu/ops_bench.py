@@ -37,7 +37,10 @@ verdict that needs two GPUs is printed as SKIPPED with that reason, and
 what one GPU can measure is measured: each TLE kernel's local path (copy
 in, reduce, copy out, the MoE scatter and gather) as bytes it moves per
 second against the device's copy bandwidth (``torch`` ``copy_`` of the
-same bytes, measured in the same run), printed as KERNEL lines.
+same bytes, measured in the same run), printed as KERNEL lines. With
+``--ops sweep`` (one GPU) the local paths run again at every launch shape
+of ``--sweep-programs`` x ``--sweep-blocks`` (KERNEL lines ``@ PxB``): the
+data for lifting ``Config``'s default of 32 programs of 2048 elements.
 
     torchrun --nproc-per-node N python/tests_gpu/ops_bench.py [--sizes 8K,1M,...] [--reps 7] [--quick]
 """
@@ -55,7 +58,7 @@ import torch
 import torch.distributed as dist
 
 from common import distributed, fail, log
-from tle.ops import Config
+from tle.ops import Collectives, Config
 
 KB, MB = 1 << 10, 1 << 20
 SIZES = [8 * KB, 16 * KB, 32 * KB, 64 * KB, 128 * KB, 256 * KB, 512 * KB, 1 * MB, 4 * MB, 16 * MB, 64 * MB,
@@ -346,11 +349,30 @@ class Bench:
 
     # --- one GPU: the kernels against the copy floor ----------------------
 
-    def kernel_floor(self) -> None:
+    def kernel_sweep(self) -> None:
+        """The local paths (``kernel_floor``) at every ``--sweep-programs``
+        x ``--sweep-blocks`` launch shape: which lifts them closest to
+        ``copy_`` (issue 28 found 10-26% at 32 programs of 2048). Each shape
+        has its own workspace; KERNEL lines carry it."""
+        base = self.coll
+        try:
+            for programs in self.args.sweep_programs:
+                for block in self.args.sweep_blocks:
+                    self.coll = Collectives(self.comm, Config(programs=programs, block=block,
+                                                              num_warps=self.args.warps,
+                                                              stage_bytes=64 * MB + MB))
+                    try:
+                        self.kernel_floor(label=f"{programs}x{block}", sizes=(16 * MB, 64 * MB))
+                    finally:
+                        self.coll.close()
+        finally:
+            self.coll = base
+
+    def kernel_floor(self, label: str = "", sizes=(1 * MB, 16 * MB, 64 * MB)) -> None:
         """Each TLE kernel on a world of one moves a known number of bytes
         through this GPU's memory; compared to ``copy_`` of as many bytes."""
         lines = []
-        for nbytes in (1 * MB, 16 * MB, 64 * MB):
+        for nbytes in sizes:
             n = nbytes // 2
             x = torch.randn(n, device="cuda", dtype=DTYPE)
             out = torch.empty_like(x)
@@ -371,11 +393,13 @@ class Bench:
             for name, (fn, moved) in cases.items():
                 us = statistics.median(self.timer.run(fn, graph=True))
                 bw = moved / us / 1e3
-                lines.append(f"KERNEL | {name} | {nbytes // KB} KB | {us:.1f} µs | {bw:.0f} GB/s | "
+                at = f" @ {label}" if label else ""
+                lines.append(f"KERNEL | {name}{at} | {nbytes // KB} KB | {us:.1f} µs | {bw:.0f} GB/s | "
                              f"{100 * bw / copy_bw:.0f}% of copy_ ({copy_bw:.0f} GB/s) |")
         torch.cuda.empty_cache()
         if self.rank == 0:
-            log("KERNEL | kernel (world of one) | size | median (graph) | bytes moved / time | vs copy_ |")
+            log(f"KERNEL | kernel (world of one){' @ programs x block' if label else ''} | size | median (graph) "
+                "| bytes moved / time | vs copy_ |")
             for line in lines:
                 log(line)
 
@@ -469,9 +493,14 @@ def main() -> None:
     parser.add_argument("--ll-max", type=int, default=64 * KB, help="largest all_reduce the auto variant runs LL")
     parser.add_argument("--quick", action="store_true", help=f"sizes {QUICK_SIZES}, 5 repetitions")
     parser.add_argument("--ops", default="all_reduce,all_gather,reduce_scatter,all_to_all,moe,kernels")
+    parser.add_argument("--sweep-programs", default="32,64,132,256",
+                        help="with --ops sweep: programs per launch to try (at most n_barriers = 256)")
+    parser.add_argument("--sweep-blocks", default="2048,4096,8192", help="with --ops sweep: elements per step")
     args = parser.parse_args()
     args.sizes = ([size_arg(s) for s in args.sizes.split(",")] if args.sizes else
                   QUICK_SIZES if args.quick else SIZES)
+    args.sweep_programs = [int(v) for v in args.sweep_programs.split(",")]
+    args.sweep_blocks = [int(v) for v in args.sweep_blocks.split(",")]
     if args.quick:
         args.reps = min(args.reps, 5)
     if args.reps < 5:
@@ -508,6 +537,8 @@ def main() -> None:
                     log(f"ERROR moe: {traceback.format_exc()}")
         if "kernels" in ops and comm.size == 1:
             bench.kernel_floor()
+        if "sweep" in ops and comm.size == 1:
+            bench.kernel_sweep()
         bench.table()
         verdicts = bench.verdicts()
         if comm.rank == 0:

@@ -23,6 +23,9 @@ Two levels (docs/ops.md):
       moe = coll.moe(num_experts=256, hidden=7168, max_tokens=128, topk=8, dtype=torch.bfloat16)
       recv, count = moe.dispatch(tokens, topk_idx)   # no host sync
       out = moe.combine(expert_out, topk_weights)
+      f = coll.fused()                          # or tle.ops.Fused(comm): GEMMs fused with communication
+      c = f.ag_gemm(a, b)                       # AllGather(a) @ b
+      c = f.gemm_rs(a, b)                       # ReduceScatter(a @ b); f.gemm_ar(a, b): AllReduce(a @ b)
 
 Every call is asynchronous on the device and keeps its epochs on the
 device, so it can be captured in a CUDA graph and replayed.
@@ -37,8 +40,9 @@ from . import all_reduce as _ar
 from . import all_to_all as _a2a
 from . import reduce_scatter as _rs
 from ._host import DTYPES, REDUCE_OPS, Config, Workspace
+from .fused import Fused, FusedConfig
 
-__all__ = ["Collectives", "Config", "DTYPES", "REDUCE_OPS"]
+__all__ = ["Collectives", "Config", "DTYPES", "Fused", "FusedConfig", "REDUCE_OPS"]
 
 
 class Collectives:
@@ -53,6 +57,7 @@ class Collectives:
         self.comm = comm
         self.config = self.ws.config
         self._moes: list[Any] = []
+        self._fused: list[Fused] = []
 
     def all_reduce(self, x: Any, op: str = "sum", *, out: Any = None, variant: str | None = None) -> Any:
         """A new array (or ``out``) holding the ``op`` (``"sum"``,
@@ -106,6 +111,14 @@ class Collectives:
         self._moes.append(m)
         return m
 
+    def fused(self, **options) -> Fused:
+        """The fused GEMM operators (``ag_gemm``, ``gemm_rs``, ``gemm_ar``)
+        over this communicator, with these collectives as their unfused
+        path (``tle.ops.fused.Fused``; ``options`` go to it). Collective."""
+        f = Fused(self.comm, collectives=self, **options)
+        self._fused.append(f)
+        return f
+
     def _rows(self, name: str, a: Any) -> Any:
         A = self.ws.arrays
         A.check(name, a)
@@ -116,9 +129,10 @@ class Collectives:
 
     def close(self) -> None:
         """Free the workspace (not collective); idempotent."""
-        for m in self._moes:
+        for m in [*self._moes, *self._fused]:
             m.close()
         self._moes.clear()
+        self._fused.clear()
         self.ws.close()
         if getattr(self.comm, "_collectives", None) is self:
             self.comm._collectives = None
