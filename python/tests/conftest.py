@@ -36,6 +36,7 @@ class Compiled:
     llir: str
     ptx: str
     ttgir: str = ""
+    shared: int = 0  #: bytes of shared memory a block of it needs
 
 
 @pytest.fixture(scope="session")
@@ -75,6 +76,7 @@ def compile_kernel(bitcode):
         attrs = {(names.index(a),): [["tt.divisibility", 16]] for a in aligned}
         src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs=constexprs or {}, attrs=attrs)
         kernel = triton.compile(src, target=TARGET, options=options)
-        return Compiled(kernel.asm["ttir"], kernel.asm["llir"], kernel.asm["ptx"], kernel.asm["ttgir"])
+        return Compiled(kernel.asm["ttir"], kernel.asm["llir"], kernel.asm["ptx"], kernel.asm["ttgir"],
+                        kernel.metadata.shared)
 
     return compile_

@@ -95,14 +95,14 @@ def test_configuration_is_a_function_of_the_global_problem():
                     chunks=1, block=64, rb=32, cb=16).check()
 
 
-def _sig(kernel, dtype: str, tma: bool = False) -> tuple[dict, dict]:
+def _sig(kernel, dtype: str, tma: bool = False, bn: int = 256) -> tuple[dict, dict]:
     pointers = {"a", "b", "c", "out", "ag_local", "stage_local", "ag", "dig_local", "seen"}
     handles = {"comm", "stage"}
     if kernel is not fused.ag_gemm_kernel:
         handles.add("ag")
-    values = {"CHUNKS": 4, "BLOCK": 4096, "MAXG": 256, "BM": 128, "BN": 256, "BK": 64, "GROUP_M": 8,
+    values = {"CHUNKS": 4, "BLOCK": 4096, "MAXG": 256, "BM": 128, "BN": bn, "BK": 64, "GROUP_M": 8,
               "EVEN_K": True, "WAIT": True, "ALL": False, "RB": 32, "CB": 256, "TMA": tma}
-    descs = {"a_d": "[128,64]", "ag_d": "[128,64]", "b_d": "[64,256]"}
+    descs = {"a_d": "[128,64]", "ag_d": "[128,64]", "b_d": f"[64,{bn}]"}
     sig, constexprs = {}, {}
     for name in kernel.arg_names:
         if name in descs:
@@ -148,3 +148,23 @@ def test_fused_kernels_compile_for_sm90(compile_kernel, kernel, dtype, tma):
         assert "tleTritonBarrier" in out.ttir
     if kernel is fused.reset_words_kernel:
         assert "tleTritonResetSignal" in out.ttir
+
+
+#: Hopper configurations that choose() gives, one per distinct tile and
+#: stage count: (kernel, op, tma, n) at 2 ranks, K = 8192, M = 4096.
+FIT = [(fused.ag_gemm_kernel, "ag_gemm", t, n) for t in (False, True) for n in (1024, 2048, 14336)] + \
+      [(fused.gemm_push_kernel, "gemm_rs", t, n) for t in (False, True) for n in (1024, 2048, 14336)]
+
+
+@pytest.mark.parametrize("kernel, op, tma, n", FIT, ids=[f"{o}-n{n}{'-tma' if t else ''}" for _, o, t, n in FIT])
+def test_chosen_gemm_fits_in_shared_memory(compile_kernel, kernel, op, tma, n):
+    """The configuration choose() gives compiles to a block that fits in
+    Hopper's shared memory (TMA's ag_gemm has two rings of stages: at 3 it
+    needed 288 KiB, and the launch failed with OutOfResources)."""
+    cfg = fused.choose(op, 4096, n, 8192, 2, "bf16", 132, interp=False, tma=tma)
+    sig, constexprs = _sig(kernel, "bf16", cfg.tma, bn=cfg.bn)
+    aligned = tuple(a for a in sig if sig[a] not in ("constexpr",) and not sig[a].startswith("tensordesc")
+                    and a not in ("comm", "word0", "e"))
+    out = compile_kernel(kernel, sig, constexprs, aligned=aligned, num_warps=cfg.num_warps,
+                         num_stages=cfg.num_stages)
+    assert 0 < out.shared <= fused.SMEM_PER_BLOCK, (cfg, out.shared)

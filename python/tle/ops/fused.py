@@ -392,6 +392,10 @@ class FusedConfig:
 MIN_FLOPS = 1 << 35
 
 
+#: Shared memory one block may opt into on Hopper (H100, H200): 227 KiB.
+SMEM_PER_BLOCK = 232448
+
+
 def choose(op: str, m: int, n: int, k: int, size: int, dtype: str, sms: int, interp: bool,
            min_flops: int = MIN_FLOPS, tma: bool = False) -> FusedConfig:
     """The configuration of ``op`` for the global problem ``m x n x k`` (C
@@ -409,11 +413,18 @@ def choose(op: str, m: int, n: int, k: int, size: int, dtype: str, sms: int, int
     # 1024) 128 x 128 to fill the SMs; 4 stages up to N = 2048.
     bn = 128 if n <= 1024 else 256
     stages = 4 if n <= 2048 else 3
+    tma = tma and (k // (size if op != "ag_gemm" else 1)) % 8 == 0 and n % 8 == 0
+    # Triton gives each K loop its own ring of stages; ag_gemm's TMA path has
+    # two (one per descriptor: its own rows, the gathered ones), so 128 x 256
+    # x 64 at 3 stages needs 288 KiB there (measured on the sm_90 compile,
+    # 2026-12-02): fewer stages until the rings fit.
+    loops = 2 if tma and op == "ag_gemm" else 1
+    while stages > 2 and loops * stages * (128 * 64 + 64 * bn) * 2 > SMEM_PER_BLOCK:
+        stages -= 1
     push = 8 if op == "ag_gemm" and size > 1 else 0
     return FusedConfig(bm=128, bn=bn, bk=64, group_m=8, num_warps=8, num_stages=stages,
                        programs=min(MAXG, sms - push), push_programs=max(push, 1), chunks=4, block=4096, rb=32,
-                       cb=256, fused=2 * m * n * k >= min_flops,
-                       tma=tma and (k // (size if op != "ag_gemm" else 1)) % 8 == 0 and n % 8 == 0).check()
+                       cb=256, fused=2 * m * n * k >= min_flops, tma=tma).check()
 
 
 class Plan:
