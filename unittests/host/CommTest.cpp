@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CommInternal.h"
+#include "comm/CommInternal.h"
 #include "tle/detail/DevComm.h"
 #include "tle/tle.h"
 #include "tle/tle.hpp"

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Error.h"
+#include "diag/Error.h"
 #include "emu/OffFiber.h"
 #include "tle/emu.h"
 

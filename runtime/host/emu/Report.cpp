@@ -11,7 +11,7 @@
 
 #include "emu/Scheduler.h"
 
-#include "DevError.h"
+#include "diag/DevError.h"
 #include "tle/detail/Log.h"
 
 #include <algorithm>
