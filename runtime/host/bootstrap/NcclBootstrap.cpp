@@ -28,8 +28,8 @@
 
 #include "bootstrap/NcclBootstrap.h"
 
-#include "diag/Error.h"
 #include "bootstrap/Wire.h"
+#include "diag/Error.h"
 
 #include <dlfcn.h>
 

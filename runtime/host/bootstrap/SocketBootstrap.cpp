@@ -33,9 +33,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "bootstrap/Bootstrap.h"
-#include "diag/Error.h"
 #include "bootstrap/Sha256.h"
 #include "bootstrap/Wire.h"
+#include "diag/Error.h"
 #include "tle/detail/DevComm.h"
 #include "tle/detail/Log.h"
 

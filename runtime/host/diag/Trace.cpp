@@ -13,8 +13,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Comm.h"
-#include "diag/Error.h"
 #include "comm/Handles.h"
+#include "diag/Error.h"
 #include "diag/TraceJson.h"
 
 #include <algorithm>

@@ -13,9 +13,9 @@
 #include "emu/Interp.h"
 
 #include "comm/Comm.h"
+#include "comm/Handles.h"
 #include "diag/DevError.h"
 #include "diag/Error.h"
-#include "comm/Handles.h"
 #include "emu/OffFiber.h"
 #include "tle/detail/DevComm.h"
 #include "tle/device.h"

@@ -17,8 +17,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Comm.h"
-#include "diag/Error.h"
 #include "comm/Handles.h"
+#include "diag/Error.h"
 
 namespace tle {
 namespace {

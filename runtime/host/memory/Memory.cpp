@@ -10,8 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Comm.h"
-#include "diag/Error.h"
 #include "comm/Handles.h"
+#include "diag/Error.h"
 
 #include "tle/detail/Log.h"
 

@@ -16,8 +16,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Comm.h"
-#include "diag/Error.h"
 #include "comm/Handles.h"
+#include "diag/Error.h"
 #include "memory/MemoryFile.h"
 
 namespace tle {

@@ -392,8 +392,7 @@ public:
     TLE_CUDA_TRY(cudaStreamSynchronize(s));
     return tleSuccess;
   }
-  tleResult_t copyFromLocal(void *dst, const void *src,
-                            size_t bytes) override {
+  tleResult_t copyFromLocal(void *dst, const void *src, size_t bytes) override {
     DeviceScope scope(device_);
     TLE_CUDA_TRY(scope.status());
     TLE_CUDA_TRY(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //-*-===//
 //
-// Compiled instead of the real CUDA backend (runtime/host/backends/cuda) when the
-// library is built without CUDA, so that asking for tleBackendCuda (or for
+// Compiled instead of the real CUDA backend (runtime/host/backends/cuda) when
+// the library is built without CUDA, so that asking for tleBackendCuda (or for
 // GPU memory from tleShareableAlloc) fails with a clear status instead of a
 // link error.
 //
