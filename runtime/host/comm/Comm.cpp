@@ -1,11 +1,9 @@
 //===- Comm.cpp - Creating, querying and destroying communicators -*- C++ -*-=//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The C API of communicators. Every creation path builds the same state per
-// rank: epochs and grid counters in local memory, the error record in
-// host-visible memory, the inbox and the signal words as symmetric memory,
-// and finally the DevComm, assembled on the host and copied into local
-// (device) memory.
+// The C API of communicators. Every creation path chooses the topology, the
+// backend and how ranks exchange, then assembles the same state per rank
+// from the communicator's features (Assembly.cpp, comm/features/).
 // tleCommInitRank does it with a socket bootstrap, one process per rank;
 // tleCommInitAll for every rank at once from one thread, leaving the ranks
 // an in-process rendezvous for later collectives such as tleMemAlloc;
@@ -15,12 +13,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Comm.h"
+#include "backends/nccl/NcclNet.h"
+#include "bootstrap/NcclBootstrap.h"
 #include "comm/CommInternal.h"
+#include "comm/Handles.h"
 #include "diag/DevError.h"
 #include "diag/Error.h"
-#include "comm/Handles.h"
-#include "bootstrap/NcclBootstrap.h"
-#include "backends/nccl/NcclNet.h"
 
 #include "tle/detail/Log.h"
 
@@ -43,112 +41,21 @@ CommState::~CommState() {
       backend->copyToLocal(devComm, &cleared, sizeof(cleared));
       backend->freeLocal(devComm);
     }
-    if (epochs)
-      backend->freeLocal(epochs);
-    if (gridCount)
-      backend->freeLocal(gridCount);
-    if (shadows)
-      backend->freeLocal(shadows);
-    if (errorHost)
-      backend->freeHostVisible(errorHost);
+    for (CommMemory &m : memory)
+      if (m.kind == MemoryKind::Local && m.mem)
+        backend->freeLocal(m.mem);
+      else if (m.kind == MemoryKind::HostVisible && m.host)
+        backend->freeHostVisible(m.host);
     if (traceHost)
       backend->freeHostVisible(traceHost);
     if (traceNext)
       backend->freeLocal(traceNext);
   }
-  inbox.reset();
-  signals.reset();
-  netWords.reset();
+  memory.clear();
   bootstrap.reset();
 }
 
 namespace {
-
-/// Allocates the rank-local parts of `c` (not the inbox).
-tleResult_t allocateLocalState(CommState &c) {
-  Backend &b = *c.backend;
-  size_t words = c.config.nBarriers * sizeof(uint32_t);
-  void *p;
-  // Every team's epochs (kEpochSets), on every communicator: a kernel
-  // written for INTER or WORLD runs on one node too.
-  if (tleResult_t r = b.allocLocal(kEpochSets * words, &p))
-    return r;
-  c.epochs = static_cast<uint32_t *>(p);
-  if (tleResult_t r = b.allocLocal(words, &p))
-    return r;
-  c.gridCount = static_cast<uint32_t *>(p);
-  void *host, *dev;
-  if (tleResult_t r = b.allocHostVisible(sizeof(ErrorRecord), &host, &dev))
-    return r;
-  c.errorHost = static_cast<ErrorRecord *>(host);
-  c.errorDev = static_cast<ErrorRecord *>(dev);
-  c.faults->words[c.faultIndex].store(&c.errorHost->abort);
-  if (tleResult_t r = b.allocLocal(sizeof(DevComm), &p))
-    return r;
-  c.devComm = static_cast<DevComm *>(p);
-  // The signal shadows (flagcxDevIncreaseSignalShadow): one per signal
-  // word, rank-local.
-  if (tleResult_t r = b.allocLocal(c.config.nSignals * sizeof(uint64_t), &p))
-    return r;
-  c.shadows = static_cast<uint64_t *>(p);
-  return tleSuccess;
-}
-
-size_t inboxBytes(const CommState &c) {
-  return size_t(kInboxSets) * c.config.nBarriers * inboxStrideWords(c.size) *
-         sizeof(uint32_t);
-}
-
-/// The signal words, then the counters (DevComm::counters): one symmetric
-/// allocation, so that a peer's counters are its signals + nSignals.
-size_t signalBytes(const CommState &c) {
-  return (size_t(c.config.nSignals) + countersOf(c)) * sizeof(uint64_t);
-}
-
-/// Assembles the DevComm of `c` and copies it to local memory.
-tleResult_t publishDevComm(CommState &c) {
-  DevComm d = {};
-  d.magic = kDevCommMagic;
-  d.version = kDevCommVersion;
-  d.rank = c.rank;
-  d.size = c.size;
-  d.nBarriers = c.config.nBarriers;
-  d.inboxStride = inboxStrideWords(c.size);
-  d.timeoutNs = c.config.timeoutNs;
-  d.epochs = c.epochs;
-  d.gridCount = c.gridCount;
-  d.error = c.errorDev;
-  d.flags = c.config.onErrorReturn ? kDevCommOnErrorReturn : 0;
-  std::vector<uint32_t *> inbox(c.size);
-  for (int p = 0; p < c.size; ++p)
-    inbox[p] = static_cast<uint32_t *>(c.inbox->ptr(p));
-  fillRoutes(d, inbox.data());
-  d.nSignals = c.config.nSignals;
-  for (int p = 0; p < c.size; ++p)
-    d.signalPeers[p] =
-        static_cast<uint64_t *>(c.signals->ptr(c.signalBase + p));
-  d.signals = d.signalPeers[c.rank];
-  d.nCounters = countersOf(c);
-  d.counters = d.signals + d.nSignals;
-  d.shadows = c.shadows;
-  d.nContexts = kMaxContexts;
-  for (uint32_t k = 0; k < kMaxContexts; ++k)
-    d.nets[k] = {kDevNetMagic, k, c.devComm};
-  d.node = c.node;
-  d.nNodes = c.nNodes;
-  d.netKind = kNetNone;
-  if (c.net) {
-    d.netKind = kNetEmu;
-    d.nNetWords = c.config.nSignals + 2 * c.config.nBarriers;
-    d.net = c.net.get();
-  }
-  if (c.ncclNet) {
-    d.netKind = kNetNcclGin;
-    d.nNetWords = c.config.nSignals + 2 * c.config.nBarriers;
-    d.net = c.ncclNet->deviceCopy();
-  }
-  return c.backend->copyToLocal(c.devComm, &d, sizeof(DevComm));
-}
 
 /// TLE_WATCHDOG: unset, "" or "1" watch the peers' processes, "0" not.
 tleResult_t watchdogEnabled(bool &out) {
@@ -249,7 +156,7 @@ tleResult_t initRank(tleComm_t *outComm, int nRanks, const tleUniqueId *id,
   } else {
     c->bootstrap = std::move(world);
   }
-  if (tleResult_t r = buildComm(*c, tleSuccess))
+  if (tleResult_t r = assembleComm(*c, tleSuccess))
     return r;
   if (watchdog) {
     CommState *self = c.get(); // the bootstrap, and its watchdog, die first
@@ -279,18 +186,16 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
     return r;
   // tleCommAbort of any rank of the set aborts all of them, on every node.
   auto faults = std::make_shared<FaultGroup>(nRanks);
+  // One network for the world (its table filled by assembleAll).
   std::shared_ptr<EmuNet> net;
-  if (nNodes > 1) {
+  if (nNodes > 1)
     net = std::make_shared<EmuNet>();
-    net->worldSize = static_cast<uint32_t>(nRanks);
-    net->nSignals = resolved.nSignals;
-  }
   std::vector<std::shared_ptr<CommState>> comms;
-  // Each node is a set of its own: its rendezvous, inboxes, signal words
-  // and symmetric buffers span its ranks only.
+  std::vector<CommState *> ranks;
+  // Each node is a set of its own: its rendezvous and symmetric buffers
+  // span its ranks only.
   for (int n = 0; n < nNodes; ++n) {
     auto group = createInProcGroup(perNode, resolved.bootstrapTimeoutMs);
-    std::vector<SymmetricView *> inboxes, signals;
     for (int r = 0; r < perNode; ++r) {
       int world = n * perNode + r;
       auto c = std::make_shared<CommState>();
@@ -308,30 +213,12 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
                             /*fdsTravel=*/false, c->backend))
         return s;
       c->bootstrap = createInProcBootstrap(group, r);
-      c->inbox = std::make_unique<SymmetricView>(c->backend, r, perNode, true);
-      c->signals =
-          std::make_unique<SymmetricView>(c->backend, r, perNode, true);
-      if (tleResult_t s = allocateLocalState(*c))
-        return s;
-      inboxes.push_back(c->inbox.get());
-      signals.push_back(c->signals.get());
+      ranks.push_back(c.get());
       comms.push_back(std::move(c));
     }
-    if (tleResult_t s = allocSymmetricAll(inboxes, inboxBytes(*comms.back())))
-      return s;
-    if (tleResult_t s = allocSymmetricAll(signals, signalBytes(*comms.back())))
-      return s;
   }
-  if (net)
-    for (int w = 0; w < nRanks; ++w) {
-      CommState &c = *comms[w];
-      c.netBarrierWords.assign(2 * size_t(resolved.nBarriers), 0);
-      net->signals[w] = static_cast<uint64_t *>(c.signals->ptr(c.rank));
-      net->barrier[w] = c.netBarrierWords.data();
-    }
-  for (auto &c : comms)
-    if (tleResult_t s = publishDevComm(*c))
-      return s;
+  if (tleResult_t s = assembleAll(ranks))
+    return s;
   // Ranks sharing a GPU (a one-GPU machine's test setup): a barrier's CTAs
   // spin until their peers' arrive, so the ranks' kernels must be resident
   // side by side, and their CTAs share the SMs' issue slots while they spin.
@@ -379,48 +266,6 @@ tleResult_t checkRanks(int nRanks) {
   return tleSuccess;
 }
 
-tleResult_t buildComm(CommState &c, tleResult_t prior) {
-  c.inbox = std::make_unique<SymmetricView>(c.backend, c.rank, c.size,
-                                            !c.multiProcess);
-  // Processes on simulated nodes map every world rank's signal words, which
-  // the network adds to; the DevComm takes this node's.
-  Bootstrap &signalBs = c.worldBootstrap ? *c.worldBootstrap : *c.bootstrap;
-  c.signalBase = c.worldBootstrap ? c.node * c.size : 0;
-  c.signals = std::make_unique<SymmetricView>(c.backend, signalBs.rank(),
-                                              signalBs.size(), !c.multiProcess);
-  tleResult_t local = prior;
-  if (local == tleSuccess)
-    local = allocateLocalState(c);
-  // Ranks must agree on the backend as well as on nBarriers and nSignals
-  // (the sizes). A failure of the first allocation returns on every rank.
-  if (tleResult_t r = allocSymmetric(
-          *c.bootstrap, *c.inbox, inboxBytes(c), local,
-          static_cast<uint64_t>(c.config.backend), "barrier inboxes"))
-    return r;
-  if (tleResult_t r = allocSymmetric(
-          signalBs, *c.signals, signalBytes(c), tleSuccess,
-          static_cast<uint64_t>(c.config.backend), "signal words"))
-    return r;
-  if (c.worldBootstrap) {
-    int world = c.worldBootstrap->size();
-    c.netWords = std::make_unique<SymmetricView>(
-        c.backend, c.worldBootstrap->rank(), world, false);
-    if (tleResult_t r = allocSymmetric(
-            *c.worldBootstrap, *c.netWords,
-            2 * size_t(c.config.nBarriers) * sizeof(uint64_t), tleSuccess,
-            static_cast<uint64_t>(c.config.backend), "net barrier words"))
-      return r;
-    c.net = std::make_shared<EmuNet>();
-    c.net->worldSize = static_cast<uint32_t>(world);
-    c.net->nSignals = c.config.nSignals;
-    for (int w = 0; w < world; ++w) {
-      c.net->signals[w] = static_cast<uint64_t *>(c.signals->ptr(w));
-      c.net->barrier[w] = static_cast<uint64_t *>(c.netWords->ptr(w));
-    }
-  }
-  return publishDevComm(c);
-}
-
 void logCreated(const CommState &c, int device, const char *how) {
   TLE_LOG(Info, c.rank,
           "communicator created: rank %d of %d (%s), backend %s%s, %u barrier "
@@ -430,8 +275,8 @@ void logCreated(const CommState &c, int device, const char *how) {
           c.backend->kind() == tleBackendCuda ? "cuda on device " : "emulator",
           c.backend->kind() == tleBackendCuda ? std::to_string(device).c_str()
                                               : "",
-          c.config.nBarriers, inboxBytes(c), c.backend->sharedMemoryKind(),
-          c.config.nSignals,
+          c.config.nBarriers, commBytes(c, "barrier inboxes"),
+          c.backend->sharedMemoryKind(), c.config.nSignals,
           static_cast<unsigned long long>(c.config.timeoutNs / 1000000));
 }
 
@@ -628,11 +473,7 @@ tleResult_t tleCommGetSignals(tleComm_t handle, uint32_t first, uint32_t count,
                   first, static_cast<unsigned long long>(first) + count, words);
     if (!count)
       return tleSuccess;
-    // The view holds every world rank's words on simulated nodes with one
-    // process per rank (signalBase), this node's alone otherwise.
-    const auto *own = static_cast<const uint64_t *>(
-        comm->signals->ptr(comm->signalBase + comm->rank));
-    return comm->backend->copyFromLocal(outValues, own + first,
+    return comm->backend->copyFromLocal(outValues, comm->ownSignals + first,
                                         size_t(count) * sizeof(uint64_t));
   });
 }

@@ -13,9 +13,10 @@
 #ifndef TLE_HOST_COMM_H
 #define TLE_HOST_COMM_H
 
-#include "diag/Abort.h"
 #include "backends/Backend.h"
 #include "bootstrap/Bootstrap.h"
+#include "comm/Requirement.h"
+#include "diag/Abort.h"
 #include "tle/detail/DevComm.h"
 #include "tle/tle.h"
 
@@ -161,22 +162,30 @@ SymMem makeSymMem(const SymmetricView &view, int rank, int size, size_t bytes,
 SymMem makeSymMem(const std::vector<void *> &ptrs, int rank, size_t bytes,
                   ErrorRecord *error);
 
-/// One rank's communicator: what a tleComm_t names (Handles.h). Its
-/// symmetric memory is the barrier inbox and the signal words (nSignals
-/// uint64 per rank, DevComm::signalPeers), two collective allocations.
+/// One allocation of a communicator's features (comm/Requirement.h), which
+/// the CommState frees.
+struct CommMemory {
+  MemoryKind kind = MemoryKind::Local;
+  const char *name = "";
+  size_t bytes = 0;
+  void *mem = nullptr;  ///< Local, HostVisible: the device address
+  void *host = nullptr; ///< HostVisible: the host address
+  std::unique_ptr<SymmetricView> view; ///< Symmetric
+};
+
+/// One rank's communicator: what a tleComm_t names (Handles.h). Its memory
+/// is what its features asked for (comm/features/), assembled by
+/// assembleComm or assembleAll; the pointers below into it are the ones
+/// host code reads after creation.
 struct CommState {
   int rank = 0; ///< in the node (DevComm::rank)
   int size = 0; ///< ranks per node
-  /// With several nodes (the emulator's network, kNetEmu): the world's
-  /// table of net words, shared by every rank of the world, and this
-  /// rank's own INTER and WORLD barrier words (2 * nBarriers).
+  /// With several nodes on the emulator's network (kNetEmu, worldByMemory):
+  /// the world's table of net words, shared by every rank of a world in
+  /// one process, and every world rank's signal words as mapped here (the
+  /// signal feature keeps them for the net feature).
   std::shared_ptr<EmuNet> net;
-  std::vector<uint64_t> netBarrierWords;
-  /// With worldBootstrap: the signal words are mapped for every world rank
-  /// (the network reaches them), this node's ranks from signalBase on; and
-  /// the INTER and WORLD barrier words are shared memory (netWords).
-  int signalBase = 0;
-  std::unique_ptr<SymmetricView> netWords;
+  std::vector<uint64_t *> worldSignals;
   bool multiProcess = false;
   ResolvedConfig config;
   std::shared_ptr<Backend> backend;
@@ -188,11 +197,10 @@ struct CommState {
   std::unique_ptr<Bootstrap> bootstrap;
   /// The rendezvous of a tleCommInitAll set (null for tleCommInitRank).
   std::shared_ptr<InProcGroup> group;
-  std::unique_ptr<SymmetricView> inbox;
-  std::unique_ptr<SymmetricView> signals;
-  uint32_t *epochs = nullptr;
-  uint32_t *gridCount = nullptr;
-  uint64_t *shadows = nullptr; ///< DevComm::shadows, local memory
+  /// Everything the features asked for, in assembly order.
+  std::vector<CommMemory> memory;
+  uint32_t *epochs = nullptr;     ///< DevComm::epochs
+  uint64_t *ownSignals = nullptr; ///< DevComm::signals
   ErrorRecord *errorHost = nullptr;
   ErrorRecord *errorDev = nullptr;
   DevComm *devComm = nullptr;
@@ -222,8 +230,11 @@ struct CommState {
   ~CommState();
 };
 
-/// Counter words per rank (DevComm::nCounters): as many as signal words.
-inline uint32_t countersOf(const CommState &c) { return c.config.nSignals; }
+/// The world's ranks reach each other's memory by address (the emulator's
+/// network, kNetEmu): signal and net words are symmetric over the world.
+inline bool worldByMemory(const CommState &c) {
+  return c.nNodes > 1 && !c.ncclNet;
+}
 
 /// tleSuccess while `c`'s fault word is 0; else the status of the fault
 /// (tleAborted, tlePeerFailure, a failed wait's under onError = return)
@@ -265,11 +276,19 @@ void pairWorldBuffers(const std::vector<std::shared_ptr<CommState>> &comms,
 /// nRanks within what the DevComm layout serves, else tleInvalidArgument.
 tleResult_t checkRanks(int nRanks);
 
-/// Completes rank `c` once its rank, size, config, backend (may be null
-/// when `prior` failed) and bootstrap are set: local state, the inbox
-/// (collective through c.bootstrap; `prior`, this rank's status so far, is
-/// shared with every rank so that all fail together) and the DevComm.
-tleResult_t buildComm(CommState &c, tleResult_t prior);
+/// Completes rank `c` once its rank, size, nodes, config, backend (may be
+/// null when `prior` failed) and bootstraps are set: every feature's memory
+/// (Assembly.cpp), exchanged through c.bootstrap and c.worldBootstrap
+/// (`prior`, this rank's status so far, is shared with every rank so that
+/// all fail together), and the DevComm.
+tleResult_t assembleComm(CommState &c, tleResult_t prior);
+
+/// The same for every rank of a world in this process, from one thread
+/// (tleCommInitAll): `ranks` in world order, each with its backend.
+tleResult_t assembleAll(const std::vector<CommState *> &ranks);
+
+/// Bytes of `c`'s allocation named `name` (Requirement::name), 0 if none.
+size_t commBytes(const CommState &c, const char *name);
 
 /// The INFO line of a new communicator: what a user debugging a job checks
 /// first (ranks, backend, slots, memory, timeout); `how` says how it was

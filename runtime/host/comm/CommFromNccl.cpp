@@ -14,11 +14,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Comm.h"
-#include "diag/Error.h"
-#include "comm/Handles.h"
-#include "bootstrap/NcclBootstrap.h"
 #include "backends/nccl/NcclNet.h"
+#include "bootstrap/NcclBootstrap.h"
+#include "comm/Comm.h"
+#include "comm/Handles.h"
+#include "diag/Error.h"
 
 #include <cstdlib>
 #include <cstring>
@@ -254,10 +254,10 @@ tleResult_t initFromNccl(tleComm_t *outComm, void *ncclComm,
     return r;
   c->multiProcess = !sameProcess;
   // A backend that cannot serve this spread (cuMem asked for across
-  // processes) fails every rank through buildComm's exchange.
+  // processes) fails every rank through assembleComm's exchange.
   tleResult_t local = createBackend(c->config, device, c->multiProcess,
                                     /*fdsTravel=*/false, c->backend);
-  if (tleResult_t r = buildComm(*c, local))
+  if (tleResult_t r = assembleComm(*c, local))
     return r;
   logCreated(*c, device,
              sameProcess ? "from an NCCL communicator, ranks in one process"
