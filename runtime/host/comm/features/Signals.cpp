@@ -6,10 +6,7 @@
 // symmetric over the node, or over the world when the network is the
 // emulator's (worldByMemory), which adds to a peer's words on another node
 // by address; and the signal shadows (flagcxDevIncreaseSignalShadow), one
-// per word, rank-local. The one-sided transfers' counters (nCounters, as
-// many as signal words) lie right after the words in the same allocation:
-// the device library finds a peer's at signalPeers[p] + nSignals. DevComm:
-// nSignals, signals, signalPeers, shadows, nCounters, counters.
+// per word, rank-local. DevComm: nSignals, signals, signalPeers, shadows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,9 +21,6 @@ void require(const CommState &c, std::vector<Requirement> &out) {
   Span span = worldByMemory(c) ? Span::World : Span::Node;
   out.push_back({"signal words", MemoryKind::Symmetric, bytes, span});
   out.push_back({"signal shadows", MemoryKind::Local, bytes});
-  // The signal words' name: the same block (Requirement::name).
-  out.push_back({"signal words", MemoryKind::Symmetric,
-                 c.config.nSignals * sizeof(uint64_t), span});
 }
 
 void publish(CommState &c, const std::vector<Placed> &mem, DevComm &d) {
@@ -37,8 +31,6 @@ void publish(CommState &c, const std::vector<Placed> &mem, DevComm &d) {
     d.signalPeers[p] = static_cast<uint64_t *>(mem[0].peers[base + p]);
   d.signals = d.signalPeers[c.rank];
   d.shadows = static_cast<uint64_t *>(mem[1].mem);
-  d.nCounters = c.config.nSignals;
-  d.counters = static_cast<uint64_t *>(mem[2].mem);
   c.ownSignals = d.signals;
   c.worldSignals.clear();
   if (worldByMemory(c))
