@@ -69,19 +69,20 @@ tleResult_t publishHandle(MemState &m) {
 namespace {
 
 tleResult_t memAlloc(tleComm_t commHandle, size_t bytes, tleMem_t *outMem) {
-  if (!outMem)
-    return fail(tleInvalidArgument, "outMem is NULL");
-  *outMem = nullptr;
+  if (outMem)
+    *outMem = nullptr;
   std::shared_ptr<CommState> comm;
   if (tleResult_t r = lookupComm(commHandle, comm))
     return r;
   if (tleResult_t r = checkUsable(*comm))
     return r;
   auto m = newMem(*comm, bytes);
-  // A bad size or a failed local allocation still takes part in the
+  // A bad argument or a failed local allocation still takes part in the
   // exchange, so peers fail at once instead of at the deadline.
   tleResult_t local = tleSuccess;
-  if (bytes == 0)
+  if (!outMem)
+    local = fail(tleInvalidArgument, "outMem is NULL");
+  else if (bytes == 0)
     local = fail(tleInvalidArgument, "bytes is 0");
   if (local == tleSuccess)
     local = allocHandle(*m);
