@@ -10,7 +10,7 @@
 
 #include "Options.h"
 
-#include "tle/detail/Log.h"
+#include "tle/support/Log.h"
 #include "tle/emu.h"
 
 #include <unistd.h>

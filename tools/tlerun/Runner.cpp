@@ -16,8 +16,8 @@
 #include "Device.h"
 #include "Report.h"
 
-#include "tle/detail/Json.h"
-#include "tle/detail/Log.h"
+#include "tle/support/Json.h"
+#include "tle/support/Log.h"
 #include "tle/emu.h"
 
 #include <unistd.h>

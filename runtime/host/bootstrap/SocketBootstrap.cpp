@@ -37,7 +37,7 @@
 #include "bootstrap/Wire.h"
 #include "diag/Error.h"
 #include "tle/detail/DevComm.h"
-#include "tle/detail/Log.h"
+#include "tle/support/Log.h"
 
 #include <algorithm>
 #include <cerrno>

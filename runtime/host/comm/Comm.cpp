@@ -20,7 +20,7 @@
 #include "diag/DevError.h"
 #include "diag/Error.h"
 
-#include "tle/detail/Log.h"
+#include "tle/support/Log.h"
 
 #include <cstdlib>
 #include <cstring>

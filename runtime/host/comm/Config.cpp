@@ -16,7 +16,7 @@
 #include "comm/Comm.h"
 #include "diag/Error.h"
 
-#include "tle/detail/Log.h"
+#include "tle/support/Log.h"
 
 #include <algorithm>
 #include <cstddef>

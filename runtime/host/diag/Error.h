@@ -13,7 +13,7 @@
 #ifndef TLE_HOST_ERROR_H
 #define TLE_HOST_ERROR_H
 
-#include "tle/detail/Log.h"
+#include "tle/support/Log.h"
 #include "tle/tle.h"
 
 #include <new>

@@ -4,7 +4,7 @@
 // Chrome's trace format (the "JSON Array/Object Format" both chrome://tracing
 // and ui.perfetto.dev read): ts in microseconds, pid/tid integers, "M"
 // events naming processes and threads. Strings go through TLE's one JSON
-// writer's escaping (tle/detail/Json.h); the rest is integers. A thread's tid
+// writer's escaping (tle/support/Json.h); the rest is integers. A thread's tid
 // is block * 1024 + thread (a block has at most 1024 threads), so that one id
 // names one reporting thread whatever the launch's block size.
 //
@@ -13,7 +13,7 @@
 #include "diag/TraceJson.h"
 
 #include "tle/abi.h"
-#include "tle/detail/Json.h"
+#include "tle/support/Json.h"
 
 #include <algorithm>
 #include <cinttypes>

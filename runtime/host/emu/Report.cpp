@@ -12,7 +12,7 @@
 #include "emu/Scheduler.h"
 
 #include "diag/DevError.h"
-#include "tle/detail/Log.h"
+#include "tle/support/Log.h"
 
 #include <algorithm>
 #include <cstdio>

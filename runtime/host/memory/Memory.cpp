@@ -13,7 +13,7 @@
 #include "comm/Handles.h"
 #include "diag/Error.h"
 
-#include "tle/detail/Log.h"
+#include "tle/support/Log.h"
 
 #include <map>
 #include <mutex>

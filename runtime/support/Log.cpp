@@ -1,14 +1,14 @@
 //===- Log.cpp - The TLE_DEBUG log ---------------------------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// Implements tle/detail/Log.h. State is set up once (std::call_once) from
+// Implements tle/support/Log.h. State is set up once (std::call_once) from
 // the environment; a line is formatted into a local buffer, then written
 // with one write(2) under a mutex, so lines never interleave within a
 // process, and O_APPEND keeps them whole across processes sharing a file.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tle/detail/Log.h"
+#include "tle/support/Log.h"
 
 #include <fcntl.h>
 #include <sys/syscall.h>

@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_DETAIL_JSON_H
-#define TLE_DETAIL_JSON_H
+#ifndef TLE_SUPPORT_JSON_H
+#define TLE_SUPPORT_JSON_H
 
 #include <charconv>
 #include <cmath>
@@ -213,4 +213,4 @@ private:
 
 } // namespace tle::json
 
-#endif // TLE_DETAIL_JSON_H
+#endif // TLE_SUPPORT_JSON_H

@@ -15,8 +15,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_DETAIL_LOG_H
-#define TLE_DETAIL_LOG_H
+#ifndef TLE_SUPPORT_LOG_H
+#define TLE_SUPPORT_LOG_H
 
 #include "tle/detail/Export.h"
 
@@ -48,4 +48,4 @@ TLE_API void write(Level at, int rank, const char *fmt, ...)
       ::tle::log::write(::tle::log::Level::LEVEL, (RANK), __VA_ARGS__);        \
   } while (0)
 
-#endif // TLE_DETAIL_LOG_H
+#endif // TLE_SUPPORT_LOG_H
