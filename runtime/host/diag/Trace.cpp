@@ -129,11 +129,16 @@ tleResult_t takeAll(const tleComm_t *comms, int nComms,
   if (!comms || nComms < 1)
     return fail(tleInvalidArgument, "comms is NULL or nComms < 1");
   std::vector<BarrierTraceRecord> records;
+  // Past one node, processes are named with their node, as reports name
+  // ranks (traceEventsJson).
+  int32_t ranksPerNode = 0;
   for (int i = 0; i < nComms; ++i) {
     std::shared_ptr<CommState> c;
     std::string arg = "comms[" + std::to_string(i) + "]";
     if (tleResult_t r = lookupComm(comms[i], c, arg.c_str()))
       return r;
+    if (c->nNodes > 1)
+      ranksPerNode = c->size;
     take(*c, records);
   }
   for (const BarrierTraceRecord &r : records)
@@ -141,7 +146,8 @@ tleResult_t takeAll(const tleComm_t *comms, int nComms,
       first = r.time;
   if (!origin)
     origin = first;
-  events = traceEventsJson(records, TraceClock::Nanoseconds, origin, launch);
+  events = traceEventsJson(records, TraceClock::Nanoseconds, origin, launch,
+                           ranksPerNode);
   return tleSuccess;
 }
 
