@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Comm.h"
+#include "comm/Config.h"
 #include "diag/Error.h"
 
 #include "tle/support/Log.h"

@@ -13,6 +13,7 @@
 #include "comm/Handles.h"
 #include "comm/Comm.h"
 #include "diag/Error.h"
+#include "memory/Memory.h"
 
 #include <algorithm>
 #include <atomic>

@@ -17,6 +17,7 @@
 #include "diag/Error.h"
 #include "diag/TraceJson.h"
 #include "emu/Scheduler.h"
+#include "memory/Memory.h"
 #include "tle/detail/DevComm.h"
 
 #include "diag/DevError.h"

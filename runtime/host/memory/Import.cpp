@@ -19,6 +19,7 @@
 #include "comm/Comm.h"
 #include "comm/Handles.h"
 #include "diag/Error.h"
+#include "memory/Memory.h"
 
 namespace tle {
 namespace {

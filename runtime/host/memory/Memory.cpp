@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "memory/Memory.h"
 #include "comm/Comm.h"
 #include "comm/Handles.h"
 #include "diag/Error.h"

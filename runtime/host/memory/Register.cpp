@@ -18,6 +18,7 @@
 #include "comm/Comm.h"
 #include "comm/Handles.h"
 #include "diag/Error.h"
+#include "memory/Memory.h"
 #include "memory/MemoryFile.h"
 
 namespace tle {

@@ -18,7 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "comm/Comm.h"
+#include "memory/Symmetric.h"
 #include "diag/Error.h"
 
 #include <cstring>
