@@ -57,6 +57,11 @@ std::string lastTraceJson() { return "{\"traceEvents\":[]}"; }
 
 std::string lastTraceEvents(uint64_t, uint64_t) { return ""; }
 
+// Declared for every build (tle/emu.h) and called by tlerun: without it the
+// GPU preset's tlerun failed to link on machines without Boost.Context.
+// No launch runs here, so no fatal error ever calls the hook.
+void setFatalHook(FatalHook) {}
+
 } // namespace tle::emu
 
 extern "C" {
