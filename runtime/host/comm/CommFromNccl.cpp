@@ -112,7 +112,7 @@ tleResult_t networkChoice(NetworkChoice &out) {
 /// `c.node`, `c.nNodes` and `c.ncclNet` set.
 tleResult_t joinNetwork(CommState &c, const NcclApi &api, void *ncclComm,
                         int device, bool spansNodes) {
-  uint32_t nNetWords = c.config.nSignals + 2 * c.config.nBarriers;
+  uint32_t nNetWords = netWordsPerRank(c.config);
   ResolvedConfig localConfig = c.config;
   localConfig.allocType = tleAllocCudaMalloc;
   std::shared_ptr<Backend> local;

@@ -52,6 +52,13 @@ struct ResolvedConfig {
   uint32_t ranksPerNode = 0;
 };
 
+/// Net words per rank (DevComm::nNetWords): the signal words, then one per
+/// slot of the INTER team and of WORLD's inter half. The emulator's network
+/// and NCCL's GIN signals (CommFromNccl.cpp) are both sized by it.
+inline uint32_t netWordsPerRank(const ResolvedConfig &config) {
+  return config.nSignals + 2 * config.nBarriers;
+}
+
 /// Checks `config` (NULL: defaults) and resolves timeoutMs == -1 through
 /// the environment variable TLE_BARRIER_TIMEOUT_MS, allocType ==
 /// tleAllocDefault through TLE_CUDA_ALLOC.

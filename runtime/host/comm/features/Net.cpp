@@ -33,7 +33,7 @@ void publish(CommState &c, const std::vector<Placed> &mem, DevComm &d) {
   d.node = c.node;
   d.nNodes = c.nNodes;
   d.netKind = kNetNone;
-  uint32_t nNetWords = c.config.nSignals + 2 * c.config.nBarriers;
+  uint32_t nNetWords = netWordsPerRank(c.config);
   if (worldByMemory(c)) {
     // One EmuNet for a world in one process (tleCommInitAll sets it, and
     // every rank fills the same table), one per process otherwise.
