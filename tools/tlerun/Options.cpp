@@ -10,8 +10,8 @@
 
 #include "Options.h"
 
-#include "tle/support/Log.h"
 #include "tle/emu.h"
+#include "tle/support/Log.h"
 
 #include <unistd.h>
 

@@ -10,8 +10,8 @@
 
 #include "Report.h"
 
-#include "tle/support/Json.h"
 #include "tle/emu.h"
+#include "tle/support/Json.h"
 #include "tle/trace.h"
 #include "tle/version.h"
 

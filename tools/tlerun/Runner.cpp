@@ -16,9 +16,9 @@
 #include "Device.h"
 #include "Report.h"
 
+#include "tle/emu.h"
 #include "tle/support/Json.h"
 #include "tle/support/Log.h"
-#include "tle/emu.h"
 
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-//===- JsonTest.cpp - tle/support/Json.h against a real JSON parser --------===//
+//===- JsonTest.cpp - tle/support/Json.h against a real JSON parser ------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // TLE writes its JSON with its own small writer (tle/support/Json.h says why);

@@ -1,5 +1,4 @@
-//===- SocketAdmission.h - Rank 0 admitting the socket bootstrap's ranks
-//-*-===//
+//===- SocketAdmission.h - Rank 0 admitting the ranks -----------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The socket bootstrap's second topic (SocketBootstrap.cpp): rank 0 runs

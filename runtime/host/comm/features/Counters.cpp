@@ -1,5 +1,4 @@
-//===- Counters.cpp - The one-sided transfers' counters -----------*- C++
-//-*-===//
+//===- Counters.cpp - The one-sided transfers' counters ---------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // One-sided transfers' counters (docs/design.md, "One-sided transfers"):

@@ -1,5 +1,4 @@
-//===- Errors.cpp - The error record and its fault word -----------*- C++
-//-*-===//
+//===- Errors.cpp - The error record and its fault word ---------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Where the device library records a failed wait and what the host reads

@@ -1,5 +1,4 @@
-//===- Net.cpp - The net words and the network's contexts ---------*- C++
-//-*-===//
+//===- Net.cpp - The net words and the network's contexts -------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // What crosses nodes (docs/design.md, "Teams"): per rank the signal words

@@ -1,5 +1,4 @@
-//===- Signals.cpp - The signal words and their shadows -----------*- C++
-//-*-===//
+//===- Signals.cpp - The signal words and their shadows ---------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tle.signal's words (docs/design.md, "Signals"): nSignals uint64 per rank,
