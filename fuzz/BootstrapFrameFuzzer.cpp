@@ -13,7 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Wire.h"
+#include "bootstrap/Wire.h"
 
 #include <cstdio>
 #include <cstdlib>

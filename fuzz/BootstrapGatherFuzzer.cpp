@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Wire.h"
+#include "bootstrap/Wire.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Wire.h"
+#include "bootstrap/Wire.h"
 
 #include <cstdio>
 #include <cstdlib>

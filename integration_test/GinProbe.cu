@@ -6,7 +6,8 @@
 // at hand. It cannot span nodes here, so it asks for the network on one:
 //
 //  1. layout: NCCL 2.28's ncclDevCommRequirements and ncclDevComm against
-//     the copies libtle passes (runtime/host/NcclNet.h), at compile time;
+//     the copies libtle passes (runtime/host/backends/nccl/NcclNet.h), at
+//     compile time;
 //  2. nccl:   a one-rank NCCL communicator on GPU 0, then
 //     ncclDevCommCreate without GIN (prints the LSA team and the GIN
 //     contexts NCCL made) and with GIN forced on (prints NCCL's answer);
@@ -25,7 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "GpuSupport.h"
-#include "NcclNet.h"
+#include "backends/nccl/NcclNet.h"
 
 #include "tle/detail/DevComm.h"
 #include "tle/device.h"

@@ -38,6 +38,12 @@ fail() {
 
 cmake --install "$build" --prefix "$prefix" >"$work/install.log"
 say "installed $build into $prefix ($(du -sh "$prefix" | cut -f1))"
+# The private support code (runtime/support: the log, the JSON writer) is
+# neither installed nor included by an installed header.
+[ ! -e "$prefix/include/tle/support" ] || fail "tle/support/ is installed"
+if grep -rlE 'tle/support/|tle/detail/(Log|Json)\.h' "$prefix/include"; then
+  fail "installed headers (above) include TLE's private support headers"
+fi
 cp -r test/install "$work/src"
 cd "$work"
 

@@ -10,8 +10,8 @@
 
 #include "Options.h"
 
-#include "tle/detail/Log.h"
 #include "tle/emu.h"
+#include "tle/support/Log.h"
 
 #include <unistd.h>
 
@@ -237,7 +237,7 @@ static bool parseBytes(std::string_view text, uint64_t &out) {
 /// failed launch later.
 static bool checkEnvironment(Options &out, std::string &error) {
   if (!out.timeoutMs) {
-    // The rule of tleConfig_t::timeoutMs = -1 (runtime/host/Config.cpp):
+    // The rule of tleConfig_t::timeoutMs = -1 (runtime/host/comm/Config.cpp):
     // digits only, nanoseconds within 63 bits; empty counts as unset.
     if (const char *env = std::getenv("TLE_BARRIER_TIMEOUT_MS"); env && *env) {
       uint64_t ms = 0;

@@ -3,15 +3,15 @@
 //
 // Implements Report.h. The text forms are the ones docs/tools.md documents
 // (the output contract); the JSON object holds the same facts, written with
-// tle/detail/Json.h, and the hook that still writes it (and closes a trace
+// tle/support/Json.h, and the hook that still writes it (and closes a trace
 // on a pipe) when the emulator ends the process.
 //
 //===----------------------------------------------------------------------===//
 
 #include "Report.h"
 
-#include "tle/detail/Json.h"
 #include "tle/emu.h"
+#include "tle/support/Json.h"
 #include "tle/trace.h"
 #include "tle/version.h"
 

@@ -4,7 +4,7 @@
 // tlerun's results in both forms. Without --json: diagnostics and the
 // summary are lines on stderr, the --dump lines go to stdout as they are
 // read. With --json, the same lines still go to stderr, and stdout gets
-// exactly one JSON object when tlerun ends (tle/detail/Json.h writes it):
+// exactly one JSON object when tlerun ends (tle/support/Json.h writes it):
 //
 //   {"tool": "tlerun", "version": "0.2.0", "exit_status": 1,
 //    "run": {"kernel": ..., "target": "host", "ranks": 2, "grid": [..],

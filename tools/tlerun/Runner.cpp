@@ -16,9 +16,9 @@
 #include "Device.h"
 #include "Report.h"
 
-#include "tle/detail/Json.h"
-#include "tle/detail/Log.h"
 #include "tle/emu.h"
+#include "tle/support/Json.h"
+#include "tle/support/Log.h"
 
 #include <unistd.h>
 

@@ -441,7 +441,8 @@ TEST(Teams, BadPeersAreNamedPerTeam) {
 
 // Reproducer (issue 32, item 9): the device trace named events by the rank
 // in the node, so 2 x 2 ranks came out as two processes. Each world rank
-// is its own process, named by its world rank.
+// is its own process, named by its world rank and its node (issue 33,
+// item 16).
 TEST(Teams, DeviceTracesNameWorldRanks) {
   Nodes w(2, 2);
   ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
@@ -459,12 +460,14 @@ TEST(Teams, DeviceTracesNameWorldRanks) {
   std::stringstream text;
   text << in.rdbuf();
   std::string json = text.str();
+  // Each process is named with its node, as reports name ranks.
   for (int rank = 0; rank < 4; ++rank)
-    EXPECT_TRUE(contains(json, "{\"name\":\"process_name\",\"ph\":\"M\","
-                               "\"pid\":" +
-                                   std::to_string(rank) +
-                                   ",\"args\":{\"name\":\"rank " +
-                                   std::to_string(rank) + "\"}}"))
+    EXPECT_TRUE(contains(
+        json, "{\"name\":\"process_name\",\"ph\":\"M\","
+              "\"pid\":" +
+                  std::to_string(rank) + ",\"args\":{\"name\":\"rank " +
+                  std::to_string(rank) + " (node " + std::to_string(rank / 2) +
+                  ", local " + std::to_string(rank % 2) + ")\"}}"))
         << rank << ": " << json;
   for (tleComm_t c : w.comms)
     tleCommTraceStop(c);

@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ChildProcess.h"
-#include "Wire.h"
+#include "bootstrap/Wire.h"
 #include "tle/tle.h"
 
 #include <gtest/gtest.h>

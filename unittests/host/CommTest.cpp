@@ -1,6 +1,5 @@
-//===- CommTest.cpp - Communicators of one process ---------------*- C++
+//===- CommTest.cpp - Communicators of one process --------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // tleCommInitAll for 1..8 ranks: the DevComm each rank gets is laid out as
 // the device library expects, inboxes are really shared, and every argument
@@ -8,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CommInternal.h"
+#include "comm/CommInternal.h"
 #include "tle/detail/DevComm.h"
 #include "tle/tle.h"
 #include "tle/tle.hpp"
@@ -92,6 +91,45 @@ TEST_P(InitAllTest, BuildsEveryRanksDevComm) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Ranks, InitAllTest, testing::Range(1, 9));
+
+// The assembly (runtime/host/comm/Assembly.cpp) on two nodes of two ranks:
+// each rank's counters lie right after its signal words (one symmetric
+// block: the device library finds a peer's at signalPeers[p] + nSignals),
+// the world shares one EmuNet whose tables hold every world rank's signal
+// words and its own net barrier words, and the node's ranks map each
+// other's words.
+TEST(CommTest, AssemblyOnTwoNodes) {
+  tleConfig_t cfg = config(4);
+  cfg.nSignals = 3;
+  cfg.ranksPerNode = 2;
+  tleComm_t comms[4] = {};
+  ASSERT_EQ(tleCommInitAll(comms, 4, nullptr, &cfg), tleSuccess);
+  tle::DevComm *d[4];
+  for (int w = 0; w < 4; ++w)
+    d[w] = devCommOf(comms[w]);
+  const auto *net = static_cast<const tle::EmuNet *>(d[0]->net);
+  ASSERT_NE(net, nullptr);
+  EXPECT_EQ(net->worldSize, 4u);
+  EXPECT_EQ(net->nSignals, 3u);
+  for (int w = 0; w < 4; ++w) {
+    EXPECT_EQ(d[w]->netKind, uint32_t(tle::kNetEmu));
+    EXPECT_EQ(d[w]->nNetWords, 3u + 2 * 4u);
+    EXPECT_EQ(d[w]->net, d[0]->net) << w;
+    EXPECT_EQ(d[w]->node, w / 2);
+    EXPECT_EQ(d[w]->nCounters, 3u);
+    EXPECT_EQ(d[w]->counters, d[w]->signals + d[w]->nSignals) << w;
+    EXPECT_EQ(net->signals[w], d[w]->signals) << w;
+    ASSERT_NE(net->barrier[w], nullptr);
+    for (int k = 0; k < 2 * 4; ++k)
+      EXPECT_EQ(net->barrier[w][k], 0u);
+    for (int q = 0; q < w; ++q)
+      EXPECT_NE(net->barrier[w], net->barrier[q]);
+    for (int p = 0; p < 2; ++p)
+      EXPECT_EQ(d[w]->signalPeers[p], d[(w / 2) * 2 + p]->signals) << w;
+  }
+  for (tleComm_t c : comms)
+    EXPECT_EQ(tleCommDestroy(c), tleSuccess);
+}
 
 TEST(CommTest, CommInfoForTheEmulator) {
   tleConfig_t cfg = config(4);

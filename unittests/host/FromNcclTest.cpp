@@ -15,7 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ChildProcess.h"
-#include "NcclNet.h"
+#include "backends/nccl/NcclNet.h"
 #include "tle/detail/DevComm.h"
 #include "tle/tle.h"
 

@@ -1,13 +1,13 @@
-//===- JsonTest.cpp - tle/detail/Json.h against a real JSON parser --------===//
+//===- JsonTest.cpp - tle/support/Json.h against a real JSON parser ------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// TLE writes its JSON with its own small writer (tle/detail/Json.h says why);
+// TLE writes its JSON with its own small writer (tle/support/Json.h says why);
 // these tests hold it to nlohmann-json's parser: hostile and random strings,
 // bytes that are not UTF-8, numbers at their limits, nested documents.
 //
 //===----------------------------------------------------------------------===//
 
-#include "tle/detail/Json.h"
+#include "tle/support/Json.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,6 +1,5 @@
-//===- MemTest.cpp - Symmetric buffers within one process --------*- C++
+//===- MemTest.cpp - Symmetric buffers within one process -------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // tleMemAllocAll from one thread and tleMemAlloc from one thread per rank:
 // every rank writes into every peer's copy through SymMem::ptrs and each
@@ -14,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <thread>
@@ -140,6 +140,38 @@ TEST(MemTest, SizeMismatchFailsEveryRankAndLeavesTheSetUsable) {
   exchangeAndCheck(mems, n);
   for (tleMem_t m : mems)
     EXPECT_EQ(tleMemFree(m), tleSuccess);
+  for (tleComm_t c : comms)
+    EXPECT_EQ(tleCommDestroy(c), tleSuccess);
+}
+
+// A NULL output on one rank is that rank's error and, through the exchange,
+// every other rank's at once (not after the 30 s bootstrap deadline).
+TEST(MemTest, NullOutputFailsEveryRankAtOnce) {
+  const int n = 3;
+  std::vector<tleComm_t> comms(n);
+  ASSERT_EQ(tleCommInitAll(comms.data(), n, nullptr, nullptr), tleSuccess);
+  std::vector<tleMem_t> mems(n);
+  std::vector<tleResult_t> results(n);
+  std::vector<std::string> details(n);
+  auto start = std::chrono::steady_clock::now();
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r)
+    threads.emplace_back([&, r] {
+      results[r] = tleMemAlloc(comms[r], 64, r == 1 ? nullptr : &mems[r]);
+      details[r] = tleGetLastErrorDetail();
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(results[1], tleInvalidArgument);
+  EXPECT_EQ(details[1], "tleMemAlloc: outMem is NULL");
+  for (int r : {0, 2}) {
+    EXPECT_EQ(results[r], tlePeerFailure) << r;
+    EXPECT_NE(details[r].find("rank 1 failed: outMem is NULL"),
+              std::string::npos)
+        << details[r];
+    EXPECT_EQ(mems[r], nullptr);
+  }
   for (tleComm_t c : comms)
     EXPECT_EQ(tleCommDestroy(c), tleSuccess);
 }

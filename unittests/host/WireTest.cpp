@@ -1,8 +1,8 @@
 //===- WireTest.cpp - The bootstrap's decoders and MACs ---------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// The pure half of the socket bootstrap (runtime/host/Wire.h): frames are
-// accepted only at the step that expects their kind and only up to that
+// The pure half of the socket bootstrap (runtime/host/bootstrap/Wire.h): frames
+// are accepted only at the step that expects their kind and only up to that
 // step's bound (the size of the expected message before authentication),
 // every decoder refuses truncated, padded or overlong input, and the
 // handshake MAC depends on every field of the transcript and on the role.
@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Wire.h"
+#include "bootstrap/Wire.h"
 
 #include <gtest/gtest.h>
 

@@ -12,10 +12,10 @@
 
 #include "emu/Interp.h"
 
-#include "Comm.h"
-#include "DevError.h"
-#include "Error.h"
-#include "Handles.h"
+#include "comm/Comm.h"
+#include "comm/Handles.h"
+#include "diag/DevError.h"
+#include "diag/Error.h"
 #include "emu/OffFiber.h"
 #include "tle/detail/DevComm.h"
 #include "tle/device.h"

@@ -12,14 +12,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Comm.h"
-#include "Error.h"
-#include "Handles.h"
-#include "TraceJson.h"
+#include "comm/Comm.h"
+#include "comm/Handles.h"
+#include "diag/Error.h"
+#include "diag/TraceJson.h"
 #include "emu/Scheduler.h"
+#include "memory/Memory.h"
 #include "tle/detail/DevComm.h"
 
-#include "DevError.h"
+#include "diag/DevError.h"
 
 #include <unistd.h>
 

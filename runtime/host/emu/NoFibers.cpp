@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "Error.h"
+#include "diag/Error.h"
 #include "emu/OffFiber.h"
 #include "tle/emu.h"
 
@@ -43,10 +43,6 @@ tleResult_t planLaunch(const tleComm_t *, int, const LaunchOptions &,
   return tleNotSupported;
 }
 
-// No launch runs without fibers, so no fatal report ever calls the hook;
-// the tools install it all the same (tlerun's Report::armFatal).
-void setFatalHook(FatalHook) {}
-
 uint64_t physicalMemoryBytes() {
   long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
   return pages > 0 && page > 0 ? uint64_t(pages) * uint64_t(page) : 0;
@@ -60,6 +56,11 @@ tleResult_t environmentSeed(std::optional<uint64_t> &out, std::string &) {
 std::string lastTraceJson() { return "{\"traceEvents\":[]}"; }
 
 std::string lastTraceEvents(uint64_t, uint64_t) { return ""; }
+
+// Declared for every build (tle/emu.h) and called by tlerun: without it the
+// GPU preset's tlerun failed to link on machines without Boost.Context.
+// No launch runs here, so no fatal error ever calls the hook.
+void setFatalHook(FatalHook) {}
 
 } // namespace tle::emu
 

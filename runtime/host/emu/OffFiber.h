@@ -25,7 +25,7 @@
 #ifndef TLE_HOST_EMU_OFFFIBER_H
 #define TLE_HOST_EMU_OFFFIBER_H
 
-#include "DevError.h"
+#include "diag/DevError.h"
 #include "tle/detail/DevComm.h"
 #include "tle/detail/EmuHooks.h"
 

@@ -11,8 +11,8 @@
 
 #include "emu/Scheduler.h"
 
-#include "DevError.h"
-#include "tle/detail/Log.h"
+#include "diag/DevError.h"
+#include "tle/support/Log.h"
 
 #include <algorithm>
 #include <cstdio>

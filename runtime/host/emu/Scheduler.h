@@ -22,7 +22,7 @@
 #include "emu/StackPool.h"
 #include "tle/emu.h"
 
-#include "TraceJson.h"
+#include "diag/TraceJson.h"
 
 #include <boost/context/fiber.hpp>
 
