@@ -430,7 +430,9 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
   }
   std::vector<unsigned char> chunk;
   for (const BufferSpec &spec : options.buffers) {
-    // A buffer spans one node's ranks: one allocation per node.
+    // One buffer of the whole job: tleMemAllocAll takes one node's
+    // communicators, and the runtime pairs the nodes' k-th buffers
+    // (SymMem::worldPtrs), so INTER and WORLD transfers reach every rank.
     std::vector<tleMem_t> mems(options.ranks, nullptr);
     for (int n = 0; n < options.nodes; ++n) {
       int first = n * options.ranksPerNode;
