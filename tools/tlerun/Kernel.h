@@ -12,8 +12,8 @@
 #ifndef TLE_TOOLS_TLERUN_KERNEL_H
 #define TLE_TOOLS_TLERUN_KERNEL_H
 
-#include "bundle/Bundle.h"
 #include "Options.h"
+#include "tle/Bundle/Bundle.h"
 
 #include <memory>
 #include <string>
