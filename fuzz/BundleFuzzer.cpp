@@ -1,5 +1,4 @@
-//===- BundleFuzzer.cpp - Fuzzing the bundle reader --------------*- C++
-//-*-===//
+//===- BundleFuzzer.cpp - Fuzzing the bundle reader -------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // libFuzzer target for tlerun's bundle reader (lib/Bundle), which reads

@@ -1,4 +1,4 @@
-//===- Comm.h - The host-side communicator and symmetric buffers -*- C++ -*-=//
+//===- Comm.h - The host-side communicator and symmetric buffers ----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // What stands behind the opaque tleComm_t and tleMem_t handles (through the

@@ -1,6 +1,5 @@
-//===- Config.cpp - Checking tleConfig_t and choosing a backend --*- C++
+//===- Config.cpp - Checking tleConfig_t and choosing a backend -----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // Resolves a caller's tleConfig_t into the values the communicator uses.
 // The device-wait timeout has three sources, in order: the config, the

@@ -1,6 +1,5 @@
-//===- CudaBackendStub.cpp - createCudaBackend without CUDA ------*- C++
+//===- CudaBackendStub.cpp - createCudaBackend without CUDA -----*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // Compiled instead of the real CUDA backend (runtime/host/cuda) when the
 // library is built without CUDA, so that asking for tleBackendCuda (or for

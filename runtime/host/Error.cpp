@@ -1,6 +1,5 @@
-//===- Error.cpp - Error strings and the thread-local detail -----*- C++
+//===- Error.cpp - Error strings and the thread-local detail ----*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // Implements tleGetErrorString / tleGetLastErrorDetail and the helpers that
 // record a detail. The detail is thread-local so concurrent ranks (one

@@ -1,6 +1,5 @@
-//===- Kernel.h - A kernel ready to launch, and how tlerun gets one -*- C++
+//===- Kernel.h - A kernel ready to launch, and how tlerun gets one -------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // tlerun's runtime core launches a LoadedKernel; where it came from (a
 // bundle, or MLIR compiled in-process) is decided by loadKernel. The

@@ -1,6 +1,5 @@
-//===- CommTest.cpp - Communicators of one process ---------------*- C++
+//===- CommTest.cpp - Communicators of one process --------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // tleCommInitAll for 1..8 ranks: the DevComm each rank gets is laid out as
 // the device library expects, inboxes are really shared, and every argument

@@ -1,6 +1,5 @@
-//===- ConfigTest.cpp - The device-wait timeout and its sources --*- C++
+//===- ConfigTest.cpp - The device-wait timeout and its sources -----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // config.timeoutMs == -1 takes TLE_BARRIER_TIMEOUT_MS, parsed strictly, or
 // TLE_DEFAULT_TIMEOUT_MS; an explicit config value wins over the

@@ -1,6 +1,5 @@
-//===- MemTest.cpp - Symmetric buffers within one process --------*- C++
+//===- MemTest.cpp - Symmetric buffers within one process -------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // tleMemAllocAll from one thread and tleMemAlloc from one thread per rank:
 // every rank writes into every peer's copy through SymMem::ptrs and each
