@@ -1,8 +1,7 @@
-//===- BundleFuzzer.cpp - Fuzzing the bundle reader --------------*- C++
-//-*-===//
+//===- BundleFuzzer.cpp - Fuzzing the bundle reader -------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// libFuzzer target for tlerun's bundle reader (tools/bundle), which reads
+// libFuzzer target for tlerun's bundle reader (lib/Bundle), which reads
 // files users pass on the command line. Besides crashes and sanitizer
 // reports, a bundle the reader accepts must keep the reader's promises:
 // every kernel name a C identifier, every parameter type one a bundle may
@@ -11,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "bundle/Bundle.h"
+#include "tle/Bundle/Bundle.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -1,5 +1,4 @@
-//===- TlerunOptionsFuzzer.cpp - Fuzzing tlerun's command line ---*- C++
-//-*-===//
+//===- TlerunOptionsFuzzer.cpp - Fuzzing tlerun's command line --*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // libFuzzer target for tlerun's command line (tools/tlerun/Options.cpp):

@@ -1,5 +1,4 @@
-//===- GinProbe.cu - NCCL's GPU-initiated networking, as this machine has it
-//===//
+//===- GinProbe.cu - NCCL's GPU-initiated networking on this machine ------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Issue 19's GPU check: what a communicator past one node does on the GPUs

@@ -29,7 +29,7 @@ comment_for() {
     if head -n1 "$1" | grep -q '^/\*'; then echo "/* $spdx */"; else echo "// $spdx"; fi
     ;;
   *.cpp | *.hpp | *.cu | *.cuh | *.cc | *.td | *.def) echo "// $spdx" ;;
-  *.py | *.py.in | *.sh | *.cmake | *.cmake.in | CMakeLists.txt | *.toml | *.pc.in | *.map.in) echo "# $spdx" ;;
+  *.py | *.py.in | *.sh | *.cmake | *.cmake.in | CMakeLists.txt | */CMakeLists.txt | *.toml | *.pc.in | *.map.in) echo "# $spdx" ;;
   *.map) echo "/* $spdx */" ;;
   *) ;;
   esac

@@ -1,5 +1,4 @@
-//===- LabBarriers.cuh - Barrier variants of the run-5 lab ------*- CUDA
-//-*-===//
+//===- LabBarriers.cuh - Barrier variants of the run-5 lab -----*- CUDA -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Experiment-local device code for BarrierLab.cu (not part of the library):

@@ -11,7 +11,7 @@
 
 #include "HostPipeline.h"
 
-#include "tle/Compiler/KernelInfo.h"
+#include "tle/Compiler/KernelMetadata.h"
 #include "tle/Compiler/Pipelines.h"
 
 #include "mlir/Pass/PassManager.h"
@@ -86,7 +86,7 @@ mlir::tle::compileModule(ModuleOp module, const CompileOptions &options,
   if (!invalid.empty())
     return module.emitError(invalid);
   FailureOr<std::vector<::tle::run::BundleKernel>> kernels =
-      collectKernelInfo(module);
+      collectKernelMetadata(module);
   if (failed(kernels))
     return failure();
   CompileResult result;

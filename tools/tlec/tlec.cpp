@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "bundle/Bundle.h"
+#include "tle/Bundle/Bundle.h"
 #include "tle/Compiler/Pipelines.h"
 #include "tle/version.h"
 

@@ -1,6 +1,5 @@
-//===- CudaDevice.cpp - tlerun on the node's GPUs
+//===- CudaDevice.cpp - tlerun on the node's GPUs -------------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//---------------------------===//
 //
 // Runs a PTX kernel on one GPU per rank with the CUDA driver API: the module
 // is JIT-loaded by the driver (cuModuleLoadDataEx) in each device's primary

@@ -1,6 +1,5 @@
-//===- Kernel.h - A kernel ready to launch, and how tlerun gets one -*- C++
+//===- Kernel.h - A kernel ready to launch, and how tlerun gets one -------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // tlerun's runtime core launches a LoadedKernel; where it came from (a
 // bundle, or MLIR compiled in-process) is decided by loadKernel. The
@@ -12,8 +11,8 @@
 #ifndef TLE_TOOLS_TLERUN_KERNEL_H
 #define TLE_TOOLS_TLERUN_KERNEL_H
 
-#include "bundle/Bundle.h"
 #include "Options.h"
+#include "tle/Bundle/Bundle.h"
 
 #include <memory>
 #include <string>

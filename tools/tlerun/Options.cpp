@@ -368,183 +368,305 @@ bool tle::run::parseScalar(const std::string &type, const std::string &text,
   return false;
 }
 
-ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
-                                   std::string &error) {
-  std::set<std::string_view> given;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h" || arg == "-help")
-      return ParseResult::Help;
-    if (arg == "--version")
-      return ParseResult::Version;
-    if (arg.substr(0, 2) != "--" || arg == "--") {
-      if (!out.input.empty()) {
-        error = "more than one input file ('" + out.input + "', '" +
-                std::string(arg) + "')";
-        return ParseResult::Error;
-      }
-      out.input = arg;
-      continue;
+namespace {
+/// An option that takes a value: its name, whether it may be given more
+/// than once, and how the value is stored. `set` returns false with `why`
+/// set when the value is bad; the caller names the option.
+struct ValueOption {
+  std::string_view name;
+  bool repeats;
+  bool (*set)(std::string_view value, Options &out, std::string &why);
+};
+} // namespace
+
+static bool setRanks(std::string_view value, Options &out, std::string &why) {
+  uint64_t number = 0;
+  if (!parseU64(value, number) || number < 1 || number > TLE_MAX_RANKS) {
+    why = "expected 1 to " + std::to_string(TLE_MAX_RANKS) + " ranks";
+    return false;
+  }
+  out.ranks = static_cast<int>(number);
+  return true;
+}
+
+static bool setExtent(std::string_view value, Extent &extent,
+                      std::string &why) {
+  if (parseExtent(value, extent))
+    return true;
+  why = "expected X, XxY or XxYxZ of positive integers";
+  return false;
+}
+
+static bool setGrid(std::string_view value, Options &out, std::string &why) {
+  if (!setExtent(value, out.grid, why))
+    return false;
+  if (out.grid.total() > UINT32_MAX) {
+    why = "more than 2^32-1 blocks";
+    return false;
+  }
+  return true;
+}
+
+static bool setBlock(std::string_view value, Options &out, std::string &why) {
+  if (!setExtent(value, out.block, why))
+    return false;
+  if (out.block.total() > kMaxBlockThreads) {
+    why =
+        "a block has at most " + std::to_string(kMaxBlockThreads) + " threads";
+    return false;
+  }
+  return true;
+}
+
+static bool setTarget(std::string_view value, Options &out, std::string &why) {
+  if (value != "host" && value != "cuda") {
+    why = "expected host or cuda";
+    return false;
+  }
+  out.target = value;
+  return true;
+}
+
+static bool addBuffer(std::string_view value, Options &out, std::string &why) {
+  BufferSpec spec;
+  if (!parseBuffer(value, spec, why))
+    return false;
+  for (const BufferSpec &other : out.buffers)
+    if (other.name == spec.name) {
+      why = "buffer '" + spec.name + "' is declared twice";
+      return false;
     }
-    std::string_view name = arg.substr(2), value;
-    size_t eq = name.find('=');
-    if (eq != std::string_view::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    if (name == "json") {
-      if (eq != std::string_view::npos) {
-        error = "--json takes no value";
-        return ParseResult::Error;
-      }
-      out.json = true;
-      continue;
-    }
-    // Flags take no value.
-    if (name == "no-race-check") {
-      if (eq != std::string_view::npos) {
-        error = "--" + std::string(name) + " takes no value";
-        return ParseResult::Error;
-      }
-      if (!given.insert(name).second) {
-        error = "--" + std::string(name) + " is given more than once";
-        return ParseResult::Error;
-      }
-      out.raceCheck = false;
-      continue;
-    }
-    static constexpr std::string_view known[] = {
-        "kernel",     "ranks",       "grid",
-        "block",      "target",      "buffer",
-        "repeat",     "dump",        "seed",
-        "trace",      "barriers",    "device-lib",
-        "timeout-ms", "stack-bytes", "arg",
-        "signals",    "nodes",       "net-latency-steps"};
-    if (std::find(std::begin(known), std::end(known), name) ==
-        std::end(known)) {
-      error = "unknown option --" + std::string(name) + " (see --help)";
+  out.buffers.push_back(spec);
+  return true;
+}
+
+static bool setRepeat(std::string_view value, Options &out, std::string &why) {
+  uint64_t number = 0;
+  if (!parseU64(value, number) || number < 1 || number > 100000000) {
+    why = "expected a positive count";
+    return false;
+  }
+  out.repeat = static_cast<unsigned>(number);
+  out.repeatGiven = true;
+  return true;
+}
+
+static bool setTimeout(std::string_view value, Options &out, std::string &why) {
+  uint64_t number = 0;
+  if (!parseU64(value, number) || number > uint64_t(kMaxTimeoutMs)) {
+    why = "expected milliseconds, 0 to " + std::to_string(kMaxTimeoutMs);
+    return false;
+  }
+  out.timeoutMs = static_cast<int64_t>(number);
+  return true;
+}
+
+static bool setNodes(std::string_view value, Options &out, std::string &why) {
+  uint64_t number = 0;
+  if (!parseU64(value, number) || number < 1 || number > TLE_MAX_RANKS) {
+    why = "expected 1 to " + std::to_string(TLE_MAX_RANKS) + " nodes";
+    return false;
+  }
+  out.nodes = static_cast<int>(number);
+  return true;
+}
+
+static bool setNetLatency(std::string_view value, Options &out,
+                          std::string &why) {
+  uint64_t number = 0;
+  if (!parseU64(value, number) || number > (uint64_t(1) << 40)) {
+    why = "expected 0 to 2^40 scheduler steps";
+    return false;
+  }
+  out.netLatencySteps = number;
+  return true;
+}
+
+static bool setSeed(std::string_view value, Options &out, std::string &why) {
+  uint64_t number = 0;
+  if (!parseU64(value, number)) {
+    why = "expected an unsigned 64-bit integer";
+    return false;
+  }
+  out.seed = number;
+  return true;
+}
+
+static bool setBarriers(std::string_view value, Options &out,
+                        std::string &why) {
+  uint64_t number = 0;
+  if (!parseU64(value, number) || number < 1 || number > kMaxBarriers) {
+    why = "expected 1 to " + std::to_string(kMaxBarriers) + " barrier slots";
+    return false;
+  }
+  out.barriers = static_cast<uint32_t>(number);
+  return true;
+}
+
+static bool setSignals(std::string_view value, Options &out, std::string &why) {
+  uint64_t number = 0;
+  if (!parseU64(value, number) || number < 1 || number > kMaxSignals) {
+    why = "expected 1 to " + std::to_string(kMaxSignals) + " signal words";
+    return false;
+  }
+  out.signals = static_cast<uint32_t>(number);
+  return true;
+}
+
+static bool setStackBytes(std::string_view value, Options &out,
+                          std::string &why) {
+  size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  uint64_t number = 0;
+  if (!parseBytes(value, number) || number < tle::emu::kMinStackBytes ||
+      number > tle::emu::kMaxStackBytes || number % page) {
+    why = "expected a multiple of the page size (" + std::to_string(page) +
+          " bytes) from " + std::to_string(tle::emu::kMinStackBytes >> 10) +
+          "K to " + std::to_string(tle::emu::kMaxStackBytes >> 20) + "M";
+    return false;
+  }
+  out.stackBytes = static_cast<size_t>(number);
+  return true;
+}
+
+/// Every option that takes a value (--help lists them: usageText).
+static constexpr ValueOption kValueOptions[] = {
+    {"kernel", false,
+     [](std::string_view value, Options &out, std::string &) {
+       out.kernel = value;
+       return true;
+     }},
+    {"ranks", false, setRanks},
+    {"grid", false, setGrid},
+    {"block", false, setBlock},
+    {"target", false, setTarget},
+    {"buffer", true, addBuffer},
+    {"repeat", false, setRepeat},
+    {"dump", true,
+     [](std::string_view value, Options &out, std::string &) {
+       out.dumps.emplace_back(value);
+       return true;
+     }},
+    {"seed", false, setSeed},
+    {"trace", false,
+     [](std::string_view value, Options &out, std::string &) {
+       out.traceFile = value;
+       return true;
+     }},
+    {"barriers", false, setBarriers},
+    {"device-lib", false,
+     [](std::string_view value, Options &out, std::string &) {
+       out.deviceLib = value;
+       return true;
+     }},
+    {"timeout-ms", false, setTimeout},
+    {"stack-bytes", false, setStackBytes},
+    {"arg", true,
+     [](std::string_view value, Options &out, std::string &) {
+       out.args.emplace_back(value);
+       return true;
+     }},
+    {"signals", false, setSignals},
+    {"nodes", false, setNodes},
+    {"net-latency-steps", false, setNetLatency},
+};
+
+/// Reads `argv[i]` (and its value, which may be the next argument: `i`
+/// then moves past it) into `out`. `given` holds the options seen so far
+/// that may be given once.
+static ParseResult readArgument(int argc, char **argv, int &i, Options &out,
+                                std::set<std::string_view> &given,
+                                std::string &error) {
+  std::string_view arg = argv[i];
+  if (arg == "--help" || arg == "-h" || arg == "-help")
+    return ParseResult::Help;
+  if (arg == "--version")
+    return ParseResult::Version;
+  if (arg.substr(0, 2) != "--" || arg == "--") {
+    if (!out.input.empty()) {
+      error = "more than one input file ('" + out.input + "', '" +
+              std::string(arg) + "')";
       return ParseResult::Error;
     }
-    // Silently taking the last of two values would run something the user
-    // did not ask for.
-    if (name != "buffer" && name != "dump" && name != "arg" &&
-        !given.insert(name).second) {
+    out.input = arg;
+    return ParseResult::Run;
+  }
+  std::string_view name = arg.substr(2), value;
+  size_t eq = name.find('=');
+  if (eq != std::string_view::npos) {
+    value = name.substr(eq + 1);
+    name = name.substr(0, eq);
+  }
+  if (name == "json") {
+    if (eq != std::string_view::npos) {
+      error = "--json takes no value";
+      return ParseResult::Error;
+    }
+    out.json = true;
+    return ParseResult::Run;
+  }
+  // Flags take no value.
+  if (name == "no-race-check") {
+    if (eq != std::string_view::npos) {
+      error = "--" + std::string(name) + " takes no value";
+      return ParseResult::Error;
+    }
+    if (!given.insert(name).second) {
       error = "--" + std::string(name) + " is given more than once";
       return ParseResult::Error;
     }
-    if (eq == std::string_view::npos) {
-      if (i + 1 >= argc) {
-        error = "--" + std::string(name) + " needs a value";
-        return ParseResult::Error;
-      }
-      value = argv[++i];
-    }
-    auto bad = [&](const std::string &why) {
-      error = "--" + std::string(name) + "=" + std::string(value) + ": " + why;
-      return ParseResult::Error;
-    };
-    if (value.empty())
-      return bad("expected a value");
-    uint64_t number = 0;
-    if (name == "kernel") {
-      out.kernel = value;
-    } else if (name == "ranks") {
-      if (!parseU64(value, number) || number < 1 || number > TLE_MAX_RANKS)
-        return bad("expected 1 to " + std::to_string(TLE_MAX_RANKS) + " ranks");
-      out.ranks = static_cast<int>(number);
-    } else if (name == "grid") {
-      if (!parseExtent(value, out.grid))
-        return bad("expected X, XxY or XxYxZ of positive integers");
-      if (out.grid.total() > UINT32_MAX)
-        return bad("more than 2^32-1 blocks");
-    } else if (name == "block") {
-      if (!parseExtent(value, out.block))
-        return bad("expected X, XxY or XxYxZ of positive integers");
-      if (out.block.total() > kMaxBlockThreads)
-        return bad("a block has at most " + std::to_string(kMaxBlockThreads) +
-                   " threads");
-    } else if (name == "target") {
-      if (value != "host" && value != "cuda")
-        return bad("expected host or cuda");
-      out.target = value;
-    } else if (name == "buffer") {
-      BufferSpec spec;
-      std::string why;
-      if (!parseBuffer(value, spec, why))
-        return bad(why);
-      for (const BufferSpec &other : out.buffers)
-        if (other.name == spec.name)
-          return bad("buffer '" + spec.name + "' is declared twice");
-      out.buffers.push_back(spec);
-    } else if (name == "repeat") {
-      if (!parseU64(value, number) || number < 1 || number > 100000000)
-        return bad("expected a positive count");
-      out.repeat = static_cast<unsigned>(number);
-      out.repeatGiven = true;
-    } else if (name == "dump") {
-      out.dumps.emplace_back(value);
-    } else if (name == "timeout-ms") {
-      if (!parseU64(value, number) || number > uint64_t(kMaxTimeoutMs))
-        return bad("expected milliseconds, 0 to " +
-                   std::to_string(kMaxTimeoutMs));
-      out.timeoutMs = static_cast<int64_t>(number);
-    } else if (name == "nodes") {
-      if (!parseU64(value, number) || number < 1 || number > TLE_MAX_RANKS)
-        return bad("expected 1 to " + std::to_string(TLE_MAX_RANKS) + " nodes");
-      out.nodes = static_cast<int>(number);
-    } else if (name == "net-latency-steps") {
-      if (!parseU64(value, number) || number > (uint64_t(1) << 40))
-        return bad("expected 0 to 2^40 scheduler steps");
-      out.netLatencySteps = number;
-    } else if (name == "seed") {
-      if (!parseU64(value, number))
-        return bad("expected an unsigned 64-bit integer");
-      out.seed = number;
-    } else if (name == "trace") {
-      out.traceFile = value;
-    } else if (name == "barriers") {
-      if (!parseU64(value, number) || number < 1 || number > kMaxBarriers)
-        return bad("expected 1 to " + std::to_string(kMaxBarriers) +
-                   " barrier slots");
-      out.barriers = static_cast<uint32_t>(number);
-    } else if (name == "signals") {
-      if (!parseU64(value, number) || number < 1 || number > kMaxSignals)
-        return bad("expected 1 to " + std::to_string(kMaxSignals) +
-                   " signal words");
-      out.signals = static_cast<uint32_t>(number);
-    } else if (name == "stack-bytes") {
-      size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
-      if (!parseBytes(value, number) || number < tle::emu::kMinStackBytes ||
-          number > tle::emu::kMaxStackBytes || number % page)
-        return bad("expected a multiple of the page size (" +
-                   std::to_string(page) + " bytes) from " +
-                   std::to_string(tle::emu::kMinStackBytes >> 10) + "K to " +
-                   std::to_string(tle::emu::kMaxStackBytes >> 20) + "M");
-      out.stackBytes = static_cast<size_t>(number);
-    } else if (name == "device-lib") {
-      out.deviceLib = value;
-    } else if (name == "arg") {
-      out.args.emplace_back(value);
-    }
+    out.raceCheck = false;
+    return ParseResult::Run;
   }
+  const ValueOption *option =
+      std::find_if(std::begin(kValueOptions), std::end(kValueOptions),
+                   [&](const ValueOption &o) { return o.name == name; });
+  if (option == std::end(kValueOptions)) {
+    error = "unknown option --" + std::string(name) + " (see --help)";
+    return ParseResult::Error;
+  }
+  // Silently taking the last of two values would run something the user
+  // did not ask for.
+  if (!option->repeats && !given.insert(name).second) {
+    error = "--" + std::string(name) + " is given more than once";
+    return ParseResult::Error;
+  }
+  if (eq == std::string_view::npos) {
+    if (i + 1 >= argc) {
+      error = "--" + std::string(name) + " needs a value";
+      return ParseResult::Error;
+    }
+    value = argv[++i];
+  }
+  std::string why = "expected a value";
+  if (!value.empty() && option->set(value, out, why))
+    return ParseResult::Run;
+  error = "--" + std::string(name) + "=" + std::string(value) + ": " + why;
+  return ParseResult::Error;
+}
+
+/// What the options must say together, once all are read: an input, a
+/// kernel and ranks, a world of at most TLE_MAX_RANKS ranks (from here on
+/// `ranks` counts the world's), dumps of declared buffers, buffers whose
+/// copies on every rank fit in 64 bits.
+static bool checkRun(Options &out, std::string &error) {
   if (out.input.empty()) {
     error = "no kernel file given";
-    return ParseResult::Error;
+    return false;
   }
   if (out.kernel.empty()) {
     error = "--kernel NAME is required";
-    return ParseResult::Error;
+    return false;
   }
   if (out.ranks == 0) {
     error = "--ranks N is required";
-    return ParseResult::Error;
+    return false;
   }
   // --ranks counts one node's ranks; from here on, ranks is the world's.
   if (out.nodes * out.ranks > TLE_MAX_RANKS) {
     error = "--nodes " + std::to_string(out.nodes) + " x --ranks " +
             std::to_string(out.ranks) + " is more than " +
             std::to_string(TLE_MAX_RANKS) + " ranks";
-    return ParseResult::Error;
+    return false;
   }
   out.ranksPerNode = out.ranks;
   out.ranks *= out.nodes;
@@ -554,7 +676,7 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
       found |= spec.name == dump;
     if (!found) {
       error = "--dump " + dump + ": no --buffer of that name";
-      return ParseResult::Error;
+      return false;
     }
   }
   for (const BufferSpec &spec : out.buffers) {
@@ -563,28 +685,44 @@ ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
       error = "--buffer " + spec.name + ": " + std::to_string(out.ranks) +
               " ranks x " + std::to_string(spec.bytes) +
               " bytes is more than 2^64 bytes";
-      return ParseResult::Error;
+      return false;
     }
   }
-  if (out.target == "cuda") {
-    // Emulator features: on GPUs they would be silently ignored.
-    if (!out.raceCheck) {
-      error = "--no-race-check needs the emulator (--target host): GPUs "
-              "have no race checker";
-      return ParseResult::Error;
-    }
-    if (out.stackBytes) {
-      error = "--stack-bytes needs the emulator (--target host)";
-      return ParseResult::Error;
-    }
-    if (out.nodes > 1 || out.netLatencySteps) {
-      error = "--nodes and --net-latency-steps need the emulator (--target "
-              "host): on GPUs, nodes come from tleCommInitFromNccl's network "
-              "backend";
-      return ParseResult::Error;
-    }
+  return true;
+}
+
+/// Emulator features asked of --target cuda: on GPUs they would be
+/// silently ignored, so they are usage errors.
+static bool checkTarget(const Options &out, std::string &error) {
+  if (out.target != "cuda")
+    return true;
+  if (!out.raceCheck) {
+    error = "--no-race-check needs the emulator (--target host): GPUs "
+            "have no race checker";
+    return false;
   }
-  if (!checkEnvironment(out, error))
+  if (out.stackBytes) {
+    error = "--stack-bytes needs the emulator (--target host)";
+    return false;
+  }
+  if (out.nodes > 1 || out.netLatencySteps) {
+    error = "--nodes and --net-latency-steps need the emulator (--target "
+            "host): on GPUs, nodes come from tleCommInitFromNccl's network "
+            "backend";
+    return false;
+  }
+  return true;
+}
+
+ParseResult tle::run::parseOptions(int argc, char **argv, Options &out,
+                                   std::string &error) {
+  std::set<std::string_view> given;
+  for (int i = 1; i < argc; ++i)
+    if (ParseResult r = readArgument(argc, argv, i, out, given, error);
+        r != ParseResult::Run)
+      return r;
+  if (!checkRun(out, error) || !checkTarget(out, error) ||
+      !checkEnvironment(out, error))
     return ParseResult::Error;
   return ParseResult::Run;
 }

@@ -316,22 +316,10 @@ std::string humanBytes(uint64_t bytes) {
 }
 } // namespace
 
-int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
-                        Report &report) {
-  report.setRun(options, kernel.meta);
-  std::vector<ParamBinding> bindings;
-  // Every rank's args point at the same scalar values.
-  std::vector<uint64_t> scalars;
-  if (!bindParams(options, kernel.meta, bindings, scalars, report))
-    return 2;
-  std::string error;
-  std::unique_ptr<Device> device =
-      options.target == "cuda" ? createCudaDevice(error) : createEmuDevice();
-  if (!device) {
-    report.error("setup", error);
-    return 1;
-  }
-
+/// The shape of every launch of the run, from the command line and the
+/// kernel's metadata.
+static LaunchShape launchShape(const Options &options,
+                               const LoadedKernel &kernel) {
   LaunchShape shape;
   shape.grid = options.grid;
   shape.block = options.block;
@@ -341,48 +329,57 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
   shape.netLatencySteps = options.netLatencySteps;
   shape.trace = !options.traceFile.empty();
   shape.raceCheck = options.raceCheck && options.target == "host";
-  {
-    int64_t deviceMs = options.timeoutMs.value_or(TLE_DEFAULT_TIMEOUT_MS);
-    shape.watchdogMs = deviceMs > 0 ? uint64_t(deviceMs) + 10000 : 0;
-  }
+  int64_t deviceMs = options.timeoutMs.value_or(TLE_DEFAULT_TIMEOUT_MS);
+  shape.watchdogMs = deviceMs > 0 ? uint64_t(deviceMs) + 10000 : 0;
+  return shape;
+}
 
-  // Refuse what cannot fit before allocating any of it. Buffers of the
-  // emulator are host memory, one copy per rank (sizes were checked for
-  // overflow while parsing).
+/// Refuses what cannot fit before allocating any of it. Buffers of the
+/// emulator are host memory, one copy per rank (sizes were checked for
+/// overflow while parsing). False after the report.
+static bool checkMemory(const Options &options, Device &device,
+                        const LaunchShape &shape, Report &report) {
+  std::string error;
   uint64_t hostBytes = 0;
-  if (!device->plan(shape, options.ranks, hostBytes, error)) {
+  if (!device.plan(shape, options.ranks, hostBytes, error)) {
     report.error("setup", error);
-    return 1;
+    return false;
   }
-  if (device->backend() == tleBackendEmulator) {
-    uint64_t bufferBytes = 0, total = 0;
-    bool overflow = false;
-    for (const BufferSpec &spec : options.buffers)
-      overflow |= __builtin_add_overflow(
-          bufferBytes, spec.bytes * uint64_t(options.ranks), &bufferBytes);
-    overflow |= __builtin_add_overflow(bufferBytes, hostBytes, &total);
-    uint64_t memory = tle::emu::physicalMemoryBytes();
-    if (overflow || (memory && total > memory)) {
-      report.error(
-          "setup",
-          "the run needs about " +
-              (overflow ? std::string("2^64 bytes") : humanBytes(total)) +
-              " (buffers " + humanBytes(bufferBytes) + " on " +
-              std::to_string(options.ranks) + " ranks, the launch's threads " +
-              humanBytes(hostBytes) + "), more than this machine's " +
-              humanBytes(memory) +
-              ": use smaller --buffer counts, fewer --ranks or a "
-              "smaller --grid/--block");
-      return 1;
-    }
+  if (device.backend() != tleBackendEmulator)
+    return true;
+  uint64_t bufferBytes = 0, total = 0;
+  bool overflow = false;
+  for (const BufferSpec &spec : options.buffers)
+    overflow |= __builtin_add_overflow(
+        bufferBytes, spec.bytes * uint64_t(options.ranks), &bufferBytes);
+  overflow |= __builtin_add_overflow(bufferBytes, hostBytes, &total);
+  uint64_t memory = tle::emu::physicalMemoryBytes();
+  if (overflow || (memory && total > memory)) {
+    report.error(
+        "setup",
+        "the run needs about " +
+            (overflow ? std::string("2^64 bytes") : humanBytes(total)) +
+            " (buffers " + humanBytes(bufferBytes) + " on " +
+            std::to_string(options.ranks) + " ranks, the launch's threads " +
+            humanBytes(hostBytes) + "), more than this machine's " +
+            humanBytes(memory) +
+            ": use smaller --buffer counts, fewer --ranks or a "
+            "smaller --grid/--block");
+    return false;
   }
+  return true;
+}
 
+/// The communicators' configuration: barrier slots and signal words from
+/// the command line, else from the kernel's metadata, else the defaults.
+static tleConfig_t commConfig(const Options &options, const BundleKernel &meta,
+                              tleBackend_t backend) {
   tleConfig_t config = TLE_CONFIG_INITIALIZER;
-  config.backend = device->backend();
+  config.backend = backend;
   if (options.barriers)
     config.nBarriers = *options.barriers;
-  else if (kernel.meta.barrierSlots)
-    config.nBarriers = std::max<uint32_t>(*kernel.meta.barrierSlots, 1);
+  else if (meta.barrierSlots)
+    config.nBarriers = std::max<uint32_t>(*meta.barrierSlots, 1);
   else
     config.nBarriers = static_cast<uint32_t>(
         std::clamp<uint64_t>(options.grid.total(), 64, kMaxDefaultBarriers));
@@ -390,47 +387,83 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
   // (DevComm::nCounters), so the count serves the larger of the two needs.
   if (options.signals)
     config.nSignals = *options.signals;
-  else if (kernel.meta.signalWords && kernel.meta.counterWords)
-    config.nSignals = std::max<uint32_t>(
-        {*kernel.meta.signalWords, *kernel.meta.counterWords, 1});
+  else if (meta.signalWords && meta.counterWords)
+    config.nSignals =
+        std::max<uint32_t>({*meta.signalWords, *meta.counterWords, 1});
   else
     config.nSignals = kDefaultSignals;
   if (options.timeoutMs)
     config.timeoutMs = *options.timeoutMs;
   if (options.nodes > 1)
     config.ranksPerNode = static_cast<uint32_t>(options.ranksPerNode);
+  return config;
+}
 
-  Resources res;
+/// Creates every rank's communicator into `res`. False after the report.
+static bool createComms(const Options &options, const tleConfig_t &config,
+                        Resources &res, Report &report) {
   res.comms.assign(options.ranks, nullptr);
   if (tleResult_t r =
           tleCommInitAll(res.comms.data(), options.ranks, nullptr, &config);
       r != tleSuccess) {
     std::fill(res.comms.begin(), res.comms.end(), nullptr);
     reportError(report, "tleCommInitAll", r);
-    return 1;
+    return false;
   }
-  if (!device->load(kernel, res.comms.data(), options.ranks, error)) {
-    report.error("load", error);
-    return 1;
-  }
+  return true;
+}
 
-  uint64_t dataSeed = options.seed.value_or(0x5eedull);
-  // values[r]: rank r's communicator, then its buffer handles in --buffer
-  // order; args[r][p] points at parameter p of rank r (bindings say which).
-  std::vector<std::vector<void *>> values(options.ranks), args(options.ranks);
-  std::vector<void **> argsPerRank(options.ranks);
-  for (int r = 0; r < options.ranks; ++r) {
+/// Appends each rank's DevComm pointer to `values`, the first value of
+/// every rank. False after the report.
+static bool addDevComms(const Resources &res,
+                        std::vector<std::vector<void *>> &values,
+                        Report &report) {
+  for (size_t r = 0; r < res.comms.size(); ++r) {
     void *devComm = nullptr;
     if (tleResult_t e = tleCommGetDevComm(res.comms[r], &devComm);
         e != tleSuccess) {
       reportError(report, "tleCommGetDevComm", e);
-      return 1;
+      return false;
     }
     values[r].push_back(devComm);
   }
-  std::vector<unsigned char> chunk;
+  return true;
+}
+
+/// Writes rank `rank`'s initial contents of `spec` into its copy at
+/// `local`, a chunk at a time. False after the report.
+static bool fillBuffer(const BufferSpec &spec, int rank, uint64_t dataSeed,
+                       void *local, Device &device, Report &report) {
+  if (spec.init == InitKind::Zero)
+    return true;
+  size_t size = elemSize(spec.type);
+  uint64_t perChunk = kChunkBytes / size;
+  std::vector<unsigned char> chunk(std::min(spec.bytes, perChunk * size));
+  std::string error;
+  for (uint64_t first = 0; first < spec.count; first += perChunk) {
+    uint64_t n = std::min(perChunk, spec.count - first);
+    initialContents(spec, rank, dataSeed, first, n, chunk.data());
+    if (!device.write(rank, static_cast<char *>(local) + first * size,
+                      chunk.data(), n * size, error)) {
+      report.error("setup", "initializing " + spec.name + ": " + error);
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Allocates and fills every --buffer on every rank into `res`, appends
+/// each rank's handles to `values` in --buffer order, and names the buffers
+/// in `shape` for the race checker. False after the report.
+static bool createBuffers(const Options &options, Device &device,
+                          Resources &res, LaunchShape &shape,
+                          std::vector<std::vector<void *>> &values,
+                          Report &report) {
+  uint64_t dataSeed = options.seed.value_or(0x5eedull);
   for (const BufferSpec &spec : options.buffers) {
-    // A buffer spans one node's ranks: one allocation per node.
+    // One buffer of the whole job: tleMemAllocAll takes one node's
+    // communicators, and the runtime pairs the nodes' k-th buffers
+    // (SymMem::worldPtrs), so INTER and WORLD transfers reach every rank.
     std::vector<tleMem_t> mems(options.ranks, nullptr);
     for (int n = 0; n < options.nodes; ++n) {
       int first = n * options.ranksPerNode;
@@ -440,7 +473,7 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
           e != tleSuccess) {
         res.mems.push_back(mems);
         reportError(report, "allocating buffer " + spec.name, e);
-        return 1;
+        return false;
       }
       shape.bufferNames.push_back({mems[first], spec.name});
     }
@@ -449,62 +482,75 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
       void *handle = nullptr, *local = nullptr;
       if (tleResult_t e = tleMemGetHandle(mems[r], &handle); e != tleSuccess) {
         reportError(report, "tleMemGetHandle", e);
-        return 1;
+        return false;
       }
       if (tleResult_t e = tleMemGetLocalPtr(mems[r], &local); e != tleSuccess) {
         reportError(report, "tleMemGetLocalPtr", e);
-        return 1;
+        return false;
       }
       values[r].push_back(handle);
-      if (spec.init == InitKind::Zero)
-        continue;
-      size_t size = elemSize(spec.type);
-      uint64_t perChunk = kChunkBytes / size;
-      chunk.resize(std::min(spec.bytes, perChunk * size));
-      for (uint64_t first = 0; first < spec.count; first += perChunk) {
-        uint64_t n = std::min(perChunk, spec.count - first);
-        initialContents(spec, r, dataSeed, first, n, chunk.data());
-        if (!device->write(r, static_cast<char *>(local) + first * size,
-                           chunk.data(), n * size, error)) {
-          report.error("setup", "initializing " + spec.name + ": " + error);
-          return 1;
-        }
-      }
+      if (!fillBuffer(spec, r, dataSeed, local, device, report))
+        return false;
     }
   }
-  for (int r = 0; r < options.ranks; ++r) {
-    args[r].push_back(&values[r][0]);
-    for (const ParamBinding &b : bindings)
-      args[r].push_back(b.buffer ? static_cast<void *>(&values[r][1 + b.index])
-                                 : static_cast<void *>(&scalars[b.index]));
-    argsPerRank[r] = args[r].data();
-  }
-  TLE_LOG(Info, -1,
-          "tlerun: kernel %s (%zu parameters) from %s on %d ranks, grid "
-          "%ux%ux%u, block %ux%ux%u, %u barrier slots, %u launches",
-          kernel.meta.name.c_str(), kernel.meta.params.size(),
-          options.input.c_str(), options.ranks, options.grid.x, options.grid.y,
-          options.grid.z, options.block.x, options.block.y, options.block.z,
-          config.nBarriers, options.repeat);
+  return true;
+}
 
+namespace {
+/// Every rank's kernel arguments: values[r] is rank r's communicator, then
+/// its buffer handles in --buffer order; args[r][p] points at parameter p
+/// of rank r (the bindings say which value); perRank[r] is args[r]'s data,
+/// what Device::launch takes.
+struct LaunchArgs {
+  std::vector<std::vector<void *>> values, args;
+  std::vector<void **> perRank;
+
+  explicit LaunchArgs(int ranks) : values(ranks), args(ranks), perRank(ranks) {}
+
+  /// Points every rank's arguments at its values and at `scalars` (which
+  /// every rank shares), once the values are complete.
+  void bind(const std::vector<ParamBinding> &bindings,
+            std::vector<uint64_t> &scalars) {
+    for (size_t r = 0; r < values.size(); ++r) {
+      args[r].push_back(&values[r][0]);
+      for (const ParamBinding &b : bindings)
+        args[r].push_back(b.buffer
+                              ? static_cast<void *>(&values[r][1 + b.index])
+                              : static_cast<void *>(&scalars[b.index]));
+      perRank[r] = args[r].data();
+    }
+  }
+};
+
+/// What the launches leave for the summary.
+struct LaunchRecord {
+  std::vector<double> times;
+  /// The emulator's schedule seed of the last launch.
+  std::optional<uint64_t> seed;
+};
+} // namespace
+
+/// Launches the kernel --repeat times, each launch's trace appended to
+/// --trace's file; stops at the first failing launch. False after the
+/// report.
+static bool launchAll(const Options &options, Device &device,
+                      const LaunchShape &shape, void **const *argsPerRank,
+                      LaunchRecord &record, Report &report) {
+  std::string error;
   TraceFile trace;
   if (shape.trace &&
-      (!trace.open(options.traceFile, device->traceClock(), error) ||
-       !device->startTrace(error))) {
+      (!trace.open(options.traceFile, device.traceClock(), error) ||
+       !device.startTrace(error))) {
     report.error("setup", error);
-    return 1;
+    return false;
   }
-  std::optional<uint64_t> epochsBefore =
-      epochSum(res.comms[0], config.nBarriers);
-  std::vector<double> times;
-  std::optional<uint64_t> seed;
   bool progress = isatty(STDERR_FILENO) && options.repeat > 1;
   auto startAll = std::chrono::steady_clock::now();
   uint64_t traceTs = 0;
   for (unsigned i = 0; i < options.repeat; ++i) {
     report.armFatal(i + 1, shape.seed, trace.fatalFd());
-    LaunchOutcome outcome = device->launch(shape, argsPerRank.data());
-    seed = outcome.seed;
+    LaunchOutcome outcome = device.launch(shape, argsPerRank);
+    record.seed = outcome.seed;
     if (i == 0 && !outcome.raceCheckSkipped.empty())
       std::fprintf(stderr, "tlerun: no race check: %s\n",
                    outcome.raceCheckSkipped.c_str());
@@ -512,12 +558,12 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
     // report: what it recorded up to the stop is often the explanation.
     if (shape.trace) {
       std::string marker;
-      std::string events = device->traceLaunch(i + 1, traceTs, marker);
+      std::string events = device.traceLaunch(i + 1, traceTs, marker);
       if (!trace.append(i + 1, marker, events, error)) {
         if (progress)
           std::fputs("\n", stderr);
         report.error("launch", error);
-        return 1;
+        return false;
       }
       traceTs += outcome.steps + 1;
     }
@@ -529,9 +575,9 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
       if (shape.trace && trace.close(&error))
         std::fprintf(stderr, "tlerun: the trace of launches 1 to %u is in %s\n",
                      i + 1, options.traceFile.c_str());
-      return 1;
+      return false;
     }
-    times.push_back(outcome.seconds);
+    record.times.push_back(outcome.seconds);
     if (progress &&
         std::chrono::steady_clock::now() - startAll > std::chrono::seconds(1))
       std::fprintf(stderr, "\rtlerun: launch %u/%u", i + 1, options.repeat);
@@ -541,9 +587,17 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
     std::fprintf(stderr, "\r\033[K");
   if (!trace.close(&error)) {
     report.error("launch", error);
-    return 1;
+    return false;
   }
+  return true;
+}
 
+/// Prints every --dump buffer of every rank, one JSON line (or --json
+/// entry) each, read a chunk at a time. False after the report.
+static bool dumpBuffers(const Options &options, Device &device,
+                        const Resources &res, Report &report) {
+  std::string error;
+  std::vector<unsigned char> chunk;
   for (const std::string &name : options.dumps) {
     size_t b = 0;
     while (options.buffers[b].name != name)
@@ -562,13 +616,13 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
       w.key("values").beginArray();
       for (uint64_t first = 0; first < spec.count; first += perChunk) {
         uint64_t n = std::min(perChunk, spec.count - first);
-        if (!device->read(r, chunk.data(),
-                          static_cast<const char *>(local) + first * size,
-                          n * size, error)) {
+        if (!device.read(r, chunk.data(),
+                         static_cast<const char *>(local) + first * size,
+                         n * size, error)) {
           if (!report.isJson())
             std::fputs("\n", stdout);
           report.error("dump", "reading " + name + ": " + error);
-          return 1;
+          return false;
         }
         for (uint64_t k = 0; k < n; ++k)
           appendValue(w, spec.type, chunk.data(), k);
@@ -579,6 +633,56 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
     }
   }
   std::fflush(stdout);
+  return true;
+}
+
+int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
+                        Report &report) {
+  report.setRun(options, kernel.meta);
+  std::vector<ParamBinding> bindings;
+  // Every rank's args point at the same scalar values.
+  std::vector<uint64_t> scalars;
+  if (!bindParams(options, kernel.meta, bindings, scalars, report))
+    return 2;
+  std::string error;
+  std::unique_ptr<Device> device =
+      options.target == "cuda" ? createCudaDevice(error) : createEmuDevice();
+  if (!device) {
+    report.error("setup", error);
+    return 1;
+  }
+  LaunchShape shape = launchShape(options, kernel);
+  if (!checkMemory(options, *device, shape, report))
+    return 1;
+
+  tleConfig_t config = commConfig(options, kernel.meta, device->backend());
+  Resources res;
+  LaunchArgs args(options.ranks);
+  if (!createComms(options, config, res, report))
+    return 1;
+  if (!device->load(kernel, res.comms.data(), options.ranks, error)) {
+    report.error("load", error);
+    return 1;
+  }
+  if (!addDevComms(res, args.values, report) ||
+      !createBuffers(options, *device, res, shape, args.values, report))
+    return 1;
+  args.bind(bindings, scalars);
+  TLE_LOG(Info, -1,
+          "tlerun: kernel %s (%zu parameters) from %s on %d ranks, grid "
+          "%ux%ux%u, block %ux%ux%u, %u barrier slots, %u launches",
+          kernel.meta.name.c_str(), kernel.meta.params.size(),
+          options.input.c_str(), options.ranks, options.grid.x, options.grid.y,
+          options.grid.z, options.block.x, options.block.y, options.block.z,
+          config.nBarriers, options.repeat);
+
+  std::optional<uint64_t> epochsBefore =
+      epochSum(res.comms[0], config.nBarriers);
+  LaunchRecord record;
+  if (!launchAll(options, *device, shape, args.perRank.data(), record, report))
+    return 1;
+  if (!dumpBuffers(options, *device, res, report))
+    return 1;
 
   if (options.repeatGiven || report.isJson()) {
     std::optional<uint64_t> rounds;
@@ -586,8 +690,8 @@ int tle::run::runKernel(const Options &options, const LoadedKernel &kernel,
             epochSum(res.comms[0], config.nBarriers);
         after && epochsBefore)
       rounds = *after - *epochsBefore;
-    report.summary(options, kernel, device->backend(), times, rounds, seed,
-                   options.repeatGiven);
+    report.summary(options, kernel, device->backend(), record.times, rounds,
+                   record.seed, options.repeatGiven);
   }
   return 0;
 }

@@ -1,6 +1,5 @@
-//===- Runner.h - tlerun's runtime core ---------------------------*- C++
+//===- Runner.h - tlerun's runtime core -------------------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // Creates the communicators and buffers, launches the kernel the requested
 // number of times, and prints the dumps, the summary and failures. Needs only

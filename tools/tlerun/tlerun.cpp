@@ -1,6 +1,5 @@
-//===- tlerun.cpp - Run a TLE kernel on N ranks
+//===- tlerun.cpp - Run a TLE kernel on N ranks ---------------------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//----------------------------===//
 //
 // Entry point of tlerun: parse the command line, obtain the kernel (bundle or
 // in-process compilation), and hand it to the runtime core.

@@ -1,6 +1,5 @@
-//===- CudaSample.cu - tle/device.h as a CUDA C++ user sees it
+//===- CudaSample.cu - tle/device.h as a CUDA C++ user sees it ------------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-------------===//
 //
 // A compile-only check of the nvcc header build: a kernel that includes
 // tle/device.h (and tle/session.h) and calls every ABI function inline and

@@ -1,6 +1,5 @@
-//===- FakeEmu.h - A stand-in for the CPU emulator in unit tests -*- C++
+//===- FakeEmu.h - A stand-in for the CPU emulator in unit tests ----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The device library's host build calls the emulator through EmuHooks.h.
 // These tests replace the emulator with a fake that runs one thread at a

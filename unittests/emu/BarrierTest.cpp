@@ -1,6 +1,5 @@
-//===- BarrierTest.cpp - Barrier semantics of the device ABI on the emulator
+//===- BarrierTest.cpp - Barrier semantics of the ABI on the emulator -----===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//===//
 //
 // Runs the real ABI functions (flagcxIntraBarrier*S, flagcxDevBarrier*,
 // tleIntraGridBarrier*S) of libtle's host build on 2-8 emulated ranks, for

@@ -1,6 +1,5 @@
-//===- EmuTestUtil.h - Communicators and buffers for emulator tests -*- C++
+//===- EmuTestUtil.h - Communicators and buffers for emulator tests -------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // RAII owners for a tleCommInitAll set of emulated ranks and a symmetric
 // buffer over it, with direct access to each rank's DevComm (plain host

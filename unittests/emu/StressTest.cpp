@@ -1,4 +1,4 @@
-//===- StressTest.cpp - Data visibility through the barrier, adversarially ===//
+//===- StressTest.cpp - Adversarial data visibility through the barrier ---===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every round, each rank writes a round-stamped payload into every peer's

@@ -1,4 +1,4 @@
-//===- ErrorTest.cpp - Status strings and the device error record -*- C++ -*-//
+//===- ErrorTest.cpp - Status strings and the device error record ---------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Every status has a message; the last-error detail is per thread; and

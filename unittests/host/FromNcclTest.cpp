@@ -1,4 +1,4 @@
-//===- FromNcclTest.cpp - Communicators over an NCCL communicator -*- C++ -*-=//
+//===- FromNcclTest.cpp - Communicators over an NCCL communicator ---------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tleCommInitFromNccl against a fake NCCL: an all-gather through shared

@@ -16,7 +16,7 @@
 
 #include "tle/Conversion/TLEToLLVM/TLEToLLVM.h"
 
-#include "bundle/Bundle.h"
+#include "tle/Bundle/Bundle.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"

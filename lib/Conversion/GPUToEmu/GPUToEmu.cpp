@@ -14,7 +14,7 @@
 #include "tle/Conversion/Passes.h"
 #include "tle/Conversion/TLEToLLVM/TLEToLLVM.h"
 
-#include "bundle/Bundle.h"
+#include "tle/Bundle/Bundle.h"
 #include "tle/abi.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -1,4 +1,4 @@
-//===- InProcBootstrap.cpp - Rendezvous of threads in one process -*- C++ -*-=//
+//===- InProcBootstrap.cpp - Rendezvous of threads in one process ---------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The ranks of a tleCommInitAll set are threads of one process; a collective

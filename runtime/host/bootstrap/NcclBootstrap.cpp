@@ -1,6 +1,5 @@
-//===- NcclBootstrap.cpp - The exchange over an existing NCCL comm -*- C++
+//===- NcclBootstrap.cpp - The exchange over an existing NCCL comm --------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-=//
 //
 // A communicator made from an NCCL communicator (tleCommInitFromNccl)
 // exchanges its handles with NCCL's own all-gather instead of a second

@@ -1,4 +1,4 @@
-//===- NcclBootstrap.h - The exchange over an existing NCCL comm -*- C++ -*-=//
+//===- NcclBootstrap.h - The exchange over an existing NCCL comm ----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The NCCL functions a communicator made from an NCCL communicator calls,

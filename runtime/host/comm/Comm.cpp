@@ -1,4 +1,4 @@
-//===- Comm.cpp - Creating, querying and destroying communicators -*- C++ -*-=//
+//===- Comm.cpp - Creating, querying and destroying communicators ---------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The C API of communicators. Every creation path chooses the topology, the

@@ -1,4 +1,4 @@
-//===- CommFromNccl.cpp - A communicator over an NCCL communicator -*- C++ -*-//
+//===- CommFromNccl.cpp - A communicator over an NCCL communicator --------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tleCommInitFromNccl: rank, size and device come from the NCCL

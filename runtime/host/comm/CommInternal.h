@@ -1,4 +1,4 @@
-//===- CommInternal.h - What other parts of TLE read from a comm -*- C++ -*-=//
+//===- CommInternal.h - What other parts of TLE read from a comm ----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A narrow window into a tleComm_t for the CPU emulator (runtime/host/emu):

@@ -1,6 +1,5 @@
-//===- OffFiber.h - Emulator hooks called off an emulator fiber --*- C++
+//===- OffFiber.h - Emulator hooks called off an emulator fiber -----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // What the emulator's hooks do when they are called outside a launch, on a
 // plain OS thread. Shared by Hooks.cpp and NoFibers.cpp so both builds

@@ -1,4 +1,4 @@
-//===- Import.cpp - Buffers mapped by someone else: tleMemImport -*- C++ -*-=//
+//===- Import.cpp - Buffers mapped by someone else: tleMemImport ----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tleMemImport makes memory that is already mapped into every rank (PyTorch's

@@ -1,4 +1,4 @@
-//===- Memory.cpp - Symmetric buffers: the C API ------------------*- C++ -*-=//
+//===- Memory.cpp - Symmetric buffers: the C API ----------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tleMemAlloc is collective over a communicator's bootstrap (a socket star

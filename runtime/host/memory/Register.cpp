@@ -1,4 +1,4 @@
-//===- Register.cpp - Symmetric buffers over the user's memory ---*- C++ -*-=//
+//===- Register.cpp - Symmetric buffers over the user's memory --*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tleMemRegister: memory the user already allocated becomes a symmetric

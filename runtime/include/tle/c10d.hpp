@@ -1,4 +1,4 @@
-//===- c10d.hpp - A TLE communicator from a PyTorch process group -*- C++ -*-//
+//===- c10d.hpp - A TLE communicator from a PyTorch process group ---------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // For C++ code that already builds against PyTorch (a torch extension, a C++

@@ -1,6 +1,5 @@
-//===- tle.hpp - C++ layer over the TLE host C API ---------------*- C++
+//===- tle.hpp - C++ layer over the TLE host C API --------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // RAII owners for communicators and symmetric buffers, and exceptions
 // instead of status codes. Header-only and built only on tle.h: exceptions

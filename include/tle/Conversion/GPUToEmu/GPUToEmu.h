@@ -1,5 +1,4 @@
-//===- GPUToEmu.h - Kernel modules for the CPU emulator ----------*- C++
-//-*-===//
+//===- GPUToEmu.h - Kernel modules for the CPU emulator ---------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Names and helpers of the host lowering (the passes are declared in

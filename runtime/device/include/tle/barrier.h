@@ -1,6 +1,5 @@
-//===- barrier.h - The typed C++ device API ------------------------*- C++
+//===- barrier.h - The typed C++ device API ---------------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The barrier, rank queries and buffer pointers for C++ kernels, with the
 // enumerations of tle/abi.h instead of plain ints. The extern "C" FlagCX

@@ -1,6 +1,5 @@
-//===- device.h - The TLE device ABI -------------------------------*- C++
+//===- device.h - The TLE device ABI ----------------------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The device ABI as CUDA C++ kernels (nvcc or clang) and emulator kernels
 // (host C++) see it: every entry point of tle/abi.def, declared with its C

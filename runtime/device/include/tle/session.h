@@ -1,6 +1,5 @@
-//===- session.h - A barrier slot bound once, for C++ kernels -----*- C++
+//===- session.h - A barrier slot bound once, for C++ kernels ---*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // tle::BarrierSession: the intra-node barrier for CUDA C++ kernels (and C++
 // kernels on the CPU emulator) that call it in a loop. It takes the same

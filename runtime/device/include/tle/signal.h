@@ -1,6 +1,5 @@
-//===- signal.h - Point-to-point signals, the typed C++ API -------*- C++
+//===- signal.h - Point-to-point signals, the typed C++ API -----*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // Signal words for C++ kernels, with the enumerations of tle/abi.h. Every
 // rank of a communicator owns nSignals 64-bit words (tleConfig_t::nSignals),

@@ -1,4 +1,4 @@
-//===- NcclNet.h - NCCL's GPU-initiated networking for TLE's words -*- C++ -*-//
+//===- NcclNet.h - NCCL's GPU-initiated networking for TLE's words --------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The network of a communicator made from an NCCL communicator that spans

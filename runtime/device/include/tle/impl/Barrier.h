@@ -1,6 +1,5 @@
-//===- Barrier.h - The barrier of a thread, warp or block group ---*- C++
+//===- Barrier.h - The barrier of a thread, warp or block group -----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // arrive, wait and sync on one slot for the thread, warp and block groups
 // (Group.h), built from BarrierFlags.h's halves. docs/design.md ("The

@@ -1,6 +1,5 @@
-//===- BarrierFlags.h - The barrier's flags: signalling and polling -*- C++
+//===- BarrierFlags.h - The barrier's flags: signalling and polling -------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The two halves every barrier is built from (the point-to-point signal
 // words of tle.signal are another thing: SignalOps.h). Rank r's inbox word

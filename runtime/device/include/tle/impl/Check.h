@@ -1,6 +1,5 @@
-//===- Check.h - Communicator checks and the error record ---------*- C++
+//===- Check.h - Communicator checks and the error record -------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // How the device library validates what a call is given and reports what it
 // rejects. Every call loads what it needs of the communicator and checks it

@@ -1,6 +1,5 @@
-//===- Entry.h - The extern "C" entry points of the device ABI ----*- C++
+//===- Entry.h - The extern "C" entry points of the device ABI --*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The definitions of every function tle/abi.def lists, as thin wrappers over
 // the library (the typed APIs of tle/barrier.h and tle/signal.h, and

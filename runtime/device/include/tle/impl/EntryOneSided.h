@@ -1,6 +1,5 @@
-//===- EntryOneSided.h - FlagCX's one-sided and helper entry points -*- C++
+//===- EntryOneSided.h - FlagCX's one-sided and helper entry points -------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The definitions of the abi.def entries past the barrier and signal
 // functions: FlagCX's unified put, get, put-value, counter, shadow and

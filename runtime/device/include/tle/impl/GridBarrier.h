@@ -1,6 +1,5 @@
-//===- GridBarrier.h - Every CTA of the launch on every rank ------*- C++
+//===- GridBarrier.h - Every CTA of the launch on every rank ----*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The grid barrier (TLE's group `grid`): inside a rank, CTAs meet on
 // gridCount[s]; the last CTA to arrive publishes the rank's arrival to

@@ -1,6 +1,5 @@
-//===- Group.h - Cooperative groups as the barrier sees them -----*- C++
+//===- Group.h - Cooperative groups as the barrier sees them ----*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // A barrier call is made by a group of threads together: one thread, a
 // warp, or the whole CTA (the grid barrier, every CTA of the launch, lives

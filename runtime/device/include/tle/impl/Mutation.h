@@ -1,6 +1,5 @@
-//===- Mutation.h - Test-only switch for mutation testing ---------*- C++
+//===- Mutation.h - Test-only switch for mutation testing -------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The device library carries a fixed list of deliberate bugs ("mutants",
 // numbered, listed with what must catch each in docs/testing.md), each

@@ -1,6 +1,5 @@
-//===- NetNccl.h - Net words as NCCL GIN signals ------------------*- C++
+//===- NetNccl.h - Net words as NCCL GIN signals ----------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The GPU network of a communicator that spans nodes (DevComm::netKind ==
 // kNetNcclGin): TLE's net words (DevComm.h: the signal words, then the

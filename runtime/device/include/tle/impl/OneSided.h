@@ -1,6 +1,5 @@
-//===- OneSided.h - Put, get, counters, shadows and flush ---------*- C++
+//===- OneSided.h - Put, get, counters, shadows and flush -------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // FlagCX's one-sided data movement (docs/design.md, "One-sided transfers"):
 // a put copies bytes of this rank's copy of a symmetric buffer into a team

@@ -1,6 +1,5 @@
-//===- Platform.h - What the barrier needs from the machine ------*- C++
+//===- Platform.h - What the barrier needs from the machine -----*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The small layer between the barrier logic (Barrier.h, written once) and
 // the machine it runs on. PlatformCuda.h implements it for GPUs (nvcc, and

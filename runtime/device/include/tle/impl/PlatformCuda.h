@@ -1,6 +1,5 @@
-//===- PlatformCuda.h - The platform layer on NVIDIA GPUs --------*- C++
+//===- PlatformCuda.h - The platform layer on NVIDIA GPUs -------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The platform layer (see Platform.h) for nvcc and for clang in CUDA mode.
 // Every ordered memory operation is inline PTX, and all of it lives in the

@@ -1,6 +1,5 @@
-//===- Pointer.h - Rank queries and pointers into symmetric buffers -*- C++
+//===- Pointer.h - Rank queries and pointers into symmetric buffers -------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The communicator's rank and size, and the address of a byte of a
 // symmetric buffer (tle/detail/DevComm.h's SymMem) in this rank's copy or

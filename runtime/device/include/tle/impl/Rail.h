@@ -1,6 +1,5 @@
-//===- Rail.h - The INTER protocol: a barrier over a rail of nodes -*- C++
+//===- Rail.h - The INTER protocol: a barrier over a rail of nodes --------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The barrier of the INTER team (this local rank on every node, a rail) on
 // one net word per slot (Net.h), which WORLD's inter half uses too

@@ -1,6 +1,5 @@
-//===- Session.h - A barrier slot bound once -----------------------*- C++
+//===- Session.h - A barrier slot bound once --------------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The implementation of tle::BarrierSession (tle/session.h): the
 // communicator is loaded and checked when the session opens and the epoch

@@ -1,6 +1,5 @@
-//===- Team.h - Barriers, signals and queries over INTER and WORLD -*- C++
+//===- Team.h - Barriers, signals and queries over INTER and WORLD --------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
-//-*-===//
 //
 // The teams of docs/design.md ("Teams"): INTRA (the node), INTER (this
 // local rank on every node, a rail) and WORLD (every rank). INTRA is the

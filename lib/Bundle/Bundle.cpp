@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "bundle/Bundle.h"
+#include "tle/Bundle/Bundle.h"
 
 #include <cerrno>
 #include <charconv>

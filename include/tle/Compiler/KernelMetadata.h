@@ -1,4 +1,4 @@
-//===- KernelInfo.h - What a launcher must know about a kernel --*- C++ -*-===//
+//===- KernelMetadata.h - Bundle metadata of kernels ------------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The metadata tlec writes into a bundle next to the code, read from the
@@ -11,10 +11,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_COMPILER_KERNELINFO_H
-#define TLE_COMPILER_KERNELINFO_H
+#ifndef TLE_COMPILER_KERNELMETADATA_H
+#define TLE_COMPILER_KERNELMETADATA_H
 
-#include "bundle/Bundle.h"
+#include "tle/Bundle/Bundle.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LLVM.h"
@@ -28,8 +28,8 @@ namespace mlir::tle {
 /// kernel name that is not a C identifier or is used twice, or a module
 /// without kernels.
 FailureOr<std::vector<::tle::run::BundleKernel>>
-collectKernelInfo(ModuleOp module);
+collectKernelMetadata(ModuleOp module);
 
 } // namespace mlir::tle
 
-#endif // TLE_COMPILER_KERNELINFO_H
+#endif // TLE_COMPILER_KERNELMETADATA_H

@@ -1,4 +1,4 @@
-//===- KernelInfo.cpp - Launch metadata of gpu.func kernels ---------------===//
+//===- KernelMetadata.cpp - Launch metadata of gpu.func kernels -----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Reads, from a kernel module before lowering, what a launcher needs and
@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tle/Compiler/KernelInfo.h"
+#include "tle/Compiler/KernelMetadata.h"
 
 #include "tle/Conversion/GPUToEmu/GPUToEmu.h"
 #include "tle/Dialect/TLE/IR/TLEOps.h"
@@ -200,7 +200,7 @@ static void collectBarriers(Operation *root, BarrierSummary &sum,
 }
 
 FailureOr<std::vector<BundleKernel>>
-mlir::tle::collectKernelInfo(ModuleOp module) {
+mlir::tle::collectKernelMetadata(ModuleOp module) {
   std::vector<BundleKernel> kernels;
   llvm::StringSet<> names;
   bool failed = false;

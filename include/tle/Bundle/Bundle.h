@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef TLE_TOOLS_BUNDLE_BUNDLE_H
-#define TLE_TOOLS_BUNDLE_BUNDLE_H
+#ifndef TLE_BUNDLE_BUNDLE_H
+#define TLE_BUNDLE_BUNDLE_H
 
 #include <cstdint>
 #include <optional>
@@ -106,4 +106,4 @@ bool readInputFile(const std::string &path, std::string &out,
 
 } // namespace tle::run
 
-#endif // TLE_TOOLS_BUNDLE_BUNDLE_H
+#endif // TLE_BUNDLE_BUNDLE_H
