@@ -1,4 +1,4 @@
-//===- SocketIo.cpp - Framed I/O on Unix sockets, with deadlines -*- C++ -*-=//
+//===- SocketIo.cpp - Framed I/O on Unix sockets, with deadlines ----------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // See SocketIo.h. Every wait polls with the step's deadline, so a dead peer
