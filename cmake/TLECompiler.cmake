@@ -54,6 +54,8 @@ foreach(lib IN LISTS TLE_COMPILER_LIBRARIES)
     $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 endforeach()
+# The verifiers read the rules of tle/rules.def, the lowering the ABI.
+target_link_libraries(TLEDialect PUBLIC tle_abi)
 target_link_libraries(TLEToLLVM PUBLIC tle_abi)
 install(TARGETS ${TLE_COMPILER_LIBRARIES} EXPORT TLECompilerTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Development)

@@ -36,7 +36,7 @@ whole matrix (for the table's "also fails" column). CPU catchers:
 The Triton front end's mutants (P1, P2, ... in docs/testing.md, "Front-end
 mutants") substitute text in a copy of a file of python/tle (language.py,
 flagtree/language.py, ops/fused.py); the Python tests that must fail are
-named in PY_TESTS (`language`, `abi`, `interp`, `flagtree`, `fused`). They
+named in PY_TESTS (`language`, `abi`, `rules`, `interp`, `flagtree`, `fused`). They
 need the .venv with Triton (scripts/setup.sh) and are skipped, saying so,
 without it.
 
@@ -69,16 +69,29 @@ SEED = "1"
 
 # The front end's mutants: (id, file in python/tle, old text, new text).
 PY_MUTANTS = [
-    ("P1", "language.py", '"acquire": 1, "release": 2', '"acquire": 2, "release": 1'),
-    ("P2", "language.py", '"acq_rel": 3, "seq_cst": 4', '"acq_rel": 4, "seq_cst": 3'),
-    ("P3", "language.py", '"block": 2, "grid": 5', '"block": 2, "grid": 3'),
-    ("P4", "language.py", '"arrive": 0, "wait": 1', '"arrive": 1, "wait": 0'),
+    # The encodings come from the generated tle._abi (abi.def); each of
+    # these overrides one in language.py's copy of the table.
+    ("P1", "language.py", "ORDERS = dict(_abi.ORDER)", 'ORDERS = {**_abi.ORDER, "acquire": 2, "release": 1}'),
+    ("P2", "language.py", "ORDERS = dict(_abi.ORDER)", 'ORDERS = {**_abi.ORDER, "acq_rel": 4, "seq_cst": 3}'),
+    ("P3", "language.py", "\nGROUP_KINDS = {group: _abi.COOP[group]",
+     '\nGROUP_KINDS = {group: 3 if group == "grid" else _abi.COOP[group]'),
+    ("P4", "language.py", "BARRIER_KINDS = dict(_abi.BARRIER_KIND)",
+     'BARRIER_KINDS = {**_abi.BARRIER_KIND, "arrive": 1, "wait": 0}'),
     # The default slot's stride for z: ny * ny instead of nx * ny.
     ("P5", "language.py", "        stride = _semantic.num_programs(0)\n",
      "        stride = _semantic.num_programs(axis - 1)\n"),
     # A coordinate shard_id linearized column-major.
     ("P6", "flagtree/language.py", "        for coord, size in zip(shard_id, scope.shape):\n",
      "        for coord, size in reversed(list(zip(shard_id, scope.shape))):\n"),
+    # The rules of rules.def, as language.py applies them: a barrier half's
+    # orders read from sync's row (arrive + acquire accepted), the grid
+    # group's teams not checked, the observers' orders read from sync's row
+    # (signal_wait + release accepted).
+    ("P7", "language.py", "    if order not in _abi.ORDER_RULES[barrier_kind]:\n",
+     '    if order not in _abi.ORDER_RULES["sync"]:\n'),
+    ("P8", "language.py", "    if team not in teams:\n", "    if team not in teams and group_kind != \"grid\":\n"),
+    ("P9", "language.py", 'OBSERVER_ORDERS = {k: ORDERS[k] for k in _abi.ORDER_RULES["observe"]}',
+     'OBSERVER_ORDERS = {k: ORDERS[k] for k in _abi.ORDER_RULES["sync"]}'),
     # The fused operators (tle.ops.fused): a GEMM tile of ag_gemm that does
     # not wait for its chunk of a peer's rows; a gemm_rs/gemm_ar tile stored
     # into an owner that has not read the previous call's; a reduce that
@@ -95,6 +108,7 @@ PY_MUTANTS = [
 PY_TESTS = {
     "language": ["tests/test_language.py"],
     "abi": ["tests/test_abi.py"],
+    "rules": ["tests/test_rules.py"],
     "interp": ["tests/test_interpreter.py", "-k", "slot"],
     "flagtree": ["tests/test_flagtree.py", "-k", "shard_id or mesh or coords"],
     "fused": ["tests/test_fused.py", "-k", "cpu_ranks and False"],
@@ -159,11 +173,12 @@ def run_python(build, log, only=None):
     caught = 0
     with tempfile.TemporaryDirectory(prefix="mutants-") as tmp:
         # A copy of python/ beside links to what its tests read from the
-        # repository (abi.def, docs/abi.md).
+        # repository (abi.def and rules.def, docs/abi.md, project()'s
+        # version).
         root = Path(tmp)
         shutil.copytree(ROOT / "python", root / "python",
                         ignore=shutil.ignore_patterns("__pycache__", "*.egg-info", "build"))
-        for d in ("runtime", "docs", "examples"):
+        for d in ("runtime", "docs", "examples", "CMakeLists.txt"):
             (root / d).symlink_to(ROOT / d)
         def pytest(test, mutant):
             r = subprocess.run([str(python), "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", *test],

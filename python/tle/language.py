@@ -51,19 +51,26 @@ from typing import Any, Callable
 
 from triton.language import core
 
-from . import EXTERN_LIB_NAME, _interp
+from . import EXTERN_LIB_NAME, _abigen, _interp
+
+#: The device ABI's encodings and legality rules, generated from abi.def and
+#: rules.def (tle/_abigen.py): every table and rule check below is read from
+#: it, so that this front end, the dialect's verifiers and the device library
+#: apply the same rules (python/tests/test_rules.py compares the verdicts).
+_abi = _abigen.load()
 
 #: Barrier kinds, encoded as tleTritonBarrier's ``barrierKind``.
-BARRIER_KINDS = {"arrive": 0, "wait": 1, "sync": 2}
-#: Cooperative groups, encoded as tleTritonBarrier's ``groupKind`` (FlagCX's
-#: coop kinds, plus TLE's grid = 5).
-GROUP_KINDS = {"thread": 0, "warp": 1, "block": 2, "grid": 5}
+BARRIER_KINDS = dict(_abi.BARRIER_KIND)
+#: Cooperative groups of the barrier, encoded as tleTritonBarrier's
+#: ``groupKind`` (FlagCX's coop kinds, plus TLE's grid = 5): the groups
+#: rules.def's Barrier serves.
+GROUP_KINDS = {group: _abi.COOP[group] for group in _abi.GROUP_RULES["barrier"]}
 #: Memory orders, encoded as FlagCX's flagcxDeviceMemoryOrder_t.
-ORDERS = {"relaxed": 0, "acquire": 1, "release": 2, "acq_rel": 3, "seq_cst": 4}
+ORDERS = dict(_abi.ORDER)
 #: Teams, encoded as abi.def's TeamKind (tleTritonTeamBarrier's
 #: ``teamKind``): the ranks of this node, the same local rank on every node
 #: (a rail), every rank.
-TEAMS = {"intra": 0, "inter": 1, "world": 2}
+TEAMS = dict(_abi.TEAM)
 #: Barrier spaces. FlagTree also named "node", and silently ran it as
 #: "device"; TLE has only the intra-node (device) barrier and rejects it.
 SPACES = ("device",)
@@ -71,10 +78,11 @@ SPACES = ("device",)
 SIGNAL_OPS = ("inc", "add")
 #: Groups of the signal functions (FlagCX's coop kinds; there is no grid
 #: signal): the encoding tleTritonSignal and tleTritonSignalWait take.
-SIGNAL_GROUP_KINDS = {"thread": 0, "warp": 1, "block": 2}
-#: Orders of ``signal_wait`` and ``read_signal``: they only observe, so
-#: "release" (whose half they would drop) is refused.
-OBSERVER_ORDERS = {k: v for k, v in ORDERS.items() if k != "release"}
+SIGNAL_GROUP_KINDS = {group: _abi.COOP[group] for group in _abi.GROUP_RULES["signal"]}
+#: Orders of ``signal_wait``, ``read_signal`` and the counter and shadow
+#: waits: they only observe, so "release" (whose half they would drop) is
+#: refused (rules.def's Observe).
+OBSERVER_ORDERS = {k: ORDERS[k] for k in _abi.ORDER_RULES["observe"]}
 
 _INT32_MAX = 2**31 - 1
 _INT64_MAX = 2**63 - 1
@@ -172,9 +180,9 @@ def _signal_group(group_kind: Any, _semantic) -> int:
     """The encoding of a signal group, with the barrier's compile-time
     rules: no thread group in Triton, a warp group only for one warp, and no
     grid."""
-    if core._unwrap_if_constexpr(group_kind) == "grid":
-        raise ValueError("signals have no group_kind 'grid': a signal is made by one program (block) or one "
-                         "warp; use 'block'")
+    if core._unwrap_if_constexpr(group_kind) in GROUP_KINDS.keys() - SIGNAL_GROUP_KINDS.keys():
+        raise ValueError(f"signals have no group_kind {core._unwrap_if_constexpr(group_kind)!r}: a signal is made "
+                         f"by one program (block) or one warp; use 'block'")
     group = _choice("group_kind", group_kind, SIGNAL_GROUP_KINDS)
     if group == "thread":
         raise ValueError("group_kind 'thread' is not available in Triton: every thread of a program executes the "
@@ -187,11 +195,51 @@ def _signal_group(group_kind: Any, _semantic) -> int:
     return SIGNAL_GROUP_KINDS[group]
 
 
+def _alternatives(names) -> str:
+    """``names`` as prose: 'a', 'b' or 'c'."""
+    names = [repr(n) for n in names]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
 def _observer_order(order: Any, call: str) -> int:
-    if core._unwrap_if_constexpr(order) == "release":
-        raise ValueError(f"{call} cannot release (it only observes the word); use order 'relaxed', 'acquire', "
-                         f"'acq_rel' or 'seq_cst'")
+    if core._unwrap_if_constexpr(order) in ORDERS.keys() - OBSERVER_ORDERS.keys():
+        raise ValueError(f"{call} cannot release (it only observes the word); use order "
+                         f"{_alternatives(OBSERVER_ORDERS)}")
     return OBSERVER_ORDERS[_choice("order", order, OBSERVER_ORDERS)]
+
+
+def check_barrier_rules(barrier_kind: str, order: str, group_kind: str, team: str = "intra",
+                        session: bool = False) -> None:
+    """rules.def's verdict on a barrier half ``barrier_kind`` with memory
+    order ``order``, executed by group ``group_kind`` on team ``team`` (a
+    session's with ``session``): raises ValueError where the dialect's
+    verifier rejects the same barrier. Spellings as in abi.def. Triton's own
+    limits (no thread group, warp only for one warp, grid only for a
+    co-resident launch) are not rules of the ABI and are checked apart."""
+    if order not in _abi.ORDER_RULES[barrier_kind]:
+        half = "acquire" if _abi.ORDER_HALVES[order][0] else "release"
+        raise ValueError(f"barrier_kind {barrier_kind!r} cannot {half} (order {order!r} has no half that "
+                         f"{barrier_kind!r} performs, so it would silently be relaxed); use order "
+                         f"{_alternatives(_abi.ORDER_RULES[barrier_kind])}")
+    teams = _abi.GROUP_RULES["barrier"].get(group_kind, ())
+    if team not in teams:
+        why = " (the co-resident launch spans the GPUs of one node)" if group_kind == "grid" else ""
+        raise ValueError(f"group_kind {group_kind!r} is only available with team {_alternatives(teams)}{why}; use "
+                         f"group_kind 'block' for team {team!r}")
+    if session:
+        _check_session_rules(group_kind, team, "distributed_barrier")
+
+
+def _check_session_rules(group: str, team: str, call: str) -> None:
+    """rules.def's Session: which groups and teams a session serves."""
+    rule = _abi.GROUP_RULES["session"]
+    if team not in rule.get(group, (team,)):
+        raise ValueError(f"{call}: sessions are team {_alternatives(rule[group])} barriers; team {team!r} has no "
+                         f"session form")
+    if group not in rule:
+        served = sorted(g for g in rule if g != "thread")  # Triton has no thread group
+        raise ValueError(f"{call}: sessions serve the {' and '.join(repr(g) for g in served)} groups; the "
+                         f"{group} barrier keeps its own state: use a stateless barrier (session=None)")
 
 
 def _element_type(dtype: Any) -> core.dtype | None:
@@ -339,12 +387,12 @@ def _barrier(symbol: str, comm: core.tensor, barrier_kind, group_kind, order, in
     With ``session``, tleTritonSession on it instead, returning the next
     session."""
     team = _team(team)
-    kind = BARRIER_KINDS[_choice("barrier_kind", barrier_kind, BARRIER_KINDS)]
+    kind_name = _choice("barrier_kind", barrier_kind, BARRIER_KINDS)
+    kind = BARRIER_KINDS[kind_name]
     group = _choice("group_kind", group_kind, GROUP_KINDS)
-    if group == "grid" and team != "intra":
-        raise ValueError(f"group_kind 'grid' is only available with team 'intra' (the co-resident launch spans the "
-                         f"GPUs of one node); use group_kind 'block' for team {team!r}")
-    memory_order = ORDERS[_choice("order", order, ORDERS)]
+    order_name = _choice("order", order, ORDERS)
+    memory_order = ORDERS[order_name]
+    check_barrier_rules(kind_name, order_name, group, team)
     options = getattr(_semantic.builder, "options", None)
     if group == "thread":
         raise ValueError("group_kind 'thread' is not available in Triton: every thread of a program executes the "
@@ -384,11 +432,7 @@ def _barrier(symbol: str, comm: core.tensor, barrier_kind, group_kind, order, in
 def _session_group(group: str, team: str, call: str) -> int:
     """The encoding of a session's group: block or warp, team intra (the
     grid barrier keeps its own state, other teams their own slots)."""
-    if team != "intra":
-        raise ValueError(f"{call}: sessions are team 'intra' barriers; team {team!r} has no session form")
-    if group == "grid":
-        raise ValueError(f"{call}: sessions serve the 'block' and 'warp' groups; the grid barrier keeps its own "
-                         f"state: use a stateless barrier (session=None)")
+    _check_session_rules(group, team, call)
     return GROUP_KINDS[group]
 
 
@@ -670,10 +714,11 @@ def comm_failed(comm, _semantic=None) -> core.tensor:
 #: ``signalOp``: none (-1), or the dialect's signal kinds (abi.def).
 PUT_SIGNAL_OPS = {None: -1, "inc": 0, "add": 1}
 #: Orders a put (or put-value) serves: FlagCX's put fences for release and
-#: acq_rel only, so acquire and seq_cst would be weakened silently.
-PUBLISHER_ORDERS = {k: ORDERS[k] for k in ("relaxed", "release", "acq_rel")}
-#: Orders a get serves (it fences for acquire and acq_rel only).
-GET_ORDERS = {k: ORDERS[k] for k in ("relaxed", "acquire", "acq_rel")}
+#: acq_rel only, so acquire and seq_cst would be weakened silently
+#: (rules.def's Publish).
+PUBLISHER_ORDERS = {k: ORDERS[k] for k in _abi.ORDER_RULES["publish"]}
+#: Orders a get serves (it fences for acquire and acq_rel only: Fetch).
+GET_ORDERS = {k: ORDERS[k] for k in _abi.ORDER_RULES["fetch"]}
 
 
 def _order_in(order: Any, table: dict[str, int], call: str, why: str) -> int:

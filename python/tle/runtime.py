@@ -17,14 +17,27 @@ import ctypes
 import enum
 import operator
 import os
+import re
 import threading
 from dataclasses import dataclass
 from typing import Sequence
 
+from . import __version__
 from ._paths import host_library_path
 
-VERSION_MAJOR = 0
-VERSION_MINOR = 1
+
+def _major_minor(version: str) -> tuple[int | None, int | None]:
+    match = re.match(r"(\d+)\.(\d+)\.", version)
+    return (int(match[1]), int(match[2])) if match else (None, None)
+
+
+#: TLE_VERSION_MAJOR and TLE_VERSION_MINOR of tle/version.h: both are
+#: project()'s version (tle.__version__), the one place it is written;
+#: None when this copy of the package cannot tell it ("unknown": no
+#: tle/_version.py and no source checkout), which makes a communicator's
+#: config fail. tleConfig_t.version carries major * 100 + minor.
+VERSION_MAJOR, VERSION_MINOR = _major_minor(__version__)
+#: sizeof(tleUniqueId::internal).
 UNIQUE_ID_BYTES = 128
 
 
@@ -66,6 +79,11 @@ class OnError(enum.IntEnum):
     DEFAULT = 0  #: $TLE_ON_ERROR, else TRAP
     TRAP = 1  #: record and end the launch
     RETURN = 2  #: record, mark the communicator failed, let the kernel run on
+
+
+# The structs and enums below are tle.h's, copied by hand;
+# python/tests/test_runtime_header.py parses tle.h and compiles it, and fails
+# on any difference in a name, a value, a field, a type or an offset.
 
 
 class _Config(ctypes.Structure):
@@ -256,6 +274,9 @@ def _timeout(name: str, value: int | None) -> int:
 def _config(backend: Backend, n_barriers: int, timeout_ms: int | None,
             bootstrap_timeout_ms: int | None, alloc: Alloc = Alloc.DEFAULT, n_signals: int = 64,
             on_error: OnError = OnError.DEFAULT, ranks_per_node: int = 0) -> _Config:
+    if VERSION_MAJOR is None:
+        raise RuntimeError(f"TLE's version is {__version__!r} (no tle/_version.py and no source checkout); the "
+                           f"C API needs it in tleConfig_t: reinstall the package")
     if _integer("n_barriers", n_barriers, _C_UINT32) <= 0:
         raise ValueError(f"n_barriers must be positive; got {n_barriers}")
     if _integer("n_signals", n_signals, _C_UINT32) <= 0:

@@ -39,7 +39,12 @@ library = Path(tle.host_library_path())
 assert bitcode == package / "lib" / "libtle_device.bc", bitcode
 assert library == package / "lib" / "libtle.so", library
 assert tle.extern_libs() == {"tle": str(bitcode)}
-print(f"packaged files: {bitcode.name}, {library.name}")
+# The ABI's encodings and rules, generated at build time (tle/_abi.py),
+# not generated again from a source checkout the wheel does not have.
+abi = importlib.import_module("tle._abi")
+assert Path(abi.__file__).resolve() == package / "_abi.py", abi.__file__
+assert "acquire" not in tlx._abi.ORDER_RULES["arrive"], tlx._abi.ORDER_RULES
+print(f"packaged files: {bitcode.name}, {library.name}, {Path(abi.__file__).name}")
 
 # NumPy comes with the package, in a version Triton 3.6's interpreter can
 # use (python/pyproject.toml's pin).

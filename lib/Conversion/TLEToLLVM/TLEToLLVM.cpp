@@ -379,55 +379,77 @@ struct SignalOpLowering : ConvertOpToLLVMPattern<SignalOp> {
   }
 };
 
-/// tle.signal_wait: flagcxDevWaitSignal on 64 bits, context 0.
-struct SignalWaitOpLowering : ConvertOpToLLVMPattern<SignalWaitOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+/// The 64-bit word a signal or counter op names: its counter index, or
+/// its signal index.
+template <typename AdaptorT> static Value wordOf(AdaptorT adaptor) {
+  if constexpr (requires { adaptor.getCounter(); })
+    return adaptor.getCounter();
+  else
+    return adaptor.getSig();
+}
+
+/// tle.signal_wait and tle.counter_wait: `fn` (flagcxDevWaitSignal,
+/// flagcxDevWaitCounter, which FlagCX gives one signature) on 64 bits, with
+/// the op's context (0 when absent).
+template <typename OpT> struct WordWaitLowering : ConvertOpToLLVMPattern<OpT> {
+  WordWaitLowering(const LLVMTypeConverter &converter, Fn fn)
+      : ConvertOpToLLVMPattern<OpT>(converter), fn(fn) {}
 
   LogicalResult
-  matchAndRewrite(SignalWaitOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     return replaceWithAbiCall(
-        rewriter, op, Fn::flagcxDevWaitSignal,
-        {adaptor.getComm(), adaptor.getSig(), adaptor.getLeast(),
+        rewriter, op, fn,
+        {adaptor.getComm(), wordOf(adaptor), adaptor.getLeast(),
          createI32(rewriter, loc, kSignalBits),
          contextOrZero(rewriter, loc, adaptor.getContextId()),
          createI32(rewriter, loc, static_cast<int>(op.getGroup())),
          createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
   }
+
+  Fn fn;
 };
 
-/// tle.read_signal: flagcxDevReadSignal on 64 bits, context 0.
-struct ReadSignalOpLowering : ConvertOpToLLVMPattern<ReadSignalOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+/// tle.read_signal and tle.read_counter: `fn` (flagcxDevReadSignal,
+/// flagcxDevReadCounter) on 64 bits, with the op's context (0 when absent).
+template <typename OpT> struct WordReadLowering : ConvertOpToLLVMPattern<OpT> {
+  WordReadLowering(const LLVMTypeConverter &converter, Fn fn)
+      : ConvertOpToLLVMPattern<OpT>(converter), fn(fn) {}
 
   LogicalResult
-  matchAndRewrite(ReadSignalOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     return replaceWithAbiCall(
-        rewriter, op, Fn::flagcxDevReadSignal,
-        {adaptor.getComm(), adaptor.getSig(),
+        rewriter, op, fn,
+        {adaptor.getComm(), wordOf(adaptor),
          createI32(rewriter, loc, kSignalBits),
          contextOrZero(rewriter, loc, adaptor.getContextId()),
          createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
   }
+
+  Fn fn;
 };
 
-/// tle.reset_signal: flagcxDevResetSignal on context 0 (which FlagCX puts
-/// before the index).
-struct ResetSignalOpLowering : ConvertOpToLLVMPattern<ResetSignalOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+/// tle.reset_signal and tle.reset_counter: `fn` (flagcxDevResetSignal,
+/// flagcxDevResetCounter) with the op's context (0 when absent), which
+/// FlagCX puts before the index.
+template <typename OpT> struct WordResetLowering : ConvertOpToLLVMPattern<OpT> {
+  WordResetLowering(const LLVMTypeConverter &converter, Fn fn)
+      : ConvertOpToLLVMPattern<OpT>(converter), fn(fn) {}
 
   LogicalResult
-  matchAndRewrite(ResetSignalOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     return replaceWithAbiCall(
-        rewriter, op, Fn::flagcxDevResetSignal,
+        rewriter, op, fn,
         {adaptor.getComm(),
          contextOrZero(rewriter, op.getLoc(), adaptor.getContextId()),
-         adaptor.getSig()});
+         wordOf(adaptor)});
   }
+
+  Fn fn;
 };
 
 /// The put entry point for a signal kind (or none) and a local counter (or
@@ -547,57 +569,6 @@ struct FlushOpLowering : ConvertOpToLLVMPattern<FlushOp> {
   }
 };
 
-/// tle.counter_wait: flagcxDevWaitCounter on 64 bits.
-struct CounterWaitOpLowering : ConvertOpToLLVMPattern<CounterWaitOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(CounterWaitOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    return replaceWithAbiCall(
-        rewriter, op, Fn::flagcxDevWaitCounter,
-        {adaptor.getComm(), adaptor.getCounter(), adaptor.getLeast(),
-         createI32(rewriter, loc, kSignalBits),
-         contextOrZero(rewriter, loc, adaptor.getContextId()),
-         createI32(rewriter, loc, static_cast<int>(op.getGroup())),
-         createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
-  }
-};
-
-/// tle.read_counter: flagcxDevReadCounter on 64 bits.
-struct ReadCounterOpLowering : ConvertOpToLLVMPattern<ReadCounterOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(ReadCounterOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    return replaceWithAbiCall(
-        rewriter, op, Fn::flagcxDevReadCounter,
-        {adaptor.getComm(), adaptor.getCounter(),
-         createI32(rewriter, loc, kSignalBits),
-         contextOrZero(rewriter, loc, adaptor.getContextId()),
-         createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
-  }
-};
-
-/// tle.reset_counter: flagcxDevResetCounter (context before the index, as
-/// FlagCX puts it).
-struct ResetCounterOpLowering : ConvertOpToLLVMPattern<ResetCounterOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
-
-  LogicalResult
-  matchAndRewrite(ResetCounterOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    return replaceWithAbiCall(
-        rewriter, op, Fn::flagcxDevResetCounter,
-        {adaptor.getComm(),
-         contextOrZero(rewriter, op.getLoc(), adaptor.getContextId()),
-         adaptor.getCounter()});
-  }
-};
-
 /// tle.shadow_increase: flagcxDevIncreaseSignalShadow.
 struct ShadowIncreaseOpLowering : ConvertOpToLLVMPattern<ShadowIncreaseOp> {
   using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
@@ -668,12 +639,22 @@ void mlir::tle::populateTLEToLLVMConversionPatterns(
                                                     Fn::flagcxGetLocalPointerS);
   patterns.add<RuntimeCallLowering<IntraPointerOp>>(converter,
                                                     Fn::flagcxGetIntraPointerS);
-  patterns.add<SignalOpLowering, SignalWaitOpLowering, ReadSignalOpLowering,
-               ResetSignalOpLowering>(converter);
-  patterns
-      .add<PutOpLowering, GetOpLowering, PutValueOpLowering, FlushOpLowering,
-           CounterWaitOpLowering, ReadCounterOpLowering, ResetCounterOpLowering,
-           ShadowIncreaseOpLowering, ShadowWaitOpLowering>(converter);
+  patterns.add<SignalOpLowering>(converter);
+  patterns.add<WordWaitLowering<SignalWaitOp>>(converter,
+                                               Fn::flagcxDevWaitSignal);
+  patterns.add<WordReadLowering<ReadSignalOp>>(converter,
+                                               Fn::flagcxDevReadSignal);
+  patterns.add<WordResetLowering<ResetSignalOp>>(converter,
+                                                 Fn::flagcxDevResetSignal);
+  patterns.add<PutOpLowering, GetOpLowering, PutValueOpLowering,
+               FlushOpLowering, ShadowIncreaseOpLowering, ShadowWaitOpLowering>(
+      converter);
+  patterns.add<WordWaitLowering<CounterWaitOp>>(converter,
+                                                Fn::flagcxDevWaitCounter);
+  patterns.add<WordReadLowering<ReadCounterOp>>(converter,
+                                                Fn::flagcxDevReadCounter);
+  patterns.add<WordResetLowering<ResetCounterOp>>(converter,
+                                                  Fn::flagcxDevResetCounter);
   patterns.add<SessionOpenOpLowering, SessionBarrierOpLowering,
                SessionCloseOpLowering>(converter);
 }

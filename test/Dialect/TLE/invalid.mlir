@@ -32,7 +32,7 @@ func.func @multimem_thread(%comm: !llvm.ptr, %index: i32) {
 
 // An arrive only publishes: a pure acquire order would silently be relaxed.
 func.func @arrive_acquire(%comm: !llvm.ptr, %index: i32) {
-  // expected-error @below {{arrive cannot acquire; use order relaxed, release or acq_rel}}
+  // expected-error @below {{arrive cannot acquire; use order relaxed, release, acq_rel or seq_cst}}
   tle.device_intra_barrier arrive %comm, %index order acquire : !llvm.ptr
   return
 }
@@ -41,7 +41,7 @@ func.func @arrive_acquire(%comm: !llvm.ptr, %index: i32) {
 
 // A wait only observes: a pure release order would silently be relaxed.
 func.func @wait_release(%comm: !llvm.ptr, %index: i32) {
-  // expected-error @below {{wait cannot release; use order relaxed, acquire or acq_rel}}
+  // expected-error @below {{wait cannot release; use order relaxed, acquire, acq_rel or seq_cst}}
   tle.device_intra_barrier wait %comm, %index group grid order release : !llvm.ptr
   return
 }
@@ -370,7 +370,7 @@ func.func @team_negative_index(%comm: !llvm.ptr) {
 
 // ... and a wait that would drop its release half.
 func.func @team_wait_release(%comm: !llvm.ptr, %index: i32) {
-  // expected-error @below {{wait cannot release; use order relaxed, acquire or acq_rel}}
+  // expected-error @below {{wait cannot release; use order relaxed, acquire, acq_rel or seq_cst}}
   tle.device_barrier wait %comm, %index team inter order release : !llvm.ptr
   return
 }

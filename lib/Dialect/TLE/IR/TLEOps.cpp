@@ -2,19 +2,26 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Verifiers of the `tle` ops. Each rule is documented in the op's description
-// in TLEOps.td; the checks on constants only see operands whose defining op
-// folds to a constant (arith.constant, llvm.mlir.constant, llvm.mlir.zero),
-// runtime values are checked by the device library.
+// in TLEOps.td; which orders, groups and teams go together is the device
+// ABI's rule table (tle/rules.def, read through tle/rules.h), which the
+// Triton front ends check too. The checks on constants only see operands
+// whose defining op folds to a constant (arith.constant, llvm.mlir.constant,
+// llvm.mlir.zero), runtime values are checked by the device library.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tle/Dialect/TLE/IR/TLEOps.h"
 
+#include "tle/rules.h"
+
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
 using namespace mlir::tle;
+// The device ABI's rule table (the runtime's namespace tle, not mlir::tle).
+namespace rules = ::tle::rules;
 
 /// Returns true if `value` is a known constant below zero.
 static bool isNegativeConstant(Value value) {
@@ -30,24 +37,80 @@ static bool isNullHandle(Value handle) {
   return isa_and_nonnull<LLVM::ZeroOp>(handle.getDefiningOp());
 }
 
-/// The rules every barrier op shares (TLEOps.td, device_intra_barrier).
+/// `names` as prose: "a", "a or b", "a, b or c" (`last` joins the last two).
+static std::string joinNames(ArrayRef<StringRef> names, StringRef last) {
+  std::string text;
+  for (auto [i, name] : llvm::enumerate(names)) {
+    if (i)
+      text += i + 1 == names.size() ? (" " + last + " ").str() : ", ";
+    text += name;
+  }
+  return text;
+}
+
+/// The orders rules.def lets `use` take, for a diagnostic.
+static std::string acceptedOrders(rules::OrderUse use) {
+  SmallVector<StringRef> names;
+  for (int order = ::tle::kOrderRelaxed; order <= ::tle::kOrderSeqCst; ++order)
+    if (rules::acceptsOrder(use, order))
+      names.push_back(stringifyMemoryOrder(static_cast<MemoryOrder>(order)));
+  return joinNames(names, "or");
+}
+
+/// Fails with "`refusal`; use order ..." where rules.def's `use` refuses
+/// `order`: an order whose only half the operation does not perform would
+/// silently degrade to relaxed.
+static LogicalResult verifyOrder(Operation *op, rules::OrderUse use,
+                                 MemoryOrder order, const Twine &refusal) {
+  if (rules::acceptsOrder(use, static_cast<int>(order)))
+    return success();
+  return op->emitOpError() << refusal << "; use order " << acceptedOrders(use);
+}
+
+/// Whether rules.def serves `use` with `group` on `team`.
+static bool serves(rules::GroupUse use, BarrierGroup group, Team team) {
+  return rules::servesGroup(use, static_cast<int>(group),
+                            static_cast<int>(team));
+}
+
+/// The teams on which rules.def serves `use` with `group`, for a diagnostic.
+static std::string servingTeams(rules::GroupUse use, BarrierGroup group) {
+  SmallVector<StringRef> names;
+  for (int team = ::tle::kTeamIntra; team <= ::tle::kTeamWorld; ++team)
+    if (serves(use, group, static_cast<Team>(team)))
+      names.push_back(stringifyTeam(static_cast<Team>(team)));
+  return joinNames(names, "or");
+}
+
+/// The rules every barrier op shares (TLEOps.td, device_intra_barrier), on
+/// team `team` (intra for device_intra_barrier and the sessions).
 static LogicalResult verifyBarrier(Operation *op, BarrierKind kind, Value comm,
                                    Value index, BarrierGroup group,
-                                   MemoryOrder order, bool multimem) {
+                                   MemoryOrder order, bool multimem,
+                                   Team team = Team::intra) {
   if (isNegativeConstant(index))
     return op->emitOpError("index must be non-negative");
   if (isNullHandle(comm))
     return op->emitOpError("comm is a null pointer");
-  if (multimem && group == BarrierGroup::thread)
-    return op->emitOpError("multimem is meaningless with group thread");
-  // An arrive only publishes and a wait only observes: an order that has
-  // only the other half would silently degrade to relaxed.
-  if (kind == BarrierKind::arrive && order == MemoryOrder::acquire)
-    return op->emitOpError("arrive cannot acquire; use order relaxed, release "
-                           "or acq_rel");
-  if (kind == BarrierKind::wait && order == MemoryOrder::release)
-    return op->emitOpError("wait cannot release; use order relaxed, acquire or "
-                           "acq_rel");
+  if (multimem && !rules::servesGroupOnSomeTeam(rules::GroupUse::Multimem,
+                                                static_cast<int>(group)))
+    return op->emitOpError("multimem is meaningless with group ")
+           << stringifyBarrierGroup(group);
+  if (failed(verifyOrder(op, rules::barrierOrderUse(static_cast<int>(kind)),
+                         order,
+                         stringifyBarrierKind(kind) +
+                             (rules::orderAcquires(static_cast<int>(order))
+                                  ? " cannot acquire"
+                                  : " cannot release"))))
+    return failure();
+  if (!serves(rules::GroupUse::Barrier, group, team))
+    return op->emitOpError("group ")
+           << stringifyBarrierGroup(group) << " is only available with team "
+           << servingTeams(rules::GroupUse::Barrier, group)
+           << "; use group block (or warp) for team " << stringifyTeam(team);
+  if (multimem && !serves(rules::GroupUse::Multimem, group, team))
+    return op->emitOpError("multimem is only available with team ")
+           << servingTeams(rules::GroupUse::Multimem, group);
   return success();
 }
 
@@ -57,32 +120,28 @@ LogicalResult DeviceIntraBarrierOp::verify() {
 }
 
 LogicalResult DeviceBarrierOp::verify() {
-  if (failed(verifyBarrier(*this, getKind(), getComm(), getIndex(), getGroup(),
-                           getOrder(), getMultimem())))
-    return failure();
-  // The grid barrier needs every CTA of the launch co-resident, which one
-  // node's launch gives; its entry points (tleIntraGridBarrier*) are intra's.
-  if (getGroup() == BarrierGroup::grid && getTeam() != Team::intra)
-    return emitOpError("group grid is only available with team intra; use "
-                       "group block (or warp) for team ")
-           << stringifyTeam(getTeam());
-  // NVLink multicast objects span the GPUs of one node.
-  if (getMultimem() && getTeam() != Team::intra)
-    return emitOpError("multimem is only available with team intra");
-  return success();
+  return verifyBarrier(*this, getKind(), getComm(), getIndex(), getGroup(),
+                       getOrder(), getMultimem(), getTeam());
 }
 
 /// The rules of the session ops (TLEOps.td, session_open): a barrier's on
-/// the slot, and no grid group.
+/// the slot, and the groups rules.def's Session serves (no grid).
 static LogicalResult verifySession(Operation *op, Value comm, Value index,
                                    BarrierGroup group) {
   if (isNegativeConstant(index))
     return op->emitOpError("index must be non-negative");
   if (isNullHandle(comm))
     return op->emitOpError("comm is a null pointer");
-  if (group == BarrierGroup::grid)
-    return op->emitOpError("sessions serve groups thread, warp and block; "
-                           "the grid barrier keeps its own state");
+  if (!serves(rules::GroupUse::Session, group, Team::intra)) {
+    SmallVector<StringRef> groups;
+    for (BarrierGroup served : {BarrierGroup::thread, BarrierGroup::warp,
+                                BarrierGroup::block, BarrierGroup::grid})
+      if (serves(rules::GroupUse::Session, served, Team::intra))
+        groups.push_back(stringifyBarrierGroup(served));
+    return op->emitOpError("sessions serve groups ")
+           << joinNames(groups, "and") << "; the "
+           << stringifyBarrierGroup(group) << " barrier keeps its own state";
+  }
   return success();
 }
 
@@ -191,20 +250,18 @@ LogicalResult SignalOp::verify() {
   return success();
 }
 
-/// A wait or a read only observes: the release half of an order would be
-/// silently dropped.
-static LogicalResult verifyObserver(Operation *op, Value comm, Value sig,
-                                    MemoryOrder order, Value context = {}) {
+/// A wait or a read of word `word` (a signal's or, with `wordName`
+/// "counter index", a counter's) only observes: rules.def's Observe.
+static LogicalResult verifyObserver(Operation *op, Value comm, Value word,
+                                    MemoryOrder order, Value context,
+                                    StringRef wordName = "signal index") {
   if (isNullHandle(comm))
     return op->emitOpError("comm is a null pointer");
-  if (isNegativeConstant(sig))
-    return op->emitOpError("signal index must be non-negative");
+  if (isNegativeConstant(word))
+    return op->emitOpError() << wordName << " must be non-negative";
   if (context && isNegativeConstant(context))
     return op->emitOpError("context must be non-negative");
-  if (order == MemoryOrder::release)
-    return op->emitOpError("cannot release; use order relaxed, acquire, "
-                           "acq_rel or seq_cst");
-  return success();
+  return verifyOrder(op, rules::OrderUse::Observe, order, "cannot release");
 }
 
 LogicalResult SignalWaitOp::verify() {
@@ -259,14 +316,11 @@ static LogicalResult verifyAttachedSignal(Operation *op,
   return success();
 }
 
-/// A put only publishes: the acquire half of an order would be dropped.
+/// A put only publishes: rules.def's Publish (FlagCX's put fences for
+/// release and acq_rel only, so seq_cst is refused with acquire).
 static LogicalResult verifyPublisherOrder(Operation *op, MemoryOrder order) {
-  // FlagCX's put fences for release and acq_rel only: seq_cst would be
-  // weakened to relaxed as silently as acquire.
-  if (order == MemoryOrder::acquire || order == MemoryOrder::seq_cst)
-    return op->emitOpError("cannot acquire: a put only publishes; use order "
-                           "relaxed, release or acq_rel");
-  return success();
+  return verifyOrder(op, rules::OrderUse::Publish, order,
+                     "cannot acquire: a put only publishes");
 }
 
 LogicalResult PutOp::verify() {
@@ -300,11 +354,9 @@ LogicalResult GetOp::verify() {
                                        {getPeer(), "peer"},
                                        {getContextId(), "context"}})))
     return failure();
-  // FlagCX's get fences for acquire and acq_rel only.
-  if (getOrder() == MemoryOrder::release || getOrder() == MemoryOrder::seq_cst)
-    return emitOpError("cannot release: a get only observes; use order "
-                       "relaxed, acquire or acq_rel");
-  return success();
+  // rules.def's Fetch: FlagCX's get fences for acquire and acq_rel only.
+  return verifyOrder(*this, rules::OrderUse::Fetch, getOrder(),
+                     "cannot release: a get only observes");
 }
 
 LogicalResult PutValueOp::verify() {
@@ -331,27 +383,13 @@ LogicalResult FlushOp::verify() {
 }
 
 LogicalResult CounterWaitOp::verify() {
-  if (isNullHandle(getComm()))
-    return emitOpError("comm is a null pointer");
-  if (failed(verifyNonNegative(*this, {{getCounter(), "counter index"},
-                                       {getContextId(), "context"}})))
-    return failure();
-  if (getOrder() == MemoryOrder::release)
-    return emitOpError("cannot release; use order relaxed, acquire, acq_rel "
-                       "or seq_cst");
-  return success();
+  return verifyObserver(*this, getComm(), getCounter(), getOrder(),
+                        getContextId(), "counter index");
 }
 
 LogicalResult ReadCounterOp::verify() {
-  if (isNullHandle(getComm()))
-    return emitOpError("comm is a null pointer");
-  if (failed(verifyNonNegative(*this, {{getCounter(), "counter index"},
-                                       {getContextId(), "context"}})))
-    return failure();
-  if (getOrder() == MemoryOrder::release)
-    return emitOpError("cannot release; use order relaxed, acquire, acq_rel "
-                       "or seq_cst");
-  return success();
+  return verifyObserver(*this, getComm(), getCounter(), getOrder(),
+                        getContextId(), "counter index");
 }
 
 LogicalResult ResetCounterOp::verify() {

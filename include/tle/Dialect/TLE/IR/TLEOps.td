@@ -52,7 +52,9 @@ def TLE_DeviceIntraBarrierOp : TLE_Op<"device_intra_barrier"> {
     signalling; the runtime may fall back to unicast. Defaults are elided
     when printing.
 
-    Verifier rules:
+    Verifier rules (the orders, groups and teams are the device ABI's
+    rules, `runtime/device/include/tle/rules.def`, which the Triton front
+    ends apply too; docs/abi.md, "Rules"):
     - a constant `index` must be non-negative (the ABI takes it unsigned);
     - `multimem` is rejected with `group thread`: a multicast store issued by
       one thread buys nothing over unicast stores, so the flag would only

@@ -14,6 +14,7 @@
 #define TLE_IMPL_CHECK_H
 
 #include "tle/impl/Platform.h"
+#include "tle/rules.h"
 
 #include <stddef.h>
 
@@ -241,11 +242,14 @@ TLE_DEV_INLINE void checkOrder(const void *comm, uint32_t index, int order,
 /// The memory-order table of docs/abi.md: which halves of a barrier order
 /// memory. relaxed: neither; acquire: the wait; release: the arrive;
 /// acq_rel and seq_cst: both (seq_cst adds a fence.sc before the signal).
+/// The halves are rules.def's, as the compares tle/rules.h derives from it.
 TLE_DEV_INLINE bool releases(int order) {
-  return TLE_MUTANT(2) ? order == kOrderRelease : order >= kOrderRelease;
+  return TLE_MUTANT(2) ? order == kOrderRelease
+                       : order >= rules::kFirstReleasing;
 }
 TLE_DEV_INLINE bool acquires(int order) {
-  return order == kOrderAcquire || (!TLE_MUTANT(1) && order >= kOrderAcqRel);
+  return order == rules::kAcquireOnly ||
+         (!TLE_MUTANT(1) && order >= rules::kFirstBoth);
 }
 /// Wrap-safe epoch comparison: `value` is at or past `target`.
 TLE_DEV_INLINE bool reached(uint32_t value, uint32_t target) {
