@@ -1,5 +1,4 @@
-//===- rules.h - The legality rules of tle/rules.def as C++ ------*- C++
-//-*-===//
+//===- rules.h - The legality rules of tle/rules.def as C++ -----*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // Constant-evaluable queries over tle/rules.def, for C++ consumers: the
