@@ -47,6 +47,8 @@ import os
 import signal
 import subprocess
 import sys
+import shutil
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -68,6 +70,12 @@ ENV_RANKS_PER_NODE = "TLE_LAUNCH_RANKS_PER_NODE"
 
 #: Exit status of a launch whose --timeout expired.
 TIMEOUT_STATUS = 124
+#: Exit status of a launch whose ranks all succeeded but whose race and slot
+#: checks found a misuse.
+CHECK_STATUS = 66
+#: Where the ranks record the checks' events (tle._interp reads it; kept
+#: here with the other variables so that this module needs no NumPy).
+ENV_CHECK_DIR = "TLE_LAUNCH_CHECK_DIR"
 _POLL_S = 0.02
 _TERMINATE_S = 5.0
 #: The signals the launcher passes on to its ranks.
@@ -92,6 +100,8 @@ class LaunchResult:
     timed_out: bool
     #: The signal (SIGTERM, SIGHUP, SIGINT) that stopped the launch, if any.
     signalled: int | None = None
+    #: The race and slot checks' reports (one misuse each), when they ran.
+    misuses: list[str] | None = None
 
     @property
     def returncode(self) -> int:
@@ -101,7 +111,7 @@ class LaunchResult:
         if self.timed_out:
             return TIMEOUT_STATUS
         if self.first_failure is None:
-            return 0
+            return CHECK_STATUS if self.misuses else 0
         code = self.returncodes[self.first_failure]
         return 128 - code if code is not None and code < 0 else (code or 1)
 
@@ -191,7 +201,7 @@ class _Relay:
 
 def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace: float = 30.0,
         env: Mapping[str, str] | None = None, stdout: IO | None = None, stderr: IO | None = None,
-        nodes: int = 1, no_python: bool = False, tracebacks: str = "first") -> LaunchResult:
+        nodes: int = 1, no_python: bool = False, tracebacks: str = "first", check: bool = True) -> LaunchResult:
     """Runs ``python *argv`` (a script and its arguments, or ``-m module
     ...``; with ``no_python`` the program ``argv[0]`` itself) as ``ranks``
     ranks and waits for them; ``timeout`` (seconds) ends the whole run,
@@ -204,7 +214,10 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
     teams INTER and WORLD cross them), ``nodes * ranks`` processes in all.
     Called from the main thread, SIGTERM, SIGHUP and SIGINT sent to this
     process are passed on to every rank, which it waits for (the result's
-    ``signalled``)."""
+    ``signalled``). ``check``: the ranks record their interpreted kernels'
+    accesses, barriers and signals, and when they have ended the emulator's
+    race and slot checkers judge them (the result's ``misuses``; a program
+    that makes no ``tle.cpu`` communicator is not checked)."""
     if not 1 <= nodes <= runtime.MAX_RANKS:
         raise ValueError(f"nodes must be in 1..{runtime.MAX_RANKS}; got {nodes}")
     if not 1 <= ranks <= runtime.MAX_RANKS // nodes:
@@ -220,6 +233,11 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
     unique_id = get_unique_id().hex()
     base = dict(os.environ if env is None else env)
     base.setdefault("TRITON_INTERPRET", "1")
+    check_dir = tempfile.mkdtemp(prefix="tle-check-") if check and not no_python else None
+    if check_dir:
+        base[ENV_CHECK_DIR] = check_dir
+    else:
+        base.pop(ENV_CHECK_DIR, None)
     relay = stdout is None and stderr is None
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE} if relay else {"stdout": stdout, "stderr": stderr}
     command = list(argv) if no_python else [sys.executable, *argv]
@@ -286,6 +304,8 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
             time.sleep(_POLL_S)
     except BaseException:
         _stop(procs)
+        if check_dir:
+            shutil.rmtree(check_dir, ignore_errors=True)
         raise
     finally:
         for signum, handler in previous.items():
@@ -294,7 +314,26 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
     if first_failure is None:
         first_failure = next((r for r, c in enumerate(codes) if c != 0), None)
     settle()
-    return LaunchResult(codes, first_failure, timed_out, signalled[0] if signalled else None)
+    misuses = None
+    if check_dir:
+        try:
+            misuses = _judge(check_dir, ranks)
+        finally:
+            shutil.rmtree(check_dir, ignore_errors=True)
+    return LaunchResult(codes, first_failure, timed_out, signalled[0] if signalled else None, misuses)
+
+
+def _judge(directory: str, ranks: int) -> list[str] | None:
+    """The race and slot checks over the ranks' event files: one report per
+    misuse; None when not every rank recorded (it made no tle.cpu
+    communicator, or was killed before)."""
+    if not all(os.path.exists(os.path.join(directory, f"rank{r}.events")) for r in range(ranks)):
+        return None
+    from . import _interp  # needs Triton: only for programs that recorded
+    found, text = _interp.run_checks(directory, ranks)
+    if found < 0:
+        raise RuntimeError(f"the race and slot checks could not read the ranks' events: {text}")
+    return text.split("\n\n") if found else []
 
 
 def main(args: Sequence[str] | None = None) -> int:
@@ -316,6 +355,9 @@ def main(args: Sequence[str] | None = None) -> int:
                         "others as one line each), or every rank's")
     parser.add_argument("--no-python", action="store_true",
                         help="run the program itself, not with python (a C or C++ program, as torchrun's option)")
+    parser.add_argument("--no-check", action="store_true",
+                        help="do not check the interpreted kernels for data races and barrier-slot misuse (on by "
+                        "default: docs/triton.md, \"Race and slot checks\")")
     parser.add_argument("-m", dest="module", default=None, help="run a module, as python -m does")
     parser.add_argument("program", nargs=argparse.REMAINDER, help="script.py [args...] (or the module's args)")
     ns = parser.parse_args(args)
@@ -326,13 +368,19 @@ def main(args: Sequence[str] | None = None) -> int:
         parser.error("-m runs a Python module: it does not go with --no-python")
     try:
         result = run(argv, ns.ranks, timeout=ns.timeout, grace=ns.grace, nodes=ns.nodes, no_python=ns.no_python,
-                     tracebacks=ns.tracebacks)
+                     tracebacks=ns.tracebacks, check=not ns.no_check)
     except KeyboardInterrupt:
         return 130
     except OSError as e:  # --no-python with a program that cannot run
         print(f"tle.launch: cannot run {argv[0]}: {e.strerror or e}", file=sys.stderr, flush=True)
         return 127
     ranks = len(result.returncodes)
+    for report in result.misuses or []:
+        print(f"tle.launch: {report}", file=sys.stderr, flush=True)
+    if result.misuses and result.first_failure is None and not result.timed_out and result.signalled is None:
+        print(f"tle.launch: every rank succeeded, but the race and slot checks found {len(result.misuses)} "
+              f"misuse{'s' if len(result.misuses) > 1 else ''} (above; exit status {CHECK_STATUS}); --no-check "
+              f"turns them off", file=sys.stderr, flush=True)
     if result.signalled is not None:
         print(f"tle.launch: {signal.Signals(result.signalled).name} received: passed on to every rank, which "
               f"all ended", file=sys.stderr, flush=True)
