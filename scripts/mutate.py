@@ -36,7 +36,7 @@ whole matrix (for the table's "also fails" column). CPU catchers:
 The Triton front end's mutants (P1, P2, ... in docs/testing.md, "Front-end
 mutants") substitute text in a copy of a file of python/tle (language.py,
 flagtree/language.py); the Python tests that must fail are named in PY_TESTS
-(`language`, `abi`, `interp`, `flagtree`). They need the .venv with Triton
+(`language`, `abi`, `interp`, `flagtree`, `race`). They need the .venv with Triton
 (scripts/setup.sh) and are skipped, saying so, without it.
 
 The GPU catcher (`gpu`, integration_test/BarrierStress.cu) runs with --gpu,
@@ -78,6 +78,13 @@ PY_MUTANTS = [
     # A coordinate shard_id linearized column-major.
     ("P6", "flagtree/language.py", "        for coord, size in zip(shard_id, scope.shape):\n",
      "        for coord, size in reversed(list(zip(shard_id, scope.shape))):\n"),
+    # The interpreter's stores recorded as loads: the race checks see reads only.
+    ("P10", "_interp.py", "_record(lib, ptrs, mask, _ACCESS_STORE, _ORDER_RELAXED)",
+     "_record(lib, ptrs, mask, _ACCESS_LOAD, _ORDER_RELAXED)"),
+    # The interpreter's atomics recorded as relaxed, whatever their sem.
+    ("P11", "_interp.py", "        return orders.get(sem, 3)\n", "        return 0\n"),
+    # A launch whose checks found a misuse exits 0.
+    ("P12", "launch.py", "return CHECK_STATUS if self.misuses else 0", "return 0"),
 ]
 # Catcher -> the pytest arguments (in python/) that must fail: a file, and
 # where a whole file would cost minutes, the tests of the bug's kind only.
@@ -86,6 +93,7 @@ PY_TESTS = {
     "abi": ["tests/test_abi.py"],
     "interp": ["tests/test_interpreter.py", "-k", "slot"],
     "flagtree": ["tests/test_flagtree.py", "-k", "shard_id or mesh or coords"],
+    "race": ["tests/test_interp_race.py", "-k", "(relaxed and not flag and 2) or (clean and flag and 2)"],
 }
 
 

@@ -15,6 +15,10 @@ its own buffer):
   signal          the put, a signal to the neighbour, its wait: clean.
   wrong_peer      the signal goes to the rank two to the right: a race.
   read_early      the reads come before the signal's wait: a race.
+  flag            the put, then the kernel's own flag: an atomic exchange
+                  with release on the neighbour's flag, polled with acquire
+                  atomics on the reader's side: clean.
+  flag_relaxed    the same flag with relaxed atomics: a race.
   bench           the time per barrier of a loop of barriers (printed).
 
 The lines the tests look for in the reports are marked "# line: NAME".
@@ -75,6 +79,22 @@ def put_then_signal(comm, buf, out, N: tl.constexpr, HOPS: tl.constexpr, EARLY: 
 
 
 @triton.jit
+def put_then_flag(comm, buf, flags, out, N: tl.constexpr, SEM: tl.constexpr):
+    rank = tlx.intra_rank(comm)
+    size = tlx.intra_size(comm)
+    offs = tl.arange(0, N)
+    right = (rank + 1) % size
+    dst = tlx.intra_pointer(buf, 0, right, dtype=tl.float32)
+    tl.store(dst + offs, offs.to(tl.float32) + rank)  # line: flag put
+    tl.atomic_xchg(tlx.intra_pointer(flags, 0, right, dtype=tl.int32), 1, sem=SEM)
+    own_flag = tlx.local_pointer(flags, 0, dtype=tl.int32)
+    while tl.atomic_add(own_flag, 0, sem=SEM) == 0:
+        pass
+    own = tlx.local_pointer(buf, 0, dtype=tl.float32)
+    tl.store(out + offs, tl.load(own + offs))  # line: flag read
+
+
+@triton.jit
 def barrier_loop(comm, iters):
     for _ in range(iters):
         tlx.distributed_barrier(comm)
@@ -96,6 +116,10 @@ def main() -> None:
             hops = 2 if case == "wrong_peer" else 1
             put_then_signal[(1,)](comm.dev_comm, buf.handle, out, N=N, HOPS=hops, EARLY=case == "read_early",
                                   extern_libs=libs)
+        elif case in ("flag", "flag_relaxed"):
+            flags = comm.alloc(1, np.int32)
+            sem = "relaxed" if case == "flag_relaxed" else "acq_rel"
+            put_then_flag[(1,)](comm.dev_comm, buf.handle, flags.handle, out, N=N, SEM=sem, extern_libs=libs)
         elif case == "bench":
             iters = int(sys.argv[2]) if len(sys.argv) > 2 else 200
             barrier_loop[(1,)](comm.dev_comm, 2, extern_libs=libs)  # warm: compile and first-call costs

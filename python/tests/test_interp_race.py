@@ -50,6 +50,7 @@ RACES = {
     "missing_wait": ("put", "read"),
     "wrong_peer": ("signal put", "signal read"),
     "read_early": ("signal put", "early read"),
+    "flag_relaxed": ("flag put", "flag read"),
 }
 
 
@@ -81,7 +82,7 @@ def test_two_programs_on_one_slot(n: int) -> None:
 
 
 @pytest.mark.parametrize("n", [2, 4])
-@pytest.mark.parametrize("case", ["barrier", "signal"])
+@pytest.mark.parametrize("case", ["barrier", "signal", "flag"])
 def test_correct_kernels_clean(case: str, n: int) -> None:
     proc = _launch(n, case)
     assert proc.returncode == 0, proc.stdout

@@ -265,6 +265,10 @@ def _wrap_builder(lib) -> None:
     b = interpreter.interpreter_builder
     orders = {ir.MEM_SEMANTIC.RELAXED: 0, ir.MEM_SEMANTIC.ACQUIRE: 1, ir.MEM_SEMANTIC.RELEASE: 2,
               ir.MEM_SEMANTIC.ACQUIRE_RELEASE: 3}
+
+    def order_of(sem) -> int:  # a MemoryOrder (tle/abi.def); acq_rel when Triton adds a kind
+        return orders.get(sem, 3)
+
     set_grid_dim, set_grid_idx = b.set_grid_dim, b.set_grid_idx
     load, store, rmw, cas = b.create_masked_load, b.create_masked_store, b.create_atomic_rmw, b.create_atomic_cas
 
@@ -292,7 +296,7 @@ def _wrap_builder(lib) -> None:
         lib.tleInterpCheckLock()
         try:
             out = rmw(op, ptr, val, mask, sem, scope)
-            _record(lib, ptr, mask, _ACCESS_ATOMIC_UPDATE, orders.get(sem, 3))
+            _record(lib, ptr, mask, _ACCESS_ATOMIC_UPDATE, order_of(sem))
         finally:
             lib.tleInterpCheckUnlock()
         return out
@@ -301,7 +305,7 @@ def _wrap_builder(lib) -> None:
         lib.tleInterpCheckLock()
         try:
             out = cas(ptr, cmp, val, sem, scope)
-            _record(lib, ptr, None, _ACCESS_ATOMIC_UPDATE, orders.get(sem, 3))
+            _record(lib, ptr, None, _ACCESS_ATOMIC_UPDATE, order_of(sem))
         finally:
             lib.tleInterpCheckUnlock()
         return out

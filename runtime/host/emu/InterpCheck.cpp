@@ -26,6 +26,7 @@
 #include <string>
 #include <sys/mman.h>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 #include <unordered_map>
 #include <vector>
@@ -327,10 +328,12 @@ struct Replay {
   }
 
   void run(std::vector<Event> &events, std::vector<std::string> &reports) {
-    std::stable_sort(events.begin(), events.end(),
-                     [](const Event &a, const Event &b) {
-                       return a.rec->ticket < b.rec->ticket;
-                     });
+    // A signal's release shares its begin's ticket with nothing of another
+    // rank; ties keep each rank's file order.
+    std::sort(events.begin(), events.end(), [](const Event &a, const Event &b) {
+      return std::tie(a.rec->ticket, a.rank, a.rec) <
+             std::tie(b.rec->ticket, b.rank, b.rec);
+    });
     std::set<std::pair<int32_t, uint32_t>> threads;
     for (const Event &e : events)
       threads.insert({e.rank, e.rec->program});
