@@ -230,17 +230,25 @@ def name_buffer(address: int, nbytes: int, name: str) -> None:
         _checking.tleInterpCheckName(address, nbytes, name.encode())
 
 
+@functools.lru_cache(maxsize=None)
+def _shown(filename: str) -> str | None:
+    """How a report names ``filename``: relative to the working directory
+    when below it; None for the frames of Triton and of this glue."""
+    import triton
+    if filename.startswith(os.path.dirname(triton.__file__) + os.sep) or filename in _NOT_KERNEL:
+        return None
+    rel = os.path.relpath(filename)
+    return filename if rel.startswith("..") else rel
+
+
 def _site() -> bytes | None:
     """The kernel's line that is running: the first frame outside Triton and
     TLE's interpreter glue."""
-    import triton
-    skip = os.path.dirname(triton.__file__) + os.sep
     frame = sys._getframe(2)
     while frame is not None:
-        name = frame.f_code.co_filename
-        if not name.startswith(skip) and name not in _NOT_KERNEL:
-            rel = os.path.relpath(name)
-            return f"{name if rel.startswith('..') else rel}:{frame.f_lineno}".encode()
+        shown = _shown(frame.f_code.co_filename)
+        if shown is not None:
+            return f"{shown}:{frame.f_lineno}".encode()
         frame = frame.f_back
     return None
 
