@@ -344,7 +344,10 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
     misuses = None
     if check_dir:
         try:
-            misuses = _judge(check_dir, ranks)
+            # A rank that was killed did not write out its last events: its
+            # file would make the replay report edges it never saw.
+            if not timed_out and not signalled and all(c is not None and c >= 0 for c in codes):
+                misuses = _judge(check_dir, ranks)
         finally:
             shutil.rmtree(check_dir, ignore_errors=True)
     return LaunchResult(codes, first_failure, timed_out, signalled[0] if signalled else None, misuses)
