@@ -23,7 +23,9 @@ its own buffer):
                   block group, acq_rel, index = program id, 1 program):
                   the median of 5 launches, printed.
 
-The lines the tests look for in the reports are marked "# line: NAME".
+The lines the tests look for in the reports are marked "# line: NAME";
+docs/triton.md and docs/debugging.md quote reports of these cases, line
+numbers included: update them when lines move.
 """
 
 from __future__ import annotations
