@@ -175,7 +175,7 @@ def check_grid_group(semantic: Any) -> None:
 from .launch import ENV_CHECK_DIR  # noqa: E402 (set by python -m tle.launch unless --no-check)
 
 _checking: Any = None  # libtle while this process records
-_ACCESS_LOAD, _ACCESS_STORE, _ACCESS_ATOMIC_UPDATE = 0, 1, 4  # tle/abi.def's AccessKind
+_ACCESS_LOAD, _ACCESS_STORE, _ACCESS_ATOMIC_LOAD, _ACCESS_ATOMIC_UPDATE = 0, 1, 2, 4  # tle/abi.def's AccessKind
 _ORDER_RELAXED = 0
 #: Files whose frames are not the kernel's: a report names the first frame
 #: outside them (the kernel's line, or its @triton.jit helper's).
@@ -289,9 +289,13 @@ def _wrap_builder(lib) -> None:
         nx, ny, _ = b.grid_dim
         lib.tleInterpCheckProgram(x + nx * (y + ny * z))
 
-    def masked_load(ptrs, mask, *rest):
-        _record(lib, ptrs, mask, _ACCESS_LOAD, _ORDER_RELAXED)
-        return load(ptrs, mask, *rest)
+    def masked_load(ptrs, mask, other, cache_modifier, eviction_policy, is_volatile):
+        # A volatile load is PTX's ld.volatile, a relaxed system-scope
+        # atomic load: it does not race with other atomics (a flag polled
+        # with volatile loads and stored with relaxed atomics), and orders
+        # nothing.
+        _record(lib, ptrs, mask, _ACCESS_ATOMIC_LOAD if is_volatile else _ACCESS_LOAD, _ORDER_RELAXED)
+        return load(ptrs, mask, other, cache_modifier, eviction_policy, is_volatile)
 
     def masked_store(ptrs, value, mask, *rest):
         out = store(ptrs, value, mask, *rest)

@@ -517,18 +517,23 @@ TLE_API void tleInterpCheckAccess(const uint64_t *addrs, uint64_t n,
   std::vector<uint64_t> sorted(addrs, addrs + n);
   std::sort(sorted.begin(), sorted.end());
   sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  bool atomic = kind != kAccessLoad && kind != kAccessStore;
+  // Ordered atomics one element each (each word is its own release
+  // sequence); relaxed ones, which carry no edge of their own, merge as
+  // plain accesses do (a relaxed read-modify-write continues only the
+  // first word's sequence then: a release store, a relaxed update and an
+  // acquire load of one word in the middle of a block would lose the edge).
+  bool single =
+      kind != kAccessLoad && kind != kAccessStore && order != kOrderRelaxed;
   for (size_t i = 0; i < sorted.size();) {
     const Mapping *m = rec->find(sorted[i]);
     if (!m) {
       ++i;
       continue;
     }
-    // Atomics one element each (each is its own read-modify-write); plain
-    // accesses merged while they touch and stay in one mapping.
+    // Merged while they touch and stay in one mapping.
     size_t j = i + 1;
     uint64_t end = sorted[i] + bytes;
-    if (!atomic)
+    if (!single)
       while (j < sorted.size() && sorted[j] == end && end < m->end) {
         end += bytes;
         ++j;
