@@ -3,7 +3,7 @@
 # The Triton front end's GPU tests, run on the GPU machine from the
 # repository root after scripts/gpu-run.sh has built build-gpu (libtle.so
 # with the CUDA backend):
-#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree|signals|aggemm|abort|teams|ops|fused]
+#   scripts/gpu-triton.sh [all|example|exchange|timeout|bench|import|nccl|c10d|flagtree|signals|aggemm|abort|teams|shared|ops|fused]
 #                                                              (default all; ops and fused only by name)
 # The GPU machine has no LLVM, so the device bitcode is built on the CPU
 # machine (build/lib/libtle_device.bc) and carried as .gpu/libtle_device.bc.
@@ -150,6 +150,12 @@ if wants teams; then
   say "11. INTER and WORLD teams from Triton on the GPUs of one node"
   timeout -k 10 240 "${torchrun[@]}" python/tests_gpu/teams.py
   record "teams (INTER, WORLD)" $?
+fi
+
+if wants shared; then
+  say "13. two ranks sharing one GPU in one process (python -m tle.launch --device cuda)"
+  timeout -k 10 240 "$py" -m tle.launch --device cuda --ranks 2 python/tests_gpu/shared_gpu.py
+  record "shared GPU (2 ranks, one GPU)" $?
 fi
 
 if [[ ",$phase," == *",ops,"* ]]; then

@@ -36,9 +36,9 @@ whole matrix (for the table's "also fails" column). CPU catchers:
 The Triton front end's mutants (P1, P2, ... in docs/testing.md, "Front-end
 mutants") substitute text in a copy of a file of python/tle (language.py,
 flagtree/language.py, ops/fused.py); the Python tests that must fail are
-named in PY_TESTS (`language`, `abi`, `rules`, `interp`, `flagtree`, `fused`). They
-need the .venv with Triton (scripts/setup.sh) and are skipped, saying so,
-without it.
+named in PY_TESTS (`language`, `abi`, `rules`, `interp`, `flagtree`, `fused`,
+`race`). They need the .venv with Triton (scripts/setup.sh) and are skipped,
+saying so, without it.
 
 The GPU catcher (`gpu`, integration_test/BarrierStress.cu) runs with --gpu,
 on a machine with two GPUs, in a `cmake --preset gpu` build (default
@@ -92,6 +92,13 @@ PY_MUTANTS = [
     ("P8", "language.py", "    if team not in teams:\n", "    if team not in teams and group_kind != \"grid\":\n"),
     ("P9", "language.py", 'OBSERVER_ORDERS = {k: ORDERS[k] for k in _abi.ORDER_RULES["observe"]}',
      'OBSERVER_ORDERS = {k: ORDERS[k] for k in _abi.ORDER_RULES["sync"]}'),
+    # The interpreter's stores recorded as loads: the race checks see reads only.
+    ("P10", "_interp.py", "_record(lib, ptrs, mask, _ACCESS_STORE, _ORDER_RELAXED)",
+     "_record(lib, ptrs, mask, _ACCESS_LOAD, _ORDER_RELAXED)"),
+    # The interpreter's atomics recorded as relaxed, whatever their sem.
+    ("P11", "_interp.py", "        return orders.get(sem, 3)\n", "        return 0\n"),
+    # A launch whose checks found a misuse exits 0.
+    ("P12", "launch.py", "return CHECK_STATUS if self.misuses else 0", "return 0"),
     # The fused operators (tle.ops.fused): a GEMM tile of ag_gemm that does
     # not wait for its chunk of a peer's rows; a gemm_rs/gemm_ar tile stored
     # into an owner that has not read the previous call's; a reduce that
@@ -112,6 +119,7 @@ PY_TESTS = {
     "interp": ["tests/test_interpreter.py", "-k", "slot"],
     "flagtree": ["tests/test_flagtree.py", "-k", "shard_id or mesh or coords"],
     "fused": ["tests/test_fused.py", "-k", "cpu_ranks and False"],
+    "race": ["tests/test_interp_race.py", "-k", "(relaxed and not flag and 2) or (clean and flag and 2)"],
 }
 
 

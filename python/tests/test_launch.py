@@ -24,8 +24,9 @@ PYTHON_DIR = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.usefixtures("host_library")
 
 
-def launcher(*argv: str, **kwargs) -> subprocess.Popen:
-    env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+def launcher(*argv: str, env: dict[str, str] | None = None, **kwargs) -> subprocess.Popen:
+    env = dict(os.environ if env is None else env,
+               PYTHONPATH=str(PYTHON_DIR) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     return subprocess.Popen([sys.executable, "-m", "tle.launch", *argv], env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, **kwargs)
 
@@ -133,3 +134,59 @@ def test_no_python_runs_the_program_itself():
     proc = launcher("--ranks", "2", "--no-python", "/nonexistent/program")
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 127 and "cannot run /nonexistent/program" in err, err
+
+
+# -- --device cuda: ranks sharing one GPU in one process (docs/gpu.md). What
+# runs here is the launcher's side; python/tests_gpu/shared_gpu.py runs the
+# kernels on a GPU.
+
+def test_device_cuda_runs_the_program_once_with_the_ranks_it_shares(tmp_path):
+    script = tmp_path / "show.py"
+    script.write_text("import os\nfor k in ('TLE_LAUNCH_SHARED_RANKS', 'TLE_LAUNCH_DEVICE', 'TLE_LAUNCH_RANK', "
+                      "'TRITON_INTERPRET', 'TLE_LAUNCH_CHECK_DIR'):\n    print(k, os.environ.get(k))\n")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    proc = launcher("--device", "cuda", "--ranks", "3", str(script), env=env)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    assert out.splitlines() == ["[rank0]: TLE_LAUNCH_SHARED_RANKS 3", "[rank0]: TLE_LAUNCH_DEVICE cuda",
+                                "[rank0]: TLE_LAUNCH_RANK None", "[rank0]: TRITON_INTERPRET None",
+                                "[rank0]: TLE_LAUNCH_CHECK_DIR None"], out
+
+
+@pytest.mark.parametrize("options, env_extra, says", [
+    (["--nodes", "2", "--ranks", "2"], {}, "simulated nodes (--nodes) are the emulator's"),
+    (["--ranks", "1"], {}, "--device cuda --ranks 1 has nothing to share"),
+    (["--ranks", "2", "--no-python"], {}, "a C or C++ program makes them with tleCommInitAll"),
+    (["--ranks", "2"], {"TRITON_INTERPRET": "1"}, "but TRITON_INTERPRET is set"),
+])
+def test_device_cuda_refuses_what_one_gpu_cannot_do(tmp_path, options, env_extra, says):
+    script = tmp_path / "never.py"
+    script.write_text("print('the program ran')\n")
+    env = {k: v for k, v in os.environ.items() if k != "TRITON_INTERPRET"}
+    env.update(env_extra)
+    proc = launcher("--device", "cuda", *options, str(script), env=env)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2, (out, err)
+    assert says in err, err
+    assert "the program ran" not in out + err
+
+
+def test_resident_ctas_takes_the_tightest_limit():
+    from tle.launch import resident_ctas
+    h200 = dict(sms=132, threads_per_sm=2048, regs_per_sm=65536, shared_per_sm=233472)
+    # 4 warps, 32 registers: 16 CTAs per SM by threads and by registers.
+    assert resident_ctas(**h200, num_warps=4, regs_per_thread=32, shared_per_cta=0) == 132 * 16
+    # 255 registers a thread: one CTA of 8 warps per SM.
+    assert resident_ctas(**h200, num_warps=8, regs_per_thread=255, shared_per_cta=0) == 132
+    # 100 KiB of shared memory: 2 per SM.
+    assert resident_ctas(**h200, num_warps=1, regs_per_thread=16, shared_per_cta=100 << 10) == 132 * 2
+    # One warp, nothing else: the 32 CTA slots of an SM.
+    assert resident_ctas(**h200, num_warps=1, regs_per_thread=0, shared_per_cta=0) == 132 * 32
+
+
+def test_check_co_resident_refuses_grids_that_cannot_meet():
+    from tle.launch import check_co_resident
+    check_co_resident(2, 66, 132)
+    with pytest.raises(ValueError, match=r"2 ranks sharing one GPU cannot run k\[200\] side by side: 2 x 200 CTAs, "
+                       r"but the GPU holds at most 264 .* launch at most 132 CTAs per rank"):
+        check_co_resident(2, 200, 264, "k[200]")

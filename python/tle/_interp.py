@@ -16,8 +16,11 @@ Nothing here is imported or used when a kernel is compiled for a GPU.
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
+import os
+import sys
 from typing import Any
 
 from triton import knobs
@@ -136,6 +139,8 @@ def call(symbol: str, args: list[core.tensor], ret: core.dtype, semantic: Any) -
     prog = _Program((ctypes.c_uint32 * 3)(*pid), (ctypes.c_uint32 * 3)(*grid))
     out = _C_TYPES[ret.name]()
     info = runtime._ErrorInfo()
+    if _checking is not None:
+        _checking.tleInterpCheckSite(_site())
     code = fn(ctypes.byref(prog), *(_value(a) for a in args), ctypes.byref(out), ctypes.byref(info))
     if code != runtime.Result.SUCCESS:
         if info.result == runtime.Result.SUCCESS:  # refused before it ran: a bad argument of ours
@@ -156,3 +161,176 @@ def check_grid_group(semantic: Any) -> None:
                          f"program: the interpreter runs the programs of a rank one after another, so they cannot "
                          f"wait for each other (this launch has {programs} programs); on the CPU launch one "
                          f"program, or use group_kind 'block' with one slot per program")
+
+
+# -- Race and slot checks (python -m tle.launch; runtime/host/emu/InterpCheck.h)
+#
+# Each rank records what the checkers need into a file of events: the
+# interpreter's loads, stores and atomics (the builder's methods below,
+# wrapped), the device library's barrier events, signals and acquire loads
+# (libtle's hooks), each access with the Python line it comes from. The
+# launcher replays every rank's file through the emulator's race and slot
+# checkers when the ranks have ended.
+
+from .launch import ENV_CHECK_DIR  # noqa: E402 (set by python -m tle.launch unless --no-check)
+
+_checking: Any = None  # libtle while this process records
+_ACCESS_LOAD, _ACCESS_STORE, _ACCESS_ATOMIC_LOAD, _ACCESS_ATOMIC_UPDATE = 0, 1, 2, 4  # tle/abi.def's AccessKind
+_ORDER_RELAXED = 0
+#: Files whose frames are not the kernel's: a report names the first frame
+#: outside them (the kernel's line, or its @triton.jit helper's).
+_NOT_KERNEL = {__file__, os.path.join(os.path.dirname(__file__), "language.py")}
+
+
+def _check_library():
+    lib = runtime.library()
+    protos = {
+        "tleInterpCheckStart": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_int32]),
+        "tleInterpCheckStop": (None, []),
+        "tleInterpCheckLaunch": (None, []),
+        "tleInterpCheckProgram": (None, [ctypes.c_uint32]),
+        "tleInterpCheckSite": (None, [ctypes.c_char_p]),
+        "tleInterpCheckAccess": (None, [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint32, ctypes.c_int32,
+                                        ctypes.c_int32]),
+        "tleInterpCheckLock": (None, []),
+        "tleInterpCheckUnlock": (None, []),
+        "tleInterpCheckName": (None, [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_char_p]),
+        "tleInterpCheckRun": (ctypes.c_int64, [ctypes.c_char_p, ctypes.c_int32, ctypes.c_char_p, ctypes.c_uint64]),
+    }
+    for name, (restype, argtypes) in protos.items():
+        try:
+            fn = getattr(lib, name)
+        except AttributeError:
+            raise RuntimeError(f"{lib._name} has no {name}: it predates the interpreter's race checks; rebuild "
+                               f"libtle (or run python -m tle.launch --no-check)") from None
+        fn.restype, fn.argtypes = restype, argtypes
+    return lib
+
+
+def start_checks(rank: int) -> bool:
+    """Starts recording this rank's events when ``tle.launch`` asked for the
+    checks (``TLE_LAUNCH_CHECK_DIR``); whether it records."""
+    global _checking
+    directory = os.environ.get(ENV_CHECK_DIR)
+    if _checking is not None or not directory:
+        return _checking is not None
+    lib = _check_library()
+    if lib.tleInterpCheckStart(directory.encode(), rank) != runtime.Result.SUCCESS:
+        raise RuntimeError(f"cannot record the race checks' events in {directory} ({ENV_CHECK_DIR})")
+    _checking = lib
+    _wrap_builder(lib)
+    atexit.register(lib.tleInterpCheckStop)
+    return True
+
+
+def name_buffer(address: int, nbytes: int, name: str) -> None:
+    """This rank's copy of a symmetric buffer, at ``address``, is ``name`` in
+    the race reports."""
+    if _checking is not None:
+        _checking.tleInterpCheckName(address, nbytes, name.encode())
+
+
+@functools.lru_cache(maxsize=None)
+def _shown(filename: str) -> str | None:
+    """How a report names ``filename``: relative to the working directory
+    when below it; None for the frames of Triton and of this glue."""
+    import triton
+    if filename.startswith(os.path.dirname(triton.__file__) + os.sep) or filename in _NOT_KERNEL:
+        return None
+    rel = os.path.relpath(filename)
+    return filename if rel.startswith("..") else rel
+
+
+def _site() -> bytes | None:
+    """The kernel's line that is running: the first frame outside Triton and
+    TLE's interpreter glue."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        shown = _shown(frame.f_code.co_filename)
+        if shown is not None:
+            return f"{shown}:{frame.f_lineno}".encode()
+        frame = frame.f_back
+    return None
+
+
+def _record(lib, ptrs, mask, kind: int, order: int) -> None:
+    import numpy as np
+    data = ptrs.data
+    addrs = data.reshape(-1) if mask is None else data[np.broadcast_to(mask.data, data.shape)]
+    if addrs.size == 0:
+        return
+    addrs = np.ascontiguousarray(addrs, dtype=np.uint64)
+    size = max(1, ptrs.get_element_ty().primitive_bitwidth // 8)
+    lib.tleInterpCheckSite(_site())
+    lib.tleInterpCheckAccess(addrs.ctypes.data, addrs.size, size, kind, order)
+
+
+def _wrap_builder(lib) -> None:
+    """Wraps the methods of Triton 3.6's interpreter builder that start a
+    launch, run a program and access memory, so that each is recorded."""
+    from triton._C.libtriton import ir
+    from triton.runtime import interpreter
+    b = interpreter.interpreter_builder
+    orders = {ir.MEM_SEMANTIC.RELAXED: 0, ir.MEM_SEMANTIC.ACQUIRE: 1, ir.MEM_SEMANTIC.RELEASE: 2,
+              ir.MEM_SEMANTIC.ACQUIRE_RELEASE: 3}
+
+    def order_of(sem) -> int:  # a MemoryOrder (tle/abi.def); acq_rel when Triton adds a kind
+        return orders.get(sem, 3)
+
+    set_grid_dim, set_grid_idx = b.set_grid_dim, b.set_grid_idx
+    load, store, rmw, cas = b.create_masked_load, b.create_masked_store, b.create_atomic_rmw, b.create_atomic_cas
+
+    def grid_dim(nx, ny, nz):
+        set_grid_dim(nx, ny, nz)
+        lib.tleInterpCheckLaunch()
+
+    def grid_idx(x, y, z):
+        set_grid_idx(x, y, z)
+        nx, ny, _ = b.grid_dim
+        lib.tleInterpCheckProgram(x + nx * (y + ny * z))
+
+    def masked_load(ptrs, mask, other, cache_modifier, eviction_policy, is_volatile):
+        # A volatile load is PTX's ld.volatile, a relaxed system-scope
+        # atomic load: it does not race with other atomics (a flag polled
+        # with volatile loads and stored with relaxed atomics), and orders
+        # nothing.
+        _record(lib, ptrs, mask, _ACCESS_ATOMIC_LOAD if is_volatile else _ACCESS_LOAD, _ORDER_RELAXED)
+        return load(ptrs, mask, other, cache_modifier, eviction_policy, is_volatile)
+
+    def masked_store(ptrs, value, mask, *rest):
+        out = store(ptrs, value, mask, *rest)
+        _record(lib, ptrs, mask, _ACCESS_STORE, _ORDER_RELAXED)
+        return out
+
+    # An atomic and its record under the ranks' shared lock: the records'
+    # order is then the atomics' (InterpCheck.h).
+    def atomic_rmw(op, ptr, val, mask, sem, scope):
+        lib.tleInterpCheckLock()
+        try:
+            out = rmw(op, ptr, val, mask, sem, scope)
+            _record(lib, ptr, mask, _ACCESS_ATOMIC_UPDATE, order_of(sem))
+        finally:
+            lib.tleInterpCheckUnlock()
+        return out
+
+    def atomic_cas(ptr, cmp, val, sem, scope):
+        lib.tleInterpCheckLock()
+        try:
+            out = cas(ptr, cmp, val, sem, scope)
+            _record(lib, ptr, None, _ACCESS_ATOMIC_UPDATE, order_of(sem))
+        finally:
+            lib.tleInterpCheckUnlock()
+        return out
+
+    b.set_grid_dim, b.set_grid_idx = grid_dim, grid_idx
+    b.create_masked_load, b.create_masked_store = masked_load, masked_store
+    b.create_atomic_rmw, b.create_atomic_cas = atomic_rmw, atomic_cas
+
+
+def run_checks(directory: str, ranks: int) -> tuple[int, str]:
+    """Replays the event files of ``ranks`` ranks in ``directory``: (how many
+    misuses, their reports); (-1, why) when a file cannot be read."""
+    lib = _check_library()
+    buf = ctypes.create_string_buffer(1 << 16)
+    found = lib.tleInterpCheckRun(directory.encode(), ranks, buf, len(buf))
+    return found, buf.value.decode(errors="replace")

@@ -33,6 +33,7 @@ from typing import Sequence
 
 import numpy as np
 
+from . import _interp
 from ._interp import check_numpy, interpreting
 from .launch import ENV_RANK, ENV_RANKS_PER_NODE, ENV_SIZE, ENV_UNIQUE_ID
 from .runtime import Backend, Comm, ErrorInfo, Mem, OnError, TLEError, shareable_alloc, shareable_free
@@ -234,6 +235,9 @@ class Communicator:
             raise RuntimeError(f"{e.args[0]} is not set: start this script with "
                                f"python -m tle.launch --ranks N {os.path.basename(sys.argv[0])}") from None
         per_node = os.environ.get(ENV_RANKS_PER_NODE)
+        # The launcher's race and slot checks (docs/triton.md): this rank
+        # records its kernels' events from here on.
+        _interp.start_checks(rank)
         return cls.init_rank(size, unique_id, rank, n_barriers=n_barriers, timeout_ms=timeout_ms,
                              bootstrap_timeout_ms=bootstrap_timeout_ms, n_signals=n_signals,
                              ranks_per_node=int(per_node) if per_node else None)
@@ -246,8 +250,15 @@ class Communicator:
             raise ValueError(f"a symmetric buffer needs a non-empty shape; got {shape}")
         dtype = np.dtype(dtype)
         buf = SymmetricBuffer(self._comm.alloc(math.prod(shape) * dtype.itemsize), shape, dtype)
-        self._buffers.append(buf)
+        self._name(buf)
         return buf
+
+    def _name(self, buf: SymmetricBuffer) -> None:
+        """Keeps ``buf``, and names it in the race reports: its number among
+        this communicator's buffers, dtype and shape."""
+        _interp.name_buffer(buf.array.ctypes.data, buf.nbytes,
+                            f"buffer {len(self._buffers)} {buf.dtype}{list(buf.shape)}")
+        self._buffers.append(buf)
 
     def register(self, array: np.ndarray | Tensor) -> SymmetricBuffer:
         """``array``'s existing memory as a symmetric buffer (collective:
@@ -265,7 +276,7 @@ class Communicator:
             raise ValueError("register needs a non-empty array")
         buf = SymmetricBuffer(self._comm.register(array.ctypes.data, array.nbytes), array.shape, array.dtype,
                               array=array)
-        self._buffers.append(buf)
+        self._name(buf)
         return buf
 
     def collectives(self, config=None):

@@ -5,6 +5,13 @@ run under Triton's interpreter where PyTorch (and torchrun) is not at hand.
     python -m tle.launch --ranks 2 script.py [args...]
     python -m tle.launch --ranks 4 -m package.module [args...]
     python -m tle.launch --nodes 2 --ranks 4 script.py [args...]
+    python -m tle.launch --device cuda --ranks 2 script.py [args...]
+
+With ``--device cuda`` the ranks share one GPU instead, in one process: the
+program runs once, with ``TLE_LAUNCH_SHARED_RANKS`` = N and
+``TLE_LAUNCH_DEVICE`` = cuda, and ``tle.torch.SharedGpu.from_launcher()``
+makes its N communicators (``tleCommInitAll`` with the one device repeated),
+one CUDA stream each (docs/gpu.md, "Ranks sharing one GPU").
 
 With ``--nodes M`` the ranks form M simulated nodes of ``--ranks`` ranks
 each (M x N processes; ``TLE_LAUNCH_RANKS_PER_NODE`` tells each rank), so
@@ -47,6 +54,8 @@ import os
 import signal
 import subprocess
 import sys
+import shutil
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -65,9 +74,19 @@ ENV_SIZE = "TLE_LAUNCH_SIZE"
 ENV_UNIQUE_ID = "TLE_LAUNCH_UNIQUE_ID"
 #: Set with ``nodes`` > 1: the ranks per simulated node.
 ENV_RANKS_PER_NODE = "TLE_LAUNCH_RANKS_PER_NODE"
+#: Set with ``device="cuda"``: the ranks that share one GPU in the one
+#: process, and the device kind.
+ENV_SHARED_RANKS = "TLE_LAUNCH_SHARED_RANKS"
+ENV_DEVICE = "TLE_LAUNCH_DEVICE"
 
 #: Exit status of a launch whose --timeout expired.
 TIMEOUT_STATUS = 124
+#: Exit status of a launch whose ranks all succeeded but whose race and slot
+#: checks found a misuse.
+CHECK_STATUS = 66
+#: Where the ranks record the checks' events (tle._interp reads it; kept
+#: here with the other variables so that this module needs no NumPy).
+ENV_CHECK_DIR = "TLE_LAUNCH_CHECK_DIR"
 _POLL_S = 0.02
 _TERMINATE_S = 5.0
 #: The signals the launcher passes on to its ranks.
@@ -92,6 +111,8 @@ class LaunchResult:
     timed_out: bool
     #: The signal (SIGTERM, SIGHUP, SIGINT) that stopped the launch, if any.
     signalled: int | None = None
+    #: The race and slot checks' reports (one misuse each), when they ran.
+    misuses: list[str] | None = None
 
     @property
     def returncode(self) -> int:
@@ -101,7 +122,7 @@ class LaunchResult:
         if self.timed_out:
             return TIMEOUT_STATUS
         if self.first_failure is None:
-            return 0
+            return CHECK_STATUS if self.misuses else 0
         code = self.returncodes[self.first_failure]
         return 128 - code if code is not None and code < 0 else (code or 1)
 
@@ -191,7 +212,8 @@ class _Relay:
 
 def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace: float = 30.0,
         env: Mapping[str, str] | None = None, stdout: IO | None = None, stderr: IO | None = None,
-        nodes: int = 1, no_python: bool = False, tracebacks: str = "first") -> LaunchResult:
+        nodes: int = 1, no_python: bool = False, tracebacks: str = "first", check: bool = True,
+        device: str = "cpu") -> LaunchResult:
     """Runs ``python *argv`` (a script and its arguments, or ``-m module
     ...``; with ``no_python`` the program ``argv[0]`` itself) as ``ranks``
     ranks and waits for them; ``timeout`` (seconds) ends the whole run,
@@ -204,7 +226,15 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
     teams INTER and WORLD cross them), ``nodes * ranks`` processes in all.
     Called from the main thread, SIGTERM, SIGHUP and SIGINT sent to this
     process are passed on to every rank, which it waits for (the result's
-    ``signalled``)."""
+    ``signalled``). ``check``: the ranks record their interpreted kernels'
+    accesses, barriers and signals, and when they have ended the emulator's
+    race and slot checkers judge them (the result's ``misuses``; a program
+    that makes no ``tle.cpu`` communicator is not checked). ``device``
+    "cuda": one process, whose ``ranks`` ranks share one GPU (see the
+    module's documentation); the result has one return code."""
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"device must be 'cpu' (CPU ranks under Triton's interpreter) or 'cuda' (ranks sharing "
+                         f"one GPU); got {device!r}")
     if not 1 <= nodes <= runtime.MAX_RANKS:
         raise ValueError(f"nodes must be in 1..{runtime.MAX_RANKS}; got {nodes}")
     if not 1 <= ranks <= runtime.MAX_RANKS // nodes:
@@ -213,13 +243,27 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
     if tracebacks not in ("first", "all"):
         raise ValueError(f"tracebacks must be 'first' or 'all'; got {tracebacks!r}")
     per_node, ranks = ranks, ranks * nodes
+    if device == "cuda":
+        _check_shared(ranks, nodes, no_python, env)
     if not argv:
         raise ValueError("nothing to run: give a script or -m module")
     if no_python and argv[0] == "-m":
         raise ValueError("-m runs a Python module: it does not go with no_python")
     unique_id = get_unique_id().hex()
     base = dict(os.environ if env is None else env)
-    base.setdefault("TRITON_INTERPRET", "1")
+    if device == "cuda":
+        # One process holds every rank; the kernels are compiled for the GPU.
+        base.update({ENV_SHARED_RANKS: str(ranks), ENV_DEVICE: "cuda"})
+        ranks, per_node = 1, 1
+    else:
+        base.setdefault("TRITON_INTERPRET", "1")
+        for name in (ENV_SHARED_RANKS, ENV_DEVICE):
+            base.pop(name, None)
+    check_dir = tempfile.mkdtemp(prefix="tle-check-") if check and not no_python and device == "cpu" else None
+    if check_dir:
+        base[ENV_CHECK_DIR] = check_dir
+    else:
+        base.pop(ENV_CHECK_DIR, None)
     relay = stdout is None and stderr is None
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE} if relay else {"stdout": stdout, "stderr": stderr}
     command = list(argv) if no_python else [sys.executable, *argv]
@@ -240,9 +284,10 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
     try:
         for rank in range(ranks):
             rank_env = dict(base)
-            rank_env.update({ENV_RANK: str(rank), ENV_SIZE: str(ranks), ENV_UNIQUE_ID: unique_id,
-                             "RANK": str(rank), "LOCAL_RANK": str(rank % per_node), "WORLD_SIZE": str(ranks),
-                             "LOCAL_WORLD_SIZE": str(per_node)})
+            if device == "cpu":
+                rank_env.update({ENV_RANK: str(rank), ENV_SIZE: str(ranks), ENV_UNIQUE_ID: unique_id,
+                                 "RANK": str(rank), "LOCAL_RANK": str(rank % per_node), "WORLD_SIZE": str(ranks),
+                                 "LOCAL_WORLD_SIZE": str(per_node)})
             if nodes > 1:
                 rank_env[ENV_RANKS_PER_NODE] = str(per_node)
             else:
@@ -286,6 +331,8 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
             time.sleep(_POLL_S)
     except BaseException:
         _stop(procs)
+        if check_dir:
+            shutil.rmtree(check_dir, ignore_errors=True)
         raise
     finally:
         for signum, handler in previous.items():
@@ -294,7 +341,76 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
     if first_failure is None:
         first_failure = next((r for r, c in enumerate(codes) if c != 0), None)
     settle()
-    return LaunchResult(codes, first_failure, timed_out, signalled[0] if signalled else None)
+    misuses = None
+    if check_dir:
+        try:
+            # A rank that was killed did not write out its last events: its
+            # file would make the replay report edges it never saw.
+            if not timed_out and not signalled and all(c is not None and c >= 0 for c in codes):
+                misuses = _judge(check_dir, ranks)
+        finally:
+            shutil.rmtree(check_dir, ignore_errors=True)
+    return LaunchResult(codes, first_failure, timed_out, signalled[0] if signalled else None, misuses)
+
+
+def _check_shared(ranks: int, nodes: int, no_python: bool, env: Mapping[str, str] | None) -> None:
+    """Refuses what ranks sharing one GPU cannot do, saying why."""
+    environ = os.environ if env is None else env
+    if nodes != 1:
+        raise ValueError("--device cuda runs the ranks on one GPU of this machine: simulated nodes (--nodes) are "
+                         "the emulator's (CPU ranks)")
+    if ranks < 2:
+        raise ValueError("--device cuda --ranks 1 has nothing to share: run the program itself (or torchrun)")
+    if no_python:
+        raise ValueError("--device cuda runs a Python program that makes its ranks with tle.torch.SharedGpu; "
+                         "a C or C++ program makes them with tleCommInitAll (devices {d, d, ...}) itself")
+    if environ.get("TRITON_INTERPRET", "0") not in ("", "0"):
+        raise ValueError("--device cuda compiles the kernels for the GPU, but TRITON_INTERPRET is set: unset it "
+                         "(or leave out --device cuda for CPU ranks under the interpreter)")
+
+
+def resident_ctas(*, sms: int, threads_per_sm: int, regs_per_sm: int, shared_per_sm: int, num_warps: int,
+                  regs_per_thread: int, shared_per_cta: int, ctas_per_sm: int = 32) -> int:
+    """How many CTAs of a kernel the GPU holds at once: per SM the fewest
+    that its threads, registers, shared memory and CTA slots allow (the
+    occupancy calculator's limits, without the allocation granularities,
+    so an upper bound), times the SMs."""
+    threads = 32 * num_warps
+    limits = [ctas_per_sm, threads_per_sm // threads]
+    if regs_per_thread:
+        limits.append(regs_per_sm // (regs_per_thread * threads))
+    if shared_per_cta:
+        limits.append(shared_per_sm // shared_per_cta)
+    return sms * max(0, min(limits))
+
+
+def check_co_resident(ranks: int, ctas_per_rank: int, capacity: int, what: str = "the kernel") -> None:
+    """Ranks sharing one GPU meet at a barrier only if every rank's CTAs
+    are resident at once (a CTA spins until its peers' arrive, and a CTA
+    that is not resident never arrives): raises ValueError, with the
+    figures, when ``ranks`` x ``ctas_per_rank`` exceed ``capacity``
+    (resident_ctas)."""
+    need = ranks * ctas_per_rank
+    if need > capacity:
+        fit = capacity // ranks
+        raise ValueError(f"{ranks} ranks sharing one GPU cannot run {what} side by side: {ranks} x "
+                         f"{ctas_per_rank} CTAs, but the GPU holds at most {capacity} of its CTAs at once, so a "
+                         f"barrier would wait for CTAs that cannot start until it times out; launch at most "
+                         f"{fit} CTAs per rank (fewer warps, registers or shared memory fit more), or use one GPU "
+                         f"per rank")
+
+
+def _judge(directory: str, ranks: int) -> list[str] | None:
+    """The race and slot checks over the ranks' event files: one report per
+    misuse; None when not every rank recorded (it made no tle.cpu
+    communicator, or was killed before)."""
+    if not all(os.path.exists(os.path.join(directory, f"rank{r}.events")) for r in range(ranks)):
+        return None
+    from . import _interp  # needs Triton: only for programs that recorded
+    found, text = _interp.run_checks(directory, ranks)
+    if found < 0:
+        raise RuntimeError(f"the race and slot checks could not read the ranks' events: {text}")
+    return text.split("\n\n") if found else []
 
 
 def main(args: Sequence[str] | None = None) -> int:
@@ -316,6 +432,12 @@ def main(args: Sequence[str] | None = None) -> int:
                         "others as one line each), or every rank's")
     parser.add_argument("--no-python", action="store_true",
                         help="run the program itself, not with python (a C or C++ program, as torchrun's option)")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                        help="cpu (default): a process per CPU rank under Triton's interpreter; cuda: the ranks "
+                        "share this machine's GPU in one process, one stream each (tle.torch.SharedGpu)")
+    parser.add_argument("--no-check", action="store_true",
+                        help="do not check the interpreted kernels for data races and barrier-slot misuse (on by "
+                        "default: docs/triton.md, \"Race and slot checks\")")
     parser.add_argument("-m", dest="module", default=None, help="run a module, as python -m does")
     parser.add_argument("program", nargs=argparse.REMAINDER, help="script.py [args...] (or the module's args)")
     ns = parser.parse_args(args)
@@ -326,13 +448,21 @@ def main(args: Sequence[str] | None = None) -> int:
         parser.error("-m runs a Python module: it does not go with --no-python")
     try:
         result = run(argv, ns.ranks, timeout=ns.timeout, grace=ns.grace, nodes=ns.nodes, no_python=ns.no_python,
-                     tracebacks=ns.tracebacks)
+                     tracebacks=ns.tracebacks, check=not ns.no_check, device=ns.device)
+    except ValueError as e:  # what --device cuda cannot do
+        parser.error(str(e))
     except KeyboardInterrupt:
         return 130
     except OSError as e:  # --no-python with a program that cannot run
         print(f"tle.launch: cannot run {argv[0]}: {e.strerror or e}", file=sys.stderr, flush=True)
         return 127
     ranks = len(result.returncodes)
+    for report in result.misuses or []:
+        print(f"tle.launch: {report}", file=sys.stderr, flush=True)
+    if result.misuses and result.first_failure is None and not result.timed_out and result.signalled is None:
+        print(f"tle.launch: every rank succeeded, but the race and slot checks found {len(result.misuses)} "
+              f"misuse{'s' if len(result.misuses) > 1 else ''} (above; exit status {CHECK_STATUS}); --no-check "
+              f"turns them off", file=sys.stderr, flush=True)
     if result.signalled is not None:
         print(f"tle.launch: {signal.Signals(result.signalled).name} received: passed on to every rank, which "
               f"all ended", file=sys.stderr, flush=True)

@@ -23,6 +23,13 @@ peers' copies directly.
     comm.synchronize()      # raises TLEError with TLE's report if a wait timed out
     comm.close()
 
+``SharedGpu(n)`` makes n ranks that share one GPU in this process
+(``tleCommInitAll`` with the device repeated), one CUDA stream each, for
+developing multi-GPU kernels on one GPU (``python -m tle.launch --device
+cuda --ranks n script.py``; docs/gpu.md, "Ranks sharing one GPU"): the
+protocol, faults and hang reports can be exercised that way, memory-ordering
+bugs cannot be seen.
+
 Memory other engines allocated becomes a TLE buffer without a copy: a tensor
 of PyTorch's symmetric memory (``symm_mem.empty`` + ``rendezvous``) with
 ``comm.import_symmetric(tensor)``, any tensor whose peers' copies are mapped
@@ -35,6 +42,7 @@ import atexit
 import contextlib
 import ctypes
 import math
+import os
 import threading
 from typing import Sequence
 
@@ -49,10 +57,11 @@ except ModuleNotFoundError as e:
 import torch.distributed as dist
 import torch.utils.dlpack
 
+from . import launch
 from ._interp import interpreting
 from .runtime import Alloc, Backend, Comm, ErrorInfo, Mem, TLEError, get_unique_id
 
-__all__ = ["Alloc", "Communicator", "SymmetricBuffer", "TLEError", "shareable_mem_pool"]
+__all__ = ["Alloc", "Communicator", "SharedGpu", "SymmetricBuffer", "TLEError", "shareable_mem_pool"]
 
 
 class _DLDevice(ctypes.Structure):
@@ -470,3 +479,102 @@ class Communicator:
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"dev_comm=0x{self.dev_comm:x}"
         return f"Communicator(rank={self.rank}, size={self.size}, device={self.torch_device}, {state})"
+
+
+class SharedGpu:
+    """``n_ranks`` TLE ranks on one GPU in this process: a communicator per
+    rank (``tleCommInitAll`` with ``device`` repeated, the CUDA backend) and
+    a CUDA stream per rank, on which ``launch`` starts each rank's kernel,
+    so that the ranks' kernels run side by side as on a GPU each.
+
+        with SharedGpu(2) as gpu:
+            bufs = gpu.alloc((2, n), torch.float32)        # one buffer per rank
+            gpu.launch(kernel, (1,), lambda r: (gpu.ranks[r].dev_comm, bufs[r].handle), N=n,
+                       extern_libs=tle.extern_libs())
+            gpu.synchronize()
+
+    A barrier's CTAs spin until their peers' arrive, so the ranks' grids must
+    be resident at once: ``launch`` compiles the kernel first and refuses
+    (ValueError, with the figures) a grid that cannot fit beside the other
+    ranks' (``tle.launch.check_co_resident``). One GPU shows the protocol,
+    faults and hang reports, not memory-ordering bugs (docs/gpu.md).
+    """
+
+    def __init__(self, n_ranks: int, device: int | None = None, *, n_barriers: int = 64,
+                 timeout_ms: int | None = None, n_signals: int = 64):
+        if interpreting():
+            raise ValueError("SharedGpu runs kernels compiled for the GPU, but TRITON_INTERPRET=1: unset it, or use "
+                             "CPU ranks (python -m tle.launch --ranks N, tle.cpu)")
+        if n_ranks < 2:
+            raise ValueError(f"SharedGpu needs at least 2 ranks; got {n_ranks}")
+        if not torch.cuda.is_available():
+            raise RuntimeError("SharedGpu needs a CUDA GPU, and torch sees none")
+        self.device = torch.cuda.current_device() if device is None else int(device)
+        with torch.cuda.device(self.device):
+            comms = Comm.init_all(n_ranks, devices=[self.device] * n_ranks, backend=Backend.CUDA,
+                                  n_barriers=n_barriers, timeout_ms=timeout_ms, n_signals=n_signals)
+            #: The ranks' communicators, by rank.
+            self.ranks: list[Communicator] = [Communicator(c, self.device) for c in comms]
+            #: The ranks' streams, by rank.
+            self.streams: list[torch.cuda.Stream] = [torch.cuda.Stream(self.device) for _ in comms]
+
+    @classmethod
+    def from_launcher(cls, **kwargs) -> SharedGpu:
+        """The ranks ``python -m tle.launch --device cuda --ranks N`` asked
+        for (``TLE_LAUNCH_SHARED_RANKS``)."""
+        n = os.environ.get(launch.ENV_SHARED_RANKS)
+        if not n:
+            raise RuntimeError(f"{launch.ENV_SHARED_RANKS} is not set: start this program with python -m "
+                               f"tle.launch --device cuda --ranks N")
+        return cls(int(n), **kwargs)
+
+    @property
+    def size(self) -> int:
+        return len(self.ranks)
+
+    def alloc(self, shape: int | Sequence[int], dtype: torch.dtype = torch.float32) -> list[SymmetricBuffer]:
+        """A zero-filled symmetric buffer: one per rank, by rank."""
+        shape = (shape,) if isinstance(shape, int) else tuple(int(s) for s in shape)
+        if any(s <= 0 for s in shape):
+            raise ValueError(f"a symmetric buffer needs a non-empty shape; got {shape}")
+        nbytes = math.prod(shape) * torch.empty((), dtype=dtype).element_size()
+        with torch.cuda.device(self.device):
+            mems = Comm.alloc_all([c._comm for c in self.ranks], nbytes)
+        bufs = [SymmetricBuffer(c, m, shape, dtype) for c, m in zip(self.ranks, mems)]
+        for c, b in zip(self.ranks, bufs):
+            c._buffers.append(b)
+        return bufs
+
+    def launch(self, kernel, grid: tuple[int, ...], args_of, **kwargs) -> None:
+        """Starts ``kernel[grid](*args_of(rank), **kwargs)`` for every rank,
+        each on its stream, after checking that the ranks' grids fit on the
+        GPU at once. Returns at once, as a launch does."""
+        ctas = math.prod(grid)
+        compiled = kernel.warmup(*args_of(0), grid=grid, **kwargs)
+        compiled._init_handles()
+        props = torch.cuda.get_device_properties(self.device)
+        capacity = launch.resident_ctas(
+            sms=props.multi_processor_count, threads_per_sm=props.max_threads_per_multi_processor,
+            regs_per_sm=props.regs_per_multiprocessor, shared_per_sm=props.shared_memory_per_multiprocessor,
+            num_warps=compiled.metadata.num_warps, regs_per_thread=compiled.n_regs,
+            shared_per_cta=compiled.metadata.shared)
+        launch.check_co_resident(self.size, ctas, capacity, f"{getattr(kernel, '__name__', 'the kernel')}{list(grid)}")
+        for rank, stream in enumerate(self.streams):
+            with torch.cuda.stream(stream):
+                kernel[grid](*args_of(rank), **kwargs)
+
+    def synchronize(self) -> None:
+        """Waits for every rank's stream, then checks every rank's record
+        (``Communicator.synchronize``)."""
+        for rank in self.ranks:
+            rank.synchronize()
+
+    def close(self) -> None:
+        for rank in self.ranks:
+            rank.close()
+
+    def __enter__(self) -> SharedGpu:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()

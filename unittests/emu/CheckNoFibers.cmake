@@ -1,11 +1,12 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 # Fails unless every function that libtle LIB exports from an emulator
-# source built only with fibers (the objects OBJS other than those named in
-# BOTH, a comma-separated list of sources that both builds compile) is also defined by NOFIBERS, the object
-# of NoFibers.cpp that replaces them where Boost.Context is missing (the
-# GPU machines' CUDA build). A symbol missing there fails no CPU build —
-# libtle links with undefined symbols allowed — but breaks the link of
-# every tool that calls it in the build without fibers.
+# source built only with fibers (the objects OBJS other than those of BOTH,
+# TLE_EMU_SHARED_SOURCES, which both builds compile) is also defined by
+# NOFIBERS, the object of NoFibers.cpp that replaces them where
+# Boost.Context is missing (the GPU machines' CUDA build). A symbol missing
+# there fails no CPU build (libtle links with undefined symbols allowed)
+# but breaks the link of every tool that calls it in the build without
+# fibers.
 cmake_policy(SET CMP0057 NEW)
 function(defined_symbols out)
   set(all "")
@@ -36,7 +37,7 @@ foreach(row IN LISTS rows)
   list(APPEND exported "${sym}")
 endforeach()
 
-string(REPLACE "," ";" BOTH "${BOTH}")
+string(REPLACE ".cpp" "" BOTH "${BOTH}")
 set(fiberOnly "")
 foreach(obj IN LISTS OBJS)
   get_filename_component(name ${obj} NAME)

@@ -137,9 +137,11 @@ def ll_value(words, DTYPE: tl.constexpr):
 def ll_store(ptrs, words, mask, INTERP: tl.constexpr):
     """Stores each 64-bit word as one system-scope relaxed access, so that a
     reader on another GPU sees either the old word or the whole new one.
-    (Under Triton's interpreter a plain store is one 8-byte write.)"""
+    (Under Triton's interpreter the same relaxed atomic, so that the race
+    checks of tle.launch see what the GPU does: an atomic, which the
+    readers' volatile loads do not race with.)"""
     if INTERP:
-        tl.store(ptrs, words, mask=mask)
+        tl.atomic_xchg(ptrs, words, mask=mask, sem="relaxed")
     else:
         tl.inline_asm_elementwise(
             "{ .reg .pred p; setp.ne.b32 p, $3, 0; @p st.relaxed.sys.global.b64 [$1], $2; mov.u32 $0, 0; }",

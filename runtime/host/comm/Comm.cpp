@@ -219,20 +219,22 @@ tleResult_t initAll(tleComm_t *outComms, int nRanks, const int *devices,
   }
   if (tleResult_t s = assembleAll(ranks))
     return s;
-  // Ranks sharing a GPU (a one-GPU machine's test setup): a barrier's CTAs
-  // spin until their peers' arrive, so the ranks' kernels must be resident
-  // side by side, and their CTAs share the SMs' issue slots while they spin.
-  // Figures measured that way are not those of one rank per GPU.
+  // Ranks sharing a GPU (a supported mode, for developing on one GPU:
+  // docs/gpu.md): a barrier's CTAs spin until their peers' arrive, so the
+  // ranks' kernels must be resident side by side (tle.torch.SharedGpu
+  // refuses grids that cannot be), and their CTAs share the SMs' issue
+  // slots while they spin. Said at Info: figures measured that way are not
+  // those of one rank per GPU.
   for (int r = 0; devices && resolved.backend == tleBackendCuda && r < nRanks;
        ++r)
     for (int q = 0; q < r; ++q)
       if (devices[q] == devices[r]) {
-        TLE_LOG(Warn, r,
+        TLE_LOG(Info, r,
                 "ranks %d and %d share CUDA device %d: their kernels must be "
                 "resident at once (a barrier's CTAs spin until the other "
                 "rank's arrive), and spinning CTAs of both ranks share the "
                 "SMs; figures are not those of one rank per GPU "
-                "(docs/runtime.md, \"Ranks sharing a GPU\")",
+                "(docs/gpu.md, \"Ranks sharing one GPU\")",
                 q, r, devices[r]);
         break;
       }

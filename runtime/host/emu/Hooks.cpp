@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "emu/InterpCheck.h"
 #include "emu/OffFiber.h"
 #include "emu/Scheduler.h"
 
@@ -103,6 +104,9 @@ TLE_API void tleEmuBarrierEvent(const void *comm, int32_t barrierKind,
   if (thread())
     Scheduler::current()->barrierEvent(comm, barrierKind, coopKind, slot, order,
                                        phase);
+  else if (tle::emu::detail::interpChecking)
+    tle::emu::detail::interpCheckHookEvent(comm, barrierKind, coopKind, slot,
+                                           order, phase);
 }
 
 TLE_API void tleEmuSite(const char *where) {
@@ -116,8 +120,11 @@ TLE_API void tleEmuAccess(const void *addr, uint64_t bytes, int32_t kind,
                           int32_t order, const char *where) {
   Scheduler *s = Scheduler::current();
   EmuThread *t = s ? s->currentThread() : nullptr;
-  if (!t)
+  if (!t) {
+    if (tle::emu::detail::interpChecking)
+      tle::emu::detail::interpCheckHookAccess(addr, bytes, kind, order);
     return;
+  }
   // A spin hint that follows names this load's line; a spin that follows a
   // store is not a re-poll (Scheduler::afterStep).
   t->accessSite = where;

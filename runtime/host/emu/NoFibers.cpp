@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "diag/Error.h"
+#include "emu/InterpCheck.h"
 #include "emu/OffFiber.h"
 #include "tle/emu.h"
 
@@ -114,11 +115,19 @@ TLE_API uint32_t *tleEmuBlockScratch(uint32_t id, uint32_t n) {
   return tle::emu::detail::offFiberScratch(id, n);
 }
 
-TLE_API void tleEmuBarrierEvent(const void *, int32_t, int32_t, uint32_t,
-                                int32_t, int32_t) {}
+TLE_API void tleEmuBarrierEvent(const void *comm, int32_t barrierKind,
+                                int32_t coopKind, uint32_t slot, int32_t order,
+                                int32_t phase) {
+  if (tle::emu::detail::interpChecking)
+    tle::emu::detail::interpCheckHookEvent(comm, barrierKind, coopKind, slot,
+                                           order, phase);
+}
 TLE_API void tleEmuSite(const char *) {}
-TLE_API void tleEmuAccess(const void *, uint64_t, int32_t, int32_t,
-                          const char *) {}
+TLE_API void tleEmuAccess(const void *addr, uint64_t bytes, int32_t kind,
+                          int32_t order, const char *) {
+  if (tle::emu::detail::interpChecking)
+    tle::emu::detail::interpCheckHookAccess(addr, bytes, kind, order);
+}
 
 // No scheduler to delay it: the network delivers at once.
 TLE_API void tleEmuNetAdd(const void *, const void *word, uint64_t value) {

@@ -216,7 +216,10 @@ TLE_API tleResult_t tleCommInitFromNccl(tleComm_t *outComm, void *ncclComm,
                                         const tleConfig_t *config);
 
 /** All ranks in this process; devices[i] is rank i's GPU (ignored by the
- *  emulator; may be NULL for 0..nRanks-1). */
+ *  emulator; may be NULL for 0..nRanks-1). A device may repeat: ranks
+ *  sharing one GPU, each launching on a stream of its own, whose kernels
+ *  must then be resident side by side (docs/gpu.md, "Ranks sharing one
+ *  GPU"). */
 TLE_API tleResult_t tleCommInitAll(tleComm_t *outComms, int nRanks,
                                    const int *devices,
                                    const tleConfig_t *config);
