@@ -17,7 +17,7 @@ export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVL
 cd "$(dirname "$0")/.."
 root=$(pwd)
 phase=${1:-all}
-known=" example exchange timeout bench import nccl c10d flagtree signals aggemm abort teams ops fused "
+known=" example exchange timeout bench import nccl c10d flagtree signals aggemm abort teams shared ops fused "
 for p in ${phase//,/ }; do
   if [ "$p" != all ] && [[ "$known" != *" $p "* ]]; then
     echo "usage: $0 [all|PHASE[,PHASE...]] with PHASE one of:$known" >&2
