@@ -91,8 +91,13 @@ public:
   static constexpr uint64_t kMaxThreads = 65536;
 
   /// A new thread (no edge into it: a block starts unordered with every
-  /// other). Returns its id.
+  /// other). Returns its id: the next one, so that the threads of a block,
+  /// added together, share one entry of a clock.
   uint32_t addThread(const ThreadName &name);
+  /// A thread of no block (a rank's network): an id from the top of the
+  /// range, so that it does not shift the blocks' threads off their clock
+  /// entries.
+  uint32_t addLoneThread(const ThreadName &name);
 
   /// A block or warp sync of `tids`: afterwards each has seen all of them.
   void syncGroup(const std::vector<uint32_t> &tids);
@@ -135,6 +140,15 @@ private:
   struct Shadow;
 
   void acquire(ThreadClock &t, const Snap &s);
+  /// Joins what `t` acquired since into its clock (logically const: the
+  /// clock it stands for does not change).
+  void materialize(const ThreadClock &t) const;
+  /// The join of `bases` and the entries `extras`, with block `block`'s
+  /// entry (~0u: none) at least `blockStep`.
+  std::shared_ptr<Clock>
+  gather(const std::vector<const Clock *> &bases,
+         const std::vector<std::pair<uint32_t, uint32_t>> &extras,
+         uint32_t block, uint32_t blockStep) const;
   Snap releaseSnap(uint32_t tid);
   Snap join(const Snap &a, const Snap &b) const;
   std::shared_ptr<Clock> joinClocks(const Clock *a, const Clock *b) const;
@@ -154,6 +168,8 @@ private:
   uint32_t blocks;
   std::vector<ThreadName> names;
   std::vector<ThreadClock> clocks;
+  /// Threads added by addThread and by addLoneThread.
+  uint32_t added = 0, lone = 0;
   /// What a load that reads an atomic word synchronizes with: the clock of
   /// the word's release sequence, and which sequence it is (a store starts
   /// a new one, a read-modify-write continues it, and its clock only grows).
@@ -163,8 +179,11 @@ private:
   };
   std::unordered_map<uintptr_t, WordSync> syncs;
   uint64_t nextSequence = 0;
-  /// Scratch of the joins.
+  /// Scratch of the joins; syncGroup's, per thread (0 where untouched).
   std::vector<std::pair<uint32_t, uint32_t>> scratch;
+  mutable std::vector<const Clock *> groupBases;
+  mutable std::vector<std::pair<uint32_t, uint32_t>> groupExtras;
+  mutable std::vector<uint32_t> groupSteps, groupTouched;
   std::vector<std::unique_ptr<Shadow>> shadows; ///< by base address
   int32_t ranksPerNode = 0;
 };

@@ -410,7 +410,7 @@ void Scheduler::loop() {
   nics.assign(ranks.size(), 0);
   if (race)
     for (size_t i = 0; i < ranks.size(); ++i)
-      nics[i] = race->addThread({ranks[i].info.rank, ~0u, ~0u});
+      nics[i] = race->addLoneThread({ranks[i].info.rank, ~0u, ~0u});
   std::set<const void *> comms;
   for (const RankInfo &r : config.ranks)
     comms.insert(r.devComm);
