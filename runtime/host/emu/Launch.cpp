@@ -610,10 +610,8 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
   case Outcome::Internal:
     return failed(result, tleInternalError,
                   where + ": " + run.message + tail(true));
-  case Outcome::DataRace:
-    return failed(result, tleDataRace, run.message + tail(false));
-  case Outcome::Misuse:
-    return failed(result, tleBarrierMisuse, run.message + tail(false));
+  case Outcome::CheckFailed:
+    return failed(result, run.checkResult, run.message + tail(false));
   }
   return result;
 }

@@ -707,4 +707,8 @@ std::string RaceChecker::report(const Shadow &s, const Access &before,
   return out;
 }
 
+std::shared_ptr<Check> makeRaceCheck(const CheckContext &context) {
+  return context.race;
+}
+
 } // namespace tle::emu::detail

@@ -21,6 +21,8 @@
 #ifndef TLE_HOST_EMU_RACE_H
 #define TLE_HOST_EMU_RACE_H
 
+#include "emu/Check.h"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -75,14 +77,16 @@ struct Snap {
   bool empty() const { return !base && tid == kNone; }
 };
 
-class RaceChecker {
+/// The race check itself (a Check: it hears every access) and the clocks
+/// that other checks and the scheduler's edges share.
+class RaceChecker : public Check {
 public:
   /// `threads`: the most threads the launch can start (all ranks), added
   /// block by block, `perBlock` threads each (a block's threads are one
   /// entry of a clock while their steps agree; 1 keeps every thread apart).
   RaceChecker(uint64_t threads, std::vector<RaceRegion> regions,
               uint32_t perBlock = 1);
-  ~RaceChecker();
+  ~RaceChecker() override;
   RaceChecker(const RaceChecker &) = delete;
   RaceChecker &operator=(const RaceChecker &) = delete;
 
@@ -108,6 +112,12 @@ public:
   std::optional<std::string> access(uint32_t tid, const void *addr,
                                     uint64_t bytes, int kind, int order,
                                     const char *where);
+
+  tleResult_t result() const override { return tleDataRace; }
+  unsigned events() const override { return kCheckAccesses; }
+  std::optional<std::string> onAccess(const AccessEvent &e) override {
+    return access(e.thread, e.addr, e.bytes, e.kind, e.order, e.where);
+  }
 
   /// A release by thread `tid` that lands later (the emulator's network):
   /// its clock, to pass to deliver.

@@ -402,7 +402,7 @@ void Scheduler::loop() {
   }
   if (config.raceCheck)
     // One more thread per rank: its network (nics), after every block's.
-    race = std::make_unique<RaceChecker>(
+    race = std::make_shared<RaceChecker>(
         ranks.size() * blocksPerRank(config) * threadsPerBlock(config) +
             ranks.size(),
         config.regions, threadsPerBlock(config));
@@ -411,10 +411,16 @@ void Scheduler::loop() {
   if (race)
     for (size_t i = 0; i < ranks.size(); ++i)
       nics[i] = race->addLoneThread({ranks[i].info.rank, ~0u, ~0u});
-  std::set<const void *> comms;
+  CheckContext context;
+  context.race = race;
   for (const RankInfo &r : config.ranks)
-    comms.insert(r.devComm);
-  slots = SlotChecker(race.get(), std::move(comms));
+    context.comms.insert(r.devComm);
+  for (std::shared_ptr<Check> &check : makeChecks(context)) {
+    if (check->events() & kCheckAccesses)
+      accessChecks.push_back(check);
+    if (check->events() & kCheckBarrierEvents)
+      barrierChecks.push_back(check);
+  }
   for (const RankInfo &r : config.ranks) {
     const auto *dc = static_cast<const DevComm *>(r.devComm);
     if (dc && dc->magic == kDevCommMagic && dc->version == kDevCommVersion &&
@@ -556,21 +562,22 @@ uint64_t Scheduler::netFlush() {
 /// adds to the completion words as releases.
 void Scheduler::landTransfer(NetMessage &m) {
   uint32_t nic = nics[m.senderIndex];
-  if (race) {
+  if (race)
     race->acquireFrom(nic, m.release);
-    std::optional<std::string> report;
-    if (!m.carried && m.bytes)
-      report = race->access(nic, m.src, m.bytes, kAccessLoad, kOrderRelaxed,
-                            nullptr);
-    if (!report && m.bytes)
-      report = race->access(nic, m.dst, m.bytes, kAccessStore, kOrderRelaxed,
-                            nullptr);
-    if (report && !stop) {
-      stop = true;
-      failure.outcome = Outcome::DataRace;
-      failure.message = std::move(*report);
-      failure.rankIndex = m.senderIndex;
-    }
+  std::optional<std::string> report;
+  const Check *who = nullptr;
+  if (!m.carried && m.bytes)
+    report = checkAccess(
+        {nic, m.src, m.bytes, kAccessLoad, kOrderRelaxed, nullptr}, who);
+  if (!report && m.bytes)
+    report = checkAccess(
+        {nic, m.dst, m.bytes, kAccessStore, kOrderRelaxed, nullptr}, who);
+  if (report && !stop) {
+    stop = true;
+    failure.outcome = Outcome::CheckFailed;
+    failure.checkResult = who->result();
+    failure.message = std::move(*report);
+    failure.rankIndex = m.senderIndex;
   }
   if (m.carried)
     memcpy(m.dst, &m.inlineValue, m.bytes);
@@ -703,6 +710,12 @@ void Scheduler::internalError(std::string message) {
   failLaunch(Outcome::Internal, std::move(message));
 }
 
+void Scheduler::failCheck(const Check &check, std::string report) {
+  if (!stop)
+    failure.checkResult = check.result();
+  failLaunch(Outcome::CheckFailed, std::move(report));
+}
+
 void Scheduler::failLaunch(Outcome outcome, std::string message) {
   EmuThread *t = running;
   if (!stop) {
@@ -796,17 +809,27 @@ void Scheduler::barrierEvent(const void *comm, int kind, int coop,
   e.phase = phase;
   e.site = t->site;
   e.raceId = t->raceId;
-  if (std::optional<std::string> misuse = slots.onEvent(e))
-    failLaunch(Outcome::Misuse, std::move(*misuse));
+  for (const std::shared_ptr<Check> &check : barrierChecks)
+    if (std::optional<std::string> report = check->onBarrierEvent(e))
+      failCheck(*check, std::move(*report));
+}
+
+std::optional<std::string> Scheduler::checkAccess(const AccessEvent &e,
+                                                  const Check *&who) {
+  for (const std::shared_ptr<Check> &check : accessChecks)
+    if (std::optional<std::string> report = check->onAccess(e)) {
+      who = check.get();
+      return report;
+    }
+  return std::nullopt;
 }
 
 void Scheduler::access(const void *addr, uint64_t bytes, int kind, int order,
                        const char *where) {
-  if (!race)
-    return;
+  const Check *who = nullptr;
   if (std::optional<std::string> report =
-          race->access(running->raceId, addr, bytes, kind, order, where))
-    failLaunch(Outcome::DataRace, std::move(*report));
+          checkAccess({running->raceId, addr, bytes, kind, order, where}, who))
+    failCheck(*who, std::move(*report));
 }
 
 std::string Scheduler::describeAddress(const void *addr) const {
