@@ -394,7 +394,7 @@ RunResult Scheduler::run() {
   return result;
 }
 
-void Scheduler::loop() {
+void Scheduler::setUp() {
   ranks.resize(config.ranks.size());
   for (size_t i = 0; i < ranks.size(); ++i) {
     ranks[i].info = config.ranks[i];
@@ -434,54 +434,67 @@ void Scheduler::loop() {
   for (RankState &rank : ranks)
     for (uint64_t i = 0; i < resident; ++i)
       startBlock(rank);
+}
 
+bool Scheduler::whenIdle() {
+  bool remote = config.partial && parked.size() > parkedHints;
+  if (parkedHints > 0 || remote) {
+    // Hinting threads may be waiting for each other's stores, which the
+    // scheduler cannot see, and in a partial launch a peer elsewhere
+    // may write what a spinner waits for: run them again (after a pause
+    // for the peer); the deadline ends polls that never succeed, and
+    // the device library's timeout ends barrier waits.
+    if (parkedHints > 0 && pastDeadline()) {
+      failure.outcome = Outcome::NoProgress;
+      failure.message = deadlockReport(
+          failure, "no progress for " +
+                       std::to_string(config.timeoutNs / 1000000) +
+                       " ms: all " + std::to_string(liveThreads) +
+                       " live threads only poll memory or wait");
+      return false;
+    }
+    if (remote) {
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+      unparkAll();
+    } else {
+      unparkHints();
+    }
+    return true;
+  }
+  failure.outcome = Outcome::Deadlock;
+  failure.message =
+      deadlockReport(failure, "deadlock: all " + std::to_string(liveThreads) +
+                                  " live threads are blocked");
+  return false;
+}
+
+void Scheduler::stepOne() {
+  EmuThread *t = runnable[rng.below(runnable.size())];
+  Yield before = t->reason;
+  WaitInfo beforeWait = t->wait;
+  t->storedSinceYield = false;
+  runFiber(t);
+  afterStep(t, before, beforeWait);
+}
+
+void Scheduler::loop() {
+  setUp();
   while (liveThreads > 0 && !stop) {
     if (!inFlight.empty())
       deliverDue();
-    if (runnable.empty() && !inFlight.empty() && !unparkStale()) {
-      // Every thread waits, and a message is on its way: nothing happens
-      // until it lands, so the clock skips to it (not a deadlock).
-      netSkipped += inFlight.front().due - netNow();
-      deliverDue();
-      continue;
-    }
     if (runnable.empty() && !unparkStale()) {
-      bool remote = config.partial && parked.size() > parkedHints;
-      if (parkedHints > 0 || remote) {
-        // Hinting threads may be waiting for each other's stores, which the
-        // scheduler cannot see, and in a partial launch a peer elsewhere
-        // may write what a spinner waits for: run them again (after a pause
-        // for the peer); the deadline ends polls that never succeed, and
-        // the device library's timeout ends barrier waits.
-        if (parkedHints > 0 && pastDeadline()) {
-          failure.outcome = Outcome::NoProgress;
-          failure.message = deadlockReport(
-              failure, "no progress for " +
-                           std::to_string(config.timeoutNs / 1000000) +
-                           " ms: all " + std::to_string(liveThreads) +
-                           " live threads only poll memory or wait");
-          break;
-        }
-        if (remote) {
-          std::this_thread::sleep_for(std::chrono::microseconds(100));
-          unparkAll();
-        } else {
-          unparkHints();
-        }
+      if (!inFlight.empty()) {
+        // Every thread waits, and a message is on its way: nothing happens
+        // until it lands, so the clock skips to it (not a deadlock).
+        netSkipped += inFlight.front().due - netNow();
+        deliverDue();
         continue;
       }
-      failure.outcome = Outcome::Deadlock;
-      failure.message = deadlockReport(
-          failure, "deadlock: all " + std::to_string(liveThreads) +
-                       " live threads are blocked");
-      break;
+      if (!whenIdle())
+        break;
+      continue;
     }
-    EmuThread *t = runnable[rng.below(runnable.size())];
-    Yield before = t->reason;
-    WaitInfo beforeWait = t->wait;
-    t->storedSinceYield = false;
-    runFiber(t);
-    afterStep(t, before, beforeWait);
+    stepOne();
   }
   // Messages still in flight when every thread has exited land, as a
   // network delivers what was sent whether or not the sender still runs:

@@ -307,6 +307,12 @@ private:
   void yieldToScheduler(Yield why);
   void runFiber(EmuThread *t);
   void teardown();
+  /// The run, in its steps: the ranks, checks and first blocks; one
+  /// thread's step; what to do when no thread is runnable (false: the
+  /// launch ends, `failure` says why); the loop over them.
+  void setUp();
+  void stepOne();
+  bool whenIdle();
   void loop();
   /// Whether the launch went the whole deadline without progress (measured
   /// from the first call at the current progress generation).
