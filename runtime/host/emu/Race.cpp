@@ -251,7 +251,6 @@ RaceChecker::RaceChecker(uint64_t threads, std::vector<RaceRegion> regions,
   names.resize(threads);
   clocks.resize(threads);
   groupSteps.assign(threads, 0);
-  groupBlocks.assign(blocks, 0);
 }
 
 RaceChecker::~RaceChecker() = default;
@@ -397,18 +396,13 @@ RaceChecker::gather(const std::vector<const Clock *> &bases,
       j->uni[k] = std::max(j->uni[k], b->uni[k]);
   if (block != ~0u)
     j->uni[block] = std::max(j->uni[block], blockStep);
-  // Blocks with a thread above its entry: their threads are emitted in
-  // order from the dense steps, so the exceptions come out sorted.
   std::vector<uint32_t> &touched = groupTouched;
   touched.clear();
   auto note = [&](uint32_t i, uint32_t v) {
-    uint32_t k = i / perBlock;
-    if (v <= j->uni[k])
+    if (v <= j->uni[i / perBlock])
       return;
-    if (!groupBlocks[k]) {
-      groupBlocks[k] = 1;
-      touched.push_back(k);
-    }
+    if (groupSteps[i] == 0)
+      touched.push_back(i);
     groupSteps[i] = std::max(groupSteps[i], v);
   };
   for (const Clock *b : bases)
@@ -417,15 +411,10 @@ RaceChecker::gather(const std::vector<const Clock *> &bases,
   for (const auto &[i, v] : extras)
     note(i, v);
   std::sort(touched.begin(), touched.end());
-  for (uint32_t k : touched) {
-    groupBlocks[k] = 0;
-    uint32_t end = std::min<uint32_t>((k + 1) * perBlock,
-                                      static_cast<uint32_t>(groupSteps.size()));
-    for (uint32_t i = k * perBlock; i < end; ++i)
-      if (groupSteps[i]) {
-        j->exc.push_back({i, groupSteps[i]});
-        groupSteps[i] = 0;
-      }
+  j->exc.reserve(touched.size());
+  for (uint32_t i : touched) {
+    j->exc.push_back({i, groupSteps[i]});
+    groupSteps[i] = 0;
   }
   normalize(*j);
   return j;

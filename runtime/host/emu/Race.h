@@ -194,7 +194,6 @@ private:
   mutable std::vector<const Clock *> groupBases;
   mutable std::vector<std::pair<uint32_t, uint32_t>> groupExtras;
   mutable std::vector<uint32_t> groupSteps, groupTouched;
-  mutable std::vector<uint8_t> groupBlocks;
   std::vector<std::unique_ptr<Shadow>> shadows; ///< by base address
   int32_t ranksPerNode = 0;
 };
