@@ -152,30 +152,16 @@ std::pair<uint64_t, uint64_t> mappingCounts() {
   return {used, limit};
 }
 
-/// Everything launch() checks before it runs a thread: fills `spec` and
-/// `footprint`, or returns the code launch() fails with and why in `error`.
-/// The seed is resolved first, so that `spec.seed` is set even when a
-/// later check fails.
-tleResult_t plan(const tleComm_t *comms, int nRanks,
-                 const LaunchOptions &options, void **const *argsPerRank,
-                 Spec &spec, LaunchFootprint &footprint, std::string &error) {
-  if (options.seed)
-    spec.seed = *options.seed;
-  else if (!defaultSeed(spec.seed, error))
-    return tleInvalidArgument;
-
-  if (nRanks < 1 || nRanks > kMaxRanks) {
-    error = "nRanks " + std::to_string(nRanks) + " is not in 1.." +
-            std::to_string(kMaxRanks);
-    return tleInvalidArgument;
-  }
+/// The launch's shape: grid and block dims, threads per block (into
+/// `threads`), blocks per rank (into `blocks`), and the stack size.
+tleResult_t planShape(const LaunchOptions &options, Spec &spec,
+                      uint64_t &threads, uint64_t &blocks, std::string &error) {
   const Dim3 &g = options.grid, &b = options.block;
   if (!g.x || !g.y || !g.z || !b.x || !b.y || !b.z) {
     error = "grid and block dims must be >= 1";
     return tleInvalidArgument;
   }
   // Three 32-bit factors can pass 64 bits and wrap to a small count.
-  uint64_t threads = 0, blocks = 0;
   if (__builtin_mul_overflow(uint64_t(b.x) * b.y, uint64_t(b.z), &threads) ||
       threads > kMaxBlockThreads) {
     error = "a block of " + std::to_string(b.x) + " x " + std::to_string(b.y) +
@@ -207,7 +193,15 @@ tleResult_t plan(const tleComm_t *comms, int nRanks,
             std::to_string(kMaxStackBytes);
     return tleInvalidArgument;
   }
+  return tleSuccess;
+}
 
+/// How many blocks of each rank are resident at once, and the footprint
+/// that gives (threads alive, memory, mappings), checked against the
+/// emulator's bound and the machine's.
+tleResult_t planResidency(const LaunchOptions &options, int nRanks,
+                          uint64_t threads, uint64_t blocks, Spec &spec,
+                          LaunchFootprint &footprint, std::string &error) {
   // The default residency shrinks for large blocks so that the guarded
   // stacks fit; it depends on the shape alone, so a seed replays anywhere.
   uint64_t perRound = uint64_t(nRanks) * threads;
@@ -273,27 +267,16 @@ tleResult_t plan(const tleComm_t *comms, int nRanks,
       return tleInvalidArgument;
     }
   }
+  return tleSuccess;
+}
 
-  bool timeoutFromComms = !options.timeoutMs && comms;
-  uint64_t timeoutNs = 0;
-  if (options.timeoutMs) {
-    if (*options.timeoutMs < 0 || *options.timeoutMs > kMaxTimeoutMs) {
-      error = "timeoutMs " + std::to_string(*options.timeoutMs) +
-              " is not in 0.." + std::to_string(kMaxTimeoutMs);
-      return tleInvalidArgument;
-    }
-    timeoutNs = static_cast<uint64_t>(*options.timeoutMs) * 1000000u;
-  } else if (!comms) {
-    ResolvedConfig resolved;
-    if (resolveConfig(nullptr, resolved) != tleSuccess) {
-      error = lastErrorDetail();
-      return tleInvalidArgument;
-    }
-    timeoutNs = resolved.timeoutNs;
-  }
-
+/// The launch's ranks from its communicators (or 0..nRanks-1 without), into
+/// spec.ranks; the deadlines the communicators ask for, into `commTimeouts`.
+tleResult_t planRanks(const tleComm_t *comms, int nRanks,
+                      void **const *argsPerRank, bool timeoutFromComms,
+                      Spec &spec, std::vector<uint64_t> &commTimeouts,
+                      std::string &error) {
   std::vector<bool> seen(kMaxRanks, false);
-  std::vector<uint64_t> commTimeouts;
   for (int i = 0; i < nRanks; ++i) {
     RankInfo info;
     info.args = argsPerRank ? argsPerRank[i] : nullptr;
@@ -329,6 +312,35 @@ tleResult_t plan(const tleComm_t *comms, int nRanks,
       commTimeouts.push_back(
           static_cast<const DevComm *>(info.devComm)->timeoutNs);
   }
+  return tleSuccess;
+}
+
+/// The no-progress deadline: the options', else the communicators' (the
+/// longest; 0 if any waits forever), else the environment's.
+tleResult_t planTimeout(const tleComm_t *comms, int nRanks,
+                        const LaunchOptions &options, void **const *argsPerRank,
+                        Spec &spec, std::string &error) {
+  bool timeoutFromComms = !options.timeoutMs && comms;
+  uint64_t timeoutNs = 0;
+  if (options.timeoutMs) {
+    if (*options.timeoutMs < 0 || *options.timeoutMs > kMaxTimeoutMs) {
+      error = "timeoutMs " + std::to_string(*options.timeoutMs) +
+              " is not in 0.." + std::to_string(kMaxTimeoutMs);
+      return tleInvalidArgument;
+    }
+    timeoutNs = static_cast<uint64_t>(*options.timeoutMs) * 1000000u;
+  } else if (!comms) {
+    ResolvedConfig resolved;
+    if (resolveConfig(nullptr, resolved) != tleSuccess) {
+      error = lastErrorDetail();
+      return tleInvalidArgument;
+    }
+    timeoutNs = resolved.timeoutNs;
+  }
+  std::vector<uint64_t> commTimeouts;
+  if (tleResult_t r = planRanks(comms, nRanks, argsPerRank, timeoutFromComms,
+                                spec, commTimeouts, error))
+    return r;
   if (timeoutFromComms) {
     timeoutNs = uint64_t(TLE_DEFAULT_TIMEOUT_MS) * 1000000u;
     if (!commTimeouts.empty()) {
@@ -340,7 +352,35 @@ tleResult_t plan(const tleComm_t *comms, int nRanks,
     }
   }
   spec.timeoutNs = timeoutNs;
-  footprint.timeoutMs = timeoutNs / 1000000u;
+  return tleSuccess;
+}
+
+/// Everything launch() checks before it runs a thread: fills `spec` and
+/// `footprint`, or returns the code launch() fails with and why in `error`.
+/// The seed is resolved first, so that `spec.seed` is set even when a
+/// later check fails.
+tleResult_t plan(const tleComm_t *comms, int nRanks,
+                 const LaunchOptions &options, void **const *argsPerRank,
+                 Spec &spec, LaunchFootprint &footprint, std::string &error) {
+  if (options.seed)
+    spec.seed = *options.seed;
+  else if (!defaultSeed(spec.seed, error))
+    return tleInvalidArgument;
+  if (nRanks < 1 || nRanks > kMaxRanks) {
+    error = "nRanks " + std::to_string(nRanks) + " is not in 1.." +
+            std::to_string(kMaxRanks);
+    return tleInvalidArgument;
+  }
+  uint64_t threads = 0, blocks = 0;
+  if (tleResult_t r = planShape(options, spec, threads, blocks, error))
+    return r;
+  if (tleResult_t r = planResidency(options, nRanks, threads, blocks, spec,
+                                    footprint, error))
+    return r;
+  if (tleResult_t r =
+          planTimeout(comms, nRanks, options, argsPerRank, spec, error))
+    return r;
+  footprint.timeoutMs = spec.timeoutNs / 1000000u;
   return tleSuccess;
 }
 
@@ -611,10 +651,8 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
   case Outcome::Internal:
     return failed(result, tleInternalError,
                   where + ": " + run.message + tail(true));
-  case Outcome::DataRace:
-    return failed(result, tleDataRace, run.message + tail(false));
-  case Outcome::Misuse:
-    return failed(result, tleBarrierMisuse, run.message + tail(false));
+  case Outcome::CheckFailed:
+    return failed(result, run.checkResult, run.message + tail(false));
   }
   return result;
 }

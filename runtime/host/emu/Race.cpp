@@ -28,6 +28,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <stdexcept>
 
 namespace tle::emu::detail {
 
@@ -40,6 +41,8 @@ constexpr uint64_t kGranulesPerPage = kPageBytes / kGranule;
 constexpr size_t kAcquireCache = 4;
 /// Relaxed reads a thread keeps apart before it folds them into one clock.
 constexpr size_t kMaxPending = 16;
+/// Acquired clocks a thread keeps apart before it joins them.
+constexpr size_t kMaxDeferred = 16;
 
 bool acquires(int order) {
   return order == kOrderAcquire || order == kOrderAcqRel ||
@@ -103,22 +106,52 @@ void normalize(Clock &c) {
                 c.exc.end());
 }
 
-/// Whether every entry of `a` but `skip` is at most `b`'s (null: zero).
+/// Whether `b` (null: zero) knows every thread of block `k` but `skip` at
+/// least as far as `value`, which is above b's entry for the block: each of
+/// them must be one of b's exceptions.
+bool blockKnown(const Clock *b, uint32_t k, uint32_t perBlock, uint32_t value,
+                uint32_t skip) {
+  uint32_t lo = k * perBlock, hi = lo + perBlock;
+  uint32_t need = perBlock - (skip >= lo && skip < hi);
+  if (need == 0)
+    return true;
+  if (!b || b->exc.size() < need)
+    return false;
+  auto it = std::lower_bound(b->exc.begin(), b->exc.end(), lo,
+                             [](const std::pair<uint32_t, uint32_t> &e,
+                                uint32_t i) { return e.first < i; });
+  uint32_t have = 0;
+  for (; it != b->exc.end() && it->first < hi; ++it)
+    have += it->first != skip && it->second >= value;
+  return have == need;
+}
+
+/// Whether every entry of `a` but `skip` is at most `b`'s (null: zero), in
+/// one pass over the entries of each (both exception lists are sorted).
 bool clockLeq(const Clock &a, const Clock *b, uint32_t skip) {
   if (&a == b)
     return true;
-  for (size_t k = 0; k < a.uni.size(); ++k) {
-    uint32_t bu = b ? b->uni[k] : 0;
-    if (a.uni[k] <= bu)
-      continue;
-    // Every thread of the block must be known to b as far (or be `skip`).
-    for (uint32_t i = k * a.perBlock; i < (k + 1) * a.perBlock; ++i)
-      if (i != skip && (b ? b->at(i) : 0) < a.uni[k])
-        return false;
-  }
-  for (const auto &[i, v] : a.exc)
-    if (i != skip && v > (b ? b->at(i) : 0))
+  for (size_t k = 0; k < a.uni.size(); ++k)
+    if (a.uni[k] > (b ? b->uni[k] : 0) &&
+        !blockKnown(b, static_cast<uint32_t>(k), a.perBlock, a.uni[k], skip))
       return false;
+  size_t j = 0;
+  for (const auto &[i, v] : a.exc) {
+    if (i == skip)
+      continue;
+    if (!b) {
+      if (v > 0)
+        return false;
+      continue;
+    }
+    while (j < b->exc.size() && b->exc[j].first < i)
+      ++j;
+    uint32_t known = b->uni[i / b->perBlock];
+    if (j < b->exc.size() && b->exc[j].first == i)
+      known = std::max(known, b->exc[j].second);
+    if (v > known)
+      return false;
+  }
   return true;
 }
 using Entry = std::pair<uint32_t, uint32_t>;
@@ -171,6 +204,11 @@ struct RaceChecker::ThreadClock {
   /// costs no comparison of whole clocks (see kAcquireCache).
   Snap acquired[kAcquireCache];
   size_t nextAcquired = 0;
+  /// Clocks acquired but not yet joined into `base` (materialize): a
+  /// barrier's threads each acquire a peer's clock and then sync, and the
+  /// sync joins all of them at once, instead of each acquire copying a
+  /// clock of O(ranks) entries.
+  std::vector<Snap> deferred;
 
   Snap snap() const { return Snap{base, tid, own}; }
   uint32_t at(uint32_t i) const {
@@ -210,21 +248,35 @@ RaceChecker::RaceChecker(uint64_t threads, std::vector<RaceRegion> regions,
     s->region = std::move(r);
     shadows.push_back(std::move(s));
   }
-  names.reserve(threads);
-  clocks.reserve(threads);
+  names.resize(threads);
+  clocks.resize(threads);
+  groupSteps.assign(threads, 0);
 }
 
 RaceChecker::~RaceChecker() = default;
 
 uint32_t RaceChecker::addThread(const ThreadName &name) {
-  uint32_t tid = static_cast<uint32_t>(clocks.size());
-  names.push_back(name);
-  clocks.emplace_back();
-  clocks.back().tid = tid;
+  if (added + lone >= clocks.size())
+    throw std::length_error("race checker: more threads than announced");
+  uint32_t tid = added++;
+  names[tid] = name;
+  clocks[tid].tid = tid;
   return tid;
 }
 
-Snap RaceChecker::now(uint32_t tid) const { return clocks[tid].snap(); }
+uint32_t RaceChecker::addLoneThread(const ThreadName &name) {
+  if (added + lone >= clocks.size())
+    throw std::length_error("race checker: more threads than announced");
+  uint32_t tid = static_cast<uint32_t>(clocks.size()) - ++lone;
+  names[tid] = name;
+  clocks[tid].tid = tid;
+  return tid;
+}
+
+Snap RaceChecker::now(uint32_t tid) const {
+  materialize(clocks[tid]);
+  return clocks[tid].snap();
+}
 
 void RaceChecker::acquireFrom(uint32_t tid, const Snap &s) {
   acquire(clocks[tid], s);
@@ -235,11 +287,18 @@ bool RaceChecker::happensBefore(const Snap &s, uint32_t tid) const {
 }
 
 bool RaceChecker::leq(const Snap &a, const ThreadClock &t) const {
+  materialize(t);
   return snapLeq(a, t.snap());
 }
 
 bool RaceChecker::snapLeq(const Snap &a, const Snap &b) const {
   if (a.empty())
+    return true;
+  // Two snapshots of one thread: its own entry only grows, and strictly at
+  // each release and sync, so the one with the lower entry was taken first
+  // and its clock is covered by the later one (FastTrack's epoch check: a
+  // word that one thread keeps releasing costs no look at whole clocks).
+  if (a.tid != Snap::kNone && a.tid == b.tid && a.own < b.own)
     return true;
   // Entries a.tid and b.tid are the only ones that can differ from the
   // clocks; with the same clock (or none) only they need a look.
@@ -289,16 +348,81 @@ void RaceChecker::acquire(ThreadClock &t, const Snap &s) {
     if (sameSnap(seen, s))
       return;
   t.acquired[t.nextAcquired++ % kAcquireCache] = s;
-  if (leq(s, t))
+  // Its own earlier snapshot adds nothing (snapLeq's epoch check).
+  if (s.tid == t.tid && (!s.base || s.base == t.base))
     return;
-  std::shared_ptr<Clock> c = joinClocks(t.base.get(), s.base.get());
-  if (s.tid != Snap::kNone && s.tid != t.tid)
-    raise(*c, s.tid, s.own);
-  t.base = std::move(c);
+  t.deferred.push_back(s);
+  if (t.deferred.size() == kMaxDeferred)
+    materialize(t);
+}
+
+void RaceChecker::materialize(const ThreadClock &t) const {
+  if (t.deferred.empty())
+    return;
+  ThreadClock &m = const_cast<ThreadClock &>(t);
+  // Held here: `bases` points into them.
+  std::vector<Snap> held = std::move(m.deferred);
+  m.deferred.clear();
+  std::vector<const Clock *> &bases = groupBases;
+  std::vector<Entry> &extras = groupExtras;
+  bases.clear();
+  extras.clear();
+  if (t.base)
+    bases.push_back(t.base.get());
+  for (const Snap &s : held) {
+    if (s.base &&
+        std::find(bases.begin(), bases.end(), s.base.get()) == bases.end())
+      bases.push_back(s.base.get());
+    if (s.tid != Snap::kNone && s.tid != t.tid)
+      extras.push_back({s.tid, s.own});
+  }
+  if (bases.size() == (t.base ? 1u : 0u) && extras.empty())
+    return;
+  m.base = gather(bases, extras, ~0u, 0);
+}
+
+std::shared_ptr<Clock>
+RaceChecker::gather(const std::vector<const Clock *> &bases,
+                    const std::vector<Entry> &extras, uint32_t block,
+                    uint32_t blockStep) const {
+  // The blocks' entries first, then the exceptions above them gathered per
+  // thread, so that the cost is the sum of the clocks' sizes, not that
+  // times the number of clocks.
+  auto j = std::make_shared<Clock>();
+  j->perBlock = perBlock;
+  j->uni.assign(blocks, 0);
+  for (const Clock *b : bases)
+    for (size_t k = 0; k < blocks; ++k)
+      j->uni[k] = std::max(j->uni[k], b->uni[k]);
+  if (block != ~0u)
+    j->uni[block] = std::max(j->uni[block], blockStep);
+  std::vector<uint32_t> &touched = groupTouched;
+  touched.clear();
+  auto note = [&](uint32_t i, uint32_t v) {
+    if (v <= j->uni[i / perBlock])
+      return;
+    if (groupSteps[i] == 0)
+      touched.push_back(i);
+    groupSteps[i] = std::max(groupSteps[i], v);
+  };
+  for (const Clock *b : bases)
+    for (const auto &[i, v] : b->exc)
+      note(i, v);
+  for (const auto &[i, v] : extras)
+    note(i, v);
+  std::sort(touched.begin(), touched.end());
+  j->exc.reserve(touched.size());
+  for (uint32_t i : touched) {
+    j->exc.push_back({i, groupSteps[i]});
+    groupSteps[i] = 0;
+  }
+  normalize(*j);
+  return j;
 }
 
 Snap RaceChecker::releaseSnap(uint32_t tid) {
   ThreadClock &t = clocks[tid];
+  materialize(t);
   Snap s = t.snap();
   // What the thread does next is not covered by what it published (mutant
   // 65 forgets this: a race after a release goes unseen).
@@ -310,16 +434,6 @@ Snap RaceChecker::releaseSnap(uint32_t tid) {
 void RaceChecker::syncGroup(const std::vector<uint32_t> &tids) {
   if (tids.empty())
     return;
-  std::vector<const Clock *> bases;
-  for (uint32_t tid : tids) {
-    const Clock *b = clocks[tid].base.get();
-    if (b && std::find(bases.begin(), bases.end(), b) == bases.end())
-      bases.push_back(b);
-  }
-  std::shared_ptr<Clock> j =
-      joinClocks(bases.empty() ? nullptr : bases[0], nullptr);
-  for (size_t k = 1; k < bases.size(); ++k)
-    joinInto(*j, bases[k], {}, scratch);
   // Every member continues from one step above all of theirs (top + 1),
   // so no member has a step in (its own, top]: knowing each member up to
   // top is knowing exactly its past, and their entries agree (a block
@@ -327,14 +441,39 @@ void RaceChecker::syncGroup(const std::vector<uint32_t> &tids) {
   uint32_t top = 0;
   for (uint32_t tid : tids)
     top = std::max(top, clocks[tid].own);
-  std::vector<std::pair<uint32_t, uint32_t>> own;
-  own.reserve(tids.size());
-  for (uint32_t tid : tids)
-    own.push_back({tid, top});
-  std::sort(own.begin(), own.end());
-  joinInto(*j, nullptr, own, scratch);
-  normalize(*j);
-  std::shared_ptr<const Clock> shared = std::move(j);
+  // The members' clocks and what they acquired since (usually a different
+  // peer's each: as many clocks as peers), joined in one pass.
+  std::vector<const Clock *> &bases = groupBases;
+  std::vector<Entry> &extras = groupExtras;
+  bases.clear();
+  extras.clear();
+  auto addBase = [&](const Clock *b) {
+    if (b && std::find(bases.begin(), bases.end(), b) == bases.end())
+      bases.push_back(b);
+  };
+  // Owners of the deferred snapshots, so that they outlive the gather.
+  std::vector<Snap> held;
+  for (uint32_t tid : tids) {
+    ThreadClock &t = clocks[tid];
+    addBase(t.base.get());
+    for (Snap &s : t.deferred) {
+      addBase(s.base.get());
+      if (s.tid != Snap::kNone)
+        extras.push_back({s.tid, s.own});
+      held.push_back(std::move(s));
+    }
+    t.deferred.clear();
+  }
+  bool wholeBlock = tids.size() == perBlock && tids[0] % perBlock == 0 &&
+                    tids.back() == tids[0] + perBlock - 1;
+  // A whole block (ids ascending, as a sync releases them): its entry is
+  // top, and none of its threads is an exception any more; else each
+  // member is known up to top.
+  if (!wholeBlock)
+    for (uint32_t tid : tids)
+      extras.push_back({tid, top});
+  std::shared_ptr<const Clock> shared =
+      gather(bases, extras, wholeBlock ? tids[0] / perBlock : ~0u, top);
   for (uint32_t tid : tids) {
     ThreadClock &t = clocks[tid];
     t.base = shared;
@@ -509,6 +648,7 @@ std::optional<std::string> RaceChecker::check(uint32_t tid, const void *addr,
   Shadow &s = *found;
   uint64_t end = std::min(s.region.bytes, offset + bytes);
   const ThreadClock &t = clocks[tid];
+  materialize(t);
   Access now{tid, t.own, where, offset, static_cast<uint32_t>(bytes),
              0,   write, atomic};
   for (uint64_t g = offset / kGranule; g * kGranule < end; ++g) {
@@ -565,6 +705,10 @@ std::string RaceChecker::report(const Shadow &s, const Access &before,
          "with acquire, acq_rel or seq_cst, or an acquire load of what was "
          "stored), or a block sync must lie between them in one block";
   return out;
+}
+
+std::shared_ptr<Check> makeRaceCheck(const CheckContext &context) {
+  return context.race;
 }
 
 } // namespace tle::emu::detail

@@ -21,6 +21,8 @@
 #ifndef TLE_HOST_EMU_RACE_H
 #define TLE_HOST_EMU_RACE_H
 
+#include "emu/Check.h"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -75,14 +77,16 @@ struct Snap {
   bool empty() const { return !base && tid == kNone; }
 };
 
-class RaceChecker {
+/// The race check itself (a Check: it hears every access) and the clocks
+/// that other checks and the scheduler's edges share.
+class RaceChecker : public Check {
 public:
   /// `threads`: the most threads the launch can start (all ranks), added
   /// block by block, `perBlock` threads each (a block's threads are one
   /// entry of a clock while their steps agree; 1 keeps every thread apart).
   RaceChecker(uint64_t threads, std::vector<RaceRegion> regions,
               uint32_t perBlock = 1);
-  ~RaceChecker();
+  ~RaceChecker() override;
   RaceChecker(const RaceChecker &) = delete;
   RaceChecker &operator=(const RaceChecker &) = delete;
 
@@ -91,8 +95,13 @@ public:
   static constexpr uint64_t kMaxThreads = 65536;
 
   /// A new thread (no edge into it: a block starts unordered with every
-  /// other). Returns its id.
+  /// other). Returns its id: the next one, so that the threads of a block,
+  /// added together, share one entry of a clock.
   uint32_t addThread(const ThreadName &name);
+  /// A thread of no block (a rank's network): an id from the top of the
+  /// range, so that it does not shift the blocks' threads off their clock
+  /// entries.
+  uint32_t addLoneThread(const ThreadName &name);
 
   /// A block or warp sync of `tids`: afterwards each has seen all of them.
   void syncGroup(const std::vector<uint32_t> &tids);
@@ -103,6 +112,12 @@ public:
   std::optional<std::string> access(uint32_t tid, const void *addr,
                                     uint64_t bytes, int kind, int order,
                                     const char *where);
+
+  tleResult_t result() const override { return tleDataRace; }
+  unsigned events() const override { return kCheckAccesses; }
+  std::optional<std::string> onAccess(const AccessEvent &e) override {
+    return access(e.thread, e.addr, e.bytes, e.kind, e.order, e.where);
+  }
 
   /// A release by thread `tid` that lands later (the emulator's network):
   /// its clock, to pass to deliver.
@@ -135,6 +150,15 @@ private:
   struct Shadow;
 
   void acquire(ThreadClock &t, const Snap &s);
+  /// Joins what `t` acquired since into its clock (logically const: the
+  /// clock it stands for does not change).
+  void materialize(const ThreadClock &t) const;
+  /// The join of `bases` and the entries `extras`, with block `block`'s
+  /// entry (~0u: none) at least `blockStep`.
+  std::shared_ptr<Clock>
+  gather(const std::vector<const Clock *> &bases,
+         const std::vector<std::pair<uint32_t, uint32_t>> &extras,
+         uint32_t block, uint32_t blockStep) const;
   Snap releaseSnap(uint32_t tid);
   Snap join(const Snap &a, const Snap &b) const;
   std::shared_ptr<Clock> joinClocks(const Clock *a, const Clock *b) const;
@@ -154,6 +178,8 @@ private:
   uint32_t blocks;
   std::vector<ThreadName> names;
   std::vector<ThreadClock> clocks;
+  /// Threads added by addThread and by addLoneThread.
+  uint32_t added = 0, lone = 0;
   /// What a load that reads an atomic word synchronizes with: the clock of
   /// the word's release sequence, and which sequence it is (a store starts
   /// a new one, a read-modify-write continues it, and its clock only grows).
@@ -163,8 +189,11 @@ private:
   };
   std::unordered_map<uintptr_t, WordSync> syncs;
   uint64_t nextSequence = 0;
-  /// Scratch of the joins.
+  /// Scratch of the joins; syncGroup's, per thread (0 where untouched).
   std::vector<std::pair<uint32_t, uint32_t>> scratch;
+  mutable std::vector<const Clock *> groupBases;
+  mutable std::vector<std::pair<uint32_t, uint32_t>> groupExtras;
+  mutable std::vector<uint32_t> groupSteps, groupTouched;
   std::vector<std::unique_ptr<Shadow>> shadows; ///< by base address
   int32_t ranksPerNode = 0;
 };

@@ -16,9 +16,9 @@
 #ifndef TLE_HOST_EMU_SCHEDULER_H
 #define TLE_HOST_EMU_SCHEDULER_H
 
+#include "emu/Check.h"
 #include "emu/Fatal.h"
 #include "emu/Race.h"
-#include "emu/Slots.h"
 #include "emu/StackPool.h"
 #include "tle/emu.h"
 
@@ -118,12 +118,13 @@ enum class Outcome {
   NoProgress,      ///< only polls (spin hints) for the whole deadline
   KernelException, ///< a C++ exception escaped a kernel body
   Internal,        ///< a hook was misused (message says how)
-  DataRace,        ///< the race checker saw two unordered accesses
-  Misuse,          ///< a barrier slot was misused (Slots.h)
+  CheckFailed,     ///< a check (emu/Check.h) reported a bug
 };
 
 struct RunResult {
   Outcome outcome = Outcome::Completed;
+  /// CheckFailed: the failing check's result code (Check::result).
+  tleResult_t checkResult = tleSuccess;
   int rankIndex = -1; ///< index into Spec::ranks of the failing rank
   std::string message;
   uint64_t steps = 0;
@@ -269,8 +270,10 @@ public:
   /// Ends the launch with `outcome` and `message`, blaming the running
   /// thread.
   [[noreturn]] void failLaunch(Outcome outcome, std::string message);
-  /// Whether the race checker follows this launch.
-  bool racing() const { return race != nullptr; }
+  /// Ends the launch with `check`'s report, blaming the running thread.
+  [[noreturn]] void failCheck(const Check &check, std::string report);
+  /// Whether some check hears memory accesses (access() has work to do).
+  bool racing() const { return !accessChecks.empty(); }
   /// tleEmuNetAdd on the running fiber: sends the add, a release.
   void netAdd(const void *comm, uint64_t *word, uint64_t value);
   /// tleEmuNetCopy and tleEmuNetValue on the running fiber: sends a
@@ -304,6 +307,12 @@ private:
   void yieldToScheduler(Yield why);
   void runFiber(EmuThread *t);
   void teardown();
+  /// The run, in its steps: the ranks, checks and first blocks; one
+  /// thread's step; what to do when no thread is runnable (false: the
+  /// launch ends, `failure` says why); the loop over them.
+  void setUp();
+  void stepOne();
+  bool whenIdle();
   void loop();
   /// Whether the launch went the whole deadline without progress (measured
   /// from the first call at the current progress generation).
@@ -338,8 +347,13 @@ private:
   bool stop = false;
   RunResult failure;
   std::vector<TraceRecord> trace;
-  std::unique_ptr<RaceChecker> race;
-  SlotChecker slots{nullptr, {}};
+  /// The happens-before clocks (null without the race check), and the
+  /// launch's checks by the events they hear (emu/Checks.def).
+  std::shared_ptr<RaceChecker> race;
+  std::vector<std::shared_ptr<Check>> accessChecks, barrierChecks;
+  /// Hands `e` to the access checks; the first report, and whose.
+  std::optional<std::string> checkAccess(const AccessEvent &e,
+                                         const Check *&who);
   /// The network: messages in flight (a heap on due, then seq), steps the
   /// clock skipped, and how much each sender's messages added to each word
   /// (for the missing ranks of a net wait).

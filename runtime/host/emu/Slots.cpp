@@ -222,4 +222,8 @@ std::optional<std::string> SlotChecker::onGrid(Slot &s, const SlotEvent &e) {
   return std::nullopt;
 }
 
+std::shared_ptr<Check> makeSlotCheck(const CheckContext &context) {
+  return std::make_shared<SlotChecker>(context.race.get(), context.comms);
+}
+
 } // namespace tle::emu::detail

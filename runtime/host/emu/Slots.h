@@ -20,6 +20,7 @@
 #ifndef TLE_HOST_EMU_SLOTS_H
 #define TLE_HOST_EMU_SLOTS_H
 
+#include "emu/Check.h"
 #include "emu/Race.h"
 
 #include <cstdint>
@@ -31,21 +32,7 @@
 
 namespace tle::emu::detail {
 
-/// One tleEmuBarrierEvent, with who reported it.
-struct SlotEvent {
-  const void *comm = nullptr;
-  int32_t rank = 0;
-  uint32_t block = 0;
-  uint32_t thread = 0;
-  int kind = 0; ///< a BarrierKind
-  int coop = 0; ///< a CoopKind (kCoopGrid for the grid barrier)
-  uint32_t slot = 0;
-  int phase = 0; ///< a TracePhase
-  const char *site = nullptr;
-  uint32_t raceId = 0; ///< the thread, when the race checker runs
-};
-
-class SlotChecker {
+class SlotChecker : public Check {
 public:
   /// `race` (may be null) orders one group's use of a slot after another's.
   /// `launchComms`: the device communicators of the launch's ranks, which
@@ -55,6 +42,12 @@ public:
 
   /// Takes one event; returns the report of a misuse it reveals.
   std::optional<std::string> onEvent(const SlotEvent &e);
+
+  tleResult_t result() const override { return tleBarrierMisuse; }
+  unsigned events() const override { return kCheckBarrierEvents; }
+  std::optional<std::string> onBarrierEvent(const SlotEvent &e) override {
+    return onEvent(e);
+  }
 
 private:
   /// Who executes a barrier call together: the grid, a block, one warp of
