@@ -11,7 +11,6 @@
 #include "DevError.h"
 
 #include "tle/abi.h"
-#include "tle/impl/Check.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -40,7 +39,7 @@ void copyPeers(const PeerMask &mask, tleErrorInfo &out) {
 // is the tleResult_t of each code; this is where that is checked.
 static_assert(kDevErrNone == 0 && tleSuccess == 0);
 #define TLE_DEV_ERROR_RESULT(Name, Result)                                     \
-  static_assert(impl::resultOf(kDevErr##Name) == Result,                       \
+  static_assert(resultOf(kDevErr##Name) == Result,                       \
                 "abi.def's Result of " #Name " is not " #Result);
 TLE_DEV_ERROR_RESULT(Timeout, tleTimeout)
 TLE_DEV_ERROR_RESULT(IndexOutOfRange, tleIndexOutOfRange)
@@ -57,7 +56,7 @@ TLE_DEV_ERROR_RESULT(PeerFailure, tlePeerFailure)
 tleResult_t resultOfDevError(uint32_t code) {
   if (code == kDevErrNone)
     return tleInternalError; // a complete record always names a failure
-  return static_cast<tleResult_t>(impl::resultOf(code));
+  return static_cast<tleResult_t>(resultOf(code));
 }
 
 void fitMessage(const char *text, char *out, size_t size) {
