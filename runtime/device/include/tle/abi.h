@@ -168,9 +168,11 @@ constexpr int kMaxFlagcxCoop = kCoopLanes;
 /// CUDA mode treats a constexpr function as both; nvcc needs to be told),
 /// always inlined on GPUs as the device library's own TLE_DEV_INLINE.
 #if defined(__CUDACC__)
-__host__ __device__ __attribute__((always_inline))
+#define TLE_ABI_INLINE __host__ __device__ __attribute__((always_inline)) inline
+#else
+#define TLE_ABI_INLINE inline
 #endif
-inline constexpr uint32_t resultOf(uint32_t code) {
+TLE_ABI_INLINE constexpr uint32_t resultOf(uint32_t code) {
   switch (code) {
 #define TLE_DEV_ERROR(Name, Value, Result, What)                               \
   case Value:                                                                  \

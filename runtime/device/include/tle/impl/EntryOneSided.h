@@ -1377,4 +1377,145 @@ TLE_DEVICE_API void flagcxDevNetSignalCtrIncS(const void *net, const void *comm,
              Fn::flagcxDevNetSignalCtrIncS);
 }
 
+namespace tle::impl {
+/// tleTritonPut's and tleTritonPutValue's `signalOp` (abi.def): no signal,
+/// or the dialect's signal kinds.
+enum TritonSignalOp : int32_t {
+  kTritonNoSignal = -1,
+  kTritonSignalInc = 0,
+  kTritonSignalAdd = 1
+};
+/// The remote action of a Triton put: signal `signal` of the peer by
+/// `signalOp`; another op is a bad argument.
+TLE_DEV_INLINE ActionArg tritonSignalAction(const void *comm, int32_t signalOp,
+                                            int32_t signal, int64_t value,
+                                            Fn fn) {
+  auto s = static_cast<uint32_t>(signal);
+  if (signalOp == kTritonNoSignal)
+    return ActionArg{};
+  if (signalOp == kTritonSignalInc)
+    return sigInc(s);
+  if (TLE_UNLIKELY(signalOp != kTritonSignalAdd))
+    failArgument(comm, s, fn, kArgSignalOp, signalOp, kTritonSignalAdd);
+  return sigAdd(s, static_cast<uint64_t>(value));
+}
+} // namespace tle::impl
+
+// The one-sided calls for Triton (abi.def): one entry point each, the
+// variant chosen by the arguments; Triton's handles are int64.
+TLE_DEVICE_API int32_t tleTritonPut(
+    int64_t comm, int64_t dst, int64_t dstOffset, int64_t src,
+    int64_t srcOffset, int64_t bytes, int32_t teamKind, int32_t peer,
+    int32_t signalOp, int32_t signal, int64_t signalValue, int32_t counter,
+    int32_t contextId, int32_t groupKind, int32_t order) {
+  using namespace tle;
+  using namespace tle::impl;
+  const void *c = addressOf(comm);
+  ActionArg remote =
+      tritonSignalAction(c, signalOp, signal, signalValue, Fn::tleTritonPut);
+  ActionArg local =
+      counter == -1 ? ActionArg{} : ctrInc(static_cast<uint32_t>(counter));
+  put(c, addressOf(dst), static_cast<uint64_t>(dstOffset), addressOf(src),
+      static_cast<uint64_t>(srcOffset), static_cast<uint64_t>(bytes), teamKind,
+      peer, static_cast<uint32_t>(contextId), groupKind, kScopeSystem, order,
+      remote, local, Fn::tleTritonPut);
+  return 0;
+}
+TLE_DEVICE_API int32_t tleTritonGet(int64_t comm, int64_t src,
+                                    int64_t srcOffset, int64_t dst,
+                                    int64_t dstOffset, int64_t bytes,
+                                    int32_t teamKind, int32_t peer,
+                                    int32_t contextId, int32_t groupKind,
+                                    int32_t order) {
+  using namespace tle;
+  using namespace tle::impl;
+  get(addressOf(comm), addressOf(src), static_cast<uint64_t>(srcOffset),
+      addressOf(dst), static_cast<uint64_t>(dstOffset),
+      static_cast<uint64_t>(bytes), teamKind, peer,
+      static_cast<uint32_t>(contextId), groupKind, kScopeSystem, order,
+      Fn::tleTritonGet);
+  return 0;
+}
+TLE_DEVICE_API int32_t tleTritonPutValue(int64_t comm, int64_t dst,
+                                         int64_t dstOffset, int64_t value,
+                                         int32_t teamKind, int32_t peer,
+                                         int32_t signalOp, int32_t signal,
+                                         int64_t signalValue, int32_t contextId,
+                                         int32_t groupKind, int32_t order) {
+  using namespace tle;
+  using namespace tle::impl;
+  const void *c = addressOf(comm);
+  putValue(c, addressOf(dst), static_cast<uint64_t>(dstOffset),
+           static_cast<uint64_t>(value), teamKind, peer,
+           static_cast<uint32_t>(contextId), groupKind, kScopeSystem, order,
+           tritonSignalAction(c, signalOp, signal, signalValue,
+                              Fn::tleTritonPutValue),
+           Fn::tleTritonPutValue);
+  return 0;
+}
+TLE_DEVICE_API int32_t tleTritonFlush(int64_t comm, int32_t contextId,
+                                      int32_t groupKind, int32_t order) {
+  using namespace tle::impl;
+  flush(addressOf(comm), static_cast<uint32_t>(contextId), groupKind, order,
+        Fn::tleTritonFlush);
+  return 0;
+}
+TLE_DEVICE_API int32_t tleTritonWaitCounter(int64_t comm, int32_t counter,
+                                            int64_t least, int32_t contextId,
+                                            int32_t groupKind, int32_t order) {
+  using namespace tle::impl;
+  const void *c = addressOf(comm);
+  auto ctr = static_cast<uint32_t>(counter);
+  checkWordArgs(c, ctr, true, static_cast<uint32_t>(contextId), 64,
+                Fn::tleTritonWaitCounter);
+  // The status-returning form, as tleTritonSignalWait.
+  return static_cast<int32_t>(
+      waitCounter</*Status=*/true>(c, ctr, static_cast<uint64_t>(least),
+                                   groupKind, order, Fn::tleTritonWaitCounter));
+}
+TLE_DEVICE_API int64_t tleTritonReadCounter(int64_t comm, int32_t counter,
+                                            int32_t contextId, int32_t order) {
+  using namespace tle::impl;
+  const void *c = addressOf(comm);
+  auto ctr = static_cast<uint32_t>(counter);
+  checkWordArgs(c, ctr, true, static_cast<uint32_t>(contextId), 64,
+                Fn::tleTritonReadCounter);
+  return static_cast<int64_t>(
+      readCounter(c, ctr, order, Fn::tleTritonReadCounter));
+}
+TLE_DEVICE_API int32_t tleTritonResetCounter(int64_t comm, int32_t counter,
+                                             int32_t contextId) {
+  using namespace tle::impl;
+  auto ctr = static_cast<uint32_t>(counter);
+  const tle::DevComm *dc = checkWordArgs(addressOf(comm), ctr, true,
+                                         static_cast<uint32_t>(contextId), 64,
+                                         Fn::tleTritonResetCounter);
+  storeRelaxedSys(counterWord(dc, ctr), uint64_t(0));
+  return 0;
+}
+TLE_DEVICE_API int32_t tleTritonIncreaseSignalShadow(int64_t comm,
+                                                     int32_t signal,
+                                                     int64_t delta,
+                                                     int32_t contextId) {
+  using namespace tle::impl;
+  auto sig = static_cast<uint32_t>(signal);
+  const tle::DevComm *dc = checkWordArgs(addressOf(comm), sig, false,
+                                         static_cast<uint32_t>(contextId), 64,
+                                         Fn::tleTritonIncreaseSignalShadow);
+  fetchAddRelaxed(loadConst(&dc->shadows) + sig, static_cast<uint64_t>(delta));
+  return 0;
+}
+TLE_DEVICE_API int32_t tleTritonWaitSignalShadow(int64_t comm, int32_t signal,
+                                                 int32_t contextId,
+                                                 int32_t groupKind,
+                                                 int32_t order) {
+  using namespace tle::impl;
+  const void *c = addressOf(comm);
+  auto sig = static_cast<uint32_t>(signal);
+  checkWordArgs(c, sig, false, static_cast<uint32_t>(contextId), 64,
+                Fn::tleTritonWaitSignalShadow);
+  return static_cast<int32_t>(waitShadow</*Status=*/true>(
+      c, sig, groupKind, order, Fn::tleTritonWaitSignalShadow));
+}
+
 #endif // TLE_IMPL_ENTRYONESIDED_H
