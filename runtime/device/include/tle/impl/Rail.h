@@ -89,7 +89,7 @@ TLE_DEV_COLD uint32_t failRailTimeout(const Comm &c, World w, uint32_t slot,
   claimRecord(rec, rank, c.nBarriers, f);
   if (rec && loadFaultWord(&rec->abort) == 0)
     storeFaultWord(&rec->abort, kDevErrTimeout);
-  return TLE_MUTANT(30) ? 0 : resultOf(kDevErrTimeout);
+  return resultOf(kDevErrTimeout);
 }
 
 /// A rail wait that gives up because the fault word says `code`: as
@@ -160,7 +160,7 @@ TLE_DEV_INLINE uint32_t railPoll(const Comm &c, World w, uint32_t word,
             [&](uint64_t elapsedNs) {
               return failRailTimeout(c, w, slot, epoch, elapsedNs, fn);
             }))
-      return status;
+      return TLE_MUTANT(30) ? 0 : status;
   }
 }
 
