@@ -17,7 +17,10 @@ Cases:
              source block to its right world neighbour with a signal and a
              local counter, waits for its own counter (wait_kind="counter")
              before overwriting the source for the next round, and for the
-             neighbour's signal before checking what arrived.
+             neighbour's signal before checking what arrived. Round r lands
+             in block 1 + r: nothing holds a rank back until its right
+             neighbour has checked a round, so a rank may put a later round
+             while the neighbour still reads an earlier one.
 
 BREAK (a negative control the test runs too): ``nosignal`` leaves the
 signal off the puts (the waits must then fail), ``noflush`` leaves the
@@ -79,12 +82,13 @@ def get_allgather_kernel(ctx: tl.constexpr, rank, size, BLOCK: tl.constexpr, FLU
 @triton.jit
 def ring_round_kernel(ctx: tl.constexpr, rank, size, ROUND: tl.constexpr, BLOCK: tl.constexpr,
                       SIGNAL: tl.constexpr):
-    # Source block 0, destination block 1 of the same registered buffer.
+    # Source block 0, destination block 1 + ROUND of the same registered
+    # buffer.
     right = (rank + 1) % size
     if SIGNAL:
-        tle.node_put(ctx, right, BLOCK, 0, BLOCK, dtype=tl.float32, signal=1, counter=0)
+        tle.node_put(ctx, right, (1 + ROUND) * BLOCK, 0, BLOCK, dtype=tl.float32, signal=1, counter=0)
     else:
-        tle.node_put(ctx, right, BLOCK, 0, BLOCK, dtype=tl.float32, counter=0)
+        tle.node_put(ctx, right, (1 + ROUND) * BLOCK, 0, BLOCK, dtype=tl.float32, counter=0)
     # The source may be overwritten only once the put says so.
     tle.signal_wait(ctx, 0, "counter", ROUND + 1)
     tle.signal_wait(ctx, 1, "signal", ROUND + 1)
@@ -131,7 +135,7 @@ def allgather(rank: int, size: int, brk: str) -> bool:
 
 
 def ring(rank: int, size: int, brk: str) -> bool:
-    buf = shareable_array(2 * BLOCK, np.float32)
+    buf = shareable_array((1 + ROUNDS) * BLOCK, np.float32)
     ctx = tle.create_dist_tensor(buf)
     left = (rank - 1) % size
     ok = True
@@ -146,8 +150,9 @@ def ring(rank: int, size: int, brk: str) -> bool:
                 raise
             return check(f"ring round {r}: the signal arrives", False, str(TLEError.find(e)))
         want = left * 1000 + r * 10 + np.arange(BLOCK, dtype=np.float32)
-        ok &= check(f"ring round {r}: the left neighbour's block arrived", np.array_equal(buf[BLOCK:], want),
-                    f"{buf[BLOCK:]} != {want}")
+        got = buf[(1 + r) * BLOCK:(2 + r) * BLOCK]
+        ok &= check(f"ring round {r}: the left neighbour's block arrived", np.array_equal(got, want),
+                    f"{got} != {want}")
     tle.cleanup_communicator()
     return ok
 

@@ -112,3 +112,26 @@ def test_docs_tabulate_every_entry_point():
     docs = (ABI_DEF.parents[4] / "docs/abi.md").read_text()
     missing = [name for name in FUNCTIONS if f"`{name}`" not in docs]
     assert not missing, f"docs/abi.md does not list {missing}"
+
+
+def test_onesided_triton_entry_points_have_the_builtins_signatures():
+    # What tle.language's one-sided builtins pass (python/tle/language.py:
+    # _put, _get, put_value, flush, _counter_wait, read_counter,
+    # reset_counter, shadow_increase, _shadow_wait), written out here.
+    expected = {
+        "tleTritonPut": ["I32", "I64", "I64", "I64", "I64", "I64", "I64", "I32", "I32", "I32", "I32", "I64", "I32",
+                         "I32", "I32", "I32"],
+        "tleTritonGet": ["I32", "I64", "I64", "I64", "I64", "I64", "I64", "I32", "I32", "I32", "I32", "I32"],
+        "tleTritonPutValue": ["I32", "I64", "I64", "I64", "I64", "I32", "I32", "I32", "I32", "I64", "I32", "I32",
+                              "I32"],
+        "tleTritonFlush": ["I32", "I64", "I32", "I32", "I32"],
+        "tleTritonWaitCounter": ["I32", "I64", "I32", "I64", "I32", "I32", "I32"],
+        "tleTritonReadCounter": ["I64", "I64", "I32", "I32", "I32"],
+        "tleTritonResetCounter": ["I32", "I64", "I32", "I32"],
+        "tleTritonIncreaseSignalShadow": ["I32", "I64", "I32", "I64", "I32"],
+        "tleTritonWaitSignalShadow": ["I32", "I64", "I32", "I32", "I32", "I32"],
+    }
+    source = Path(language.__file__).read_text()
+    for name, signature in expected.items():
+        assert FUNCTIONS.get(name) == signature, name
+        assert f'"{name}"' in source, f"tle.language no longer calls {name}"

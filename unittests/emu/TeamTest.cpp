@@ -16,6 +16,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "EmuTestUtil.h"
+#include "tle/barrier.h"
+#include "tle/signal.h"
 
 #include <chrono>
 #include <cstdio>
@@ -400,6 +402,59 @@ TEST(Teams, SignalsOverEveryTeam) {
       EXPECT_EQ(got[q * 3 + 0], kRounds) << "rank " << q;
       EXPECT_EQ(got[q * 3 + 1], kRounds) << "rank " << q;
       EXPECT_EQ(got[q * 3 + 2], 32 * kRounds) << "rank " << q;
+    }
+  }
+}
+
+TEST(Teams, TheTypedApiTakesATeam) {
+  // 2 nodes x 4 ranks through tle/barrier.h and tle/signal.h with an
+  // explicit team: rounds of a WORLD barrier (nobody passes before all 8
+  // ranks entered the round) and an INTER one (nobody before its rail
+  // peer), then a WORLD ring and an INTER exchange of signals.
+  Nodes w(2, 4);
+  ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
+  constexpr uint32_t kRounds = 4;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    std::vector<uint32_t> entered(w.world(), 0);
+    uint64_t early = 0;
+    std::vector<uint64_t> got(w.world() * 2, 0);
+    for (tleComm_t comm : w.comms) {
+      void *dcp = nullptr;
+      ASSERT_EQ(tleCommGetDevComm(comm, &dcp), tleSuccess);
+      std::memset(static_cast<DevComm *>(dcp)->signals, 0, 2 * 8);
+    }
+    LaunchOptions o = shape({1, 1, 1}, {32, 1, 1});
+    o.seed = seed;
+    LaunchResult r =
+        launch(w.comms.data(), w.world(), o, [&](int rank, void *dc) {
+          int node = rank / 4, local = rank % 4;
+          for (uint32_t k = 1; k <= kRounds; ++k) {
+            if (linearThreadId() == 0)
+              ++entered[rank];
+            tle::barrierSync(dc, kTeamWorld, kCoopWarp, 0, kOrderAcqRel);
+            for (int q = 0; q < w.world(); ++q)
+              if (entered[q] < 2 * k - 1)
+                ++early;
+            if (linearThreadId() == 0)
+              ++entered[rank];
+            tle::barrierArrive(dc, kTeamInter, kCoopWarp, 1, kOrderAcqRel);
+            tle::barrierWait(dc, kTeamInter, kCoopWarp, 1, kOrderAcqRel);
+            if (entered[(1 - node) * 4 + local] < 2 * k)
+              ++early;
+          }
+          tle::signalInc(dc, kTeamWorld, (rank + 1) % 8, 0, kCoopWarp);
+          tle::signalWait(dc, 0, 1, kCoopWarp, kOrderAcquire);
+          tle::signalAdd(dc, kTeamInter, 1 - node, 1, 5, kCoopWarp);
+          tle::signalWait(dc, 1, 5, kCoopWarp, kOrderAcquire);
+          if (linearThreadId() == 0)
+            for (uint32_t s = 0; s < 2; ++s)
+              got[rank * 2 + s] = tle::readSignal(dc, s);
+        });
+    ASSERT_EQ(r.result, tleSuccess) << "seed " << seed << ": " << r.message;
+    EXPECT_EQ(early, 0u) << "seed " << seed;
+    for (int q = 0; q < w.world(); ++q) {
+      EXPECT_EQ(got[q * 2 + 0], 1u) << "rank " << q;
+      EXPECT_EQ(got[q * 2 + 1], 5u) << "rank " << q;
     }
   }
 }

@@ -11,7 +11,6 @@
 #include "diag/DevError.h"
 
 #include "tle/abi.h"
-#include "tle/impl/Check.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -40,7 +39,7 @@ void copyPeers(const PeerMask &mask, tleErrorInfo &out) {
 // is the tleResult_t of each code; this is where that is checked.
 static_assert(kDevErrNone == 0 && tleSuccess == 0);
 #define TLE_DEV_ERROR_RESULT(Name, Result)                                     \
-  static_assert(impl::resultOf(kDevErr##Name) == Result,                       \
+  static_assert(resultOf(kDevErr##Name) == Result,                             \
                 "abi.def's Result of " #Name " is not " #Result);
 TLE_DEV_ERROR_RESULT(Timeout, tleTimeout)
 TLE_DEV_ERROR_RESULT(IndexOutOfRange, tleIndexOutOfRange)
@@ -57,7 +56,7 @@ TLE_DEV_ERROR_RESULT(PeerFailure, tlePeerFailure)
 tleResult_t resultOfDevError(uint32_t code) {
   if (code == kDevErrNone)
     return tleInternalError; // a complete record always names a failure
-  return static_cast<tleResult_t>(impl::resultOf(code));
+  return static_cast<tleResult_t>(resultOf(code));
 }
 
 void fitMessage(const char *text, char *out, size_t size) {
@@ -91,11 +90,14 @@ std::string callName(uint32_t fn) {
   return std::string(f.what) + " (" + f.name + ")";
 }
 
-/// Whether the record names a signal wait (flagcxDevWaitSignal and its
-/// Triton spellings), whose abort names a word, not a barrier slot.
+/// Whether the record names a wait on a word (flagcxDevWaitSignal, the
+/// counter and shadow waits, and their Triton spellings), whose abort
+/// names the word, not a barrier slot.
 bool isSignalWait(uint32_t fn) {
   return fn < static_cast<uint32_t>(abi::Fn::NumFunctions) &&
-         std::string(abi::kFunctions[fn].what) == "tle.signal_wait";
+         (std::string(abi::kFunctions[fn].what) == "tle.signal_wait" ||
+          std::string(abi::kFunctions[fn].what) == "tle.counter_wait" ||
+          std::string(abi::kFunctions[fn].what) == "tle.shadow_wait");
 }
 
 /// The sentence of a kDevErrBadArgument record, after "<call>: ".
@@ -172,6 +174,7 @@ std::string badArgument(const ErrorRecord &e) {
   case kArgBarrierKind:
   case kArgAccess:
   case kArgFence:
+  case kArgSignalOp:
     snprintf(buf, sizeof(buf), "unknown %s %lld (valid: 0..%llu)",
              abi::describe(static_cast<BadArgument>(e.argument)), value, limit);
     break;

@@ -142,7 +142,7 @@ TLE_API void tleEmuNetAdd(const void *comm, const void *word, uint64_t value) {
   else
     // Off a fiber (the interpreter runs one thread at a time): no
     // scheduler to delay it, so the network delivers at once.
-    __atomic_fetch_add(w, value, __ATOMIC_RELEASE);
+    tle::emu::detail::offFiberNetAdd(w, value);
 }
 
 TLE_API void tleEmuNetCopy(const void *, const void *dst, const void *src,
@@ -175,7 +175,8 @@ TLE_API void tleEmuNetValue(const void *, const void *dst, uint64_t value,
 }
 
 TLE_API uint64_t tleEmuNetFlush(const void *) {
-  return thread() ? Scheduler::current()->netFlush() : 0;
+  return thread() ? Scheduler::current()->netFlush()
+                  : tle::emu::detail::offFiberNetFlush();
 }
 
 } // extern "C"

@@ -131,8 +131,8 @@ TLE_API void tleEmuAccess(const void *addr, uint64_t bytes, int32_t kind,
 
 // No scheduler to delay it: the network delivers at once.
 TLE_API void tleEmuNetAdd(const void *, const void *word, uint64_t value) {
-  __atomic_fetch_add(static_cast<uint64_t *>(const_cast<void *>(word)), value,
-                     __ATOMIC_RELEASE);
+  tle::emu::detail::offFiberNetAdd(
+      static_cast<uint64_t *>(const_cast<void *>(word)), value);
 }
 
 TLE_API void tleEmuNetCopy(const void *, const void *dst, const void *src,
@@ -151,7 +151,9 @@ TLE_API void tleEmuNetValue(const void *, const void *dst, uint64_t value,
       static_cast<uint64_t *>(const_cast<void *>(signal)), signalValue, nullptr,
       0);
 }
-TLE_API uint64_t tleEmuNetFlush(const void *) { return 0; }
+TLE_API uint64_t tleEmuNetFlush(const void *) {
+  return tle::emu::detail::offFiberNetFlush();
+}
 
 } // extern "C"
 

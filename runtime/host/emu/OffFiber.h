@@ -156,17 +156,52 @@ inline uint32_t *offFiberScratch(uint32_t id, uint32_t n) {
 /// A device-side failure off a fiber: back to the entry point that runs the
 /// program, or, with none, the host equivalent of a trap outside any
 /// kernel, which nothing can recover from.
-/// tleEmuNetCopy / tleEmuNetValue off a fiber: no scheduler to delay it,
-/// so the network delivers at once (the data, then the adds).
+/// Off a fiber there is no scheduler to delay the network, so it delivers
+/// a transfer with a completion word (a signal or a counter) at once: the
+/// data, then the adds. One with none (a get, a put nothing follows) is
+/// complete only at a flush, as on the scheduler's network: it is held,
+/// with its data as the network read it at the send, until this thread's
+/// next flush, or its next send with a word (net adds included, which
+/// barriers and signals make), so the network keeps its order and a flag
+/// raised after the data never arrives before it. A get read before its
+/// flush therefore reads the old bytes.
+struct OffFiberTransfer {
+  void *dst;
+  std::vector<unsigned char> data;
+};
+inline thread_local std::vector<OffFiberTransfer> offFiberHeld;
+inline void offFiberDeliverHeld() {
+  for (OffFiberTransfer &t : offFiberHeld)
+    std::memcpy(t.dst, t.data.data(), t.data.size());
+  offFiberHeld.clear();
+}
 inline void offFiberNetCopy(void *dst, const void *src, uint64_t bytes,
                             uint64_t *signal, uint64_t signalValue,
                             uint64_t *counter, uint64_t counterValue) {
+  if (!signal && !counter) {
+    if (bytes) {
+      const auto *from = static_cast<const unsigned char *>(src);
+      offFiberHeld.push_back({dst, {from, from + bytes}});
+    }
+    return;
+  }
+  offFiberDeliverHeld();
   if (bytes)
     std::memcpy(dst, src, bytes);
   if (counter)
     __atomic_fetch_add(counter, counterValue, __ATOMIC_RELEASE);
   if (signal)
     __atomic_fetch_add(signal, signalValue, __ATOMIC_RELEASE);
+}
+/// tleEmuNetAdd off a fiber: after what the thread sent before.
+inline void offFiberNetAdd(uint64_t *word, uint64_t value) {
+  offFiberDeliverHeld();
+  __atomic_fetch_add(word, value, __ATOMIC_RELEASE);
+}
+/// tleEmuNetFlush off a fiber: everything held lands; nothing is pending.
+inline uint64_t offFiberNetFlush() {
+  offFiberDeliverHeld();
+  return 0;
 }
 
 [[noreturn]] inline void offFiberAbort() {

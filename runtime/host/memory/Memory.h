@@ -37,6 +37,10 @@ struct MemState {
   /// buffer (SymMem::worldPtrs), shared with the buffers of the other nodes
   /// it pairs with (WorldBuffers.cpp); null otherwise.
   std::shared_ptr<std::vector<void *>> worldPtrs;
+  /// One process per rank on simulated nodes (CommState::worldBootstrap):
+  /// registered memory mapped for every world rank, which fills worldPtrs;
+  /// null otherwise.
+  std::unique_ptr<SymmetricView> worldView;
 
   void *localPtr() const { return view ? view->ptr(rank) : imported[rank]; }
   ~MemState();

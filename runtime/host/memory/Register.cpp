@@ -36,6 +36,26 @@ tleResult_t Backend::closeRegion(void *) { return tleSuccess; }
 
 namespace {
 
+/// One process per rank on simulated nodes: the registration is mapped for
+/// every world rank as well (over the world's bootstrap), so that the
+/// emulator's network reaches a peer's copy on another node (worldPtrs, as
+/// pairWorldBuffers gives the buffers of a tleCommInitAll set).
+tleResult_t shareWithWorld(const CommState &c, MemState &m, void *ptr,
+                           size_t bytes) {
+  Bootstrap &world = *c.worldBootstrap;
+  m.worldView = std::make_unique<SymmetricView>(c.backend, world.rank(),
+                                                world.size(), false);
+  tleResult_t local = m.worldView->adopt(ptr, bytes);
+  if (tleResult_t r = shareSymmetric(world, *m.worldView, bytes, local, 0,
+                                     "registration (world)"))
+    return r;
+  auto table = std::make_shared<std::vector<void *>>(world.size());
+  for (int w = 0; w < world.size(); ++w)
+    (*table)[w] = m.worldView->ptr(w);
+  m.worldPtrs = std::move(table);
+  return tleSuccess;
+}
+
 tleResult_t memRegister(tleComm_t commHandle, void *ptr, size_t bytes,
                         tleMem_t *outMem) {
   if (!outMem)
@@ -61,6 +81,9 @@ tleResult_t memRegister(tleComm_t commHandle, void *ptr, size_t bytes,
   if (tleResult_t r = shareSymmetric(*comm->bootstrap, *m->view, bytes, local,
                                      0, "registration"))
     return r;
+  if (comm->worldBootstrap && comm->nNodes > 1)
+    if (tleResult_t r = shareWithWorld(*comm, *m, ptr, bytes))
+      return r;
   if (tleResult_t r = publishHandle(*m))
     return r;
   logMapped(*m);

@@ -161,6 +161,27 @@ enum BadArgument : uint32_t {
 /// The largest coopKind FlagCX's entry points accept.
 constexpr int kMaxFlagcxCoop = kCoopLanes;
 
+/// The tleResult_t value (tle.h) of a DevErrorCode: abi.def's Result
+/// column, what a status-returning wait gives the kernel and what the host
+/// reports for a device record. Here, beside the codes, because both the
+/// device library and the host runtime need it. Host and device (clang's
+/// CUDA mode treats a constexpr function as both; nvcc needs to be told),
+/// always inlined on GPUs as the device library's own TLE_DEV_INLINE.
+#if defined(__CUDACC__)
+#define TLE_ABI_INLINE __host__ __device__ __attribute__((always_inline)) inline
+#else
+#define TLE_ABI_INLINE inline
+#endif
+TLE_ABI_INLINE constexpr uint32_t resultOf(uint32_t code) {
+  switch (code) {
+#define TLE_DEV_ERROR(Name, Value, Result, What)                               \
+  case Value:                                                                  \
+    return Result;
+#include "tle/abi.def"
+  }
+  return 10; // tleInternalError: no version of TLE writes such a code
+}
+
 namespace abi {
 /// Every entry point of the device ABI, in abi.def's order.
 enum class Fn : unsigned {

@@ -71,6 +71,39 @@ TLE_DEV_INLINE void barrierSync(const void *comm, CoopKind group,
 
 /// 0 while `comm` is usable, else the tleResult_t value its waits give up
 /// with. One load of host memory: call it after a barrier, not in a loop.
+/// The barrier over team `team` (docs/design.md, "Teams"): kTeamIntra the
+/// ranks of this node, kTeamInter this local rank on every node (a rail),
+/// kTeamWorld every rank of every node. `group` is thread, warp or block
+/// (the grid barrier is INTRA's alone: the other teams report it); `index`
+/// is the slot, whose state each team keeps apart. FlagCX's
+/// flagcxDevBarrier* with the enumerations.
+TLE_DEV_INLINE void barrier(const void *comm, TeamKind team, BarrierKind kind,
+                            CoopKind group, uint32_t index, MemoryOrder order) {
+  impl::teamBarrier(comm, team, group, index, order, kind,
+                    abi::Fn::flagcxDevBarrierSync);
+}
+TLE_DEV_INLINE void barrierArrive(const void *comm, TeamKind team,
+                                  CoopKind group, uint32_t index,
+                                  MemoryOrder order) {
+  barrier(comm, team, kBarrierArrive, group, index, order);
+}
+TLE_DEV_INLINE void barrierWait(const void *comm, TeamKind team, CoopKind group,
+                                uint32_t index, MemoryOrder order) {
+  barrier(comm, team, kBarrierWait, group, index, order);
+}
+TLE_DEV_INLINE void barrierSync(const void *comm, TeamKind team, CoopKind group,
+                                uint32_t index, MemoryOrder order) {
+  barrier(comm, team, kBarrierSync, group, index, order);
+}
+/// tryBarrier over team `team`: 0, or the tleResult_t value of a wait that
+/// gave up, the same in the whole group.
+[[nodiscard]] TLE_DEV_INLINE int tryBarrier(const void *comm, TeamKind team,
+                                            BarrierKind kind, CoopKind group,
+                                            uint32_t index, MemoryOrder order) {
+  return static_cast<int>(impl::teamBarrier</*Status=*/true>(
+      comm, team, group, index, order, kind, abi::Fn::flagcxDevBarrierSync));
+}
+
 TLE_DEV_INLINE int commFailed(const void *comm) {
   return impl::commFailed(comm, abi::Fn::tleCommFailed);
 }

@@ -27,6 +27,7 @@
 #include "tle/abi.h"
 #include "tle/detail/DevComm.h"
 #include "tle/impl/SignalOps.h"
+#include "tle/impl/Team.h"
 
 namespace tle {
 
@@ -57,6 +58,22 @@ trySignalWait(const void *comm, uint32_t sig, uint64_t least, CoopKind group,
               MemoryOrder order = kOrderAcquire) {
   return static_cast<int>(impl::signalWait</*Status=*/true>(
       comm, sig, least, group, order, abi::Fn::flagcxDevWaitSignal));
+}
+/// signalInc and signalAdd with `peer` numbered in team `team` (INTRA: a
+/// rank of this node; INTER: a node, the same local rank there; WORLD: a
+/// world rank). A peer on another node is reached through the network,
+/// which delivers the add after the data the group wrote before it.
+TLE_DEV_INLINE void signalInc(const void *comm, TeamKind team, int peer,
+                              uint32_t sig, CoopKind group) {
+  constexpr abi::Fn fn = abi::Fn::flagcxDevSignalInc;
+  impl::checkSignalArgs(comm, sig, impl::kHasTeam, team, 0, 0, 0, fn);
+  impl::teamSignalAdd(comm, team, peer, sig, 1, group, fn);
+}
+TLE_DEV_INLINE void signalAdd(const void *comm, TeamKind team, int peer,
+                              uint32_t sig, uint64_t value, CoopKind group) {
+  constexpr abi::Fn fn = abi::Fn::flagcxDevSignalAdd;
+  impl::checkSignalArgs(comm, sig, impl::kHasTeam, team, 0, 0, 0, fn);
+  impl::teamSignalAdd(comm, team, peer, sig, value, group, fn);
 }
 /// This rank's word `sig`, read by the calling thread alone.
 TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig,

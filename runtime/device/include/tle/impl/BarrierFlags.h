@@ -21,7 +21,7 @@
 #ifndef TLE_IMPL_BARRIERFLAGS_H
 #define TLE_IMPL_BARRIERFLAGS_H
 
-#include "tle/impl/Check.h"
+#include "tle/impl/Wait.h"
 
 namespace tle::impl {
 
@@ -111,40 +111,6 @@ TLE_DEV_INLINE PeerMask missingPeers(const WaitCtx &w) {
   return mask;
 }
 
-/// Failed polls between two looks at the communicator's fault word: the
-/// cadence that bounds how late a wait sees tleCommAbort. No look on the
-/// success path or at the first miss, where a load of host memory (about a
-/// microsecond on GPUs) would delay the barrier. A quarter of the clock's
-/// cadence on GPUs, to bound the device's share of an abort's latency to
-/// about 32 polls (docs/device-library.md has the figures); a wait that has
-/// already missed 32 polls is no barrier fast path.
-constexpr uint32_t kPollsPerAbortCheck =
-    kPollsPerClockRead >= 4 ? kPollsPerClockRead / 4 : kPollsPerClockRead;
-static_assert(kPollsPerClockRead % kPollsPerAbortCheck == 0,
-              "the clock is read at a look at the fault word");
-/// Failed polls before a wait's first look at the fault word: 512 on GPUs
-/// (about 130 µs of polling on H200), none on the host. The look is a load
-/// of host memory, and measured on one H200 (gpu-notes, run 14) the looks
-/// of 64 or more CTAs per rank, two ranks sharing the GPU, made launches
-/// of a barrier loop take 30-43 µs per round instead of 1.2 µs, every path
-/// but the bare flag barrier that never looks, while the build without
-/// the look never did: a wait made late by a peer's slow look looks in
-/// turn. A wait shorter than this does not look at all, and one that
-/// lasts longer looks every kPollsPerAbortCheck polls as before, so an
-/// abort is seen at most this many polls later.
-constexpr uint32_t kPollsBeforeAbortCheck =
-    kPollsPerClockRead > 1 ? 4 * kPollsPerClockRead : 0;
-/// Whether a wait that has missed `polls` polls looks at the fault word.
-TLE_DEV_INLINE bool abortLookDue(uint32_t polls) {
-  return polls >= kPollsBeforeAbortCheck;
-}
-
-/// The communicator's fault word (ErrorRecord::abort): 0 while it is usable.
-TLE_DEV_INLINE uint32_t faultCode(const DevComm *dc) {
-  const ErrorRecord *rec = loadConst(&dc->error);
-  return rec ? loadFaultWord(&rec->abort) : 0;
-}
-
 /// tleCommFailed and its Triton spelling: 0 while `comm` is usable, else
 /// the tleResult_t value its waits give up with.
 TLE_DEV_INLINE int32_t commFailed(const void *comm, abi::Fn fn) {
@@ -195,18 +161,9 @@ TLE_DEV_COLD uint32_t failTimeout(const void *comm, uint32_t slot,
   return resultOf(kDevErrTimeout);
 }
 
-/// Bookkeeping of one waiting thread: failed polls, the clock every
-/// kPollsPerClockRead of them (its first read starts the deadline), and on
-/// the emulator a yield per failed poll.
-struct PollClock {
-  uint32_t polls = 0;
-  uint64_t start = 0;
-};
-
-/// After a failed poll: 0 to poll on, else the status the wait gives up
-/// with (the fault word is set, or the deadline passed under onError =
-/// return). The fault word's load is issued before the clock read, so the
-/// two overlap.
+/// After a failed poll: on the emulator a yield that names the missing
+/// peers, then the wait engine (Wait.h) with the barrier's reports. 0 to
+/// poll on, else the status the wait gives up with.
 TLE_DEV_INLINE uint32_t onMiss(PollClock &k, const WaitCtx &w) {
   if constexpr (kPlatformYields) {
     WaitInfo info{w.c.dc,          static_cast<int32_t>(w.c.rank),
@@ -214,26 +171,14 @@ TLE_DEV_INLINE uint32_t onMiss(PollClock &k, const WaitCtx &w) {
                   missingPeers(w), w.what};
     spinWait(info);
   }
-  if (++k.polls % (TLE_MUTANT(33) ? kPollsPerClockRead : kPollsPerAbortCheck) !=
-      0)
-    return 0;
-#if defined(TLE_NO_ABORT_CHECK)
-  // The benchmark's control build (bench/): the same loop without the look.
-  uint32_t fault = 0;
-#else
-  uint32_t fault = abortLookDue(k.polls) ? faultCode(w.c.dc) : 0;
-#endif
-  if (TLE_UNLIKELY(fault != 0))
-    return giveUp(w.c.dc, w.slot, w.target, w.count, fault, w.fn);
-  if (k.polls % kPollsPerClockRead != 0)
-    return 0;
-  uint64_t now = nowNs();
-  uint64_t timeout = loadConst(&w.c.dc->timeoutNs);
-  if (k.polls == kPollsPerClockRead)
-    k.start = now;
-  else if (timeout != 0 && now - k.start > timeout)
-    return failTimeout(w.c.dc, w.slot, w.target, w.count, now - k.start, w.fn);
-  return 0;
+  return waitMissed(
+      k, w.c.dc, TLE_MUTANT(33) ? kPollsPerClockRead : kPollsPerAbortCheck,
+      [&](uint32_t fault) {
+        return giveUp(w.c.dc, w.slot, w.target, w.count, fault, w.fn);
+      },
+      [&](uint64_t elapsedNs) {
+        return failTimeout(w.c.dc, w.slot, w.target, w.count, elapsedNs, w.fn);
+      });
 }
 
 /// The hot loop: one flag, acquire (or relaxed) loads, nothing else until

@@ -88,18 +88,6 @@ constexpr uint32_t kRecordWaitPolls = 1u << 20;
   abortLaunch();
 }
 
-/// The tleResult_t value (tle.h) of a DevErrorCode: abi.def's Result
-/// column, what a status-returning wait gives the kernel.
-TLE_DEV_INLINE constexpr uint32_t resultOf(uint32_t code) {
-  switch (code) {
-#define TLE_DEV_ERROR(Name, Value, Result, What)                               \
-  case Value:                                                                  \
-    return Result;
-#include "tle/abi.def"
-  }
-  return 10; // tleInternalError: no version of TLE writes such a code
-}
-
 /// The pointer is not a communicator (null, foreign or of another layout
 /// version): nothing in it can be trusted, not even its error record. The
 /// launch fails with no record; the host reports it as a bad communicator.

@@ -370,24 +370,32 @@ TLE_DEV_INLINE const DevComm *checkWordArgs(const void *comm, uint32_t index,
 }
 
 /// Waits until this rank's counter `ctr` >= `least` for the group `coop`
-/// (the signal wait's loop, on the counter word).
-TLE_DEV_INLINE void waitCounter(const void *comm, uint32_t ctr, uint64_t least,
-                                int coop, int order, abi::Fn fn) {
+/// (the signal wait's loop, on the counter word). With `Status`, returns
+/// what the group agrees on, as signalWait: 0, or the status of the wait
+/// that gave up; without, 0 and the plain final sync.
+template <bool Status = false>
+TLE_DEV_INLINE uint32_t waitCounter(const void *comm, uint32_t ctr,
+                                    uint64_t least, int coop, int order,
+                                    abi::Fn fn) {
   checkCoop(comm, ctr, coop, order, fn);
   Group g = makeGroup(coop);
   const DevComm *dc = checkComm(comm, fn).dc;
   SignalWord s{dc, static_cast<uint32_t>(loadConst(&dc->rank)),
                counterWord(dc, ctr)};
   groupSync(g);
+  uint32_t status = 0;
   if (g.rank == 0) {
     if (order == kOrderSeqCst)
       fenceSeqCstSys();
     if (acquires(order) && !TLE_MUTANT(53))
-      pollWord<true>(s, ctr, least, "counter wait", fn);
+      status = pollWord<true>(s, ctr, least, "counter wait", fn);
     else
-      pollWord<false>(s, ctr, least, "counter wait", fn);
+      status = pollWord<false>(s, ctr, least, "counter wait", fn);
   }
+  if constexpr (Status)
+    return groupSyncStatus(g, status);
   groupSync(g);
+  return 0;
 }
 
 /// This rank's counter `ctr`, loaded by the calling thread.
@@ -404,9 +412,11 @@ TLE_DEV_INLINE uint64_t readCounter(const void *comm, uint32_t ctr, int order,
 
 /// Waits until signal `sig` >= its shadow for the group `coop`: the group
 /// syncs first, so that every member's shadow increase before the call
-/// counts, then waits as flagcxDevWaitSignal with the shadow as `least`.
-TLE_DEV_INLINE void waitShadow(const void *comm, uint32_t sig, int coop,
-                               int order, abi::Fn fn) {
+/// counts, then waits as flagcxDevWaitSignal with the shadow as `least`
+/// (`Status` as for signalWait).
+template <bool Status = false>
+TLE_DEV_INLINE uint32_t waitShadow(const void *comm, uint32_t sig, int coop,
+                                   int order, abi::Fn fn) {
   checkCoop(comm, sig, coop, order, fn);
   const DevComm *dc = checkComm(comm, fn).dc;
   Group g = makeGroup(coop);
@@ -414,7 +424,7 @@ TLE_DEV_INLINE void waitShadow(const void *comm, uint32_t sig, int coop,
   uint64_t least = loadRelaxedSys(loadConst(&dc->shadows) + sig);
   if (TLE_MUTANT(54))
     least = 0;
-  signalWait(comm, sig, least, coop, order, fn);
+  return signalWait<Status>(comm, sig, least, coop, order, fn);
 }
 
 /// Every transfer this rank handed to the network has completed (a get's

@@ -88,7 +88,7 @@ TLE_DEV_COLD uint32_t failRailTimeout(const Comm &c, World w, uint32_t slot,
   claimRecord(rec, rank, c.nBarriers, f);
   if (rec && loadFaultWord(&rec->abort) == 0)
     storeFaultWord(&rec->abort, kDevErrTimeout);
-  return TLE_MUTANT(30) ? 0 : resultOf(kDevErrTimeout);
+  return resultOf(kDevErrTimeout);
 }
 
 /// A rail wait that gives up because the fault word says `code`: as
@@ -126,9 +126,9 @@ TLE_DEV_INLINE bool railReached(uint64_t v, uint64_t target) {
 }
 
 /// Polls this rank's net word `word` until it reaches `target` (relaxed
-/// loads), under the deadline and the fault word, as await does for the
-/// inbox. `slot` and `epoch` name the wait in reports, `team` says whose.
-/// Returns 0, or the status of a wait that gave up.
+/// loads), under the deadline and the fault word through the wait engine
+/// (Wait.h), as await does for the inbox. `slot` and `epoch` name the wait in
+/// reports, `team` says whose. Returns 0, or the status of a wait that gave up.
 TLE_DEV_INLINE uint32_t railPoll(const Comm &c, World w, uint32_t word,
                                  uint64_t target, uint32_t slot, uint32_t epoch,
                                  int team, abi::Fn fn) {
@@ -151,23 +151,15 @@ TLE_DEV_INLINE uint32_t railPoll(const Comm &c, World w, uint32_t word,
       info.netWord = word;
       spinWait(info);
     }
-    if (++k.polls %
-            (TLE_MUTANT(35) ? kPollsPerClockRead : kPollsPerAbortCheck) !=
-        0)
-      continue;
-    // The first look after kPollsBeforeAbortCheck polls, as the barrier's
-    // and the signal's waits (BarrierFlags.h says why).
-    uint32_t fault = abortLookDue(k.polls) ? faultCode(c.dc) : 0;
-    if (TLE_UNLIKELY(fault != 0))
-      return giveUpRail(c, w, slot, epoch, fault, fn);
-    if (k.polls % kPollsPerClockRead != 0)
-      continue;
-    uint64_t now = nowNs();
-    uint64_t timeout = loadConst(&c.dc->timeoutNs);
-    if (k.polls == kPollsPerClockRead)
-      k.start = now;
-    else if (timeout != 0 && now - k.start > timeout)
-      return failRailTimeout(c, w, slot, epoch, now - k.start, fn);
+    if (uint32_t status = waitMissed(
+            k, c.dc, TLE_MUTANT(35) ? kPollsPerClockRead : kPollsPerAbortCheck,
+            [&](uint32_t fault) {
+              return giveUpRail(c, w, slot, epoch, fault, fn);
+            },
+            [&](uint64_t elapsedNs) {
+              return failRailTimeout(c, w, slot, epoch, elapsedNs, fn);
+            }))
+      return TLE_MUTANT(30) ? 0 : status;
   }
 }
 

@@ -220,11 +220,9 @@ TLE_DEV_COLD uint32_t giveUpSignal(const DevComm *dc, uint32_t sig,
   return resultOf(code);
 }
 
-/// A failed poll: on the emulator a yield that names the word, every
-/// kPollsPerAbortCheck misses a look at the fault word and every
-/// kPollsPerClockRead the deadline's clock (as onMiss for the barrier; the
-/// first clock read starts the deadline). 0 to poll on, else the status the
-/// wait gives up with.
+/// A failed poll: on the emulator a yield that names the word, then the
+/// wait engine (Wait.h) with the signal's reports. 0 to poll on, else the
+/// status the wait gives up with.
 TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
                                      uint32_t sig, uint64_t seen,
                                      uint64_t least, abi::Fn fn,
@@ -240,25 +238,14 @@ TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
     info.wanted = least;
     spinWait(info);
   }
-  if (++k.polls % (TLE_MUTANT(34) ? kPollsPerClockRead : kPollsPerAbortCheck) !=
-      0)
-    return 0;
-#if defined(TLE_NO_ABORT_CHECK)
-  uint32_t fault = 0;
-#else
-  uint32_t fault = abortLookDue(k.polls) ? faultCode(s.dc) : 0;
-#endif
-  if (TLE_UNLIKELY(fault != 0))
-    return giveUpSignal(s.dc, sig, seen, least, fault, fn);
-  if (k.polls % kPollsPerClockRead != 0)
-    return 0;
-  uint64_t now = nowNs();
-  uint64_t timeout = loadConst(&s.dc->timeoutNs);
-  if (k.polls == kPollsPerClockRead)
-    k.start = now;
-  else if (timeout != 0 && now - k.start > timeout)
-    return failSignalTimeout(s.dc, sig, seen, least, now - k.start, fn);
-  return 0;
+  return waitMissed(
+      k, s.dc, TLE_MUTANT(34) ? kPollsPerClockRead : kPollsPerAbortCheck,
+      [&](uint32_t fault) {
+        return giveUpSignal(s.dc, sig, seen, least, fault, fn);
+      },
+      [&](uint64_t elapsedNs) {
+        return failSignalTimeout(s.dc, sig, seen, least, elapsedNs, fn);
+      });
 }
 
 /// The poll loop: one word, acquire (or relaxed) loads, nothing else until
