@@ -1,5 +1,4 @@
-//===- Wait.h - The wait engine every device-side wait shares ----*- C++
-//-*-===//
+//===- Wait.h - The wait engine every device-side wait shares ---*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // What a wait does after a failed poll, once for every wait of the library:
