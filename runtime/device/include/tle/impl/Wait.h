@@ -63,58 +63,37 @@ struct PollClock {
   uint64_t start = 0;
 };
 
-/// What a look at the fault word and the clock returns: the status to give
-/// up with (0: poll on) and the deadline's start.
-struct WaitLook {
-  uint32_t status;
-  uint64_t start;
-};
-
-/// The look itself, out of line: the fault word, then every
-/// kPollsPerClockRead the clock and the deadline. Measured on one H200
-/// (gpu-notes, run 18), the same look inlined into the wait cost a session
-/// 0.06-0.08 µs per round at every CTA count against the build without it,
-/// though no round that succeeds reaches it: only the loop around it
-/// differed. Out of line, the loop is the poll, a count and a compare.
-template <typename GiveUp, typename TimeOut>
-TLE_DEV_COLD WaitLook waitLook(uint32_t polls, uint64_t start,
-                               const DevComm *dc, GiveUp giveUp,
-                               TimeOut timeOut) {
-#if defined(TLE_NO_ABORT_CHECK)
-  // The benchmark's control build (bench/): the same loop without the look.
-  uint32_t fault = 0;
-#else
-  uint32_t fault = abortLookDue(polls) ? faultCode(dc) : 0;
-#endif
-  if (TLE_UNLIKELY(fault != 0))
-    return {giveUp(fault), start};
-  if (polls % kPollsPerClockRead != 0)
-    return {0, start};
-  uint64_t now = nowNs();
-  uint64_t timeout = loadConst(&dc->timeoutNs);
-  if (polls == kPollsPerClockRead)
-    return {0, now};
-  if (timeout != 0 && now - start > timeout)
-    return {timeOut(now - start), start};
-  return {0, start};
-}
-
 /// The engine, after a failed poll of a wait on communicator `dc`: 0 to
 /// poll on, else the status the wait gives up with. `lookEvery` is the
 /// fault word's cadence (kPollsPerAbortCheck; each caller names its own
 /// mutant of it). `giveUp(code)` reports a set fault word and returns the
 /// status, `timeOut(elapsedNs)` a passed deadline (both cold; they take
 /// the caller's scalars, never a reference to its state, which would make
-/// the compiler build that state in local memory on the hot path).
+/// the compiler build that state in local memory on the hot path). The
+/// fault word's load is issued before the clock read, so the two overlap.
 template <typename GiveUp, typename TimeOut>
 TLE_DEV_INLINE uint32_t waitMissed(PollClock &k, const DevComm *dc,
                                    uint32_t lookEvery, GiveUp giveUp,
                                    TimeOut timeOut) {
   if (++k.polls % lookEvery != 0)
     return 0;
-  WaitLook look = waitLook(k.polls, k.start, dc, giveUp, timeOut);
-  k.start = look.start;
-  return look.status;
+#if defined(TLE_NO_ABORT_CHECK)
+  // The benchmark's control build (bench/): the same loop without the look.
+  uint32_t fault = 0;
+#else
+  uint32_t fault = abortLookDue(k.polls) ? faultCode(dc) : 0;
+#endif
+  if (TLE_UNLIKELY(fault != 0))
+    return giveUp(fault);
+  if (k.polls % kPollsPerClockRead != 0)
+    return 0;
+  uint64_t now = nowNs();
+  uint64_t timeout = loadConst(&dc->timeoutNs);
+  if (k.polls == kPollsPerClockRead)
+    k.start = now;
+  else if (timeout != 0 && now - k.start > timeout)
+    return timeOut(now - k.start);
+  return 0;
 }
 
 } // namespace tle::impl
