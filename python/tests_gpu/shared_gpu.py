@@ -41,7 +41,8 @@ def main() -> int:
         print(f"{'PASS' if ok else 'FAIL'} {name}{': ' + detail if detail else ''}", flush=True)
 
     libs = tle.extern_libs()
-    gpu = SharedGpu.from_launcher(timeout_ms=2000)
+    # One barrier slot per program: the exchange runs up to 66 programs.
+    gpu = SharedGpu.from_launcher(timeout_ms=2000, n_barriers=128)
     try:
         n = gpu.size
         for programs in (1, 8, 66):
