@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -153,21 +154,27 @@ TEST(JobReport, NoFailureIsSuccess) {
 }
 
 /// How a forked rank of a two-process job behaves.
-enum class Role { Waits, Skips, Dies };
+enum class Role { Waits, Skips, Dies, Hangs };
 
 /// One rank in a forked child: joins, runs its part of one barrier on slot
 /// 2 (the device timeout 300 ms), then writes tleCommGetJobError's
-/// document to `path`. Exit status: the report's status, 100+ on setup.
+/// document to `path`. Exit status: the report's status, 100+ on setup. A
+/// rank that hangs waits forever (timeout 0) on slot 4 instead.
 [[noreturn]] void childRank(const tleUniqueId &id, int rank, Role role,
-                            const std::string &path) {
+                            const std::string &path,
+                            int64_t bootstrapMs = 10000) {
   tleConfig_t config = TLE_CONFIG_INITIALIZER;
-  config.timeoutMs = 300;
-  config.bootstrapTimeoutMs = 10000;
+  config.timeoutMs = role == Role::Hangs ? 0 : 300;
+  config.bootstrapTimeoutMs = bootstrapMs;
   tleComm_t comm = nullptr;
   if (tleCommInitRank(&comm, 2, &id, rank, -1, &config) != tleSuccess)
     _exit(100);
   if (role == Role::Dies)
     _exit(0); // no goodbye: the watchdog's death
+  if (role == Role::Hangs)
+    launch(&comm, 1, oneBlock(), [](int, void *dc) {
+      flagcxIntraBarrierSyncS(dc, kCoopBlock, 4, false, kOrderAcqRel);
+    });
   if (role == Role::Waits) {
     LaunchResult r = launch(&comm, 1, oneBlock(), [](int, void *dc) {
       flagcxIntraBarrierSyncS(dc, kCoopBlock, 2, false, kOrderAcqRel);
@@ -228,6 +235,34 @@ TEST(JobReport, SkippedBarrierAcrossProcesses) {
                        "on slot 2 for epoch 1; missing peers: 1 "
                        "(timed out after"))
       << j0["report"];
+}
+
+TEST(JobReport, ARankHungWithoutATimeoutIsSilent) {
+  // Rank 1 blocks forever in a wait of its own (timeout 0), so it never
+  // joins the exchange: after the bootstrap's deadline (1 s here) rank 0
+  // reports it as silent, and as the culprit its wait misses.
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess) << tleGetLastErrorDetail();
+  std::string p0 = tempPath("silent0");
+  pid_t a = fork();
+  if (a == 0)
+    childRank(id, 0, Role::Waits, p0, 1000);
+  pid_t b = fork();
+  if (b == 0)
+    childRank(id, 1, Role::Hangs, "", 1000);
+  EXPECT_EQ(waitChild(a), tleTimeout);
+  kill(b, SIGKILL);
+  EXPECT_EQ(waitChild(b), 200 + SIGKILL); // it was still blocked
+  json j = readJson(p0);
+  EXPECT_EQ(j["culprit"], 1);
+  EXPECT_EQ(j["ranks"][1]["fate"], "silent");
+  EXPECT_TRUE(contains(j["why"], "rank 1 never arrived at slot 2 epoch 1 "
+                                 "(rank 0 waits for it): it does not answer"))
+      << j["why"];
+  EXPECT_TRUE(contains(j["report"], "rank 1 did not answer: blocked in a "
+                                    "kernel without a TLE timeout (timeout "
+                                    "0)"))
+      << j["report"];
 }
 
 TEST(JobReport, KilledRankIsDeadInTheReport) {
