@@ -161,26 +161,30 @@ tleResult_t tleCommGetJobError(tleComm_t handle, char *buf, size_t size,
     if (tleResult_t r = lookupComm(handle, comm))
       return r;
     std::vector<RankView> views;
-    // A failed exchange leaves the ranks that did not answer silent.
-    if (comm->multiProcess)
-      gatherAcrossProcesses(*comm, views);
-    else
+    // A fault group that holds the whole world is a tleCommInitAll set's;
+    // a communicator of one process made from NCCL holds its own rank. A
+    // failed exchange leaves the ranks that did not answer silent.
+    bool inProcess =
+        !comm->multiProcess && comm->faults->size == comm->nNodes * comm->size;
+    if (inProcess)
       gatherInProcess(*comm, views);
+    else
+      gatherAcrossProcesses(*comm, views);
     JobReport report = mergeJobReport(views);
     lastJson = report.json;
     copyOut(report.json, buf, size, needed);
     if (!report.failed)
       return tleSuccess;
-    // One rank prints the picture: the lowest that answered (every rank of
-    // an in-process set is this caller).
-    int me = comm->multiProcess ? comm->node * comm->size + comm->rank : 0;
+    // One rank prints the picture: the lowest that answered (this caller
+    // reads every rank of an in-process set).
+    int me = comm->node * comm->size + comm->rank;
     int printer = me;
     for (const RankView &v : views)
-      if (v.answered) {
+      if (v.answered && !inProcess) {
         printer = v.rank;
         break;
       }
-    if (report.failed && printer == me)
+    if (printer == me)
       fprintf(stderr, "TLE: %s\n", report.text.c_str());
     return fail(report.result, "%s", report.text.c_str());
   });
