@@ -1,5 +1,4 @@
-//===- JobError.h - One report of a failed wait across the ranks -*- C++
-//-*-===//
+//===- JobError.h - The job's report of a failed wait -----------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // When a wait fails on a GPU each rank has only its own device error record
