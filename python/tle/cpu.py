@@ -296,6 +296,12 @@ class Communicator:
         """Read and clear the device error record (None when there is none)."""
         return self._comm.get_error()
 
+    def job_error(self) -> dict:
+        """Every rank's error record merged into one report of the failed
+        wait, with the likely culprit (``tle.runtime.Comm.job_error``;
+        collective with one process per rank)."""
+        return self._comm.job_error()
+
     def check_error(self) -> None:
         """Raise ``TLEError`` with TLE's report if a kernel recorded an error."""
         self._comm.check_error()

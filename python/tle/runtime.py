@@ -4,7 +4,8 @@
 A thin, torch-free layer: ``Comm`` and ``Mem`` own a ``tleComm_t`` and a
 ``tleMem_t``, every failing call raises ``TLEError`` carrying the result code,
 ``tleGetErrorString`` and ``tleGetLastErrorDetail``, and ``Comm.get_error``
-reads the device error record a failed launch left. ``tle.torch`` builds on
+reads the device error record a failed launch left (``Comm.job_error``: every
+rank's, merged into one report). ``tle.torch`` builds on
 it; tests use it directly with the CPU emulator backend.
 
 The library is ``$TLE_LIB``, ``$TLE_BUILD_DIR/lib/libtle.so``, or the
@@ -213,6 +214,7 @@ _PROTOTYPES: dict[str, tuple[type | None, list]] = {
     "tleMemGetHandle": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
     "tleMemGetLocalPtr": (ctypes.c_int, [_vp, ctypes.POINTER(_vp)]),
     "tleCommGetError": (ctypes.c_int, [_vp, ctypes.POINTER(_ErrorInfo)]),
+    "tleCommGetJobError": (ctypes.c_int, [_vp, ctypes.c_char_p, ctypes.c_size_t, ctypes.POINTER(ctypes.c_size_t)]),
     "tleCommGetSignals": (ctypes.c_int, [_vp, ctypes.c_uint32, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint64)]),
     "tleCommTraceStart": (ctypes.c_int, [_vp, ctypes.c_uint32]),
     "tleCommTraceStop": (ctypes.c_int, [_vp]),
@@ -513,6 +515,24 @@ class Comm:
             _check(code, "tleCommGetError")
             return None
         return _error_info(info)
+
+    def job_error(self) -> dict:
+        """The job's report of a failed wait (``tleCommGetJobError``;
+        docs/runtime.md, "The job's report") as a dict: ``failed``,
+        ``culprit`` (a rank or None), ``why``, ``report`` (the text) and
+        ``ranks`` (each rank's fate and record). The records are read, not
+        cleared. With one process per rank it is collective: every rank
+        calls it (on its failure path); a rank that does not within the
+        bootstrap deadline is reported as silent. Never raises for the
+        failure it reports."""
+        import json
+        needed = ctypes.c_size_t(0)
+        code = library().tleCommGetJobError(self.handle, None, 0, ctypes.byref(needed))
+        if needed.value == 0:
+            _check(code, "tleCommGetJobError")
+        buf = ctypes.create_string_buffer(needed.value)
+        _check(library().tleCommGetJobError(None, buf, needed.value, None), "tleCommGetJobError")
+        return json.loads(buf.value.decode())
 
     def check_error(self) -> None:
         """Raise ``TLEError`` with the device error record, if there is one."""

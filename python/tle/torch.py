@@ -425,6 +425,12 @@ class Communicator:
         """Read and clear the device error record (None when there is none)."""
         return self._comm.get_error()
 
+    def job_error(self) -> dict:
+        """Every rank's error record merged into one report of the failed
+        wait, with the likely culprit (``tle.runtime.Comm.job_error``;
+        collective with one process per rank)."""
+        return self._comm.job_error()
+
     def check_error(self) -> None:
         """Raise ``TLEError`` with TLE's report if a kernel recorded an error
         (a barrier wait that timed out, a slot index out of range, ...)."""
@@ -568,6 +574,13 @@ class SharedGpu:
         (``Communicator.synchronize``)."""
         for rank in self.ranks:
             rank.synchronize()
+
+    def job_error(self) -> dict:
+        """Every rank's error record merged into one report of a failed
+        wait, with the likely culprit (``tleCommGetJobError``): the ranks
+        share this process, so one call reads them all, also while other
+        ranks' kernels are still blocked."""
+        return self.ranks[0].job_error()
 
     def close(self) -> None:
         for rank in self.ranks:

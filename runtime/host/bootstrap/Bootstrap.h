@@ -60,6 +60,13 @@ public:
     (void)onLost;
     return tleSuccess;
   }
+  /// Whether a step can complete while this rank's GPU runs a hung kernel:
+  /// the socket and in-process exchanges can; NCCL's, whose all-gathers
+  /// are kernels queued behind it, cannot.
+  virtual bool outOfBand() const { return true; }
+  /// The ranks whose process the watchdog saw die, in the order it saw
+  /// them (none for a bootstrap that watches nothing).
+  virtual std::vector<int> lostPeers() const { return {}; }
   /// Stops the watchdog, if any; `onLost` is not called after it returns.
   /// The destructor does it too, and says goodbye to the peers.
   virtual void stopWatching() {}

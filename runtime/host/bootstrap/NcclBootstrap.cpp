@@ -72,6 +72,7 @@ public:
 
   int rank() const override { return myRank; }
   int size() const override { return nRanks; }
+  bool outOfBand() const override { return false; }
 
   tleResult_t allGather(const std::string &mine,
                         std::vector<std::string> &out) override {
@@ -287,6 +288,8 @@ public:
       outFds.push_back(std::move(allFds[p]));
     return tleSuccess;
   }
+
+  bool outOfBand() const override { return world->outOfBand(); }
 
   // No watch(): the NCCL exchange has no watchdog (NCCL reports a dead
   // peer through its own asynchronous error).

@@ -79,6 +79,10 @@ public:
   ~SocketBootstrap() override;
 
   tleResult_t watch(PeerLost onLost) override;
+  std::vector<int> lostPeers() const override {
+    std::lock_guard<std::mutex> lock(lostLock);
+    return lostRanks;
+  }
   void stopWatching() override;
   void markJoined() { joined = true; }
 
@@ -145,6 +149,10 @@ private:
   /// read by one of them, whole.
   std::mutex ioLock;
   PeerLost onLost;
+  /// What lostPeers reports (its own lock: ioLock is held while the
+  /// watchdog reads).
+  mutable std::mutex lostLock;
+  std::vector<int> lostRanks;
   /// The watchdog thread, which exists only in the process that made it:
   /// a child forked later holds this object but no such thread.
   std::unique_ptr<std::thread> watchdog;
@@ -279,6 +287,10 @@ bool SocketBootstrap::onWatched(int conn, short revents, bool &readable) {
 }
 
 void SocketBootstrap::lost(int rank) {
+  {
+    std::lock_guard<std::mutex> lock(lostLock);
+    lostRanks.push_back(rank);
+  }
   std::string reason = "rank " + std::to_string(rank) + "'s process died";
   if (!broken) {
     broken = true;

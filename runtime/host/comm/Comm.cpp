@@ -33,6 +33,8 @@ CommState::~CommState() {
     bootstrap->stopWatching();
   if (worldBootstrap)
     worldBootstrap->stopWatching();
+  if (errorHost)
+    forgetTakenRecord(*errorHost); // the job's report keeps a copy
   if (backend) {
     // A stale DevComm must not pass the library's magic check on memory
     // free() leaves as it was.

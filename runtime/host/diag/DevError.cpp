@@ -15,6 +15,8 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <unordered_map>
 
 namespace tle {
 
@@ -80,9 +82,6 @@ void fitMessage(const char *text, char *out, size_t size) {
   std::memcpy(out + cut, "...", 4);
 }
 
-namespace {
-
-/// "tle.local_pointer (flagcxGetLocalPointerS)", or "" for an unknown id.
 std::string callName(uint32_t fn) {
   if (fn >= static_cast<uint32_t>(abi::Fn::NumFunctions))
     return "";
@@ -90,15 +89,14 @@ std::string callName(uint32_t fn) {
   return std::string(f.what) + " (" + f.name + ")";
 }
 
-/// Whether the record names a wait on a word (flagcxDevWaitSignal, the
-/// counter and shadow waits, and their Triton spellings), whose abort
-/// names the word, not a barrier slot.
 bool isSignalWait(uint32_t fn) {
   return fn < static_cast<uint32_t>(abi::Fn::NumFunctions) &&
          (std::string(abi::kFunctions[fn].what) == "tle.signal_wait" ||
           std::string(abi::kFunctions[fn].what) == "tle.counter_wait" ||
           std::string(abi::kFunctions[fn].what) == "tle.shadow_wait");
 }
+
+namespace {
 
 /// The sentence of a kDevErrBadArgument record, after "<call>: ".
 std::string badArgument(const ErrorRecord &e) {
@@ -332,14 +330,42 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
   fitMessage(full, out.message, sizeof(out.message));
 }
 
+namespace {
+std::mutex takenLock;
+std::unordered_map<const ErrorRecord *, ErrorRecord> &taken() {
+  static auto *map = new std::unordered_map<const ErrorRecord *, ErrorRecord>;
+  return *map; // never destroyed: reads may come during exit
+}
+} // namespace
+
+bool lastTakenRecord(const ErrorRecord &rec, ErrorRecord &out) {
+  std::lock_guard<std::mutex> lock(takenLock);
+  auto it = taken().find(&rec);
+  if (it == taken().end())
+    return false;
+  out = it->second;
+  return true;
+}
+
+void forgetTakenRecord(const ErrorRecord &rec) {
+  std::lock_guard<std::mutex> lock(takenLock);
+  taken().erase(&rec);
+}
+
 bool takeErrorRecord(ErrorRecord &rec, tleErrorInfo &info, RecordNode node) {
   info = {};
   info.result = tleSuccess;
   // The device claims the record (state 1) before writing and publishes
   // it (state 2) with a release store; acquire pairs with that.
-  if (__atomic_load_n(&rec.state, __ATOMIC_ACQUIRE) != 2)
+  if (__atomic_load_n(&rec.state, __ATOMIC_ACQUIRE) != 2) {
+    forgetTakenRecord(rec);
     return false;
+  }
   describeErrorRecord(rec, info, node);
+  {
+    std::lock_guard<std::mutex> lock(takenLock);
+    taken()[&rec] = rec;
+  }
   // The fault word stays: a failed or aborted communicator stays so after
   // its record was read, and tleCommAbort may store it at any moment:
   // clear around it, never through it.

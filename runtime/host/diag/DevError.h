@@ -30,6 +30,13 @@ void copyPeers(const PeerMask &mask, tleErrorInfo &out);
 /// (DevErrorTest's LongMessageIsCutBetweenWords).
 void fitMessage(const char *text, char *out, size_t size);
 
+/// "tle.local_pointer (flagcxGetLocalPointerS)": the op or call the user
+/// wrote and its entry point, for an abi::Fn id; "" for an unknown id.
+std::string callName(uint32_t fn);
+/// Whether `fn` is a signal wait (flagcxDevWaitSignal and its Triton
+/// spellings), whose failure names a signal word, not a barrier slot.
+bool isSignalWait(uint32_t fn);
+
 /// The status a device error code stands for.
 tleResult_t resultOfDevError(uint32_t code);
 
@@ -50,6 +57,14 @@ void describeErrorRecord(const ErrorRecord &record, tleErrorInfo &out,
 /// read); false, with `info.result == tleSuccess`, when none is complete.
 bool takeErrorRecord(ErrorRecord &record, tleErrorInfo &info,
                      RecordNode where = {});
+
+/// The last record takeErrorRecord read from `rec`, kept until a read of
+/// it finds none: the job's report (JobGather.cpp) shows a rank whose own
+/// host already took its record (tleCommGetError, or the emulator's launch,
+/// which takes every record). False when there is none.
+bool lastTakenRecord(const ErrorRecord &rec, ErrorRecord &out);
+/// Forgets it (the record's memory is being freed).
+void forgetTakenRecord(const ErrorRecord &rec);
 
 } // namespace tle
 

@@ -336,6 +336,23 @@ TLE_API tleResult_t tleCommGetSignals(tleComm_t comm, uint32_t first,
  *  thread's last error detail and returns the recorded code (info->result). */
 TLE_API tleResult_t tleCommGetError(tleComm_t comm, tleErrorInfo *info);
 
+/** One report for the whole job when a wait failed on some rank
+ *  (docs/runtime.md, "The job's report"): every rank's error record
+ *  (read, not cleared) merged into who waits where for whom, who left the
+ *  kernel, who is dead (the watchdog's view) or silent, and the likely
+ *  culprit, as one JSON object written to `buf` (cut to `size` - 1 bytes
+ *  and NUL-terminated; `*needed`, when not NULL, is the whole document's
+ *  size with its NUL). The ranks of a tleCommInitAll set are read directly,
+ *  so any one of them may call it alone; with one process per rank it is
+ *  collective over the communicator's bootstrap, and a rank that does not
+ *  join within config->bootstrapTimeoutMs is reported as silent. When a
+ *  rank failed, the lowest rank that answered prints the report to stderr,
+ *  the report is the thread's last error detail and the first failing
+ *  rank's status is returned; tleSuccess when no rank failed. `comm` NULL:
+ *  the last report this thread gathered, without a gather. */
+TLE_API tleResult_t tleCommGetJobError(tleComm_t comm, char *buf, size_t size,
+                                       size_t *needed);
+
 /** Traces of the barrier (docs/runtime.md, "Traces"): from now on the device
  *  library records every barrier event of `comm` (each group's arrive, and
  *  the begin and end of its wait or sync, with %globaltimer on GPUs) into a
