@@ -33,8 +33,9 @@ void fitMessage(const char *text, char *out, size_t size);
 /// "tle.local_pointer (flagcxGetLocalPointerS)": the op or call the user
 /// wrote and its entry point, for an abi::Fn id; "" for an unknown id.
 std::string callName(uint32_t fn);
-/// Whether `fn` is a signal wait (flagcxDevWaitSignal and its Triton
-/// spellings), whose failure names a signal word, not a barrier slot.
+/// Whether `fn` waits on a word (flagcxDevWaitSignal, the counter and
+/// shadow waits, and their Triton spellings), whose failure names the
+/// word, not a barrier slot.
 bool isSignalWait(uint32_t fn);
 
 /// The status a device error code stands for.
