@@ -17,6 +17,7 @@
 
 #include "EmuTestUtil.h"
 #include "tle/barrier.h"
+#include "tle/session.h"
 #include "tle/signal.h"
 
 #include <chrono>
@@ -403,6 +404,44 @@ TEST(Teams, SignalsOverEveryTeam) {
       EXPECT_EQ(got[q * 3 + 1], kRounds) << "rank " << q;
       EXPECT_EQ(got[q * 3 + 2], 32 * kRounds) << "rank " << q;
     }
+  }
+}
+
+TEST(Teams, ABarrierSessionTakesATeam) {
+  // tle::BarrierSession over WORLD and INTER on 2 nodes x 4 ranks: nobody
+  // leaves a WORLD sync before all 8 ranks entered its round, nor an INTER
+  // arrive + wait before its rail peer (a session that ignored its team
+  // would be an INTRA barrier, which lets the other node's ranks lag).
+  Nodes w(2, 4);
+  ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
+  constexpr uint32_t kRounds = 4;
+  for (uint64_t seed = 1; seed <= 4; ++seed) {
+    std::vector<uint32_t> entered(w.world(), 0);
+    uint64_t early = 0;
+    LaunchOptions o = shape({1, 1, 1}, {32, 1, 1});
+    o.seed = seed;
+    LaunchResult r =
+        launch(w.comms.data(), w.world(), o, [&](int rank, void *dc) {
+          int node = rank / 4, local = rank % 4;
+          tle::BarrierSession world(dc, kTeamWorld, kCoopWarp, 0);
+          tle::BarrierSession rail(dc, kTeamInter, kCoopWarp, 1);
+          for (uint32_t k = 1; k <= kRounds; ++k) {
+            if (linearThreadId() == 0)
+              ++entered[rank];
+            world.sync(kOrderAcqRel);
+            for (int q = 0; q < w.world(); ++q)
+              if (entered[q] < 2 * k - 1)
+                ++early;
+            if (linearThreadId() == 0)
+              ++entered[rank];
+            rail.arrive(kOrderAcqRel);
+            EXPECT_EQ(rail.tryWait(kOrderAcqRel), 0);
+            if (entered[(1 - node) * 4 + local] < 2 * k)
+              ++early;
+          }
+        });
+    ASSERT_EQ(r.result, tleSuccess) << "seed " << seed << ": " << r.message;
+    EXPECT_EQ(early, 0u) << "seed " << seed;
   }
 }
 

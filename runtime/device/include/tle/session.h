@@ -10,6 +10,10 @@
 // operation like the barrier); while a session is live, its slot is used
 // through it only; a session is not copyable (two copies would each advance
 // their own epoch).
+// Over the INTER and WORLD teams (the constructor that takes a TeamKind) a
+// session is the team's barrier of tle/barrier.h bound to its arguments:
+// the rail's half counts in the network's words, which the session does
+// not cache, so only an INTRA session saves the per-call epoch traffic.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,31 +31,57 @@ public:
   TLE_DEV_INLINE BarrierSession(const void *comm, CoopKind group,
                                 uint32_t index)
       : s(impl::sessionOpen(comm, group, index)) {}
+  /// Binds slot `index` of team `team` (INTRA: as above; INTER, WORLD: the
+  /// team's barrier, tle::barrier(comm, team, ...), on every call).
+  TLE_DEV_INLINE BarrierSession(const void *comm, TeamKind team, CoopKind group,
+                                uint32_t index)
+      : s(team == kTeamIntra ? impl::sessionOpen(comm, group, index)
+                             : impl::Session{}),
+        team(team), group(group) {
+    if (team != kTeamIntra) {
+      s.comm = comm;
+      s.slot = index;
+    }
+  }
   BarrierSession(const BarrierSession &) = delete;
   BarrierSession &operator=(const BarrierSession &) = delete;
 
   /// Signal every peer (release half of `order`).
   TLE_DEV_INLINE void arrive(MemoryOrder order) {
+    if (team != kTeamIntra)
+      return barrier(s.comm, team, kBarrierArrive, group, s.slot, order);
     impl::sessionArrive(s, order, /*reconverge=*/true);
   }
   /// Wait for every peer (acquire half of `order`).
-  TLE_DEV_INLINE void wait(MemoryOrder order) { impl::sessionWait(s, order); }
+  TLE_DEV_INLINE void wait(MemoryOrder order) {
+    if (team != kTeamIntra)
+      return barrier(s.comm, team, kBarrierWait, group, s.slot, order);
+    impl::sessionWait(s, order);
+  }
   TLE_DEV_INLINE void sync(MemoryOrder order) {
+    if (team != kTeamIntra)
+      return barrier(s.comm, team, kBarrierSync, group, s.slot, order);
     impl::sessionArrive(s, order, /*reconverge=*/false);
     impl::sessionWait(s, order);
   }
   /// wait and sync returning a status, as tle::tryBarrier: 0, or the
   /// tleResult_t value of a wait that gave up, the same in the whole group.
   [[nodiscard]] TLE_DEV_INLINE int tryWait(MemoryOrder order) {
+    if (team != kTeamIntra)
+      return tryBarrier(s.comm, team, kBarrierWait, group, s.slot, order);
     return static_cast<int>(impl::sessionWait</*Status=*/true>(s, order));
   }
   [[nodiscard]] TLE_DEV_INLINE int trySync(MemoryOrder order) {
+    if (team != kTeamIntra)
+      return tryBarrier(s.comm, team, kBarrierSync, group, s.slot, order);
     impl::sessionArrive(s, order, /*reconverge=*/false);
     return static_cast<int>(impl::sessionWait</*Status=*/true>(s, order));
   }
 
 private:
   impl::Session s;
+  TeamKind team = kTeamIntra;
+  CoopKind group = kCoopBlock; ///< used by INTER and WORLD sessions only
 };
 
 } // namespace tle
