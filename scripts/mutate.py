@@ -109,6 +109,10 @@ PY_MUTANTS = [
     ("P14", "ops/fused.py", "        tlx.signal_wait(comm, release0 + owner, e - 1)\n", "        pass\n"),
     ("P15", "ops/fused.py", "                tlx.signal_wait(comm, word0 + src * CHUNKS + chunk, e * tiles)\n",
      "                pass\n"),
+    # Counting: the reduce waits for one tile of a peer's chunk fewer than
+    # the chunk holds, so it may read the chunk's last tile before it lands.
+    ("P16", "ops/fused.py", "                tlx.signal_wait(comm, word0 + src * CHUNKS + chunk, e * tiles)\n",
+     "                tlx.signal_wait(comm, word0 + src * CHUNKS + chunk, e * tiles - 1)\n"),
 ]
 # Catcher -> the pytest arguments (in python/) that must fail: a file, and
 # where a whole file would cost minutes, the tests of the bug's kind only.
