@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 using namespace tle;
@@ -193,6 +194,121 @@ TEST(RaceChecker, AJoinKeepsEveryEntry) {
   EXPECT_TRUE(f.load(2, 8));
   EXPECT_FALSE(f.load(2, 16));
   EXPECT_FALSE(f.load(2, 24));
+}
+
+// Signal words (docs/emulator.md, "What a signal wait acquires"): two
+// producers write their data at offsets 0 and 8 and each add 1 to one word;
+// both adds land before the consumer looks, in either order. Waiting for
+// >= 1 acquires the first add in the word's modification order only, so
+// the other producer's data is a race whichever order the adds took;
+// waiting for >= 2 acquires both.
+struct SignalFixture : Fixture {
+  uint64_t word = 0;
+  SignalFixture() : Fixture(3) {}
+  /// Producers `first` then the other add; the consumer (thread 2) waits
+  /// for `target`. Returns whether each producer's data reads clean.
+  std::pair<bool, bool> run(uint32_t first, uint64_t target,
+                            uint64_t start = 0) {
+    EXPECT_TRUE(store(0, 0, 8));
+    EXPECT_TRUE(store(1, 8, 8));
+    checker.signalAdd(tids[first], &word, start, 1, kOrderRelease);
+    checker.signalAdd(tids[1 - first], &word, start + 1, 1, kOrderRelease);
+    checker.signalWait(tids[2], &word, target, kOrderAcquire);
+    return {load(2, 0, 8), load(2, 8, 8)};
+  }
+};
+
+TEST(RaceChecker, SignalWaitForOneAcquiresTheFirstAddOnly) {
+  for (uint32_t first : {0u, 1u}) {
+    SignalFixture f;
+    auto [p0, p1] = f.run(first, 1);
+    EXPECT_EQ(p0, first == 0) << "first adder " << first;
+    EXPECT_EQ(p1, first == 1) << "first adder " << first;
+  }
+}
+
+TEST(RaceChecker, SignalWaitForTwoAcquiresBoth) {
+  for (uint32_t first : {0u, 1u}) {
+    SignalFixture f;
+    auto [p0, p1] = f.run(first, 2);
+    EXPECT_TRUE(p0) << "first adder " << first;
+    EXPECT_TRUE(p1) << "first adder " << first;
+  }
+}
+
+// A word left at 2 by an earlier launch and not reset: the wait for >= 1
+// needs no add of this launch, so it acquires none (a race on both).
+TEST(RaceChecker, SignalNotResetBetweenLaunchesAcquiresNothing) {
+  SignalFixture f;
+  auto [p0, p1] = f.run(0, 1, /*start=*/2);
+  EXPECT_FALSE(p0);
+  EXPECT_FALSE(p1);
+  // Reset first: the same wait acquires the first add again.
+  SignalFixture g;
+  EXPECT_FALSE(g.checker.signalStore(g.tids[2], &g.word, 0));
+  auto [q0, q1] = g.run(0, 1);
+  EXPECT_TRUE(q0);
+  EXPECT_FALSE(q1);
+}
+
+// read_signal acquires every add up to the value it read; a relaxed wait
+// acquires only at the next acquire fence.
+TEST(RaceChecker, SignalReadAndRelaxedWait) {
+  SignalFixture f;
+  EXPECT_TRUE(f.store(0, 0, 8));
+  EXPECT_TRUE(f.store(1, 8, 8));
+  f.checker.signalAdd(f.tids[0], &f.word, 0, 1, kOrderRelease);
+  f.checker.signalAdd(f.tids[1], &f.word, 1, 1, kOrderRelease);
+  f.checker.signalRead(f.tids[2], &f.word, 2, kOrderAcquire);
+  EXPECT_TRUE(f.load(2, 0, 8));
+  EXPECT_TRUE(f.load(2, 8, 8));
+
+  SignalFixture g;
+  EXPECT_TRUE(g.store(0, 0, 8));
+  g.checker.signalAdd(g.tids[0], &g.word, 0, 1, kOrderRelease);
+  g.checker.signalWait(g.tids[2], &g.word, 1, kOrderRelaxed);
+  SignalFixture h;
+  EXPECT_TRUE(h.store(0, 0, 8));
+  h.checker.signalAdd(h.tids[0], &h.word, 0, 1, kOrderRelease);
+  h.checker.signalWait(h.tids[2], &h.word, 1, kOrderRelaxed);
+  h.atomic(2, &h.flag, kAccessFence, kOrderAcquire);
+  EXPECT_FALSE(g.load(2, 0, 8));
+  EXPECT_TRUE(h.load(2, 0, 8));
+}
+
+// The word itself is an access the checker orders: a reset (a plain write)
+// by one thread and a read_signal by another of the same block, with no
+// sync between them, are a race reported with both locations; a block sync
+// between them orders them.
+TEST(RaceChecker, SignalResetAndReadOfOneWordRaceUnlessSynced) {
+  for (bool synced : {false, true}) {
+    alignas(8) uint64_t word = 0;
+    RaceChecker checker(2, {RaceRegion{&word, sizeof word, "signals", 0}}, 2);
+    uint32_t a = checker.addThread(ThreadName{0, 0, 0});
+    uint32_t b = checker.addThread(ThreadName{0, 0, 1});
+    EXPECT_FALSE(checker.signalRead(a, &word, 0, kOrderAcquire, "read.mlir:3"));
+    if (synced)
+      checker.syncGroup({a, b});
+    auto race = checker.signalStore(b, &word, 0, "reset.mlir:4");
+    EXPECT_EQ(race.has_value(), !synced);
+    if (race) {
+      EXPECT_NE(race->find("read.mlir:3"), std::string::npos) << *race;
+      EXPECT_NE(race->find("reset.mlir:4"), std::string::npos) << *race;
+    }
+  }
+}
+
+// Adds are atomic read-modify-writes: two unordered adds are no race, an
+// add and an unordered reset are.
+TEST(RaceChecker, SignalAddsAreAtomicAResetIsNot) {
+  alignas(8) uint64_t word = 0;
+  RaceChecker checker(3, {RaceRegion{&word, sizeof word, "signals", 0}});
+  uint32_t a = checker.addThread(ThreadName{0, 0, 0});
+  uint32_t b = checker.addThread(ThreadName{0, 1, 0});
+  uint32_t c = checker.addThread(ThreadName{0, 2, 0});
+  EXPECT_FALSE(checker.signalAdd(a, &word, 0, 1, kOrderRelease, "add.a"));
+  EXPECT_FALSE(checker.signalAdd(b, &word, 1, 1, kOrderRelease, "add.b"));
+  EXPECT_TRUE(checker.signalStore(c, &word, 0, "reset.c").has_value());
 }
 
 } // namespace

@@ -523,6 +523,100 @@ void RaceChecker::loadHalf(uint32_t tid, uintptr_t key, int order) {
   t.pendingFrom.push_back({key, word.sequence});
 }
 
+void RaceChecker::take(uint32_t tid, const Snap &s, uintptr_t key,
+                       uint64_t sequence, int order) {
+  ThreadClock &t = clocks[tid];
+  if (acquires(order)) {
+    acquire(t, s);
+    return;
+  }
+  if (s.empty())
+    return;
+  if (t.pendingAcquire.size() == kMaxPending) {
+    Snap all;
+    for (const Snap &p : t.pendingAcquire)
+      all = join(all, p);
+    t.pendingAcquire.assign(1, std::move(all));
+    t.pendingFrom.assign(1, {0, ~0ull});
+  }
+  t.pendingAcquire.push_back(s);
+  t.pendingFrom.push_back({key, sequence});
+}
+
+std::optional<std::string>
+RaceChecker::signalAdd(uint32_t tid, const void *word, uint64_t before,
+                       uint64_t added, int order, const char *where) {
+  if (auto race = check(tid, word, sizeof(uint64_t), /*write=*/true,
+                        /*atomic=*/true, where))
+    return race;
+  SignalHistory &h = signals[reinterpret_cast<uintptr_t>(word)];
+  uint64_t last = h.adds.empty() ? h.floor : h.adds.back().first;
+  // A word first seen, or changed behind the checker's back: its history
+  // starts at what it held (what an earlier launch left there).
+  if (h.sequence == 0 || before != last) {
+    h.floor = before;
+    h.adds.clear();
+    h.sequence = ++nextSequence;
+  }
+  ThreadClock &t = clocks[tid];
+  Snap mine = releases(order) ? releaseSnap(tid) : t.releaseFence;
+  h.adds.push_back({before + added, std::move(mine)});
+  return std::nullopt;
+}
+
+Snap RaceChecker::signalPrefix(uintptr_t key, uint64_t upTo) const {
+  auto it = signals.find(key);
+  if (it == signals.end() || upTo <= it->second.floor)
+    return Snap{};
+  Snap all;
+  for (const auto &[after, snap] : it->second.adds) {
+    all = join(all, snap);
+    // The first add whose value reaches the target is the last one needed
+    // (mutant 80 acquires every add that landed, as the word's clock did).
+    if (after >= upTo && !TLE_MUTANT(80))
+      break;
+  }
+  return all;
+}
+
+std::optional<std::string> RaceChecker::signalWait(uint32_t tid,
+                                                   const void *word,
+                                                   uint64_t target, int order,
+                                                   const char *where) {
+  auto key = reinterpret_cast<uintptr_t>(word);
+  auto it = signals.find(key);
+  take(tid, signalPrefix(key, target), key,
+       it == signals.end() ? 0 : it->second.sequence, order);
+  // The final read, checked after its acquire as access() checks a load.
+  return check(tid, word, sizeof(uint64_t), /*write=*/false, /*atomic=*/true,
+               where);
+}
+
+std::optional<std::string> RaceChecker::signalRead(uint32_t tid,
+                                                   const void *word,
+                                                   uint64_t value, int order,
+                                                   const char *where) {
+  // What it read is reached by the add that wrote it: the same prefix.
+  return signalWait(tid, word, value, order, where);
+}
+
+std::optional<std::string> RaceChecker::signalStore(uint32_t tid,
+                                                    const void *word,
+                                                    uint64_t value,
+                                                    const char *where) {
+  // A plain write of the word (mutant 81 skips it: a reset unordered with
+  // another thread's read goes unseen).
+  if (!TLE_MUTANT(81))
+    if (auto race = check(tid, word, sizeof(uint64_t), /*write=*/true,
+                          /*atomic=*/false, where))
+      return race;
+  SignalHistory &h = signals[reinterpret_cast<uintptr_t>(word)];
+  h.floor = value;
+  h.adds.clear();
+  h.sequence = ++nextSequence;
+  return std::nullopt;
+}
+
 void RaceChecker::storeHalf(uint32_t tid, uintptr_t key, bool update,
                             int order) {
   ThreadClock &t = clocks[tid];

@@ -126,6 +126,37 @@ public:
   /// read-modify-write: a load that reads it synchronizes with `s`.
   void deliver(const void *addr, const Snap &s);
 
+  /// Signal words (docs/emulator.md, "What a signal wait acquires"): each
+  /// keeps the value of its last store and the adds since, in modification
+  /// order, so that a wait acquires the adds it needed and no later one.
+  /// Thread `tid` added `added` to `word`, which held `before`, with the
+  /// release half of `order`.
+  ///
+  /// Each is also an access of the word, checked as the shadowed memory's
+  /// are when the word lies in a region (an add an atomic read-modify-write,
+  /// a wait's final read and a read atomic reads, a store a plain write: a
+  /// reset unordered with another thread's read is a race); `where` is its
+  /// source location. They return the report of a race they complete.
+  std::optional<std::string> signalAdd(uint32_t tid, const void *word,
+                                       uint64_t before, uint64_t added,
+                                       int order, const char *where = nullptr);
+  /// Thread `tid`'s wait for `word` >= `target` ended: it acquires (with
+  /// the acquire half of `order`) the adds since the last store up to the
+  /// first whose value reaches `target`.
+  std::optional<std::string> signalWait(uint32_t tid, const void *word,
+                                        uint64_t target, int order,
+                                        const char *where = nullptr);
+  /// Thread `tid` read `value` from `word` (read_signal): every add up to
+  /// that value.
+  std::optional<std::string> signalRead(uint32_t tid, const void *word,
+                                        uint64_t value, int order,
+                                        const char *where = nullptr);
+  /// Thread `tid` set `word` to `value` (reset_signal): its history
+  /// starts again.
+  std::optional<std::string> signalStore(uint32_t tid, const void *word,
+                                         uint64_t value,
+                                         const char *where = nullptr);
+
   /// Thread `tid` acquires `s` (the emulator's network: a transfer lands
   /// after its send; a flush sees what the network did).
   void acquireFrom(uint32_t tid, const Snap &s);
@@ -166,6 +197,11 @@ private:
   bool leq(const Snap &a, const ThreadClock &t) const;
   void fence(uint32_t tid, int order);
   void loadHalf(uint32_t tid, uintptr_t key, int order);
+  /// Acquires `s` now (`order` acquires) or at the next acquire fence.
+  void take(uint32_t tid, const Snap &s, uintptr_t key, uint64_t sequence,
+            int order);
+  /// What reading `word` at `upTo` (or the first add reaching it) acquires.
+  Snap signalPrefix(uintptr_t key, uint64_t upTo) const;
   void storeHalf(uint32_t tid, uintptr_t key, bool update, int order);
   const Shadow *find(const void *addr, uint64_t &offset) const;
   std::optional<std::string> check(uint32_t tid, const void *addr,
@@ -188,6 +224,14 @@ private:
     uint64_t sequence = 0;
   };
   std::unordered_map<uintptr_t, WordSync> syncs;
+  /// A signal word's history since its last store: the stored value, and
+  /// each add's value after it with the adder's release clock.
+  struct SignalHistory {
+    uint64_t floor = 0;
+    std::vector<std::pair<uint64_t, Snap>> adds;
+    uint64_t sequence = 0;
+  };
+  std::unordered_map<uintptr_t, SignalHistory> signals;
   uint64_t nextSequence = 0;
   /// Scratch of the joins; syncGroup's, per thread (0 where untouched).
   std::vector<std::pair<uint32_t, uint32_t>> scratch;
