@@ -75,8 +75,9 @@ constexpr int kThreads = 128;
 constexpr uint32_t kSlots = 1536;
 /// Slot ranges: each row family has its own, so no two share epochs by
 /// accident (the diag section chooses reuse on purpose).
-constexpr uint32_t kSlotRows = 0;    // up to 128 slots per row kind
-constexpr uint32_t kSlotFresh = 1024;  // the diag section's fresh slots (2 passes)
+constexpr uint32_t kSlotRows = 0; // up to 128 slots per row kind
+constexpr uint32_t kSlotFresh =
+    1024; // the diag section's fresh slots (2 passes)
 constexpr uint32_t kSlotGraph = 1280;  // the graph check's C++ loop
 constexpr uint32_t kSlotLadder = 1408; // the ladder section's session rows
 constexpr int kMaxCtas = 128;
@@ -275,7 +276,7 @@ void makeWorld(World &w, int64_t timeoutMs) {
   int devs[kRanks] = {0, 0};
   TK(tleCommInitAll(w.comm, kRanks, devs, &cfg));
   TK(tleMemAllocAll(w.comm, kRanks, size_t(kBareRegions) * kMaxCtas * 128,
-                     w.mem));
+                    w.mem));
   CK(cudaSetDevice(0));
   for (int r = 0; r < kRanks; ++r) {
     TK(tleCommGetDevComm(w.comm[r], &w.dcomm[r]));
@@ -288,7 +289,8 @@ void makeWorld(World &w, int64_t timeoutMs) {
     CK(cudaStreamCreateWithFlags(&w.stream[r], cudaStreamNonBlocking));
     CK(cudaMalloc(&w.ns[r], kMaxCtas * sizeof(unsigned long long)));
     CK(cudaMalloc(&w.sm[r], kMaxCtas * sizeof(uint32_t)));
-    CK(cudaMalloc(&w.bareEpochs[r], kBareRegions * kMaxCtas * sizeof(uint32_t)));
+    CK(cudaMalloc(&w.bareEpochs[r],
+                  kBareRegions * kMaxCtas * sizeof(uint32_t)));
     CK(cudaMemset(w.bareEpochs[r], 0,
                   kBareRegions * kMaxCtas * sizeof(uint32_t)));
   }
@@ -370,9 +372,9 @@ double launchOnce(World &w, const Kernels &k, const Options &o, Path path,
           region(w.inbox[r], 1), r, o.iters, w.bareEpochs[r] + kMaxCtas, out);
       break;
     case Path::BareRedEpoch:
-      bareLoop<true, true><<<ctas, kThreads, 0, s>>>(
-          region(w.inbox[r], 2), r, o.iters, w.bareEpochs[r] + 2 * kMaxCtas,
-          out);
+      bareLoop<true, true>
+          <<<ctas, kThreads, 0, s>>>(region(w.inbox[r], 2), r, o.iters,
+                                     w.bareEpochs[r] + 2 * kMaxCtas, out);
       break;
     case Path::Tlec:
       launchPtx(k.tlec, ctas, s, w.dcomm[r], w.ns[r], o.iters);
@@ -499,7 +501,8 @@ void benchLadder(World &w, const Kernels &k, const Options &o) {
   };
   const Step steps[] = {
       {"bare", Path::Bare, 0, "st.release.sys, poll ld.acquire.sys"},
-      {"bare-red", Path::BareRed, 0, "red.release.sys.add instead of the store"},
+      {"bare-red", Path::BareRed, 0,
+       "red.release.sys.add instead of the store"},
       {"bare-red-epoch", Path::BareRedEpoch, 0,
        "bare-red + st.relaxed.gpu of the epoch before the poll"},
       {"session-noabortcheck", Path::SessionNoAbortCheck, base,
@@ -692,10 +695,10 @@ int main(int argc, char **argv) {
     else if (a == "--triton-dir" && v)
       o.tritonDir = v, ++i;
     else {
-      std::printf(
-          "usage: tle-bench-shared [--sections shared,graph,shared-diag,ladder] "
-          "[--ctas 1,8,32,66] [--diag-ctas 64,65,66,67] [--reps N "
-          "(>= 5)] [--tlec-ptx FILE] [--triton-dir DIR]\n");
+      std::printf("usage: tle-bench-shared [--sections "
+                  "shared,graph,shared-diag,ladder] "
+                  "[--ctas 1,8,32,66] [--diag-ctas 64,65,66,67] [--reps N "
+                  "(>= 5)] [--tlec-ptx FILE] [--triton-dir DIR]\n");
       return 2;
     }
   }

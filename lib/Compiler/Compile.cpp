@@ -39,11 +39,12 @@ std::string mlir::tle::validateOptions(const CompileOptions &options) {
   // (scoped acquire/release), which starts with sm_70.
   StringRef arch = options.arch;
   unsigned sm = 0;
-  StringRef digits = arch.drop_front(3).take_while([](char c) { return llvm::isDigit(c); });
+  StringRef digits =
+      arch.drop_front(3).take_while([](char c) { return llvm::isDigit(c); });
   StringRef suffix = arch.drop_front(3 + digits.size());
   if (!arch.starts_with("sm_") || digits.empty() ||
-      digits.getAsInteger(10, sm) || !(suffix.empty() || suffix == "a" ||
-                                       suffix == "f"))
+      digits.getAsInteger(10, sm) ||
+      !(suffix.empty() || suffix == "a" || suffix == "f"))
     return "--arch '" + options.arch +
            "' is not an NVIDIA GPU architecture of the form sm_NN (e.g. "
            "sm_90)";
@@ -79,9 +80,10 @@ static LogicalResult runPipeline(ModuleOp module, Build build) {
   return pm.run(module);
 }
 
-FailureOr<CompileResult>
-mlir::tle::compileModule(ModuleOp module, const CompileOptions &options,
-                         CompileStage stage, StringRef source) {
+FailureOr<CompileResult> mlir::tle::compileModule(ModuleOp module,
+                                                  const CompileOptions &options,
+                                                  CompileStage stage,
+                                                  StringRef source) {
   std::string invalid = validateOptions(options);
   if (!invalid.empty())
     return module.emitError(invalid);

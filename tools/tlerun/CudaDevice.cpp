@@ -15,7 +15,6 @@
 
 #ifdef TLE_TLERUN_CUDA
 
-
 #include <cuda.h>
 
 #include <chrono>

@@ -122,9 +122,9 @@ static bool checkHostOp(Operation *op) {
     }
     return true;
   }
-  if (ns == "gpu" && !isa<gpu::GPUModuleOp, gpu::ReturnOp, gpu::ThreadIdOp,
-                          gpu::BlockIdOp, gpu::BlockDimOp, gpu::GridDimOp,
-                          gpu::BarrierOp>(op)) {
+  if (ns == "gpu" &&
+      !isa<gpu::GPUModuleOp, gpu::ReturnOp, gpu::ThreadIdOp, gpu::BlockIdOp,
+           gpu::BlockDimOp, gpu::GridDimOp, gpu::BarrierOp>(op)) {
     op->emitError("'") << name << "' has no lowering for the CPU emulator "
                        << "(--target=host)";
     return false;
@@ -145,8 +145,8 @@ struct VerifyHostKernelsPass
         return;
       std::string why = reservedBecause(symbol.getName());
       if (!why.empty()) {
-        op->emitError("symbol '") << symbol.getName() << "' is reserved ("
-                                  << why << ")";
+        op->emitError("symbol '")
+            << symbol.getName() << "' is reserved (" << why << ")";
         ok = false;
       }
     });
@@ -190,7 +190,8 @@ static LogicalResult flattenOne(gpu::GPUModuleOp gpuModule,
       });
       func.erase();
       if (symbols.lookup(bodyName))
-        return newFunc.emitError("symbol '") << bodyName << "' is defined twice";
+        return newFunc.emitError("symbol '")
+               << bodyName << "' is defined twice";
       symbols.insert(newFunc);
       continue;
     }
@@ -220,8 +221,7 @@ struct FlattenGpuModulesPass
     : impl::FlattenGpuModulesBase<FlattenGpuModulesPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    SmallVector<gpu::GPUModuleOp> gpuModules(
-        module.getOps<gpu::GPUModuleOp>());
+    SmallVector<gpu::GPUModuleOp> gpuModules(module.getOps<gpu::GPUModuleOp>());
     SymbolTable symbols(module);
     for (gpu::GPUModuleOp gpuModule : gpuModules)
       if (failed(flattenOne(gpuModule, symbols)))
@@ -258,7 +258,8 @@ struct ConvertGpuToEmuHooksPass
       OpBuilder b(op);
       Location loc = op->getLoc();
       Value d = LLVM::ConstantOp::create(b, loc, i32, static_cast<int>(dim));
-      Value id = LLVM::CallOp::create(b, loc, callee, ValueRange{d}).getResult();
+      Value id =
+          LLVM::CallOp::create(b, loc, callee, ValueRange{d}).getResult();
       Value index = arith::IndexCastUIOp::create(b, loc, b.getIndexType(), id);
       op->getResult(0).replaceAllUsesWith(index);
       op->erase();
@@ -300,8 +301,8 @@ static void addEntry(ModuleOp module, LLVM::LLVMFuncOp body, StringRef name,
   Location loc = body.getLoc();
   OpBuilder b(ctx);
   b.setInsertionPointAfter(body);
-  auto entry = LLVM::LLVMFuncOp::create(b, loc, (kEntryPrefix + name).str(),
-                                        entryType);
+  auto entry =
+      LLVM::LLVMFuncOp::create(b, loc, (kEntryPrefix + name).str(), entryType);
   Block *block = entry.addEntryBlock(b);
   b.setInsertionPointToStart(block);
   SmallVector<Value> args;
@@ -321,8 +322,8 @@ static void addEntry(ModuleOp module, LLVM::LLVMFuncOp body, StringRef name,
   text.push_back('\0');
   auto type = LLVM::LLVMArrayType::get(IntegerType::get(ctx, 8), text.size());
   LLVM::GlobalOp::create(b, loc, type, /*isConstant=*/true,
-                         LLVM::Linkage::External,
-                         (kParamsPrefix + name).str(), b.getStringAttr(text));
+                         LLVM::Linkage::External, (kParamsPrefix + name).str(),
+                         b.getStringAttr(text));
 }
 
 namespace mlir::tle {
