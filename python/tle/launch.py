@@ -32,7 +32,8 @@ Exit status: 0 when every rank succeeded, else the status of the first rank
 that failed (a rank killed by a signal counts as 128 + the signal), 124
 when ``--timeout`` expired first, or 128 + the signal when the launcher was
 sent SIGTERM, SIGHUP or SIGINT (what ``timeout``, a batch scheduler or a
-terminal sends): it passes the signal on to every rank and waits for them.
+terminal sends): it passes the signal on to every rank, once, and waits for
+them.
 A rank never outlives its launcher: one whose launcher dies (even by
 SIGKILL) is sent SIGTERM.
 
@@ -127,12 +128,15 @@ class LaunchResult:
         return 128 - code if code is not None and code < 0 else (code or 1)
 
 
-def _stop(procs: list[subprocess.Popen], signum: int = signal.SIGTERM) -> None:
-    """Sends ``signum`` to every rank still running, SIGKILL to those that
-    outlive it by _TERMINATE_S."""
+def _stop(procs: list[subprocess.Popen], signum: int = signal.SIGTERM, sent: set[int] | None = None) -> None:
+    """Sends ``signum`` to every rank still running that is not in ``sent``
+    (the pids it was passed on to already: a rank's handler must see a
+    signal the launcher received once, once), SIGKILL to those that outlive
+    it by _TERMINATE_S."""
     alive = [p for p in procs if p.poll() is None]
     for p in alive:
-        p.send_signal(signum)
+        if sent is None or p.pid not in sent:
+            p.send_signal(signum)
     deadline = time.monotonic() + _TERMINATE_S
     for p in alive:
         try:
@@ -269,14 +273,19 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
     command = list(argv) if no_python else [sys.executable, *argv]
     procs: list[subprocess.Popen] = []
     signalled: list[int] = []
+    forwarded: set[int] = set()  # the pids that were passed the first signal
     previous = {}
 
     def forward(signum, frame) -> None:
-        if not signalled:
-            signalled.append(signum)
+        # Only the first signal is passed on, each rank once; the main loop
+        # then passes it to any rank started since and waits for them all.
+        if signalled:
+            return
+        signalled.append(signum)
         for p in procs:
             if p.poll() is None:
                 p.send_signal(signum)
+                forwarded.add(p.pid)
 
     if threading.current_thread() is threading.main_thread():
         for signum in _FORWARDED:
@@ -319,7 +328,7 @@ def run(argv: Sequence[str], ranks: int, *, timeout: float | None = None, grace:
                         break
             settle()
             if signalled:
-                _stop(procs, signalled[0])
+                _stop(procs, signalled[0], forwarded)
                 break
             if timeout is not None and now - start > timeout:
                 _stop(procs)
