@@ -12,9 +12,13 @@ multiples of the 16 x 16 x 16 tile (K both a multiple and not); every
 operator runs three times on one plan with new inputs each time. With
 ``--late S`` the last rank sleeps S seconds before its second call of each
 operator (its peers must wait for its data; the first call of a shape is
-collective), then holds S seconds between its push and its GEMM (ag_gemm)
-or before its reduce (gemm_rs, gemm_ar) in the third call (its peers must
-not overwrite what it has not read).
+collective), and in that call holds between its push and its GEMM (ag_gemm)
+or before its reduce (gemm_rs, gemm_ar) until every peer has started its
+third call, and then as long again as its first call took (its peers must
+not overwrite what it has not read: a push or GEMM that skips the release
+wait writes the buffer it is about to read). ``--marks DIR`` is where the
+ranks say which call they start (a file per rank and call); without it the
+hold is S seconds, which a slow machine may not fill.
 A second ``Fused`` then reuses the first one's signal words (late second
 call: a plan must start them from 0). Then each operator's calls are recorded twice: they must launch the same
 kernels with the same arguments (a CUDA graph replays them). ``--mismatch``:
@@ -133,6 +137,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--late", type=float, default=0.0)
     parser.add_argument("--only", default="")
+    parser.add_argument("--marks", type=Path, help="a directory the ranks share, for the hold of --late")
     parser.add_argument("--mismatch", action="store_true")
     parser.add_argument("--quick", action="store_true", help="one shape per operator")
     parser.add_argument("--lean", action="store_true",
@@ -173,18 +178,42 @@ def main() -> None:
 
         with Fused(comm, n_signals=256, signal_base=200, min_flops=0) as f:
             errors(f, check, results, rank)
+        def mark(name: str) -> None:
+            if args.marks:
+                (args.marks / f"{name}.{rank}").touch()
+
+        def hold(name: str, first_call_s: float) -> None:
+            """Until every peer has started call ``name`` (or 60 s), then
+            as long as this rank's first call took: long enough for a peer
+            that skips the release wait to write into what this rank is
+            about to read, however loaded the machine."""
+            if not args.marks:
+                time.sleep(args.late)
+                return
+            deadline = time.monotonic() + 60
+            while (time.monotonic() < deadline and
+                   not all((args.marks / f"{name}.{r}").exists() for r in range(size) if r != rank)):
+                time.sleep(0.01)
+            time.sleep(max(args.late, first_call_s))
+
         with Fused(comm, n_signals=256, min_flops=0) as f:
             for op in ops:
-                for m, k, n in SHAPES[op][:1] if args.quick else SHAPES[op]:
+                for si, (m, k, n) in enumerate(SHAPES[op][:1] if args.quick else SHAPES[op]):
+                    first_call_s = 0.0
                     for call in range(CALLS):
                         a, b = operands(op, m, k, n, size, call)
+                        mark(f"{op}-{si}-{call}")
+                        f.pause = None
                         # Not the first call: its plan's digest exchange is a
                         # barrier, which would make every rank wait anyway.
                         if last and args.late and call == 1 and op not in held:
                             held.add(op)
                             time.sleep(args.late)
-                        f.pause = (lambda stage: time.sleep(args.late)) if last and args.late and call == 2 else None
+                            f.pause = lambda stage, s=f"{op}-{si}-2", t=first_call_s: hold(s, t)
+                        started = time.monotonic()
                         got = getattr(f, op)(a[rank], b[rank])
+                        if call == 0:
+                            first_call_s = time.monotonic() - started
                         check(f"{op} {m}x{k}x{n} call {call}", got, reference(op, a, b, rank, size))
             f.pause = None
             for op in ([] if args.lean else ops):

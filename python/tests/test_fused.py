@@ -34,12 +34,12 @@ PYTHON_DIR = Path(__file__).resolve().parents[1]
 RANKS = PYTHON_DIR / "tests" / "fused_ranks.py"
 
 
-def run_ranks(n: int, *argv: str, limit: float = 300.0) -> subprocess.CompletedProcess:
+def run_ranks(n: int, *argv: str, limit: float = 300.0, marks: Path | None = None) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(PYTHON_DIR) + os.pathsep + os.environ.get("PYTHONPATH", ""),
                TRITON_INTERPRET="1", PYTHONWARNINGS="ignore::DeprecationWarning", TLE_BARRIER_TIMEOUT_MS="60000")
     try:
         return subprocess.run([sys.executable, "-m", "tle.launch", "--ranks", str(n), "--grace", "10", str(RANKS),
-                               *argv], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                               *argv, *(["--marks", str(marks)] if marks else [])], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                               timeout=limit)
     except subprocess.TimeoutExpired as e:
         pytest.fail(f"still running after {limit:.0f} s (a hang):\n{e.stdout}")
@@ -55,11 +55,11 @@ def passed(proc: subprocess.CompletedProcess, n: int, at_least: int) -> None:
 
 @pytest.mark.usefixtures("host_library")
 @pytest.mark.parametrize("n, quick", [(2, False), (4, True)])
-def test_fused_ops_on_cpu_ranks(n, quick):
+def test_fused_ops_on_cpu_ranks(n, quick, tmp_path):
     """Everything on 2 ranks; on 4 the operators' calls and errors only
     (``--quick --lean``: the rest does not depend on the number of ranks,
     and 4 interpreted ranks share 2 cores in CI)."""
-    proc = run_ranks(n, "--late", "0.4", *(["--quick", "--lean"] if quick else []))
+    proc = run_ranks(n, "--late", "0.4", *(["--quick", "--lean"] if quick else []), marks=tmp_path)
     passed(proc, n, 15 if quick else 30)
     for name in ("ag_gemm 20x24x40 call 2", "gemm_rs 36x20x24 call 2", "gemm_ar 18x16x33 call 2"):
         assert proc.stdout.count(f"PASS {name}") == n, (name, proc.stdout)
