@@ -78,8 +78,8 @@ PY_MUTANTS = [
     ("P4", "language.py", "BARRIER_KINDS = dict(_abi.BARRIER_KIND)",
      'BARRIER_KINDS = {**_abi.BARRIER_KIND, "arrive": 1, "wait": 0}'),
     # The default slot's stride for z: ny * ny instead of nx * ny.
-    ("P5", "language.py", "        stride = _semantic.num_programs(0)\n",
-     "        stride = _semantic.num_programs(axis - 1)\n"),
+    ("P5", "language.py", "        stride = num(0)\n",
+     "        stride = num(axis - 1)\n"),
     # A coordinate shard_id linearized column-major.
     ("P6", "flagtree/language.py", "        for coord, size in zip(shard_id, scope.shape):\n",
      "        for coord, size in reversed(list(zip(shard_id, scope.shape))):\n"),

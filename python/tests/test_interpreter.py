@@ -143,6 +143,16 @@ def test_a_long_wait_says_so_before_its_deadline():
                         r"\(TLE_BARRIER_TIMEOUT_MS\)", progress[0]), progress
 
 
+def test_the_per_barrier_benchmark_runs():
+    """docs/triton.md's command (a few barriers: the figure is the docs',
+    not a test's)."""
+    proc, _ = run_ranks(2, str(RANKS), "bench", "--iters", "50", "--repeats", "2")
+    assert proc.returncode == 0, proc.stdout
+    for rank in range(2):
+        lines = [x for x in rank_lines(proc.stdout, rank) if x.startswith("per-barrier time under the interpreter: ")]
+        assert lines and "of 50 barriers" in lines[0], proc.stdout
+
+
 @pytest.mark.parametrize("n", [2, 4])
 def test_deadlocked_kernel_is_reported_within_the_timeout(n):
     proc, elapsed = run_ranks(n, str(RANKS), "deadlock", "--timeout-ms", str(TIMEOUT_MS))

@@ -113,8 +113,21 @@ def _entry_point(symbol: str, arg_types: tuple[str, ...], ret: str):
     return fn
 
 
-def _value(arg: core.tensor) -> int:
+class Constant:
+    """A compile-time argument of an interpreted call (tle.language's
+    ``_constant``): its value and type, without the interpreter's scalar
+    tensor, whose making cost more than the call."""
+
+    __slots__ = ("value", "dtype")
+
+    def __init__(self, value: int, dtype: core.dtype):
+        self.value, self.dtype = value, dtype
+
+
+def _value(arg: core.tensor | Constant) -> int:
     """The Python value of an interpreted scalar."""
+    if type(arg) is Constant:
+        return arg.value
     data = arg.handle.data
     if data.size != 1:
         raise TypeError(f"expected a scalar, got a block of shape {list(data.shape)}")
@@ -128,10 +141,12 @@ def _numpy_checked() -> None:
     check_numpy()
 
 
-def call(symbol: str, args: list[core.tensor], ret: core.dtype, semantic: Any) -> core.tensor:
+def call(symbol: str, args: list[core.tensor | Constant], ret: core.dtype, semantic: Any,
+         result: bool = True) -> core.tensor | None:
     """Runs the device library's ``symbol`` with the interpreted scalars
     ``args`` as the current program; returns its result as an interpreted
-    scalar of type ``ret``, or raises ``TLEError`` with the device record."""
+    scalar of type ``ret`` (None when not ``result``: the caller drops
+    it), or raises ``TLEError`` with the device record."""
     _numpy_checked()
     arg_types = tuple(a.dtype.name for a in args)
     fn = _entry_point(symbol, arg_types, ret.name)
@@ -147,7 +162,7 @@ def call(symbol: str, args: list[core.tensor], ret: core.dtype, semantic: Any) -
             runtime._check(code, symbol)
         record = runtime._error_info(info)
         raise runtime.TLEError(record.result, "device error", record.message, record)
-    return semantic.scalar_constant(out.value, ret)
+    return semantic.scalar_constant(out.value, ret) if result else None
 
 
 def check_grid_group(semantic: Any) -> None:

@@ -47,6 +47,7 @@ instead (``tle._interp``): the kernel runs unchanged on CPU ranks.
 from __future__ import annotations
 
 import functools
+import operator
 from typing import Any, Callable
 
 from triton.language import core
@@ -129,6 +130,16 @@ def _address(name: str, value: Any, _semantic) -> core.tensor:
     raise TypeError(f"{name} must be an integer address (int64) or a pointer; got {_describe(value)}")
 
 
+def _constant(value: int, dtype: core.dtype, _semantic) -> Any:
+    """A compile-time argument of an entry point's call: the builder's
+    scalar, or under the interpreter the value itself (``_interp.Constant``;
+    making the interpreter's tensor was most of an interpreted call's
+    time). Only calls take it (``_call``), never the builder's arithmetic."""
+    if _interp.is_interpreter(_semantic):
+        return _interp.Constant(value, dtype)
+    return _semantic.scalar_constant(value, dtype)
+
+
 def _int32(name: str, value: Any, _semantic) -> core.tensor:
     """A non-negative int32: a compile-time int or a runtime int32 scalar."""
     value = core._unwrap_if_constexpr(value)
@@ -141,7 +152,7 @@ def _int32(name: str, value: Any, _semantic) -> core.tensor:
         raise TypeError(f"{name} must be an int or a runtime int32 scalar; got {_describe(value)}")
     if not 0 <= value <= _INT32_MAX:
         raise ValueError(f"{name} must be in [0, 2**31); got {value}")
-    return _semantic.scalar_constant(value, core.int32)
+    return _constant(value, core.int32, _semantic)
 
 
 def _offset(value: Any, _semantic) -> core.tensor:
@@ -156,7 +167,7 @@ def _offset(value: Any, _semantic) -> core.tensor:
         raise TypeError(f"offset must be an integer number of bytes; got {_describe(value)}")
     if not 0 <= value < 2**63:
         raise ValueError(f"offset must be a non-negative number of bytes; got {value}")
-    return _semantic.scalar_constant(value, core.int64)
+    return _constant(value, core.int64, _semantic)
 
 
 def _word_value(name: str, value: Any, _semantic) -> core.tensor:
@@ -173,7 +184,7 @@ def _word_value(name: str, value: Any, _semantic) -> core.tensor:
         raise TypeError(f"{name} must be an int or a runtime integer scalar; got {_describe(value)}")
     if not 0 <= value <= _INT64_MAX:
         raise ValueError(f"{name} must be in [0, 2**63); got {value}")
-    return _semantic.scalar_constant(value, core.int64)
+    return _constant(value, core.int64, _semantic)
 
 
 def _signal_group(group_kind: Any, _semantic) -> int:
@@ -269,14 +280,15 @@ def _library_path(_semantic) -> str:
     return libs[EXTERN_LIB_NAME]
 
 
-def _call(symbol: str, args: list[core.tensor], ret: core.dtype, _semantic,
-          library: Callable[[Any], str] = _library_path) -> core.tensor:
+def _call(symbol: str, args: list[Any], ret: core.dtype, _semantic,
+          library: Callable[[Any], str] = _library_path, result: bool = True) -> core.tensor | None:
     """One non-pure call of a TLE entry point with already-typed scalars
     (under the interpreter: the call itself, on the CPU). ``library`` gives
     the bitcode's path for this compilation (``tle.flagtree`` links it
-    itself instead of requiring ``extern_libs``)."""
+    itself instead of requiring ``extern_libs``). ``result`` False: the
+    caller drops the result (the interpreter then makes no tensor of it)."""
     if _interp.is_interpreter(_semantic):
-        return _interp.call(symbol, args, ret, _semantic)
+        return _interp.call(symbol, args, ret, _semantic, result)
     signature = tuple(a.dtype for a in args)
     return core.extern_elementwise(EXTERN_LIB_NAME, library(_semantic), args, {signature: (symbol, ret)},
                                    is_pure=False, _semantic=_semantic)
@@ -307,14 +319,30 @@ def _builtin(fn: Callable) -> Callable:
 
 def _program_slot(_semantic) -> core.tensor:
     """The program's linear id (x fastest), the default barrier slot: one
-    slot per program, so no two programs share one (docs/triton.md)."""
-    slot = _semantic.program_id(0)
+    slot per program, so no two programs share one (docs/triton.md).
+    Under the interpreter it is computed on Python ints, the program and
+    grid being known: the builder's arithmetic, which makes a tensor per
+    step, was most of an interpreted barrier's time."""
+    if _interp.is_interpreter(_semantic):
+        ids, dims = _interp.program(_semantic)
+        slot = _linear_program(ids.__getitem__, dims.__getitem__, operator.mul, operator.add)
+        return _constant(slot, core.int32, _semantic)
+    return _linear_program(
+        _semantic.program_id, _semantic.num_programs,
+        lambda a, b: _semantic.mul(a, b, sanitize_overflow=False),
+        lambda a, b: _semantic.add(a, b, sanitize_overflow=False))
+
+
+def _linear_program(pid: Callable, num: Callable, mul: Callable, add: Callable) -> Any:
+    """``pid_x + pid_y * nx + pid_z * nx * ny`` from the program id and
+    grid size of an axis (``pid``, ``num``), over Python ints or the
+    builder's values alike."""
+    slot = pid(0)
     for axis in (1, 2):
-        stride = _semantic.num_programs(0)
+        stride = num(0)
         for inner in range(1, axis):
-            stride = _semantic.mul(stride, _semantic.num_programs(inner), sanitize_overflow=False)
-        slot = _semantic.add(slot, _semantic.mul(_semantic.program_id(axis), stride, sanitize_overflow=False),
-                             sanitize_overflow=False)
+            stride = mul(stride, num(inner))
+        slot = add(slot, mul(pid(axis), stride))
     return slot
 
 
@@ -412,20 +440,20 @@ def _barrier(symbol: str, comm: core.tensor, barrier_kind, group_kind, order, in
     if core._unwrap_if_constexpr(index) is not None:
         slot = _int32("index", index, _semantic)
     elif group == "grid":
-        slot = _semantic.scalar_constant(0, core.int32)
+        slot = _constant(0, core.int32, _semantic)
     else:
         slot = _program_slot(_semantic)
     args = [
         comm,
-        _semantic.scalar_constant(kind, core.int32),
-        _semantic.scalar_constant(GROUP_KINDS[group], core.int32),
+        _constant(kind, core.int32, _semantic),
+        _constant(GROUP_KINDS[group], core.int32, _semantic),
         slot,
-        _semantic.scalar_constant(memory_order, core.int32),
+        _constant(memory_order, core.int32, _semantic),
     ]
     if team != "intra":
         symbol = "tleTritonTeamBarrier"
-        args.insert(1, _semantic.scalar_constant(TEAMS[team], core.int32))
-    _call(symbol, args, core.int32, _semantic, library)
+        args.insert(1, _constant(TEAMS[team], core.int32, _semantic))
+    _call(symbol, args, core.int32, _semantic, library, result=False)
     return None
 
 
@@ -454,9 +482,9 @@ def _session_barrier(comm: core.tensor, kind: int, group: str, memory_order: int
                          "(give the index to session_open)")
     args = [
         comm,
-        _semantic.scalar_constant(kind, core.int32),
-        _semantic.scalar_constant(coop, core.int32),
-        _semantic.scalar_constant(memory_order, core.int32),
+        _constant(kind, core.int32, _semantic),
+        _constant(coop, core.int32, _semantic),
+        _constant(memory_order, core.int32, _semantic),
         _session_value(session),
     ]
     return _call("tleTritonSession", args, core.int64, _semantic, library)
@@ -474,13 +502,13 @@ def _session_open(comm: core.tensor, group_kind, index, _semantic, library: Call
         raise ValueError(f"group_kind 'warp' needs num_warps=1 (every warp of the program executes the call, "
                          f"and this kernel has num_warps={options.num_warps}); use 'block'")
     slot = _program_slot(_semantic) if core._unwrap_if_constexpr(index) is None else _int32("index", index, _semantic)
-    args = [comm, _semantic.scalar_constant(coop, core.int32), slot]
+    args = [comm, _constant(coop, core.int32, _semantic), slot]
     return _call("tleTritonSessionOpen", args, core.int64, _semantic, library)
 
 
 def _session_close(comm: core.tensor, session, group_kind, _semantic, library: Callable[[Any], str] = _library_path):
     group = _choice("group_kind", group_kind, GROUP_KINDS)
-    args = [comm, _semantic.scalar_constant(_session_group(group, "intra", "session_close"), core.int32),
+    args = [comm, _constant(_session_group(group, "intra", "session_close"), core.int32, _semantic),
             _session_value(session)]
     return _call("tleTritonSessionClose", args, core.int32, _semantic, library)
 
@@ -553,7 +581,7 @@ def _team_query(intra_symbol: str, team_symbol: str, comm, team, _semantic) -> c
     comm = _address("comm", comm, _semantic)
     if team == "intra":
         return _call(intra_symbol, [comm], core.int32, _semantic)
-    return _call(team_symbol, [comm, _semantic.scalar_constant(TEAMS[team], core.int32)], core.int32, _semantic)
+    return _call(team_symbol, [comm, _constant(TEAMS[team], core.int32, _semantic)], core.int32, _semantic)
 
 
 @_builtin
@@ -628,12 +656,12 @@ def _signal(symbol: str, comm: core.tensor, peer, index, op, value, group_kind, 
         _int32("peer", peer, _semantic),
         _int32(index_name, index, _semantic),
         _word_value("value", 1 if kind == "inc" else value, _semantic),
-        _semantic.scalar_constant(group, core.int32),
+        _constant(group, core.int32, _semantic),
     ]
     if team != "intra":
         symbol = "tleTritonTeamSignal"
-        args.insert(1, _semantic.scalar_constant(TEAMS[team], core.int32))
-    _call(symbol, args, core.int32, _semantic, library)
+        args.insert(1, _constant(TEAMS[team], core.int32, _semantic))
+    _call(symbol, args, core.int32, _semantic, library, result=False)
 
 
 @_builtin
@@ -665,10 +693,10 @@ def _signal_wait(symbol: str, comm: core.tensor, index, target, group_kind, orde
         comm,
         _int32(index_name, index, _semantic),
         _word_value("target", target, _semantic),
-        _semantic.scalar_constant(group, core.int32),
-        _semantic.scalar_constant(memory_order, core.int32),
+        _constant(group, core.int32, _semantic),
+        _constant(memory_order, core.int32, _semantic),
     ]
-    _call(symbol, args, core.int32, _semantic, library)
+    _call(symbol, args, core.int32, _semantic, library, result=False)
 
 
 @_builtin
@@ -681,7 +709,7 @@ def read_signal(device_dptr, index, order="acquire", _semantic=None) -> core.ten
     args = [
         _address("device_dptr", device_dptr, _semantic),
         _int32("index", index, _semantic),
-        _semantic.scalar_constant(memory_order, core.int32),
+        _constant(memory_order, core.int32, _semantic),
     ]
     return _call("tleTritonReadSignal", args, core.int64, _semantic)
 
@@ -692,7 +720,7 @@ def reset_signal(device_dptr, index, _semantic=None) -> None:
     peer's signal to the same word can lose that signal: reset between
     phases that a barrier or another signal separates."""
     args = [_address("device_dptr", device_dptr, _semantic), _int32("index", index, _semantic)]
-    _call("tleTritonResetSignal", args, core.int32, _semantic)
+    _call("tleTritonResetSignal", args, core.int32, _semantic, result=False)
 
 
 @_builtin
@@ -742,7 +770,7 @@ def _size(name: str, value: Any, _semantic) -> core.tensor:
         raise TypeError(f"{name} must be an integer number of bytes; got {_describe(value)}")
     if not 0 <= value <= _INT64_MAX:
         raise ValueError(f"{name} must be a non-negative number of bytes; got {value}")
-    return _semantic.scalar_constant(value, core.int64)
+    return _constant(value, core.int64, _semantic)
 
 
 def _attached_signal(signal, signal_op, signal_value, _semantic) -> list[core.tensor]:
@@ -761,7 +789,7 @@ def _attached_signal(signal, signal_op, signal_value, _semantic) -> list[core.te
         if op == "add" and signal_value is None:
             raise ValueError("signal_op 'add' needs a signal_value")
     return [
-        _semantic.scalar_constant(PUT_SIGNAL_OPS[op], core.int32),
+        _constant(PUT_SIGNAL_OPS[op], core.int32, _semantic),
         _int32("signal", 0 if signal is None else signal, _semantic),
         _word_value("signal_value", 0 if signal_value is None else signal_value, _semantic),
     ]
@@ -770,7 +798,7 @@ def _attached_signal(signal, signal_op, signal_value, _semantic) -> list[core.te
 def _counter(counter, _semantic) -> core.tensor:
     """A put's local counter word, or -1 for none."""
     if core._unwrap_if_constexpr(counter) is None:
-        return _semantic.scalar_constant(-1, core.int32)
+        return _constant(-1, core.int32, _semantic)
     return _int32("counter", counter, _semantic)
 
 
@@ -778,8 +806,8 @@ def _transfer_tail(context, group_kind, order, table, call, why, _semantic):
     """[contextId, groupKind, order] of a transfer."""
     return [
         _int32("context", context, _semantic),
-        _semantic.scalar_constant(_signal_group(group_kind, _semantic), core.int32),
-        _semantic.scalar_constant(_order_in(order, table, call, why), core.int32),
+        _constant(_signal_group(group_kind, _semantic), core.int32, _semantic),
+        _constant(_order_in(order, table, call, why), core.int32, _semantic),
     ]
 
 
@@ -789,13 +817,13 @@ def _put(symbol: str, comm: core.tensor, dst: core.tensor, dst_offset, src: core
     """The checks and the call of tleTritonPut for int64 handles."""
     args = [comm, dst, _size("dst_offset", dst_offset, _semantic), src, _size("src_offset", src_offset, _semantic),
             _size("nbytes", nbytes, _semantic),
-            _semantic.scalar_constant(TEAMS[_team(team)], core.int32),
+            _constant(TEAMS[_team(team)], core.int32, _semantic),
             _int32("peer", peer, _semantic)]
     args += _attached_signal(signal, signal_op, signal_value, _semantic)
     args.append(_counter(counter, _semantic))
     args += _transfer_tail(context, group_kind, order, PUBLISHER_ORDERS, "put",
                            "a put only publishes, and FlagCX's put fences for release and acq_rel alone", _semantic)
-    _call(symbol, args, core.int32, _semantic, library)
+    _call(symbol, args, core.int32, _semantic, library, result=False)
 
 
 def _get(symbol: str, comm: core.tensor, src: core.tensor, src_offset, dst: core.tensor, dst_offset, nbytes, peer,
@@ -803,11 +831,11 @@ def _get(symbol: str, comm: core.tensor, src: core.tensor, src_offset, dst: core
     """The checks and the call of tleTritonGet for int64 handles."""
     args = [comm, src, _size("src_offset", src_offset, _semantic), dst, _size("dst_offset", dst_offset, _semantic),
             _size("nbytes", nbytes, _semantic),
-            _semantic.scalar_constant(TEAMS[_team(team)], core.int32),
+            _constant(TEAMS[_team(team)], core.int32, _semantic),
             _int32("peer", peer, _semantic)]
     args += _transfer_tail(context, group_kind, order, GET_ORDERS, "get",
                            "a get only observes, and FlagCX's get fences for acquire and acq_rel alone", _semantic)
-    _call(symbol, args, core.int32, _semantic, library)
+    _call(symbol, args, core.int32, _semantic, library, result=False)
 
 
 @_builtin
@@ -872,12 +900,12 @@ def put_value(device_dptr, dst, dst_offset, value, peer, team="intra", signal=No
     comm = _address("device_dptr", device_dptr, _semantic)
     args = [comm, _address("dst", dst, _semantic), _size("dst_offset", dst_offset, _semantic),
             _word_value_signed("value", value, _semantic),
-            _semantic.scalar_constant(TEAMS[_team(team)], core.int32),
+            _constant(TEAMS[_team(team)], core.int32, _semantic),
             _int32("peer", peer, _semantic)]
     args += _attached_signal(signal, signal_op, signal_value, _semantic)
     args += _transfer_tail(context, group_kind, order, PUBLISHER_ORDERS, "put_value",
                            "a put only publishes, and FlagCX's put fences for release and acq_rel alone", _semantic)
-    _call("tleTritonPutValue", args, core.int32, _semantic)
+    _call("tleTritonPutValue", args, core.int32, _semantic, result=False)
 
 
 def _word_value_signed(name: str, value: Any, _semantic) -> core.tensor:
@@ -893,7 +921,7 @@ def _word_value_signed(name: str, value: Any, _semantic) -> core.tensor:
         raise TypeError(f"{name} must be an int or a runtime integer scalar; got {_describe(value)}")
     if not -2**63 <= value < 2**64:
         raise ValueError(f"{name} must fit in 64 bits; got {value}")
-    return _semantic.scalar_constant(value - 2**64 if value > _INT64_MAX else value, core.int64)
+    return _constant(value - 2**64 if value > _INT64_MAX else value, core.int64, _semantic)
 
 
 @_builtin
@@ -903,9 +931,9 @@ def flush(device_dptr, context=0, group_kind="block", order="acq_rel", _semantic
     landed, a put's source may be reused (FlagCX's ``flagcxDevFlush``).
     ``order``: the fence's order (``"acq_rel"`` by default)."""
     args = [_address("device_dptr", device_dptr, _semantic), _int32("context", context, _semantic),
-            _semantic.scalar_constant(_signal_group(group_kind, _semantic), core.int32),
-            _semantic.scalar_constant(ORDERS[_choice("order", order, ORDERS)], core.int32)]
-    _call("tleTritonFlush", args, core.int32, _semantic)
+            _constant(_signal_group(group_kind, _semantic), core.int32, _semantic),
+            _constant(ORDERS[_choice("order", order, ORDERS)], core.int32, _semantic)]
+    _call("tleTritonFlush", args, core.int32, _semantic, result=False)
 
 
 @_builtin
@@ -923,9 +951,9 @@ def _counter_wait(symbol, comm, index, target, context, group_kind, order, _sema
                   index_name="index"):
     args = [comm, _int32(index_name, index, _semantic), _word_value("target", target, _semantic),
             _int32("context", context, _semantic),
-            _semantic.scalar_constant(_signal_group(group_kind, _semantic), core.int32),
-            _semantic.scalar_constant(_observer_order(order, "counter_wait"), core.int32)]
-    _call(symbol, args, core.int32, _semantic, library)
+            _constant(_signal_group(group_kind, _semantic), core.int32, _semantic),
+            _constant(_observer_order(order, "counter_wait"), core.int32, _semantic)]
+    _call(symbol, args, core.int32, _semantic, library, result=False)
 
 
 @_builtin
@@ -934,7 +962,7 @@ def read_counter(device_dptr, index, context=0, order="acquire", _semantic=None)
     with the acquire half of ``order`` (FlagCX's ``flagcxDevReadCounter``)."""
     args = [_address("device_dptr", device_dptr, _semantic), _int32("index", index, _semantic),
             _int32("context", context, _semantic),
-            _semantic.scalar_constant(_observer_order(order, "read_counter"), core.int32)]
+            _constant(_observer_order(order, "read_counter"), core.int32, _semantic)]
     return _call("tleTritonReadCounter", args, core.int64, _semantic)
 
 
@@ -945,7 +973,7 @@ def reset_counter(device_dptr, index, context=0, _semantic=None) -> None:
     phase, or an increment in flight is lost."""
     args = [_address("device_dptr", device_dptr, _semantic), _int32("index", index, _semantic),
             _int32("context", context, _semantic)]
-    _call("tleTritonResetCounter", args, core.int32, _semantic)
+    _call("tleTritonResetCounter", args, core.int32, _semantic, result=False)
 
 
 @_builtin
@@ -955,7 +983,7 @@ def shadow_increase(device_dptr, index, delta, context=0, _semantic=None) -> Non
     ``flagcxDevIncreaseSignalShadow``; no peer sees the shadow)."""
     args = [_address("device_dptr", device_dptr, _semantic), _int32("index", index, _semantic),
             _word_value("delta", delta, _semantic), _int32("context", context, _semantic)]
-    _call("tleTritonIncreaseSignalShadow", args, core.int32, _semantic)
+    _call("tleTritonIncreaseSignalShadow", args, core.int32, _semantic, result=False)
 
 
 @_builtin
@@ -970,9 +998,9 @@ def shadow_wait(device_dptr, index, context=0, group_kind="block", order="acquir
 def _shadow_wait(symbol, comm, index, context, group_kind, order, _semantic, library=_library_path,
                  index_name="index"):
     args = [comm, _int32(index_name, index, _semantic), _int32("context", context, _semantic),
-            _semantic.scalar_constant(_signal_group(group_kind, _semantic), core.int32),
-            _semantic.scalar_constant(_observer_order(order, "shadow_wait"), core.int32)]
-    _call(symbol, args, core.int32, _semantic, library)
+            _constant(_signal_group(group_kind, _semantic), core.int32, _semantic),
+            _constant(_observer_order(order, "shadow_wait"), core.int32, _semantic)]
+    _call(symbol, args, core.int32, _semantic, library, result=False)
 
 
 __all__ = ["distributed_barrier", "intra_rank", "intra_size", "team_rank", "team_size", "local_pointer",
