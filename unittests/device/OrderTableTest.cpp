@@ -154,16 +154,21 @@ uint32_t entries(uint32_t w, uint32_t workers, uint32_t count) {
   return k;
 }
 
-Log signal(const OrderRow &o, uint32_t w, uint32_t workers, uint32_t peers) {
+/// `store`: a session's arrive, which knows the count it signals and
+/// stores it (st.*) where the stateless arrive adds 1 (red.*), with the
+/// same orders.
+Log signal(const OrderRow &o, uint32_t w, uint32_t workers, uint32_t peers,
+           bool store = false) {
   Log l;
+  const std::string op = store ? "st." : "red.";
   uint32_t k = entries(w, workers, peers);
   if (k == 1) {
     add(l, o.signalOne);
-    l.push_back(std::string(o.red) + " inbox");
+    l.push_back(op + (std::string(o.red) + " inbox").substr(4));
   } else if (k > 1) {
     add(l, o.signalMany);
     for (uint32_t i = 0; i < k; ++i)
-      l.push_back("red.relaxed.sys inbox");
+      l.push_back(op + "relaxed.sys inbox");
   }
   return l;
 }
@@ -288,7 +293,7 @@ Log expectSessionArrive(const OrderRow &o, const Role &g, uint32_t n,
   if (g.rank < 32) {
     uint32_t w = workersOf(g, n);
     if (g.rank < w)
-      add(l, signal(o, g.rank, w, n - 1));
+      add(l, signal(o, g.rank, w, n - 1, /*store=*/true));
     if (reconverge && g.kind != kCoopThread)
       l.push_back("bar.warp");
   }

@@ -59,22 +59,38 @@ TLE_DEV_INLINE uint32_t *epochWord(const Comm &c, uint32_t slot) {
 /// overlaps the flight of the signal. One peer per thread: a release (or
 /// relaxed) reduction. Several: one fence, then relaxed reductions, which
 /// pipeline instead of each release waiting for the previous one.
+///
+/// A session knows that count (`after`, its epoch + 1: between two waits
+/// of a slot its group arrives once, so the word held the epoch) and
+/// stores it instead of adding: the same value in the word, but a plain
+/// release store, which measured on one H200 costs 0.09 us less per round
+/// than the reduction at 1 CTA per rank (docs/gpu-notes.md, runs 18, 25).
+template <bool Known = false>
 TLE_DEV_INLINE void arriveAt(const Comm &c, uint32_t slot, uint32_t first,
-                             uint32_t stride, int order) {
+                             uint32_t stride, int order, uint32_t after = 0) {
   uint32_t count = c.size - 1;
   if (order == kOrderSeqCst && !TLE_MUTANT(5))
     fenceSeqCstSys();
-  if (first + stride >= count) {
-    if (releases(order))
-      addReleaseSys(outFlag(c, slot, first), 1);
+  auto relaxed = [&](uint32_t *flag) {
+    if constexpr (Known)
+      storeRelaxedSys(flag, after);
     else
-      addRelaxedSys(outFlag(c, slot, first), 1);
+      addRelaxedSys(flag, 1);
+  };
+  if (first + stride >= count) {
+    uint32_t *flag = outFlag(c, slot, first);
+    if (!releases(order))
+      relaxed(flag);
+    else if constexpr (Known)
+      storeReleaseSys(flag, after);
+    else
+      addReleaseSys(flag, 1);
     return;
   }
   if (order != kOrderSeqCst && releases(order) && !TLE_MUTANT(6))
     fenceAcqRelSys();
   for (uint32_t j = first; j < count; j += stride)
-    addRelaxedSys(outFlag(c, slot, j), 1);
+    relaxed(outFlag(c, slot, j));
 }
 
 /// The grid barrier's publication: stores `value` into entries 0..size-1
@@ -185,11 +201,24 @@ TLE_DEV_INLINE uint32_t onMiss(PollClock &k, const WaitCtx &w) {
 /// a miss. Returns 0, or the status of a wait that gave up.
 template <bool Acquire>
 TLE_DEV_INLINE uint32_t pollOne(const WaitCtx &w, const uint32_t *flag) {
+  auto poll = [&] {
+    return reached(Acquire ? loadAcquireSys(flag) : loadRelaxedSys(flag),
+                   w.target);
+  };
+  // The first poll is peeled off the loop by hand. Written as one loop,
+  // nvcc kept the poll in the loop's header whenever the miss path held
+  // the fault word's look, and ptxas put the loop's YIELD there: every
+  // round paid for it, also when the first poll succeeded (the SASS of
+  // bench/SharedBench.cu's session loop; the build without the look got
+  // the peeled form by itself, and ran 0.06-0.08 us per round faster,
+  // docs/gpu-notes.md runs 18 and 24).
+  if (poll())
+    return 0;
   PollClock k;
-  while (
-      !reached(Acquire ? loadAcquireSys(flag) : loadRelaxedSys(flag), w.target))
+  do {
     if (uint32_t status = onMiss(k, w))
       return status;
+  } while (!poll());
   return 0;
 }
 

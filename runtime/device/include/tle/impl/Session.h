@@ -65,7 +65,7 @@ TLE_DEV_INLINE void sessionArrive(Session &s, int order, bool reconverge) {
     if (s.g.rank == 0)
       traceEvent(s.c, kBarrierArrive, s.g.kind, s.slot, order, kTraceInstant);
     if (s.g.rank < s.workers)
-      arriveAt(s.c, s.slot, s.g.rank, s.workers, order);
+      arriveAt<true>(s.c, s.slot, s.g.rank, s.workers, order, s.epoch + 1);
     // Reconverge before the caller's next code (see groupArrive).
     if (reconverge && s.g.kind != kCoopThread)
       syncWarp();
@@ -146,7 +146,7 @@ TLE_DEV_INLINE uint32_t compiledBarrier(const void *comm, int coop,
       if (g.rank == 0)
         traceEvent(c, kBarrierArrive, g.kind, index, order, kTraceInstant);
       if (g.rank < workers)
-        arriveAt(c, index, g.rank, workers, order);
+        arriveAt<true>(c, index, g.rank, workers, order, epoch + 1);
       // Reconverge before the caller's next code (see groupArrive).
       if (g.kind != kCoopThread)
         syncWarp();
@@ -160,7 +160,7 @@ TLE_DEV_INLINE uint32_t compiledBarrier(const void *comm, int coop,
     if (g.rank == 0)
       traceEvent(c, kind, g.kind, index, order, kTraceBegin);
     if (g.rank < workers && kind == kBarrierSync)
-      arriveAt(c, index, g.rank, workers, order);
+      arriveAt<true>(c, index, g.rank, workers, order, epoch + 1);
     if (g.rank < workers)
       result =
           await(WaitCtx{c, index, epoch + 1, c.size - 1, "barrier wait", fn},
