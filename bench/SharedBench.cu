@@ -37,6 +37,8 @@
 // poll; then the session without and with the fault-word look), at the
 // shared section's CTA counts, to say where the session's cost over the
 // bare protocol goes.
+// Section `placement`: the session at 1 CTA per rank on slots spread over
+// the slot space, two passes: how much a slot's place moves the figure.
 // Section `shared-diag`: the session at 66 CTAs per rank took 39 µs per
 // round in the second pass of an earlier run (docs/gpu-notes.md). Rows that
 // tell its hypotheses apart, at 64, 65, 66 and 67 CTAs per rank, in two
@@ -87,7 +89,7 @@ constexpr int kBareRegions = 3;
 
 struct Options {
   std::vector<std::string> sections = {"shared", "graph", "shared-diag",
-                                       "ladder"};
+                                       "ladder", "placement"};
   std::vector<int> ctas = {1, 8, 32, 66};
   std::vector<int> diagCtas = {64, 65, 66, 67};
   int iters = 10000;
@@ -518,6 +520,22 @@ void benchLadder(World &w, const Kernels &k, const Options &o) {
               std::string(s.what) + ";pass=" + std::to_string(pass));
 }
 
+/// Section `placement`: the session at one CTA per rank on slots spread
+/// over the slot space (the shared section's base and the ladder's among
+/// them). The same code measured 0.96 us per round on the shared section's
+/// slots and 0.87 on the ladder's in one run (docs/gpu-notes.md, run 24):
+/// if where a slot's words lie moves the figure by that much, the spread
+/// over these slots shows it, and the 1-CTA comparison with the bare
+/// barrier (its own lines) is as much placement as code.
+void benchPlacement(World &w, const Kernels &k, const Options &o) {
+  const uint32_t bases[] = {128, 200, 333, 512, 700, 901, 1100, 1408, 1500};
+  for (int pass = 1; pass <= 2; ++pass)
+    for (uint32_t base : bases)
+      print("placement", "session", static_cast<int>(base),
+            measure(w, k, o, Path::Session, 1, base),
+            "x is the slot;pass=" + std::to_string(pass));
+}
+
 void benchDiag(World &w, World &noTimeout, const Kernels &k, const Options &o) {
   // The slots the stateless rows of this section use, reused by
   // session-reused right after them.
@@ -696,7 +714,7 @@ int main(int argc, char **argv) {
       o.tritonDir = v, ++i;
     else {
       std::printf("usage: tle-bench-shared [--sections "
-                  "shared,graph,shared-diag,ladder] "
+                  "shared,graph,shared-diag,ladder,placement] "
                   "[--ctas 1,8,32,66] [--diag-ctas 64,65,66,67] [--reps N "
                   "(>= 5)] [--tlec-ptx FILE] [--triton-dir DIR]\n");
       return 2;
@@ -738,6 +756,8 @@ int main(int argc, char **argv) {
   bool graphOk = !wants(o, "graph") || checkGraph(w, k);
   if (wants(o, "ladder"))
     benchLadder(w, k, o);
+  if (wants(o, "placement"))
+    benchPlacement(w, k, o);
   if (wants(o, "shared-diag"))
     benchDiag(w, noTimeout, k, o);
   freeWorld(noTimeout);

@@ -63,8 +63,8 @@ TLE_DEV_INLINE uint32_t *epochWord(const Comm &c, uint32_t slot) {
 /// A session knows that count (`after`, its epoch + 1: between two waits
 /// of a slot its group arrives once, so the word held the epoch) and
 /// stores it instead of adding: the same value in the word, but a plain
-/// release store, which measured on one H200 costs 0.09 us less per round
-/// than the reduction at 1 CTA per rank (docs/gpu-notes.md, runs 18, 25).
+/// release store; on one H200 at 1 CTA per rank the session went from
+/// 0.961 to 0.863 us per round with it (docs/gpu-notes.md, runs 24, 25).
 template <bool Known = false>
 TLE_DEV_INLINE void arriveAt(const Comm &c, uint32_t slot, uint32_t first,
                              uint32_t stride, int order, uint32_t after = 0) {
