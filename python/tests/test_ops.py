@@ -93,6 +93,31 @@ KERNELS = [all_reduce.oneshot_kernel, all_reduce.twoshot_kernel, all_reduce.ll_k
            moe.dispatch_kernel, moe.combine_send_kernel, moe.combine_reduce_kernel]
 
 
+def test_the_gpu_launch_shape_follows_the_slots_and_the_sms(monkeypatch):
+    """On GPUs the default launch is one program of 4096 elements per SM,
+    as far as the communicator's slots from slot_base reach (docs/ops.md,
+    "Launch shape"); a shape that needs more slots than there are is
+    refused with the n_barriers that would take it."""
+    from tle.ops import _host
+    from tle.ops import Config
+    monkeypatch.setattr(_host, "interpreting", lambda: False)
+    cfg = Config().resolved(n_barriers=256, sm_count=132)
+    assert (cfg.programs, cfg.block, cfg.num_warps) == (132, 4096, 8)
+    assert Config().resolved(n_barriers=64, sm_count=132).programs == 64
+    assert Config(slot_base=200).resolved(n_barriers=256, sm_count=132).programs == 56
+    assert Config().resolved(n_barriers=256, sm_count=66).programs == 66
+    assert Config().resolved(n_barriers=1024, sm_count=1000).programs == _host.MAXG
+    assert Config().resolved().programs == 64  # unknown: the communicators' default slots
+    with pytest.raises(ValueError, match=r"exceeds the communicator's 64 barrier slots: pass n_barriers=96"):
+        Config(programs=32, slot_base=64).resolved(n_barriers=64)
+    with pytest.raises(ValueError, match=r"pass n_barriers=140"):
+        Config(programs=132, slot_base=8).resolved(n_barriers=128, sm_count=132)
+    # Under the interpreter the CPU ranks' shape stays 2 x 64.
+    monkeypatch.setattr(_host, "interpreting", lambda: True)
+    cfg = Config().resolved(n_barriers=256, sm_count=132)
+    assert (cfg.programs, cfg.block, cfg.num_warps) == (2, 64, 1)
+
+
 @pytest.mark.usefixtures("host_library")
 def test_every_call_launches_the_same_arguments():
     """What a CUDA graph replays: the same kernels with the same arguments.

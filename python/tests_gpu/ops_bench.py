@@ -486,8 +486,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default=None, help="comma-separated sizes such as 8K,1M (default 8K..256M)")
     parser.add_argument("--reps", type=int, default=REPS)
-    parser.add_argument("--programs", type=int, default=32, help="programs (CTAs) per launch at most")
-    parser.add_argument("--block", type=int, default=0, help="elements per program and step (0: Config's 2048)")
+    parser.add_argument("--programs", type=int, default=0,
+                        help="programs (CTAs) per launch at most (0: Config's, one per SM as far as the slots reach)")
+    parser.add_argument("--block", type=int, default=0, help="elements per program and step (0: Config's 4096)")
     parser.add_argument("--warps", type=int, default=0, help="warps per program (0: Config's 8)")
     parser.add_argument("--moe-programs", type=int, default=32)
     parser.add_argument("--ll-max", type=int, default=64 * KB, help="largest all_reduce the auto variant runs LL")

@@ -200,6 +200,8 @@ class Communicator:
         self._collectives = None
         self.rank = comm.rank
         self.size = comm.size
+        #: Barrier slots per rank (None if unknown).
+        self.n_barriers = comm.n_barriers
         #: Address of the device communicator: the kernels' ``comm`` argument.
         self.dev_comm: int = comm.dev_comm
 
@@ -287,7 +289,7 @@ class Communicator:
         if self._collectives is None:
             from .ops import Collectives
             self._collectives = Collectives(self, config)
-        elif config is not None and config.resolved() != self._collectives.config:
+        elif config is not None and config.for_comm(self) != self._collectives.config:
             raise ValueError("this communicator's collectives were made with another Config; close them "
                              "(comm.collectives().close()) before asking for a new one")
         return self._collectives

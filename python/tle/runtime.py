@@ -319,8 +319,11 @@ def get_unique_id() -> bytes:
 class Comm:
     """A host communicator (``tleComm_t``) of one rank."""
 
-    def __init__(self, handle: int):
+    def __init__(self, handle: int, n_barriers: int | None = None):
         self._handle: int | None = handle
+        #: Barrier slots per rank (the ``n_barriers`` it was made with; None
+        #: for a handle wrapped without it). tle.ops sizes its launches by it.
+        self.n_barriers = n_barriers
 
     @classmethod
     def init_rank(cls, n_ranks: int, unique_id: bytes, rank: int, device: int, *, backend: Backend = Backend.CUDA,
@@ -349,7 +352,7 @@ class Comm:
         out = _vp()
         _check(library().tleCommInitRank(ctypes.byref(out), n_ranks, ctypes.byref(uid), rank, device,
                                          ctypes.byref(config)), f"tleCommInitRank(rank {rank} of {n_ranks})")
-        return cls(out.value)
+        return cls(out.value, config.nBarriers)
 
     @classmethod
     def init_all(cls, n_ranks: int, *, devices: Sequence[int] | None = None, backend: Backend = Backend.EMULATOR,
@@ -372,7 +375,7 @@ class Comm:
             devs = (ctypes.c_int * n_ranks)(*(_integer(f"devices[{i}]", d, _C_INT) for i, d in enumerate(devices)))
         outs = (_vp * max(n_ranks, 1))()
         _check(library().tleCommInitAll(outs, n_ranks, devs, ctypes.byref(config)), f"tleCommInitAll({n_ranks})")
-        return [cls(outs[i]) for i in range(n_ranks)]
+        return [cls(outs[i], config.nBarriers) for i in range(n_ranks)]
 
     @classmethod
     def init_from_nccl(cls, nccl_comm: int, *, backend: Backend = Backend.CUDA, n_barriers: int = 64,
@@ -388,7 +391,7 @@ class Comm:
         out = _vp()
         _check(library().tleCommInitFromNccl(ctypes.byref(out), comm_ptr, None, ctypes.byref(config)),
                "tleCommInitFromNccl")
-        return cls(out.value)
+        return cls(out.value, config.nBarriers)
 
     @property
     def handle(self) -> int:

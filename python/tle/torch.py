@@ -249,12 +249,16 @@ class Communicator:
         self.group = group
         self.rank = comm.rank
         self.size = comm.size
+        #: Barrier slots per rank (None if unknown).
+        self.n_barriers = comm.n_barriers
+        #: Ranks sharing this rank's GPU (SharedGpu sets it).
+        self.ranks_on_gpu = 1
         #: Address of the device communicator: the kernels' ``comm`` argument.
         self.dev_comm: int = comm.dev_comm
 
     @classmethod
     def from_process_group(cls, group: dist.ProcessGroup | None = None, device: int | torch.device | None = None,
-                           *, n_barriers: int = 64, timeout_ms: int | None = None,
+                           *, n_barriers: int = 256, timeout_ms: int | None = None,
                            bootstrap_timeout_ms: int | None = None, bootstrap: str = "tle",
                            alloc: Alloc = Alloc.DEFAULT, n_signals: int = 64) -> Communicator:
         """Create a communicator over ``group`` (default: the world), whose
@@ -271,7 +275,9 @@ class Communicator:
         Triton's interpreter to ``"cpu"``: CPU ranks, whose communicator uses
         the emulator backend and whose buffers are CPU tensors on shared
         memory (the interpreter can address nothing else). ``n_barriers``
-        is the number of barrier slots (``index`` must be below it),
+        is the number of barrier slots (``index`` must be below it; 256 by
+        default, so that ``tle.ops`` launches one program per SM, each on
+        its own slot: docs/ops.md),
         ``n_signals`` the number of signal words per rank.
         ``timeout_ms`` is the device wait deadline: None for
         ``$TLE_BARRIER_TIMEOUT_MS`` or its default, 0 to wait forever.
@@ -416,7 +422,7 @@ class Communicator:
         if self._collectives is None:
             from .ops import Collectives
             self._collectives = Collectives(self, config)
-        elif config is not None and config.resolved() != self._collectives.config:
+        elif config is not None and config.for_comm(self) != self._collectives.config:
             raise ValueError("this communicator's collectives were made with another Config; close them "
                              "(comm.collectives().close()) before asking for a new one")
         return self._collectives
@@ -521,6 +527,10 @@ class SharedGpu:
                                   n_barriers=n_barriers, timeout_ms=timeout_ms, n_signals=n_signals)
             #: The ranks' communicators, by rank.
             self.ranks: list[Communicator] = [Communicator(c, self.device) for c in comms]
+        for r in self.ranks:
+            # tle.ops gives each rank its share of the SMs (its launches'
+            # programs must be resident beside the other ranks').
+            r.ranks_on_gpu = n_ranks
             #: The ranks' streams, by rank.
             self.streams: list[torch.cuda.Stream] = [torch.cuda.Stream(self.device) for _ in comms]
 

@@ -39,7 +39,14 @@ class Config:
     (``slot_base + programs`` must not exceed the communicator's
     ``n_barriers``); ``block``: elements per program per step;
     ``num_warps``: warps per program. 0 picks the default: 2 programs of 64
-    under Triton's interpreter (CPU ranks), 32 of 2048 with 8 warps on GPUs.
+    under Triton's interpreter (CPU ranks); on GPUs blocks of 4096 with 8
+    warps, and one program per SM (its share where ranks share the GPU) as
+    far as the communicator's slots from ``slot_base`` reach (a launch's
+    programs wait for the peers' and must all be resident at once).
+    Measured on one H200 (docs/ops.md, "Launch shape"), 132 x 4096 moved
+    54-96% of ``copy_``'s bandwidth on the local paths, the earlier default
+    of 32 x 2048 only 10-26%; ``tle.torch`` communicators have 256 slots
+    by default, so that they get the full width.
     ``stage_bytes``: bytes of each of the two staging halves (larger
     messages run in several launches); ``ll_bytes``: the largest message of
     the flag-in-data all-reduce. ``oneshot_max_bytes`` / ``ll_max_bytes``:
@@ -57,13 +64,22 @@ class Config:
     slot_base: int = 0
     signal_base: int = 0
 
-    def resolved(self) -> Config:
-        """The defaults filled in for this process (interpreter or GPU)."""
+    def resolved(self, n_barriers: int | None = None, sm_count: int | None = None) -> Config:
+        """The defaults filled in for this process (interpreter or GPU), a
+        communicator of ``n_barriers`` slots (None: unknown, taken as 64,
+        the communicators' default) and a GPU of ``sm_count`` SMs (None:
+        132, an H200's)."""
         cpu = interpreting()
-        cfg = replace(self, programs=self.programs or (2 if cpu else 32), block=self.block or (64 if cpu else 2048),
-                      num_warps=self.num_warps or (1 if cpu else 8))
+        slots = (64 if n_barriers is None else n_barriers) - self.slot_base
+        sms = 132 if sm_count is None else sm_count
+        cfg = replace(self, programs=self.programs or (2 if cpu else max(1, min(MAXG, slots, sms))),
+                      block=self.block or (64 if cpu else 4096), num_warps=self.num_warps or (1 if cpu else 8))
         if not 1 <= cfg.programs <= MAXG:
             raise ValueError(f"Config.programs must be in 1..{MAXG}; got {cfg.programs}")
+        if n_barriers is not None and cfg.slot_base + cfg.programs > n_barriers:
+            raise ValueError(f"Config.slot_base + programs ({cfg.slot_base} + {cfg.programs}) exceeds the "
+                             f"communicator's {n_barriers} barrier slots: pass n_barriers="
+                             f"{cfg.slot_base + cfg.programs} (or more) to the communicator, or fewer programs")
         if cfg.block < 16 or cfg.block & (cfg.block - 1):
             raise ValueError(f"Config.block must be a power of two of at least 16; got {cfg.block}")
         for name in ("stage_bytes", "ll_bytes"):
@@ -71,6 +87,12 @@ class Config:
                 raise ValueError(f"Config.{name} must be at least {ALIGN} bytes; got {getattr(cfg, name)}")
         # Every region starts at a multiple of ALIGN (device.typed relies on it).
         return replace(cfg, stage_bytes=_round_up(cfg.stage_bytes), ll_bytes=_round_up(cfg.ll_bytes))
+
+
+    def for_comm(self, comm: Any) -> Config:
+        """``resolved`` for communicator ``comm`` (``tle.torch`` or
+        ``tle.cpu``): its slots and its GPU's SMs."""
+        return self.resolved(getattr(comm, "n_barriers", None), Arrays(comm).sm_count())
 
 
 def _round_up(n: int, to: int = ALIGN) -> int:
@@ -89,9 +111,18 @@ class Arrays:
             import torch
             self.torch = torch
             self.device = comm.torch_device
+            self.ranks_on_gpu = getattr(comm, "ranks_on_gpu", 1)
         else:
             import numpy as np
             self.np = np
+
+    def sm_count(self) -> int | None:
+        """SMs of this rank's GPU (its share, where ranks share the GPU);
+        None on CPU ranks."""
+        if self.torch is None or self.device.type != "cuda":
+            return None
+        sms = self.torch.cuda.get_device_properties(self.device).multi_processor_count
+        return max(1, sms // self.ranks_on_gpu)
 
     def dtype_name(self, a: Any) -> str:
         if self.torch is not None:
@@ -160,8 +191,8 @@ class Workspace:
 
     def __init__(self, comm: Any, config: Config | None = None):
         self.comm = comm
-        self.config = (config or Config()).resolved()
         self.arrays = Arrays(comm)
+        self.config = (config or Config()).for_comm(comm)
         self.rank, self.size = comm.rank, comm.size
         self.interp = interpreting()
         cfg = self.config
