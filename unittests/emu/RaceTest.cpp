@@ -10,8 +10,8 @@
 // case runs several seeds: the verdict must not depend on the schedule.
 // Signals: a signal is a release, and a wait or read_signal with an
 // acquire order that observes its value acquires it; a reset starts the
-// word's history again (SignalRaceTest.cpp: what a wait acquires of it). Also the device trace ring on emulated ranks
-// (tleCommTraceStart).
+// word's history again (SignalRaceTest.cpp: what a wait acquires of it). Also
+// the device trace ring on emulated ranks (tleCommTraceStart).
 //
 //===----------------------------------------------------------------------===//
 
