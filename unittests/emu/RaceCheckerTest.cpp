@@ -326,6 +326,26 @@ TEST(RaceChecker, SignalResetsDoNotRaceWithEachOther) {
       checker.signalRead(c, &word, 0, kOrderAcquire, "read.c").has_value());
 }
 
+// What a wait acquires does not depend on the waits before it: one for 3
+// (all three adds), then one for 1 by another thread (the first add only),
+// then one for 2 (the first two).
+TEST(RaceChecker, SignalPrefixesOfEarlierWaitsDoNotLeak) {
+  Fixture f(6);
+  alignas(8) uint64_t word = 0;
+  for (uint32_t p = 0; p < 3; ++p) {
+    EXPECT_TRUE(f.store(p, p * 8, 8));
+    f.checker.signalAdd(f.tids[p], &word, p, 1, kOrderRelease);
+  }
+  f.checker.signalWait(f.tids[3], &word, 3, kOrderAcquire);
+  f.checker.signalWait(f.tids[4], &word, 1, kOrderAcquire);
+  f.checker.signalWait(f.tids[5], &word, 2, kOrderAcquire);
+  for (uint32_t p = 0; p < 3; ++p) {
+    EXPECT_TRUE(f.load(3, p * 8, 8)) << "producer " << p;
+    EXPECT_EQ(f.load(4, p * 8, 8), p < 1) << "producer " << p;
+    EXPECT_EQ(f.load(5, p * 8, 8), p < 2) << "producer " << p;
+  }
+}
+
 // The network's adds (deliverAdd, with the sender's release clock) join the
 // word's history as a thread's do: waiting for >= 1 acquires the first in
 // modification order only, >= 2 both, whichever sender came first.

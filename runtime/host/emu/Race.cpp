@@ -574,6 +574,8 @@ void RaceChecker::appendAdd(const void *word, uint64_t before, uint64_t added,
   if (h.sequence == 0 || before != last) {
     h.floor = before;
     h.adds.clear();
+    h.prefix = Snap{};
+    h.joined = 0;
     h.sequence = ++nextSequence;
   }
   h.adds.push_back({before + added, std::move(s)});
@@ -583,15 +585,30 @@ Snap RaceChecker::signalPrefix(uintptr_t key, uint64_t upTo) const {
   auto it = signals.find(key);
   if (it == signals.end() || upTo <= it->second.floor)
     return Snap{};
-  Snap all;
-  for (const auto &[after, snap] : it->second.adds) {
-    all = join(all, snap);
-    // The first add whose value reaches the target is the last one needed
-    // (mutant 80 acquires every add that landed, as the word's clock did).
-    if (after >= upTo && !TLE_MUTANT(80))
-      break;
+  const SignalHistory &h = it->second;
+  // The first add whose value reaches the target is the last one needed
+  // (mutant 80 acquires every add that landed, as the word's clock did).
+  // The values only grow between stores, so it is found by bisection.
+  size_t need = h.adds.size();
+  if (!TLE_MUTANT(80)) {
+    auto first = std::partition_point(
+        h.adds.begin(), h.adds.end(),
+        [upTo](const std::pair<uint64_t, Snap> &a) { return a.first < upTo; });
+    if (first != h.adds.end())
+      need = static_cast<size_t>(first - h.adds.begin()) + 1;
   }
-  return all;
+  // Waits of a pipeline ask for ever larger targets: the join of the
+  // prefix is kept and extended, so that a launch's waits on one word cost
+  // one join per add in all, not per add per wait.
+  if (need < h.joined) {
+    Snap all;
+    for (size_t k = 0; k < need; ++k)
+      all = join(all, h.adds[k].second);
+    return all;
+  }
+  for (; h.joined < need; ++h.joined)
+    h.prefix = join(h.prefix, h.adds[h.joined].second);
+  return h.prefix;
 }
 
 std::optional<std::string> RaceChecker::signalWait(uint32_t tid,
@@ -628,6 +645,8 @@ std::optional<std::string> RaceChecker::signalStore(uint32_t tid,
   SignalHistory &h = signals[reinterpret_cast<uintptr_t>(word)];
   h.floor = value;
   h.adds.clear();
+  h.prefix = Snap{};
+  h.joined = 0;
   h.sequence = ++nextSequence;
   return std::nullopt;
 }

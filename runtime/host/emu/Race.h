@@ -241,6 +241,9 @@ private:
     uint64_t floor = 0;
     std::vector<std::pair<uint64_t, Snap>> adds;
     uint64_t sequence = 0;
+    /// The join of the first `joined` adds' clocks (signalPrefix's).
+    mutable Snap prefix;
+    mutable size_t joined = 0;
   };
   std::unordered_map<uintptr_t, SignalHistory> signals;
   uint64_t nextSequence = 0;
