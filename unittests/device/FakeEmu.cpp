@@ -109,6 +109,7 @@ void tleEmuBarrierEvent(const void *, int32_t, int32_t, uint32_t, int32_t,
 void tleEmuSite(const char *) {}
 void tleEmuAccess(const void *, uint64_t, int32_t, int32_t, const char *) {}
 void tleEmuCountOp(int32_t) {}
+void tleEmuSignal(const void *, int32_t, uint64_t, uint64_t, int32_t) {}
 void tleEmuNetAdd(const void *, const void *word, uint64_t value) {
   __atomic_fetch_add(static_cast<uint64_t *>(const_cast<void *>(word)), value,
                      __ATOMIC_RELEASE);

@@ -135,6 +135,7 @@ inline void addReleaseSys(uint64_t *p, uint64_t v) {
   rec::record("red.release.sys.u64", p);
   *p += v;
 }
+inline void storeSignalSys(uint64_t *p, uint64_t v) { storeRelaxedSys(p, v); }
 inline void pollHint(const void *, uint64_t) {}
 inline void fenceAcqRelSys() { rec::record("fence.acq_rel.sys"); }
 inline void fenceSeqCstSys() { rec::record("fence.sc.sys"); }
@@ -204,6 +205,7 @@ inline uint64_t fetchAddRelaxed(uint64_t *p, uint64_t v) {
   return old;
 }
 inline void emuBarrierEvent(const void *, int, int, uint32_t, int, int) {}
+inline void noteSignal(const uint64_t *, int, uint64_t, uint64_t, int) {}
 
 } // namespace tle::impl
 

@@ -311,4 +311,61 @@ TEST(RaceChecker, SignalAddsAreAtomicAResetIsNot) {
   EXPECT_TRUE(checker.signalStore(c, &word, 0, "reset.c").has_value());
 }
 
+// Every thread of a group may reset the word (resetSignal's stores are
+// the same): two resets do not race with each other, but each still races
+// with a read that nothing orders with it.
+TEST(RaceChecker, SignalResetsDoNotRaceWithEachOther) {
+  alignas(8) uint64_t word = 0;
+  RaceChecker checker(3, {RaceRegion{&word, sizeof word, "signals", 0}});
+  uint32_t a = checker.addThread(ThreadName{0, 0, 0});
+  uint32_t b = checker.addThread(ThreadName{0, 1, 0});
+  uint32_t c = checker.addThread(ThreadName{0, 2, 0});
+  EXPECT_FALSE(checker.signalStore(a, &word, 0, "reset.a"));
+  EXPECT_FALSE(checker.signalStore(b, &word, 0, "reset.b"));
+  EXPECT_TRUE(
+      checker.signalRead(c, &word, 0, kOrderAcquire, "read.c").has_value());
+}
+
+// What a wait acquires does not depend on the waits before it: one for 3
+// (all three adds), then one for 1 by another thread (the first add only),
+// then one for 2 (the first two).
+TEST(RaceChecker, SignalPrefixesOfEarlierWaitsDoNotLeak) {
+  Fixture f(6);
+  alignas(8) uint64_t word = 0;
+  for (uint32_t p = 0; p < 3; ++p) {
+    EXPECT_TRUE(f.store(p, p * 8, 8));
+    f.checker.signalAdd(f.tids[p], &word, p, 1, kOrderRelease);
+  }
+  f.checker.signalWait(f.tids[3], &word, 3, kOrderAcquire);
+  f.checker.signalWait(f.tids[4], &word, 1, kOrderAcquire);
+  f.checker.signalWait(f.tids[5], &word, 2, kOrderAcquire);
+  for (uint32_t p = 0; p < 3; ++p) {
+    EXPECT_TRUE(f.load(3, p * 8, 8)) << "producer " << p;
+    EXPECT_EQ(f.load(4, p * 8, 8), p < 1) << "producer " << p;
+    EXPECT_EQ(f.load(5, p * 8, 8), p < 2) << "producer " << p;
+  }
+}
+
+// The network's adds (deliverAdd, with the sender's release clock) join the
+// word's history as a thread's do: waiting for >= 1 acquires the first in
+// modification order only, >= 2 both, whichever sender came first.
+TEST(RaceChecker, DeliveredSignalAddsCarryTheSendersClock) {
+  for (uint64_t target : {1, 2})
+    for (uint32_t first : {0u, 1u}) {
+      SignalFixture f;
+      EXPECT_TRUE(f.store(0, 0, 8));
+      EXPECT_TRUE(f.store(1, 8, 8));
+      auto s0 = f.checker.sendRelease(f.tids[first]);
+      auto s1 = f.checker.sendRelease(f.tids[1 - first]);
+      f.checker.deliverAdd(&f.word, 0, 1, s0);
+      f.checker.deliverAdd(&f.word, 1, 1, s1);
+      f.checker.signalWait(f.tids[2], &f.word, target, kOrderAcquire);
+      bool p0 = f.load(2, 0, 8), p1 = f.load(2, 8, 8);
+      EXPECT_EQ(p0, target == 2 || first == 0)
+          << "target " << target << ", first " << first;
+      EXPECT_EQ(p1, target == 2 || first == 1)
+          << "target " << target << ", first " << first;
+    }
+}
+
 } // namespace

@@ -9,9 +9,9 @@
 // at once or unordered, an arrive twice, group kinds that disagree). Every
 // case runs several seeds: the verdict must not depend on the schedule.
 // Signals: a signal is a release, and a wait or read_signal with an
-// acquire order that observes its value acquires it; a reset ends the
-// word's release sequence. Also the device trace ring on emulated ranks
-// (tleCommTraceStart).
+// acquire order that observes its value acquires it; a reset starts the
+// word's history again (SignalRaceTest.cpp: what a wait acquires of it). Also
+// the device trace ring on emulated ranks (tleCommTraceStart).
 //
 //===----------------------------------------------------------------------===//
 

@@ -176,6 +176,51 @@ TEST(MemTest, NullOutputFailsEveryRankAtOnce) {
     EXPECT_EQ(tleCommDestroy(c), tleSuccess);
 }
 
+// The bad rank does not wait for its peers either: called alone, it fails
+// at once; the peers, calling later, fail at once with its reason; and the
+// set is usable afterwards.
+TEST(MemTest, ABadRankFailsAtOnceAndItsLatePeersWithItsReason) {
+  const int n = 3;
+  std::vector<tleComm_t> comms(n);
+  ASSERT_EQ(tleCommInitAll(comms.data(), n, nullptr, nullptr), tleSuccess);
+  auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(tleMemAlloc(comms[1], 64, nullptr), tleInvalidArgument);
+  EXPECT_EQ(std::string(tleGetLastErrorDetail()),
+            "tleMemAlloc: outMem is NULL");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  std::vector<tleMem_t> mems(n);
+  std::vector<tleResult_t> results(n);
+  std::vector<std::string> details(n);
+  std::vector<std::thread> threads;
+  for (int r : {0, 2})
+    threads.emplace_back([&, r] {
+      results[r] = tleMemAlloc(comms[r], 64, &mems[r]);
+      details[r] = tleGetLastErrorDetail();
+    });
+  for (std::thread &t : threads)
+    t.join();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  for (int r : {0, 2}) {
+    EXPECT_EQ(results[r], tlePeerFailure) << r;
+    EXPECT_NE(details[r].find("rank 1 failed: outMem is NULL"),
+              std::string::npos)
+        << details[r];
+    EXPECT_EQ(mems[r], nullptr);
+  }
+  threads.clear();
+  for (int r = 0; r < n; ++r)
+    threads.emplace_back(
+        [&, r] { results[r] = tleMemAlloc(comms[r], 64, &mems[r]); });
+  for (std::thread &t : threads)
+    t.join();
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(results[r], tleSuccess) << r;
+    EXPECT_EQ(tleMemFree(mems[r]), tleSuccess);
+  }
+  for (tleComm_t c : comms)
+    EXPECT_EQ(tleCommDestroy(c), tleSuccess);
+}
+
 TEST(MemTest, MissingRankTimesOutAndBreaksTheSet) {
   tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
   cfg.bootstrapTimeoutMs = 200;

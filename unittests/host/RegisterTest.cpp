@@ -19,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -133,10 +134,35 @@ TEST(RegisterTest, BadArgumentsFailEveryRank) {
   EXPECT_NE(null.detail[0].find("rank 1 failed: ptr is NULL"),
             std::string::npos)
       << null.detail[0];
-  EXPECT_EQ(tleMemRegister(comms[0], buf.data(), 64, nullptr),
-            tleInvalidArgument);
   EXPECT_EQ(tleMemRegister(nullptr, buf.data(), 64, &mems[0]),
             tleInvalidArgument);
+  for (tleComm_t c : comms)
+    EXPECT_EQ(tleCommDestroy(c), tleSuccess);
+}
+
+// A NULL output on one rank is that rank's error and, through the exchange,
+// every other rank's at once (not after the 30 s bootstrap deadline).
+TEST(RegisterTest, NullOutputFailsEveryRankAtOnce) {
+  const int n = 3;
+  std::vector<tleComm_t> comms(n);
+  ASSERT_EQ(tleCommInitAll(comms.data(), n, nullptr, nullptr), tleSuccess);
+  std::vector<char> buf(n * 256);
+  std::vector<tleMem_t> mems(n);
+  auto start = std::chrono::steady_clock::now();
+  PerRank out = onEveryRank(n, [&](int r) {
+    return tleMemRegister(comms[r], buf.data() + 256 * r, 64,
+                          r == 1 ? nullptr : &mems[r]);
+  });
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+  EXPECT_EQ(out.result[1], tleInvalidArgument);
+  EXPECT_EQ(out.detail[1], "tleMemRegister: outMem is NULL");
+  for (int r : {0, 2}) {
+    EXPECT_EQ(out.result[r], tlePeerFailure) << r;
+    EXPECT_NE(out.detail[r].find("rank 1 failed: outMem is NULL"),
+              std::string::npos)
+        << out.detail[r];
+    EXPECT_EQ(mems[r], nullptr);
+  }
   for (tleComm_t c : comms)
     EXPECT_EQ(tleCommDestroy(c), tleSuccess);
 }

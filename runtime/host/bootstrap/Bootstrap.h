@@ -45,6 +45,15 @@ public:
   allGatherFds(const std::string &mine, const std::vector<int> &myFds,
                std::vector<std::string> &out,
                std::vector<std::vector<UniqueFd>> &outFds) = 0;
+  /// Contributes `mine` to the next step and, where the channel allows,
+  /// returns without waiting for the others (a rank that failed before a
+  /// collective: the peers read its failure as they arrive, and it fails
+  /// at once). The in-process rendezvous does; the others wait for the step
+  /// as allGather does. The rank's next step follows this one.
+  virtual tleResult_t post(const std::string &mine) {
+    std::vector<std::string> ignored;
+    return allGather(mine, ignored);
+  }
   /// Collective: returns once every rank has called it.
   tleResult_t barrier() {
     std::vector<std::string> ignored;

@@ -6,7 +6,10 @@
 // a generation: the last thread to arrive publishes the gathered blobs and
 // starts the next generation. A thread that times out (or a rank whose
 // bootstrap is destroyed) breaks the group, waking everyone else with the
-// reason, because a half-completed step cannot be resumed consistently.
+// reason, because a half-completed step cannot be resumed consistently. A
+// rank that fails before a step posts its failure and returns (post): the
+// others fail as they arrive, and its own next step first waits for that
+// one to complete.
 //
 //===----------------------------------------------------------------------===//
 
@@ -55,8 +58,35 @@ public:
 
   tleResult_t allGather(const std::string &mine,
                         std::vector<std::string> &out) override {
+    return step(mine, &out);
+  }
+  tleResult_t post(const std::string &mine) override {
+    return step(mine, nullptr);
+  }
+  tleResult_t
+  allGatherFds(const std::string &mine, const std::vector<int> &myFds,
+               std::vector<std::string> &out,
+               std::vector<std::vector<UniqueFd>> &outFds) override {
+    if (!myFds.empty())
+      return fail(tleInternalError,
+                  "file descriptors cannot travel between ranks of one "
+                  "process");
+    outFds.clear();
+    outFds.resize(group->nRanks);
+    return allGather(mine, out);
+  }
+
+private:
+  /// Enters a step with `mine`; with `out`, waits for the others and
+  /// fills it, else (post) returns at once, and the next step waits for
+  /// this one to complete first.
+  tleResult_t step(const std::string &mine, std::vector<std::string> *out) {
     InProcGroup &g = *group;
     std::unique_lock<std::mutex> lock(g.mutex);
+    if (posted && g.generation == postedGeneration && !g.broken)
+      if (tleResult_t r = await(lock, postedGeneration))
+        return r;
+    posted = false;
     if (g.broken)
       return fail(tlePeerFailure, "%s", g.brokenReason.c_str());
     if (g.present[myRank])
@@ -73,10 +103,29 @@ public:
       g.present.assign(g.nRanks, false);
       g.arrived = 0;
       ++g.generation;
-      out = g.result;
+      if (out)
+        *out = g.result;
       g.cv.notify_all();
       return tleSuccess;
     }
+    if (!out) {
+      posted = true;
+      postedGeneration = generation;
+      return tleSuccess;
+    }
+    if (tleResult_t r = await(lock, generation))
+      return r;
+    // The result of this generation stays in place until every rank,
+    // including this one, has entered the next step, so it is still ours.
+    *out = g.result;
+    return tleSuccess;
+  }
+
+  /// Waits for generation `generation` to complete: tleSuccess, or the
+  /// failure of a group that broke or of this rank's deadline (which breaks
+  /// it).
+  tleResult_t await(std::unique_lock<std::mutex> &lock, uint64_t generation) {
+    InProcGroup &g = *group;
     auto done = [&] { return g.generation != generation || g.broken; };
     if (g.timeoutMs == 0) {
       g.cv.wait(lock, done);
@@ -97,31 +146,16 @@ public:
                   "...All variant)",
                   static_cast<long long>(g.timeoutMs), missing.c_str());
     }
-    // The result of this generation stays in place until every rank,
-    // including this one, has entered the next step, so it is still ours.
-    if (g.generation != generation) {
-      out = g.result;
+    if (g.generation != generation)
       return tleSuccess;
-    }
     return fail(tlePeerFailure, "%s", g.brokenReason.c_str());
   }
 
-  tleResult_t
-  allGatherFds(const std::string &mine, const std::vector<int> &myFds,
-               std::vector<std::string> &out,
-               std::vector<std::vector<UniqueFd>> &outFds) override {
-    if (!myFds.empty())
-      return fail(tleInternalError,
-                  "file descriptors cannot travel between ranks of one "
-                  "process");
-    outFds.clear();
-    outFds.resize(group->nRanks);
-    return allGather(mine, out);
-  }
-
-private:
   std::shared_ptr<InProcGroup> group;
   int myRank;
+  /// A step this rank posted to (post) that may not have completed yet.
+  bool posted = false;
+  uint64_t postedGeneration = 0;
 };
 
 } // namespace

@@ -135,6 +135,20 @@ TLE_API void tleEmuAccess(const void *addr, uint64_t bytes, int32_t kind,
     s->access(addr, bytes, kind, order, where);
 }
 
+TLE_API void tleEmuSignal(const void *word, int32_t event, uint64_t value,
+                          uint64_t operand, int32_t order) {
+  Scheduler *s = Scheduler::current();
+  EmuThread *t = s ? s->currentThread() : nullptr;
+  if (!t) {
+    tle::emu::detail::interpCheckHookSignal(word, event, order);
+    return;
+  }
+  if (event == tle::kSignalAdd || event == tle::kSignalStore)
+    t->storedSinceYield = true;
+  if (s->racing())
+    s->signal(word, event, value, operand, order);
+}
+
 TLE_API void tleEmuNetAdd(const void *comm, const void *word, uint64_t value) {
   auto *w = static_cast<uint64_t *>(const_cast<void *>(word));
   if (thread())

@@ -235,6 +235,15 @@ void interpCheckHookAccess(const void *addr, uint64_t bytes, int kind,
   }
 }
 
+void interpCheckHookSignal(const void *word, int event, int order) {
+  if (!interpChecking)
+    return;
+  if (event == kSignalAdd)
+    interpCheckHookAccess(word, sizeof(uint64_t), kAccessAtomicUpdate, order);
+  else if (event == kSignalStore)
+    interpCheckHookAccess(word, sizeof(uint64_t), kAccessAtomicStore, order);
+}
+
 void interpCheckHookEvent(const void *comm, int kind, int coop, uint32_t slot,
                           int order, int phase) {
   if (!rec || !rec->launch || !comm)

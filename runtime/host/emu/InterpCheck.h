@@ -88,6 +88,10 @@ void interpCheckHookAccess(const void *addr, uint64_t bytes, int kind,
                            int order);
 void interpCheckHookEvent(const void *comm, int kind, int coop, uint32_t slot,
                           int order, int phase);
+/// tleEmuSignal off a fiber: a signal word's add and reset, which reach
+/// the emulator only through it, as the atomics they are (its waits and
+/// reads already came as the word's loads).
+void interpCheckHookSignal(const void *word, int event, int order);
 } // namespace tle::emu::detail
 #endif
 

@@ -479,6 +479,17 @@ std::string raceRegions(const tleComm_t *comms, int nRanks,
     spec.regions.push_back(
         {m.view->ptr(m.rank), m.bytes, num->second, it->second.second});
   });
+  // Each rank's signal words: a reset is a plain write of its word, which
+  // a read by another thread with nothing between them races with.
+  std::set<const void *> words;
+  for (const RankInfo &r : spec.ranks) {
+    if (!devCommValid(r.devComm))
+      continue;
+    const auto *dc = static_cast<const DevComm *>(r.devComm);
+    if (dc->signals && dc->nSignals && words.insert(dc->signals).second)
+      spec.regions.push_back({dc->signals, uint64_t(dc->nSignals) * 8,
+                              "signal words", r.rank, /*signalWords=*/true});
+  }
   return "";
 }
 

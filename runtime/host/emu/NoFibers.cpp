@@ -129,6 +129,11 @@ TLE_API void tleEmuAccess(const void *addr, uint64_t bytes, int32_t kind,
     tle::emu::detail::interpCheckHookAccess(addr, bytes, kind, order);
 }
 
+TLE_API void tleEmuSignal(const void *word, int32_t event, uint64_t, uint64_t,
+                          int32_t order) {
+  tle::emu::detail::interpCheckHookSignal(word, event, order);
+}
+
 // No scheduler to delay it: the network delivers at once.
 TLE_API void tleEmuNetAdd(const void *, const void *word, uint64_t value) {
   tle::emu::detail::offFiberNetAdd(

@@ -227,6 +227,9 @@ struct RaceChecker::Access {
   uint8_t mask; ///< the bytes of this granule it touched
   bool write;
   bool atomic;
+  /// A signal reset: a plain write, but one that every thread of a group
+  /// may make (the stores are the same), so two of them do not race.
+  bool reset = false;
 };
 
 struct RaceChecker::Shadow {
@@ -549,6 +552,21 @@ RaceChecker::signalAdd(uint32_t tid, const void *word, uint64_t before,
   if (auto race = check(tid, word, sizeof(uint64_t), /*write=*/true,
                         /*atomic=*/true, where))
     return race;
+  ThreadClock &t = clocks[tid];
+  appendAdd(word, before, added,
+            releases(order) ? releaseSnap(tid) : t.releaseFence);
+  return std::nullopt;
+}
+
+void RaceChecker::deliverAdd(const void *word, uint64_t before, uint64_t added,
+                             const Snap &s) {
+  // Mutant 84 drops the sender's clock: a wait across nodes acquires
+  // nothing from the add it waited for.
+  appendAdd(word, before, added, TLE_MUTANT(84) ? Snap{} : s);
+}
+
+void RaceChecker::appendAdd(const void *word, uint64_t before, uint64_t added,
+                            Snap s) {
   SignalHistory &h = signals[reinterpret_cast<uintptr_t>(word)];
   uint64_t last = h.adds.empty() ? h.floor : h.adds.back().first;
   // A word first seen, or changed behind the checker's back: its history
@@ -556,27 +574,41 @@ RaceChecker::signalAdd(uint32_t tid, const void *word, uint64_t before,
   if (h.sequence == 0 || before != last) {
     h.floor = before;
     h.adds.clear();
+    h.prefix = Snap{};
+    h.joined = 0;
     h.sequence = ++nextSequence;
   }
-  ThreadClock &t = clocks[tid];
-  Snap mine = releases(order) ? releaseSnap(tid) : t.releaseFence;
-  h.adds.push_back({before + added, std::move(mine)});
-  return std::nullopt;
+  h.adds.push_back({before + added, std::move(s)});
 }
 
 Snap RaceChecker::signalPrefix(uintptr_t key, uint64_t upTo) const {
   auto it = signals.find(key);
   if (it == signals.end() || upTo <= it->second.floor)
     return Snap{};
-  Snap all;
-  for (const auto &[after, snap] : it->second.adds) {
-    all = join(all, snap);
-    // The first add whose value reaches the target is the last one needed
-    // (mutant 80 acquires every add that landed, as the word's clock did).
-    if (after >= upTo && !TLE_MUTANT(80))
-      break;
+  const SignalHistory &h = it->second;
+  // The first add whose value reaches the target is the last one needed
+  // (mutant 80 acquires every add that landed, as the word's clock did).
+  // The values only grow between stores, so it is found by bisection.
+  size_t need = h.adds.size();
+  if (!TLE_MUTANT(80)) {
+    auto first = std::partition_point(
+        h.adds.begin(), h.adds.end(),
+        [upTo](const std::pair<uint64_t, Snap> &a) { return a.first < upTo; });
+    if (first != h.adds.end())
+      need = static_cast<size_t>(first - h.adds.begin()) + 1;
   }
-  return all;
+  // Waits of a pipeline ask for ever larger targets: the join of the
+  // prefix is kept and extended, so that a launch's waits on one word cost
+  // one join per add in all, not per add per wait.
+  if (need < h.joined) {
+    Snap all;
+    for (size_t k = 0; k < need; ++k)
+      all = join(all, h.adds[k].second);
+    return all;
+  }
+  for (; h.joined < need; ++h.joined)
+    h.prefix = join(h.prefix, h.adds[h.joined].second);
+  return h.prefix;
 }
 
 std::optional<std::string> RaceChecker::signalWait(uint32_t tid,
@@ -608,11 +640,13 @@ std::optional<std::string> RaceChecker::signalStore(uint32_t tid,
   // another thread's read goes unseen).
   if (!TLE_MUTANT(81))
     if (auto race = check(tid, word, sizeof(uint64_t), /*write=*/true,
-                          /*atomic=*/false, where))
+                          /*atomic=*/false, where, /*reset=*/true))
       return race;
   SignalHistory &h = signals[reinterpret_cast<uintptr_t>(word)];
   h.floor = value;
   h.adds.clear();
+  h.prefix = Snap{};
+  h.joined = 0;
   h.sequence = ++nextSequence;
   return std::nullopt;
 }
@@ -715,6 +749,9 @@ std::string RaceChecker::describe(const void *addr) const {
   const Shadow *s = find(addr, offset);
   if (!s)
     return "";
+  if (s->region.signalWords)
+    return "signal word " + std::to_string(offset / sizeof(uint64_t)) +
+           " (rank " + std::to_string(s->region.rank) + "'s)";
   return "buffer '" + s->region.buffer + "' (rank " +
          std::to_string(s->region.rank) + "'s copy) byte " +
          std::to_string(offset);
@@ -734,7 +771,8 @@ bool supersedes(bool nowWrite, bool nowAtomic, bool beforeWrite,
 
 std::optional<std::string> RaceChecker::check(uint32_t tid, const void *addr,
                                               uint64_t bytes, bool write,
-                                              bool atomic, const char *where) {
+                                              bool atomic, const char *where,
+                                              bool reset) {
   uint64_t offset = 0;
   Shadow *found = const_cast<Shadow *>(find(addr, offset));
   if (!found || bytes == 0)
@@ -743,8 +781,8 @@ std::optional<std::string> RaceChecker::check(uint32_t tid, const void *addr,
   uint64_t end = std::min(s.region.bytes, offset + bytes);
   const ThreadClock &t = clocks[tid];
   materialize(t);
-  Access now{tid, t.own, where, offset, static_cast<uint32_t>(bytes),
-             0,   write, atomic};
+  Access now{tid, t.own, where,  offset, static_cast<uint32_t>(bytes),
+             0,   write, atomic, reset};
   for (uint64_t g = offset / kGranule; g * kGranule < end; ++g) {
     uint64_t lo = std::max(offset, g * kGranule);
     uint64_t hi = std::min(end, (g + 1) * kGranule);
@@ -760,7 +798,7 @@ std::optional<std::string> RaceChecker::check(uint32_t tid, const void *addr,
       bool overlaps = (before.mask & now.mask) != 0;
       bool ordered = before.tid == tid || before.clock <= t.at(before.tid);
       if (overlaps && !ordered && (before.write || write) &&
-          !(before.atomic && atomic))
+          !(before.atomic && atomic) && !(before.reset && reset))
         return report(s, before, now);
       bool covered = (before.mask & ~now.mask) == 0;
       if (!(overlaps && ordered && covered &&
@@ -788,9 +826,14 @@ std::string RaceChecker::report(const Shadow &s, const Access &before,
            (a.where ? "at " + std::string(a.where) : "(no source location)");
   };
   uint64_t first = std::max(before.offset, now.offset);
-  std::string out = "data race on symmetric buffer '" + s.region.buffer +
-                    "' (" + rankName(s.region.rank) +
-                    "'s copy) at byte offset " + std::to_string(first) + ":";
+  std::string out = s.region.signalWords
+                        ? "data race on signal word " +
+                              std::to_string(first / sizeof(uint64_t)) +
+                              " of " + rankName(s.region.rank) + ":"
+                        : "data race on symmetric buffer '" + s.region.buffer +
+                              "' (" + rankName(s.region.rank) +
+                              "'s copy) at byte offset " +
+                              std::to_string(first) + ":";
   out += "\n  " + describe(before);
   out += "\n  " + describe(now);
   out += "\n  nothing orders them: the first must be released (a barrier "

@@ -38,12 +38,14 @@ struct ThreadName {
   uint32_t block = 0, thread = 0;
 };
 
-/// One rank's copy of a symmetric buffer.
+/// One rank's copy of a symmetric buffer, or one rank's signal words.
 struct RaceRegion {
   const void *base = nullptr;
   uint64_t bytes = 0;
   std::string buffer; ///< its name in reports ("in", "buffer 0")
   int32_t rank = 0;   ///< whose copy
+  /// The rank's signal words (DevComm::signals): reports name the word.
+  bool signalWords = false;
 };
 
 /// A vector clock over the launch's threads (entry i: the last step of
@@ -140,6 +142,12 @@ public:
   std::optional<std::string> signalAdd(uint32_t tid, const void *word,
                                        uint64_t before, uint64_t added,
                                        int order, const char *where = nullptr);
+  /// The network's add of `added` to signal word (or counter) `word`,
+  /// which held `before`, sent with `s` (sendRelease): the same history as
+  /// signalAdd's, with the sender's clock. Not checked as an access: the
+  /// network's write is an atomic one, and no thread of the launch makes it.
+  void deliverAdd(const void *word, uint64_t before, uint64_t added,
+                  const Snap &s);
   /// Thread `tid`'s wait for `word` >= `target` ended: it acquires (with
   /// the acquire half of `order`) the adds since the last store up to the
   /// first whose value reaches `target`.
@@ -200,13 +208,16 @@ private:
   /// Acquires `s` now (`order` acquires) or at the next acquire fence.
   void take(uint32_t tid, const Snap &s, uintptr_t key, uint64_t sequence,
             int order);
+  /// Appends an add (its value after, and what it released) to `word`'s
+  /// history.
+  void appendAdd(const void *word, uint64_t before, uint64_t added, Snap s);
   /// What reading `word` at `upTo` (or the first add reaching it) acquires.
   Snap signalPrefix(uintptr_t key, uint64_t upTo) const;
   void storeHalf(uint32_t tid, uintptr_t key, bool update, int order);
   const Shadow *find(const void *addr, uint64_t &offset) const;
   std::optional<std::string> check(uint32_t tid, const void *addr,
                                    uint64_t bytes, bool write, bool atomic,
-                                   const char *where);
+                                   const char *where, bool reset = false);
   std::string report(const Shadow &region, const Access &before,
                      const Access &now) const;
 
@@ -230,6 +241,9 @@ private:
     uint64_t floor = 0;
     std::vector<std::pair<uint64_t, Snap>> adds;
     uint64_t sequence = 0;
+    /// The join of the first `joined` adds' clocks (signalPrefix's).
+    mutable Snap prefix;
+    mutable size_t joined = 0;
   };
   std::unordered_map<uintptr_t, SignalHistory> signals;
   uint64_t nextSequence = 0;

@@ -517,14 +517,30 @@ bool laterMessage(const NetMessage &a, const NetMessage &b) {
 }
 } // namespace
 
+namespace {
+/// Whether `word` is one of the signal words of the emulator's network
+/// that `comm` reaches (else a barrier's net word).
+bool netSignalWord(const void *comm, const uint64_t *word) {
+  const auto *dc = static_cast<const DevComm *>(comm);
+  if (!dc || dc->netKind != kNetEmu || !dc->net)
+    return false;
+  const auto *net = static_cast<const EmuNet *>(dc->net);
+  for (uint32_t p = 0; p < net->worldSize && p < uint32_t(kMaxRanks); ++p)
+    if (net->signals[p] && word >= net->signals[p] &&
+        word < net->signals[p] + net->nSignals)
+      return true;
+  return false;
+}
+} // namespace
+
 void Scheduler::netAdd(const void *comm, uint64_t *word, uint64_t value) {
-  (void)comm;
   EmuThread *t = running;
   NetMessage m;
   m.due = netNow() + config.netLatencySteps;
   m.seq = netSeq++;
   m.word = word;
   m.value = value;
+  m.signal = race && netSignalWord(comm, word);
   m.sender = t->block->rank->info.rank;
   if (race)
     m.release = race->sendRelease(t->raceId);
@@ -549,6 +565,7 @@ void Scheduler::netCopy(void *dst, const void *src, uint64_t bytes,
   if (race)
     m.release = race->sendRelease(t->raceId);
   m.transfer = true;
+  m.signal = true;
   m.dst = dst;
   m.src = src;
   m.bytes = bytes;
@@ -599,9 +616,11 @@ void Scheduler::landTransfer(NetMessage &m) {
   else if (m.bytes)
     memcpy(m.dst, m.src, m.bytes);
   if (m.counter) {
-    __atomic_fetch_add(m.counter, m.counterValue, __ATOMIC_RELEASE);
+    uint64_t before =
+        __atomic_fetch_add(m.counter, m.counterValue, __ATOMIC_RELEASE);
     if (race)
-      race->deliver(m.counter, race->sendRelease(nic));
+      race->deliverAdd(m.counter, before, m.counterValue,
+                       race->sendRelease(nic));
   }
   if (race)
     m.release = race->sendRelease(nic);
@@ -622,8 +641,13 @@ bool Scheduler::deliverDue() {
         continue;
       }
     }
-    __atomic_fetch_add(m.word, m.value, __ATOMIC_RELEASE);
-    if (race)
+    uint64_t before = __atomic_fetch_add(m.word, m.value, __ATOMIC_RELEASE);
+    // A signal word's add joins its history, so that a wait across nodes
+    // acquires up to its target as one on this node does; a barrier's net
+    // word continues its release sequence.
+    if (race && m.signal)
+      race->deliverAdd(m.word, before, m.value, m.release);
+    else if (race)
       race->deliver(m.word, m.release);
     netDelivered[{m.word, m.sender}] += m.value;
     any = true;
@@ -842,9 +866,40 @@ std::optional<std::string> Scheduler::checkAccess(const AccessEvent &e,
 void Scheduler::access(const void *addr, uint64_t bytes, int kind, int order,
                        const char *where) {
   const Check *who = nullptr;
+  // The device library's own accesses carry no location: they are the
+  // running op's (a signal word's polls, a put's copy).
+  if (!where)
+    where = running->site;
   if (std::optional<std::string> report =
           checkAccess({running->raceId, addr, bytes, kind, order, where}, who))
     failCheck(*who, std::move(*report));
+}
+
+void Scheduler::signal(const void *word, int event, uint64_t value,
+                       uint64_t operand, int order) {
+  if (!race)
+    return;
+  uint32_t tid = running->raceId;
+  const char *where = running->site;
+  std::optional<std::string> report;
+  switch (event) {
+  case kSignalAdd:
+    report = race->signalAdd(tid, word, value, operand, order, where);
+    break;
+  case kSignalWait:
+    report = race->signalWait(tid, word, value, order, where);
+    break;
+  case kSignalRead:
+    report = race->signalRead(tid, word, value, order, where);
+    break;
+  case kSignalStore:
+    report = race->signalStore(tid, word, value, where);
+    break;
+  default:
+    internalError("tleEmuSignal: unknown event " + std::to_string(event));
+  }
+  if (report)
+    failCheck(*race, std::move(*report));
 }
 
 std::string Scheduler::describeAddress(const void *addr) const {

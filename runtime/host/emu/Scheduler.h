@@ -105,6 +105,10 @@ struct NetMessage {
   uint64_t *counter = nullptr;
   uint64_t counterValue = 0;
   int senderIndex = 0; ///< the sender's index in Spec::ranks
+  /// `word` is a signal word or a counter (every transfer's, and a net add
+  /// into one), not a barrier's net word: the race checker adds it to the
+  /// word's signal history when it lands.
+  bool signal = false;
 };
 
 /// The kernel body every thread runs.
@@ -264,6 +268,10 @@ public:
   void site(const char *where) { running->site = where; }
   void access(const void *addr, uint64_t bytes, int kind, int order,
               const char *where);
+  /// tleEmuSignal on the running fiber: the race checker's signal history
+  /// (event a SignalEvent), the running op's site as the access's.
+  void signal(const void *word, int event, uint64_t value, uint64_t operand,
+              int order);
   /// A symmetric-buffer address in words ("buffer 'flag' (rank 1's copy)
   /// byte 0"), or "" when the race checker does not know it.
   std::string describeAddress(const void *addr) const;

@@ -79,16 +79,17 @@ tleResult_t checkLocal(const CommState &c, void *localPtr, size_t bytes,
 
 tleResult_t memImport(tleComm_t commHandle, void *localPtr, size_t bytes,
                       void *const *peerPtrs, tleMem_t *outMem) {
-  if (!outMem)
-    return fail(tleInvalidArgument, "outMem is NULL");
-  *outMem = nullptr;
+  if (outMem)
+    *outMem = nullptr;
   std::shared_ptr<CommState> comm;
   if (tleResult_t r = lookupComm(commHandle, comm))
     return r;
   if (tleResult_t r = checkUsable(*comm))
     return r;
   CommState &c = *comm;
-  tleResult_t local = checkLocal(c, localPtr, bytes, peerPtrs);
+  // A NULL outMem takes part in the exchange as checkLocal's errors do.
+  tleResult_t local = outMem ? checkLocal(c, localPtr, bytes, peerPtrs)
+                             : fail(tleInvalidArgument, "outMem is NULL");
   std::string payload;
   putU64(payload, bytes);
   putU64(payload, reinterpret_cast<uintptr_t>(localPtr));

@@ -58,19 +58,21 @@ tleResult_t shareWithWorld(const CommState &c, MemState &m, void *ptr,
 
 tleResult_t memRegister(tleComm_t commHandle, void *ptr, size_t bytes,
                         tleMem_t *outMem) {
-  if (!outMem)
-    return fail(tleInvalidArgument, "outMem is NULL");
-  *outMem = nullptr;
+  if (outMem)
+    *outMem = nullptr;
   std::shared_ptr<CommState> comm;
   if (tleResult_t r = lookupComm(commHandle, comm))
     return r;
   if (tleResult_t r = checkUsable(*comm))
     return r;
   auto m = newMem(*comm, bytes);
-  // A bad argument or memory that cannot be shared still takes part in the
-  // exchange, so that the peers fail at once with this rank's reason.
+  // A bad argument (a NULL outMem too) or memory that cannot be shared
+  // still takes part in the exchange, so that the peers fail at once with
+  // this rank's reason instead of at the bootstrap deadline.
   tleResult_t local = tleSuccess;
-  if (!ptr)
+  if (!outMem)
+    local = fail(tleInvalidArgument, "outMem is NULL");
+  else if (!ptr)
     local = fail(tleInvalidArgument, "ptr is NULL");
   else if (bytes == 0)
     local = fail(tleInvalidArgument, "bytes is 0");

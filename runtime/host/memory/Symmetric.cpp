@@ -145,12 +145,16 @@ tleResult_t gatherStatus(Bootstrap &bs, tleResult_t local,
   putU64(mine, localDetail.size());
   mine += localDetail;
   mine += payload;
-  std::vector<std::string> all;
-  tleResult_t r = bs.allGatherFds(mine, myFds, all, peerFds);
   if (local != tleSuccess) {
+    // Posted, not waited for where the channel allows: this rank fails at
+    // once, and the peers with its reason as they reach the step (not at
+    // the bootstrap deadline).
+    bs.post(mine);
     setLastErrorDetail(localDetail);
     return local;
   }
+  std::vector<std::string> all;
+  tleResult_t r = bs.allGatherFds(mine, myFds, all, peerFds);
   if (r != tleSuccess)
     return r;
   payloads.assign(all.size(), std::string());

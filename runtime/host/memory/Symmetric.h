@@ -76,8 +76,10 @@ bool getU64(const std::string &s, size_t &at, uint64_t &v);
 
 /// All-gathers (this rank's status `local`, `payload`) and the descriptors
 /// `myFds`, the step every collective of the host runtime is made of. If
-/// this rank failed, returns its own failure; if a peer did, tlePeerFailure
-/// with the peer's reason; else payloads[r] is rank r's payload.
+/// this rank failed, returns its own failure (in a tleCommInitAll set at
+/// once: it posts its status, Bootstrap::post); if a peer did,
+/// tlePeerFailure with the peer's reason; else payloads[r] is rank r's
+/// payload.
 tleResult_t gatherStatus(Bootstrap &bs, tleResult_t local,
                          const std::string &payload,
                          const std::vector<int> &myFds,

@@ -3,7 +3,7 @@
 //
 // Expands tle/abi.def into what C++ code needs: the enumerations of the ABI
 // (tle::CoopKind, MemoryOrder, TeamKind, MemoryScope, BarrierKind,
-// TracePhase, TraceKind, AccessKind, the device error codes and
+// TracePhase, TraceKind, AccessKind, SignalEvent, the device error codes and
 // bad-argument ids) and, for host code only, descriptions of every entry
 // point and emulator hook (name, result and parameter types) that compilers
 // use to declare and call them. Free of LLVM and of CUDA, so that the
@@ -145,6 +145,11 @@ enum TraceKind : int {
 /// A memory access reported to the emulator's race checker (tleEmuAccess).
 enum AccessKind : int {
 #define TLE_ACCESS(Name, Value, Spelling) kAccess##Name = Value,
+#include "tle/abi.def"
+};
+/// What happened to a signal word (tleEmuSignal).
+enum SignalEvent : int {
+#define TLE_SIGNAL_EVENT(Name, Value, Spelling) kSignal##Name = Value,
 #include "tle/abi.def"
 };
 /// Codes the device library writes into ErrorRecord::code.

@@ -57,6 +57,16 @@
 //                         store, atomic and fence of a kernel, and the host
 //                         build of the device library after each of its
 //                         atomics and fences (where null)
+//   tleEmuSignal(word, event, value, operand, order)  a signal word (or a
+//                         counter) changed or was observed (event a
+//                         SignalEvent): Add (`value` the word before,
+//                         `operand` what was added, a release), Wait (the
+//                         wait's final read passed: `value` its target,
+//                         `operand` what it read, `order` its MemoryOrder),
+//                         Read (read_signal read `value`), Store (the word
+//                         was set to `value`, a plain write): the race
+//                         checker's signal history, in place of the
+//                         tleEmuAccess the word's atomics would give it
 //   tleEmuCountOp(kind)   the host build did one device-memory operation of
 //                         `kind` (a DeviceOp), for tle::emu::deviceOpCounts
 //   tleEmuNetAdd(comm, word, value)  the simulated network (kNetEmu): adds

@@ -232,7 +232,7 @@ TLE_DEVICE_API void flagcxDevResetCounter(const void *comm, uint32_t contextId,
   using namespace tle::impl;
   const DevComm *dc =
       checkWordArgs(comm, slot, true, contextId, 64, Fn::flagcxDevResetCounter);
-  storeRelaxedSys(counterWord(dc, slot), uint64_t(0));
+  resetCounter(dc, slot);
 }
 TLE_DEVICE_API void flagcxDevFlush(const void *comm, uint32_t contextId,
                                    int32_t coopKind, int32_t order) {
@@ -1152,7 +1152,7 @@ TLE_DEVICE_API int32_t tleTritonResetCounter(int64_t comm, int32_t counter,
   const tle::DevComm *dc = checkWordArgs(addressOf(comm), ctr, true,
                                          static_cast<uint32_t>(contextId), 64,
                                          Fn::tleTritonResetCounter);
-  storeRelaxedSys(counterWord(dc, ctr), uint64_t(0));
+  resetCounter(dc, ctr);
   return 0;
 }
 TLE_DEVICE_API int32_t tleTritonIncreaseSignalShadow(int64_t comm,

@@ -157,6 +157,10 @@ TLE_DEV_INLINE void checkAction(const Comm &c, const ActionArg &a, abi::Fn fn) {
 TLE_DEV_INLINE uint64_t *counterWord(const DevComm *dc, uint32_t i) {
   return loadConst(&dc->counters) + i;
 }
+/// Sets this rank's counter `i` to 0, as resetSignal sets a signal word.
+TLE_DEV_INLINE void resetCounter(const DevComm *dc, uint32_t i) {
+  storeSignalSys(counterWord(dc, i), 0);
+}
 /// Intra rank `q`'s signal word `i`, or its counter `i` (`counter`): the
 /// counters follow the signal words in the same allocation.
 TLE_DEV_INLINE uint64_t *peerWord(const DevComm *dc, uint32_t q, uint32_t i,
@@ -167,7 +171,10 @@ TLE_DEV_INLINE uint64_t *peerWord(const DevComm *dc, uint32_t q, uint32_t i,
 
 /// Performs action `a` on this node, after the data, as a release: on
 /// intra rank `q`'s words (a remote action) or on this rank's (`q` is its
-/// rank). Run by one thread after the group's sync.
+/// rank). Run by one thread after the group's sync. A counter is waited
+/// on as a signal word is (>= a value), so the emulator's race checker
+/// keeps the same history of it: the 64-bit addReleaseSys reports both.
+/// The shadows are not: only their owner reads them, as a wait's target.
 TLE_DEV_INLINE void actNear(const DevComm *dc, uint32_t q, const ActionArg &a) {
   if (a.kind == Action::None)
     return;
@@ -406,6 +413,7 @@ TLE_DEV_INLINE uint64_t readCounter(const void *comm, uint32_t ctr, int order,
   if (order == kOrderSeqCst)
     fenceSeqCstSys();
   uint64_t v = acquires(order) ? loadAcquireSys(w) : loadRelaxedSys(w);
+  noteSignal(w, kSignalRead, v, 0, order);
   pollHint(w, v);
   return v;
 }

@@ -44,6 +44,12 @@
 //   failure:  abortLaunch() [[noreturn]], ends the whole launch
 //   scratch:  blockScratch() one zero-initialised word per block, kept for
 //             the launch (the grid barrier's per-CTA target epoch)
+//   signals:  storeSignalSys(word, v) a signal word's (or counter's) reset,
+//             relaxed at system scope; noteSignal(word, event, value,
+//             operand, order) tells the emulator's race checker a wait's
+//             target or a read's value (tleEmuSignal; the host build's
+//             64-bit addReleaseSys and storeSignalSys tell it the add and
+//             the reset); empty on GPUs
 //   trace:    emuBarrierEvent(comm, kind, coop, slot, order, phase) tells
 //             the emulator a barrier event (Trace.h; empty on GPUs);
 //             fetchAddRelaxed(uint64_t *, v) takes a trace ring index

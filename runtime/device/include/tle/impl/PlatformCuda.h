@@ -307,6 +307,9 @@ TLE_DEV_INLINE void storeRelaxedSys(uint64_t *p, uint64_t v) {
 TLE_DEV_INLINE void addReleaseSys(uint64_t *p, uint64_t v) {
   Ptx::redAddReleaseSysU64(p, v);
 }
+TLE_DEV_INLINE void storeSignalSys(uint64_t *p, uint64_t v) {
+  Ptx::stRelaxedSysU64(p, v);
+}
 TLE_DEV_INLINE void fenceAcqRelSys() { Ptx::fenceAcqRelSys(); }
 
 /// Thread `rank` of `size`'s share of a cooperative copy (OneSided.h):
@@ -428,6 +431,9 @@ TLE_DEV_INLINE uint64_t fetchAddRelaxed(uint64_t *p, uint64_t v) {
 /// Barrier events go to the trace ring only (Trace.h).
 TLE_DEV_INLINE void emuBarrierEvent(const void *, int, int, uint32_t, int,
                                     int) {}
+/// The emulator's signal history: nothing on GPUs.
+TLE_DEV_INLINE void noteSignal(const uint64_t *, int, uint64_t, uint64_t, int) {
+}
 
 } // namespace tle::impl
 

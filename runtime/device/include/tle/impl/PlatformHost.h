@@ -166,6 +166,13 @@ inline void noteSignalWord(const uint64_t *p, AccessKind kind,
                            MemoryOrder order) {
   tleEmuAccess(p, sizeof(uint64_t), kind, order, nullptr);
 }
+/// What a signal word's value says to the race checker (tleEmuSignal): a
+/// wait's target, a read's value, a reset. Its adds report themselves
+/// (addReleaseSys below).
+inline void noteSignal(const uint64_t *word, SignalEvent event, uint64_t value,
+                       uint64_t operand, int order) {
+  tleEmuSignal(word, event, value, operand, order);
+}
 
 inline uint64_t loadAcquireSys(const uint64_t *p) {
   count(DeviceOp::Poll);
@@ -184,10 +191,24 @@ inline void storeRelaxedSys(uint64_t *p, uint64_t v) {
   __atomic_store_n(p, v, __ATOMIC_RELAXED);
   noteSignalWord(p, kAccessAtomicStore, kOrderRelaxed);
 }
+/// Every 64-bit release add is on a signal word or a counter (signalAdd,
+/// a put's actions): the checker keeps its value in the word's history
+/// instead of joining it into a release sequence, so that a wait acquires
+/// only the adds up to its target.
 inline void addReleaseSys(uint64_t *p, uint64_t v) {
   count(DeviceOp::Signal);
-  __atomic_fetch_add(p, v, __ATOMIC_RELEASE);
-  noteSignalWord(p, kAccessAtomicUpdate, kOrderRelease);
+  uint64_t before = __atomic_fetch_add(p, v, __ATOMIC_RELEASE);
+  noteSignal(p, kSignalAdd, before, v, kOrderRelease);
+}
+/// A signal word's or a counter's reset: relaxed, and to the checker a
+/// store that starts the word's history again and a plain write of it,
+/// which a read by another thread with nothing between races with (mutant
+/// 83 hides it from the checker).
+inline void storeSignalSys(uint64_t *p, uint64_t v) {
+  count(DeviceOp::Signal);
+  __atomic_store_n(p, v, __ATOMIC_RELAXED);
+  if (!TLE_MUTANT(83))
+    noteSignal(p, kSignalStore, v, 0, kOrderRelaxed);
 }
 inline void fenceAcqRelSys() {
   count(DeviceOp::Fence);

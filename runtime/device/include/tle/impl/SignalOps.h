@@ -248,6 +248,17 @@ TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
       });
 }
 
+/// Tells the emulator's race checker that a wait's final read saw `seen`
+/// >= `least` in `word`: it acquires the word's adds up to the first that
+/// reached `least`, not every add the read happened to see (mutant 82
+/// reports a target of 0: the wait acquires nothing). After the read, so
+/// that the checker orders it as the load it is.
+TLE_DEV_INLINE void noteWaited(const uint64_t *word, uint64_t least,
+                               uint64_t seen, bool acquire) {
+  noteSignal(word, kSignalWait, TLE_MUTANT(82) ? 0 : least, seen,
+             acquire ? kOrderAcquire : kOrderRelaxed);
+}
+
 /// The poll loop: one word, acquire (or relaxed) loads, nothing else until
 /// a miss. Returns 0, or the status of a wait that gave up.
 template <bool Acquire>
@@ -265,8 +276,10 @@ TLE_DEV_INLINE uint32_t pollSignal(const SignalWord &s, uint32_t sig,
 #else
     uint64_t v = Acquire ? loadAcquireSys(s.word) : loadRelaxedSys(s.word);
 #endif
-    if (v >= least)
+    if (v >= least) {
+      noteWaited(s.word, least, v, Acquire);
       return 0;
+    }
     if (uint32_t status = onSignalMiss(k, s, sig, v, least, fn))
       return status;
   }
@@ -289,8 +302,10 @@ TLE_DEV_INLINE uint32_t pollWord(const SignalWord &s, uint32_t index,
   PollClock k;
   for (;;) {
     uint64_t v = Acquire ? loadAcquireSys(s.word) : loadRelaxedSys(s.word);
-    if (v >= least)
+    if (v >= least) {
+      noteWaited(s.word, least, v, Acquire);
       return 0;
+    }
     if (uint32_t status = onSignalMiss(k, s, index, v, least, fn, what))
       return status;
   }
@@ -344,6 +359,8 @@ TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig, int order,
 #endif
   uint64_t v =
       acquires(order) ? loadAcquireSys(s.word) : loadRelaxedSys(s.word);
+  // Every add up to the value read (the checker's signal history).
+  noteSignal(s.word, kSignalRead, v, 0, order);
   pollHint(s.word, v);
   return v;
 }
@@ -360,7 +377,7 @@ TLE_DEV_INLINE void resetSignal(const void *comm, uint32_t sig, abi::Fn fn) {
     return;
   }
 #endif
-  storeRelaxedSys(s.word, 0);
+  storeSignalSys(s.word, 0);
 }
 
 } // namespace tle::impl
