@@ -107,6 +107,8 @@ void tleEmuBarrierEvent(const void *, int32_t, int32_t, uint32_t, int32_t,
   ++fake().traceEvents;
 }
 void tleEmuSite(const char *) {}
+void tleEmuEnterCall(const char *, const char *, uint32_t) {}
+void tleEmuLeaveCall(void) {}
 void tleEmuAccess(const void *, uint64_t, int32_t, int32_t, const char *) {}
 void tleEmuCountOp(int32_t) {}
 void tleEmuNetAdd(const void *, const void *word, uint64_t value) {

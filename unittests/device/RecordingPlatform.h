@@ -204,6 +204,8 @@ inline uint64_t fetchAddRelaxed(uint64_t *p, uint64_t v) {
   return old;
 }
 inline void emuBarrierEvent(const void *, int, int, uint32_t, int, int) {}
+inline void enterCall(const char *, CallSite) {}
+inline void leaveCall() {}
 
 } // namespace tle::impl
 

@@ -429,6 +429,10 @@ TLE_DEV_INLINE uint64_t fetchAddRelaxed(uint64_t *p, uint64_t v) {
 TLE_DEV_INLINE void emuBarrierEvent(const void *, int, int, uint32_t, int,
                                     int) {}
 
+/// Only the emulator's reports name a call's line.
+TLE_DEV_INLINE void enterCall(const char *, CallSite) {}
+TLE_DEV_INLINE void leaveCall() {}
+
 } // namespace tle::impl
 
 #endif // TLE_IMPL_PLATFORMCUDA_H
