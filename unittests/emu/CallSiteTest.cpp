@@ -157,6 +157,23 @@ TEST(CallSite, ThreadsOutsideAnyCallKeepTheirOwnLine) {
   EXPECT_EQ(linesStartingWith(r.message, "rank 0 "), 2) << r.message;
 }
 
+TEST(CallSite, TracesNameTheLineOfATypedCall) {
+  Ranks ranks(2);
+  ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  LaunchOptions options = shape({1, 1, 1}, {32, 1, 1});
+  options.trace = true;
+  uint32_t line = 0;
+  LaunchResult r = launch(ranks.comms.data(), 2, options, [&](int, void *dc) {
+    line = __LINE__ + 1;
+    barrierSync(dc, kCoopWarp, 2, kOrderAcqRel);
+  });
+  ASSERT_EQ(r.result, tleSuccess) << r.message;
+  // Read after the launch: the emulator keeps the name, not the kernel.
+  std::string json = lastTraceJson();
+  EXPECT_TRUE(contains(json, here(line) + "\"")) << json;
+  EXPECT_TRUE(contains(json, "\"loc\":\"")) << json;
+}
+
 TEST(CallSite, DeviceErrorOfATypedCallNamesTheLine) {
   Ranks ranks(1, /*nBarriers=*/4);
   ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
