@@ -57,7 +57,7 @@ bool laneDetail() { return log::enabled(log::Level::Trace); }
 struct Group {
   const char *site = nullptr;
   const char *call = nullptr; ///< the call of a merged group with no site
-  bool merged = false;        ///< one op's threads, whatever each waits in
+  bool merged = false; ///< one op's or call's threads, whatever each waits in
   Yield kind = Yield::NotStarted;
   uint32_t warp = 0;
   WaitInfo wait{};

@@ -803,11 +803,11 @@ namespace {
 /// OS threads may run launches, hence the lock; the tables are never
 /// destroyed, so that a launch running at exit still finds them.
 const char *internSite(const char *file, uint32_t line) {
-  static std::mutex mutex;
+  static auto *mutex = new std::mutex;
   static auto *bySource =
       new std::map<std::pair<const char *, uint32_t>, const char *>;
   static auto *texts = new std::set<std::string>;
-  std::lock_guard<std::mutex> lock(mutex);
+  std::lock_guard<std::mutex> lock(*mutex);
   auto [it, fresh] = bySource->try_emplace({file, line}, nullptr);
   if (fresh)
     it->second = texts->insert(std::string(file) + ":" + std::to_string(line))
