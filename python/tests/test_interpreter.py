@@ -229,6 +229,28 @@ def barrier_per_program(comm, STRIDE: tl.constexpr):
     tlx.distributed_barrier(comm, index=tl.program_id(0) * STRIDE)
 
 
+def barrier_default_slot(comm):
+    tlx.distributed_barrier(comm)
+
+
+def test_a_default_slot_past_n_barriers_names_the_grids_need(interpret):
+    # The default slot is the program id: a grid of 80 programs on 64 slots
+    # needs n_barriers=80, which the message says with the number.
+    kernel = interpret(barrier_default_slot)
+    one = Comm.init_all(1, backend=Backend.EMULATOR, n_barriers=64)
+    try:
+        with pytest.raises(Exception) as info:
+            kernel[(80,)](one[0].dev_comm)
+        e = TLEError.find(info.value)
+        assert e is not None and e.code is Result.INDEX_OUT_OF_RANGE, info.value
+        assert e.info.slot == 64 and e.info.n_barriers == 64
+        assert str(e).endswith("tle.distributed_barrier (tleTritonBarrier): barrier slot 64 out of range (nBarriers 64): "
+                               "the default slot is the program id; this grid has 80 programs: pass n_barriers=80 "
+                               "(or more) to the communicator, or an index < 64"), str(e)
+    finally:
+        one[0].destroy()
+
+
 def bad_peer(mem, peer):
     tlx.intra_pointer(mem, 0, peer)
 
@@ -245,8 +267,7 @@ def test_device_errors_raise_the_gpu_record(interpret, pair):
         assert e is not None and e.code is Result.INDEX_OUT_OF_RANGE, info.value
         assert str(e) == ("device error: barrier slot or signal index out of range: rank 0 block 2 thread 0: "
                           "tle.distributed_barrier (tleTritonBarrier): barrier slot 8 out of range (nBarriers 8): "
-                          "create the communicator with nBarriers (n_barriers) > 8, or pass an index < 8 (the "
-                          "default index is the program id)")
+                          "create the communicator with nBarriers (n_barriers) > 8, or pass an index < 8")
         assert e.info.block == 2 and e.info.slot == 8 and e.info.n_barriers == 8
         assert one[0].get_error() is None  # read and cleared, as Communicator.synchronize does
     finally:

@@ -5,7 +5,8 @@
 // sequential fake of FakeEmu.h: the barrier paths that never block (every
 // rank arrives, then every rank waits), epochs and inbox words after each
 // round, wrap-around, the grid barrier's CTA counting, the pointer and
-// rank queries, and every failure: the record it leaves and the abort.
+// rank queries, the brackets every call puts around itself for the
+// emulator, and every failure: the record it leaves and the abort.
 // Failures run in a forked child; all state is in shared memory so the
 // parent can check what the child wrote (and did not write).
 //
@@ -13,11 +14,13 @@
 
 #include "FakeEmu.h"
 
+#include "tle/barrier.h"
 #include "tle/device.h"
 
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <string>
 
 using namespace tle;
 using namespace tle::test;
@@ -163,6 +166,33 @@ TEST_F(DeviceHost, Pointers) {
             reinterpret_cast<int64_t>(rank(0).buffer + 4));
   EXPECT_EQ(tle_remote_pointer(m, 12, 2),
             reinterpret_cast<int64_t>(rank(2).buffer + 12));
+}
+
+// Each call tells the emulator that it enters and leaves the library, once:
+// the C ABI with its name, the typed API with its caller's file and line.
+TEST_F(DeviceHost, EveryCallIsBracketed) {
+  build(1);
+  flagcxIntraBarrierSyncS(comm(0), kCoopThread, 1, false, kOrderAcqRel);
+  EXPECT_EQ(fake().callsEntered, 1u);
+  EXPECT_EQ(fake().callsLeft, 1u);
+  EXPECT_STREQ(fake().callName, "flagcxIntraBarrierSyncS");
+  EXPECT_STREQ(fake().callFile, "");
+  uint32_t line = __LINE__ + 1;
+  barrierSync(comm(0), kCoopThread, 1, kOrderAcqRel);
+  EXPECT_EQ(fake().callsEntered, 2u);
+  EXPECT_EQ(fake().callsLeft, 2u);
+  EXPECT_EQ(fake().callDepth, 0u);
+  EXPECT_STREQ(fake().callName, "");
+  std::string file = fake().callFile;
+  EXPECT_EQ(file.substr(file.size() - std::strlen("DeviceHostTest.cpp")),
+            "DeviceHostTest.cpp")
+      << file;
+  EXPECT_EQ(fake().callLine, line);
+  // A query is a call too (its report names its line on a bad argument).
+  EXPECT_EQ(flagcxDevCommGetIntraSize(comm(0)), 1);
+  EXPECT_EQ(fake().callsEntered, 3u);
+  EXPECT_EQ(fake().callsLeft, 3u);
+  EXPECT_STREQ(fake().callName, "flagcxDevCommGetIntraSize");
 }
 
 TEST_F(DeviceHost, PointerBadPeerIsRecorded) {

@@ -107,6 +107,20 @@ void tleEmuBarrierEvent(const void *, int32_t, int32_t, uint32_t, int32_t,
   ++fake().traceEvents;
 }
 void tleEmuSite(const char *) {}
+void tleEmuEnterCall(const char *name, const char *file, uint32_t line) {
+  tle::test::FakeEmu &f = fake();
+  ++f.callsEntered;
+  if (f.callDepth++ > 0)
+    return;
+  std::snprintf(f.callName, sizeof f.callName, "%s", name ? name : "");
+  std::snprintf(f.callFile, sizeof f.callFile, "%s", file ? file : "");
+  f.callLine = line;
+}
+void tleEmuLeaveCall(void) {
+  tle::test::FakeEmu &f = fake();
+  ++f.callsLeft;
+  --f.callDepth;
+}
 void tleEmuAccess(const void *, uint64_t, int32_t, int32_t, const char *) {}
 void tleEmuCountOp(int32_t) {}
 void tleEmuSignal(const void *, int32_t, uint64_t, uint64_t, int32_t) {}

@@ -42,6 +42,10 @@ struct FakeEmu {
   uint32_t aborts;
   uint32_t traceEvents;
   uint32_t spinHints; ///< tleEmuSpinHint calls (signal reads)
+  /// tleEmuEnterCall / tleEmuLeaveCall: the calls entered and left, the
+  /// depth now, and the outermost call's name, file and line.
+  uint32_t callsEntered, callsLeft, callDepth, callLine;
+  char callName[48], callFile[128];
   uint32_t scratch[kMaxBlocks];
   /// The status reductions' words (scratch ids 1 and 2: PlatformHost.h).
   uint32_t reduceScratch[kMaxBlocks][32];

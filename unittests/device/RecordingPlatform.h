@@ -206,6 +206,8 @@ inline uint64_t fetchAddRelaxed(uint64_t *p, uint64_t v) {
 }
 inline void emuBarrierEvent(const void *, int, int, uint32_t, int, int) {}
 inline void noteSignal(const uint64_t *, int, uint64_t, uint64_t, int) {}
+inline void enterCall(const char *, CallSite) {}
+inline void leaveCall() {}
 
 } // namespace tle::impl
 

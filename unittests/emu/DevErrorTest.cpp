@@ -48,8 +48,7 @@ TEST(DevError, EveryFailureIsWordedFromCallToMessage) {
        tleIndexOutOfRange,
        "tle.device_intra_barrier (flagcxIntraBarrierSyncS): barrier slot 8 "
        "out of range (nBarriers 8): create the communicator with nBarriers "
-       "(n_barriers) > 8, or pass an index < 8 (the default index is the "
-       "program id)"},
+       "(n_barriers) > 8, or pass an index < 8"},
       {"coop kind",
        [](void *dc, const void *) {
          flagcxIntraBarrierArriveS(dc, 7, 0, false, kOrderRelease);
@@ -165,6 +164,30 @@ TEST(DevError, EveryFailureIsWordedFromCallToMessage) {
     EXPECT_EQ(std::string(r.error.message), want);
     EXPECT_NE(r.message.find(want), std::string::npos) << r.message;
   }
+}
+
+TEST(DevError, ASlotPastNBarriersNamesTheGridsNeed) {
+  // One slot per block, as a barrier without an index takes the program
+  // id: a grid of 80 blocks on 64 slots needs n_barriers=80, which the
+  // device tells the host in the record (its grid size).
+  Ranks ranks(1, 64);
+  ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  LaunchResult r = launch(
+      ranks.comms.data(), 1, shape({80, 1, 1}, {1, 1, 1}), [&](int, void *dc) {
+        flagcxIntraBarrierSyncS(dc, kCoopThread, linearBlockId(), false,
+                                kOrderAcqRel);
+      });
+  ASSERT_EQ(r.result, tleIndexOutOfRange) << r.message;
+  std::string slot = std::to_string(r.error.slot);
+  EXPECT_GE(r.error.slot, 64u);
+  EXPECT_EQ(std::string(r.error.message),
+            "rank 0 block " + slot +
+                " thread 0: tle.device_intra_barrier "
+                "(flagcxIntraBarrierSyncS): barrier slot " +
+                slot +
+                " out of range (nBarriers 64): the default slot is the "
+                "program id; this grid has 80 programs: pass n_barriers=80 "
+                "(or more) to the communicator, or an index < 64");
 }
 
 TEST(DevError, CorruptCommunicatorIsWorded) {

@@ -207,8 +207,17 @@ TEST(InterpFault, EveryFailureIsAStatus) {
                "rank 0 block 1 thread 0: tle.distributed_barrier "
                "(tleTritonBarrier): barrier slot 8 out of range "
                "(nBarriers 8): create the communicator with nBarriers "
-               "(n_barriers) > 8, or pass an index < 8 (the default index "
-               "is the program id)");
+               "(n_barriers) > 8, or pass an index < 8");
+  // Slot 70 of a grid of 80 programs is the program id a barrier without
+  // an index uses: the message names the n_barriers that grid needs.
+  EXPECT_EQ(barrier(program(70, 80), ranks.dev(0), 2, 2, 70, 3, &e),
+            tleIndexOutOfRange);
+  EXPECT_STREQ(e.message,
+               "rank 0 block 70 thread 0: tle.distributed_barrier "
+               "(tleTritonBarrier): barrier slot 70 out of range "
+               "(nBarriers 8): the default slot is the program id; this grid "
+               "has 80 programs: pass n_barriers=80 (or more) to the "
+               "communicator, or an index < 8");
   EXPECT_EQ(barrier(p, ranks.dev(0), 3, 2, 0, 3, &e), tleInvalidArgument);
   EXPECT_EQ(barrier(p, ranks.dev(0), 2, 2, 0, 9, &e), tleInvalidArgument);
   int64_t out = 0;

@@ -279,17 +279,23 @@ TEST(Signals, SelfSignalReadResetAndAReadLoop) {
 TEST(Signals, AWaitForASignalThatNeverComesIsADeadlockNamingTheWord) {
   Ranks ranks(2);
   ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  uint32_t line = 0;
   LaunchResult r = launch(ranks.comms.data(), 2, shape({1, 1, 1}, {32, 1, 1}),
                           [&](int rank, void *dc) {
+                            line = __LINE__ + 4;
                             if (rank == 0)
                               signalInc(dc, 1, 2, kCoopWarp);
                             else
                               signalWait(dc, 3, 1, kCoopWarp);
                           });
   ASSERT_EQ(r.result, tleDeadlock) << r.message;
-  EXPECT_TRUE(contains(r.message, "rank 1 block 0 thread 0 waits in signal "
-                                  "wait on signal 3 of rank 1 for a value >= "
-                                  "1 (it holds 0)\n"))
+  // The warp is one line, at the line of its call.
+  EXPECT_TRUE(
+      contains(r.message, "\n  rank 1 block 0 waits in signal wait at "))
+      << r.message;
+  EXPECT_TRUE(contains(r.message, "SignalTest.cpp:" + std::to_string(line) +
+                                      " on signal 3 of rank 1 for a value >= "
+                                      "1 (it holds 0)\n"))
       << r.message;
   // Who could still signal is the same for every signal wait: said once.
   EXPECT_TRUE(contains(r.message, "\n  ranks that could still signal a "

@@ -612,7 +612,7 @@ TEST(Teams, AMissingInterArriveIsADeadlockNamingTheRank) {
       });
   ASSERT_EQ(r.result, tleDeadlock) << r.message;
   EXPECT_TRUE(contains(r.message,
-                       "rank 2 (node 0, local 2) block 0 thread 0 waits in "
+                       "\n  rank 2 (node 0, local 2) block 0 waits in "
                        "inter barrier wait"))
       << r.message;
   EXPECT_TRUE(contains(r.message, "on slot 2 of team inter for epoch 2"))
@@ -635,13 +635,13 @@ TEST(Teams, AMissingWorldArriveNamesTheRankOnEveryNode) {
   ASSERT_EQ(r.result, tleDeadlock) << r.message;
   // Node 1's other rank waits for it in the intra half; node 0's ranks
   // for node 1's in the inter half.
-  EXPECT_TRUE(contains(r.message, "rank 2 (node 1, local 0) block 0 thread 0 "
+  EXPECT_TRUE(contains(r.message, "\n  rank 2 (node 1, local 0) block 0 "
                                   "waits in world barrier wait (intra half) "
                                   "on slot 0 of team world for epoch 1"))
       << r.message;
   EXPECT_TRUE(contains(r.message, "missing peers: rank 3 (node 1, local 1)"))
       << r.message;
-  EXPECT_TRUE(contains(r.message, "rank 1 (node 0, local 1) block 0 thread 0 "
+  EXPECT_TRUE(contains(r.message, "\n  rank 1 (node 0, local 1) block 0 "
                                   "waits in world barrier wait (inter half)"))
       << r.message;
   EXPECT_TRUE(contains(r.message, "missing: rank 3 (node 1, local 1)"))
@@ -671,7 +671,7 @@ TEST(Teams, AMissingCrossNodeSignalIsADeadlock) {
           flagcxDevWaitSignal(dc, 4, 2, 64, 0, kCoopThread, kOrderAcquire);
       });
   ASSERT_EQ(r.result, tleDeadlock) << r.message;
-  EXPECT_TRUE(contains(r.message, "rank 0 (node 0, local 0) block 0 thread 0 "
+  EXPECT_TRUE(contains(r.message, "\n  rank 0 (node 0, local 0) block 0 "
                                   "waits in signal wait"))
       << r.message;
   EXPECT_TRUE(contains(r.message, "for a value >= 2 (it holds 1)"))

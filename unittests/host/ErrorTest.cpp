@@ -132,8 +132,18 @@ TEST_F(ErrorRecordTest, IndexOutOfRange) {
                "rank 1 block 0 thread 0: tle.device_intra_barrier "
                "(flagcxIntraBarrierSyncS): barrier slot 70 out of range "
                "(nBarriers 8): create the communicator with nBarriers "
-               "(n_barriers) > 70, or pass an index < 8 (the default index "
-               "is the program id)");
+               "(n_barriers) > 70, or pass an index < 8");
+  // In a grid of 80 blocks (the record's limit) slot 70 may be the default
+  // slot, the program id: the message names the n_barriers to pass.
+  record->limit = 80;
+  write(tle::kDevErrIndexOutOfRange, 70, 0, 0);
+  EXPECT_EQ(tleCommGetError(comm, &info), tleIndexOutOfRange);
+  EXPECT_STREQ(info.message,
+               "rank 1 block 0 thread 0: tle.device_intra_barrier "
+               "(flagcxIntraBarrierSyncS): barrier slot 70 out of range "
+               "(nBarriers 8): the default slot is the program id; this grid "
+               "has 80 programs: pass n_barriers=80 (or more) to the "
+               "communicator, or an index < 8");
 }
 
 TEST_F(ErrorRecordTest, BadCommDeadlockUnknown) {

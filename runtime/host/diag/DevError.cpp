@@ -251,12 +251,23 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
     break;
   case kDevErrIndexOutOfRange:
     // The slot a barrier without an index uses is its program id, which the
-    // user never wrote: say what to change.
-    snprintf(m, n,
-             "%sbarrier slot %u out of range (nBarriers %u): create the "
-             "communicator with nBarriers (n_barriers) > %u, or pass an index "
-             "< %u (the default index is the program id)",
-             at.c_str(), e.slot, e.nBarriers, e.slot, e.nBarriers);
+    // user never wrote: a slot below the grid's size (the record's limit)
+    // may be one, so say the number of slots that grid needs.
+    if (e.slot < e.limit)
+      snprintf(m, n,
+               "%sbarrier slot %u out of range (nBarriers %u): the default "
+               "slot is the program id; this grid has %llu programs: pass "
+               "n_barriers=%llu (or more) to the communicator, or an index "
+               "< %u",
+               at.c_str(), e.slot, e.nBarriers,
+               static_cast<unsigned long long>(e.limit),
+               static_cast<unsigned long long>(e.limit), e.nBarriers);
+    else
+      snprintf(m, n,
+               "%sbarrier slot %u out of range (nBarriers %u): create the "
+               "communicator with nBarriers (n_barriers) > %u, or pass an "
+               "index < %u",
+               at.c_str(), e.slot, e.nBarriers, e.slot, e.nBarriers);
     break;
   case kDevErrBadComm:
     snprintf(m, n,

@@ -193,6 +193,17 @@ TLE_API uint64_t tleEmuNetFlush(const void *) {
                   : tle::emu::detail::offFiberNetFlush();
 }
 
+TLE_API void tleEmuEnterCall(const char *name, const char *file,
+                             uint32_t line) {
+  if (thread())
+    Scheduler::current()->enterCall(name, file, line);
+}
+
+TLE_API void tleEmuLeaveCall(void) {
+  if (thread())
+    Scheduler::current()->leaveCall();
+}
+
 } // extern "C"
 
 namespace tle::emu {

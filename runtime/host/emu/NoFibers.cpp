@@ -123,6 +123,8 @@ TLE_API void tleEmuBarrierEvent(const void *comm, int32_t barrierKind,
                                            order, phase);
 }
 TLE_API void tleEmuSite(const char *) {}
+TLE_API void tleEmuEnterCall(const char *, const char *, uint32_t) {}
+TLE_API void tleEmuLeaveCall(void) {}
 TLE_API void tleEmuAccess(const void *addr, uint64_t bytes, int32_t kind,
                           int32_t order, const char *) {
   if (tle::emu::detail::interpChecking)

@@ -2,10 +2,11 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // A deadlocked launch can hold a hundred thousand waiting threads, so the
-// report groups them: one line per rank, block and tle op (its source line)
-// or thing waited on, with the thread ids compressed to ranges, and a cap on
-// the number of lines. A launch that made no progress until its deadline is
-// reported the same way. The trace's records become TraceJson's.
+// report groups them: one line per rank, block and tle op or library call
+// (its source line) or thing waited on, with the thread ids compressed to
+// ranges, and a cap on the number of lines. A launch that made no progress
+// until its deadline is reported the same way. The trace's records become
+// TraceJson's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,12 +50,14 @@ std::string ranges(const std::vector<uint32_t> &ids) {
 /// business, not the user's.
 bool laneDetail() { return log::enabled(log::Level::Trace); }
 
-/// Threads of one block that wait on the same thing: in the same tle op
-/// (the same source location), or, for threads outside any op or with lane
-/// detail on, at the same kind of sync or wait.
+/// Threads of one block that wait on the same thing: in the same tle op or
+/// library call (the same source location, or with none the same entry
+/// point), or, for threads outside any call or with lane detail on, at the
+/// same kind of sync or wait.
 struct Group {
   const char *site = nullptr;
-  bool merged = false; ///< one op's threads, whatever each waits in
+  const char *call = nullptr; ///< the call of a merged group with no site
+  bool merged = false; ///< one op's or call's threads, whatever each waits in
   Yield kind = Yield::NotStarted;
   uint32_t warp = 0;
   WaitInfo wait{};
@@ -65,9 +68,14 @@ struct Group {
   std::vector<uint32_t> tids;
 };
 
+/// Whether `t` is inside a tle op or library call, whose threads are one
+/// line: a compiled kernel's op (its site), a typed C++ API call (its
+/// caller's site), or a C ABI call from C++ (no site, the entry's name).
+bool inCall(const EmuThread &t) { return t.site || t.call; }
+
 bool sameGroup(const Group &g, const EmuThread &t, bool merge) {
-  if (merge && t.site)
-    return g.merged && g.site == t.site;
+  if (merge && inCall(t))
+    return g.merged && g.site == t.site && (t.site || g.call == t.call);
   if (g.merged || g.kind != t.reason || g.site != t.site)
     return false;
   if (t.reason == Yield::WarpSync)
@@ -159,7 +167,8 @@ std::string Scheduler::deadlockReport(RunResult &result,
         if (it == found.end()) {
           Group g;
           g.site = t.site;
-          g.merged = merge && t.site;
+          g.call = t.call;
+          g.merged = merge && inCall(t);
           found.push_back(g);
           it = found.end() - 1;
         }

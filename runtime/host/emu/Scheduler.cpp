@@ -34,6 +34,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <set>
 #include <thread>
 
@@ -816,6 +818,50 @@ uint32_t *Scheduler::blockScratch(uint32_t id, uint32_t n) {
                   std::to_string(id) + " already has " +
                   std::to_string(it->second.size()) + " words");
   return it->second.data();
+}
+
+namespace {
+/// "file:line" of a typed API call, kept for the process: reports and
+/// traces (lastTraceJson) name it after the launch, and the report's
+/// grouping compares sites by pointer, so one text has one copy. Several
+/// OS threads may run launches, hence the lock; the tables are never
+/// destroyed, so that a launch running at exit still finds them.
+const char *internSite(const char *file, uint32_t line) {
+  static auto *mutex = new std::mutex;
+  static auto *bySource =
+      new std::map<std::pair<const char *, uint32_t>, const char *>;
+  static auto *texts = new std::set<std::string>;
+  std::lock_guard<std::mutex> lock(*mutex);
+  auto [it, fresh] = bySource->try_emplace({file, line}, nullptr);
+  if (fresh)
+    it->second = texts->insert(std::string(file) + ":" + std::to_string(line))
+                     .first->c_str();
+  return it->second;
+}
+} // namespace
+
+void Scheduler::enterCall(const char *name, const char *file, uint32_t line) {
+  EmuThread *t = running;
+  // Only the outermost call counts: it is the one the kernel wrote.
+  if (t->callDepth++ > 0)
+    return;
+  t->call = name ? name : "";
+  // A compiled kernel's op location (tleEmuSite) is the better name.
+  if (file && !t->site) {
+    t->site = internSite(file, line);
+    t->callSetSite = true;
+  }
+}
+
+void Scheduler::leaveCall() {
+  EmuThread *t = running;
+  if (t->callDepth == 0 || --t->callDepth > 0)
+    return;
+  t->call = nullptr;
+  if (t->callSetSite) {
+    t->site = nullptr;
+    t->callSetSite = false;
+  }
 }
 
 void Scheduler::barrierEvent(const void *comm, int kind, int coop,

@@ -204,8 +204,15 @@ struct EmuThread {
   const void *hintAddr = nullptr; ///< the current hint's address
   uint64_t hintValue = 0;         ///< and the value it loaded
   uint64_t lastSpinGen = ~0ull;   ///< progress generation at its last poll
-  /// Source location of the tle op the thread is in (tleEmuSite), or null.
+  /// Source location of the tle op the thread is in (tleEmuSite), or of
+  /// its typed C++ API call (tleEmuEnterCall), or null.
   const char *site = nullptr;
+  /// The outermost device-library call the thread is in (tleEmuEnterCall:
+  /// an entry point's name, or "" for a typed API call), or null; calls
+  /// nest `callDepth` deep. The report folds a call's threads into one line.
+  const char *call = nullptr;
+  uint32_t callDepth = 0;
+  bool callSetSite = false; ///< `site` is the outermost call's
   /// Source location of its last reported memory access (tleEmuAccess),
   /// and of the load its current hint follows.
   const char *accessSite = nullptr;
@@ -266,6 +273,8 @@ public:
   void barrierEvent(const void *comm, int kind, int coop, uint32_t slot,
                     int order, int phase);
   void site(const char *where) { running->site = where; }
+  void enterCall(const char *name, const char *file, uint32_t line);
+  void leaveCall();
   void access(const void *addr, uint64_t bytes, int kind, int order,
               const char *where);
   /// tleEmuSignal on the running fiber: the race checker's signal history

@@ -14,6 +14,7 @@
 // session is the team's barrier of tle/barrier.h bound to its arguments:
 // the rail's half counts in the network's words, which the session does
 // not cache, so only an INTRA session saves the per-call epoch traffic.
+// Every call takes a trailing tle::CallSite, as tle/barrier.h's do.
 //
 //===----------------------------------------------------------------------===//
 
@@ -29,13 +30,15 @@ class BarrierSession {
 public:
   /// Binds slot `index` of `comm` for `group` (thread, warp or block).
   TLE_DEV_INLINE BarrierSession(const void *comm, CoopKind group,
-                                uint32_t index)
-      : s(impl::sessionOpen(comm, group, index)) {}
+                                uint32_t index,
+                                CallSite site = CallSite::current())
+      : s(open(comm, group, index, site)) {}
   /// Binds slot `index` of team `team` (INTRA: as above; INTER, WORLD: the
   /// team's barrier, tle::barrier(comm, team, ...), on every call).
   TLE_DEV_INLINE BarrierSession(const void *comm, TeamKind team, CoopKind group,
-                                uint32_t index)
-      : s(team == kTeamIntra ? impl::sessionOpen(comm, group, index)
+                                uint32_t index,
+                                CallSite site = CallSite::current())
+      : s(team == kTeamIntra ? open(comm, group, index, site)
                              : impl::Session{}),
         team(team), group(group) {
     if (team != kTeamIntra) {
@@ -47,38 +50,54 @@ public:
   BarrierSession &operator=(const BarrierSession &) = delete;
 
   /// Signal every peer (release half of `order`).
-  TLE_DEV_INLINE void arrive(MemoryOrder order) {
+  TLE_DEV_INLINE void arrive(MemoryOrder order,
+                             CallSite site = CallSite::current()) {
     if (team != kTeamIntra)
-      return barrier(s.comm, team, kBarrierArrive, group, s.slot, order);
+      return barrier(s.comm, team, kBarrierArrive, group, s.slot, order, site);
+    impl::CallScope scope(site);
     impl::sessionArrive(s, order, /*reconverge=*/true);
   }
   /// Wait for every peer (acquire half of `order`).
-  TLE_DEV_INLINE void wait(MemoryOrder order) {
+  TLE_DEV_INLINE void wait(MemoryOrder order,
+                           CallSite site = CallSite::current()) {
     if (team != kTeamIntra)
-      return barrier(s.comm, team, kBarrierWait, group, s.slot, order);
+      return barrier(s.comm, team, kBarrierWait, group, s.slot, order, site);
+    impl::CallScope scope(site);
     impl::sessionWait(s, order);
   }
-  TLE_DEV_INLINE void sync(MemoryOrder order) {
+  TLE_DEV_INLINE void sync(MemoryOrder order,
+                           CallSite site = CallSite::current()) {
     if (team != kTeamIntra)
-      return barrier(s.comm, team, kBarrierSync, group, s.slot, order);
+      return barrier(s.comm, team, kBarrierSync, group, s.slot, order, site);
+    impl::CallScope scope(site);
     impl::sessionArrive(s, order, /*reconverge=*/false);
     impl::sessionWait(s, order);
   }
   /// wait and sync returning a status, as tle::tryBarrier: 0, or the
   /// tleResult_t value of a wait that gave up, the same in the whole group.
-  [[nodiscard]] TLE_DEV_INLINE int tryWait(MemoryOrder order) {
+  [[nodiscard]] TLE_DEV_INLINE int
+  tryWait(MemoryOrder order, CallSite site = CallSite::current()) {
     if (team != kTeamIntra)
-      return tryBarrier(s.comm, team, kBarrierWait, group, s.slot, order);
+      return tryBarrier(s.comm, team, kBarrierWait, group, s.slot, order, site);
+    impl::CallScope scope(site);
     return static_cast<int>(impl::sessionWait</*Status=*/true>(s, order));
   }
-  [[nodiscard]] TLE_DEV_INLINE int trySync(MemoryOrder order) {
+  [[nodiscard]] TLE_DEV_INLINE int
+  trySync(MemoryOrder order, CallSite site = CallSite::current()) {
     if (team != kTeamIntra)
-      return tryBarrier(s.comm, team, kBarrierSync, group, s.slot, order);
+      return tryBarrier(s.comm, team, kBarrierSync, group, s.slot, order, site);
+    impl::CallScope scope(site);
     impl::sessionArrive(s, order, /*reconverge=*/false);
     return static_cast<int>(impl::sessionWait</*Status=*/true>(s, order));
   }
 
 private:
+  TLE_DEV_INLINE static impl::Session open(const void *comm, CoopKind group,
+                                           uint32_t index, CallSite site) {
+    impl::CallScope scope(site);
+    return impl::sessionOpen(comm, group, index);
+  }
+
   impl::Session s;
   TeamKind team = kTeamIntra;
   CoopKind group = kCoopBlock; ///< used by INTER and WORLD sessions only

@@ -17,7 +17,8 @@
 // (docs/device-library.md), and a wait gives up like the barrier's after
 // tleCommAbort, a peer's death or a failure under onError = return (a
 // status with trySignalWait). The extern "C" flagcxDevSignal* functions of
-// tle/device.h are thin wrappers over these.
+// tle/device.h are thin wrappers over these. Every call takes a trailing
+// tle::CallSite, as tle/barrier.h's do.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +27,7 @@
 
 #include "tle/abi.h"
 #include "tle/detail/DevComm.h"
+#include "tle/impl/CallSite.h"
 #include "tle/impl/SignalOps.h"
 #include "tle/impl/Team.h"
 
@@ -33,18 +35,24 @@ namespace tle {
 
 /// Adds 1 to word `sig` of rank `peer`.
 TLE_DEV_INLINE void signalInc(const void *comm, int peer, uint32_t sig,
-                              CoopKind group) {
+                              CoopKind group,
+                              CallSite site = CallSite::current()) {
+  impl::CallScope scope(site);
   impl::signalAdd(comm, peer, sig, 1, group, abi::Fn::flagcxDevSignalInc);
 }
 /// Adds `value` to word `sig` of rank `peer`.
 TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
-                              uint64_t value, CoopKind group) {
+                              uint64_t value, CoopKind group,
+                              CallSite site = CallSite::current()) {
+  impl::CallScope scope(site);
   impl::signalAdd(comm, peer, sig, value, group, abi::Fn::flagcxDevSignalAdd);
 }
 /// Waits until this rank's word `sig` is >= `least`.
 TLE_DEV_INLINE void signalWait(const void *comm, uint32_t sig, uint64_t least,
                                CoopKind group,
-                               MemoryOrder order = kOrderAcquire) {
+                               MemoryOrder order = kOrderAcquire,
+                               CallSite site = CallSite::current()) {
+  impl::CallScope scope(site);
   impl::signalWait(comm, sig, least, group, order,
                    abi::Fn::flagcxDevWaitSignal);
 }
@@ -55,7 +63,9 @@ TLE_DEV_INLINE void signalWait(const void *comm, uint32_t sig, uint64_t least,
 /// saying so (tle::commFailed does).
 [[nodiscard]] TLE_DEV_INLINE int
 trySignalWait(const void *comm, uint32_t sig, uint64_t least, CoopKind group,
-              MemoryOrder order = kOrderAcquire) {
+              MemoryOrder order = kOrderAcquire,
+              CallSite site = CallSite::current()) {
+  impl::CallScope scope(site);
   return static_cast<int>(impl::signalWait</*Status=*/true>(
       comm, sig, least, group, order, abi::Fn::flagcxDevWaitSignal));
 }
@@ -64,24 +74,32 @@ trySignalWait(const void *comm, uint32_t sig, uint64_t least, CoopKind group,
 /// world rank). A peer on another node is reached through the network,
 /// which delivers the add after the data the group wrote before it.
 TLE_DEV_INLINE void signalInc(const void *comm, TeamKind team, int peer,
-                              uint32_t sig, CoopKind group) {
+                              uint32_t sig, CoopKind group,
+                              CallSite site = CallSite::current()) {
+  impl::CallScope scope(site);
   constexpr abi::Fn fn = abi::Fn::flagcxDevSignalInc;
   impl::checkSignalArgs(comm, sig, impl::kHasTeam, team, 0, 0, 0, fn);
   impl::teamSignalAdd(comm, team, peer, sig, 1, group, fn);
 }
 TLE_DEV_INLINE void signalAdd(const void *comm, TeamKind team, int peer,
-                              uint32_t sig, uint64_t value, CoopKind group) {
+                              uint32_t sig, uint64_t value, CoopKind group,
+                              CallSite site = CallSite::current()) {
+  impl::CallScope scope(site);
   constexpr abi::Fn fn = abi::Fn::flagcxDevSignalAdd;
   impl::checkSignalArgs(comm, sig, impl::kHasTeam, team, 0, 0, 0, fn);
   impl::teamSignalAdd(comm, team, peer, sig, value, group, fn);
 }
 /// This rank's word `sig`, read by the calling thread alone.
 TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig,
-                                   MemoryOrder order = kOrderAcquire) {
+                                   MemoryOrder order = kOrderAcquire,
+                                   CallSite site = CallSite::current()) {
+  impl::CallScope scope(site);
   return impl::readSignal(comm, sig, order, abi::Fn::flagcxDevReadSignal);
 }
 /// Sets this rank's word `sig` to 0.
-TLE_DEV_INLINE void resetSignal(const void *comm, uint32_t sig) {
+TLE_DEV_INLINE void resetSignal(const void *comm, uint32_t sig,
+                                CallSite site = CallSite::current()) {
+  impl::CallScope scope(site);
   impl::resetSignal(comm, sig, abi::Fn::flagcxDevResetSignal);
 }
 

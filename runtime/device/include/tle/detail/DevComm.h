@@ -89,7 +89,9 @@ struct ErrorRecord {
   uint64_t value;     ///< kDevErrBadArgument: the value passed
   uint64_t limit;     ///< kDevErrBadArgument: the bound it broke (ranks,
                       ///< buffer bytes), 0 if none;
-                      ///< kDevErrSignalOutOfRange: nSignals
+                      ///< kDevErrSignalOutOfRange: nSignals;
+                      ///< kDevErrIndexOutOfRange: the blocks (programs)
+                      ///< of the failing launch's grid
   PeerMask missing;   ///< peers that had not arrived; a signal deadlock:
                       ///< the ranks that could still have signalled
   uint64_t seen;      ///< kDevErrSignalTimeout/SignalDeadlock: the word's

@@ -86,6 +86,16 @@
 //   tleEmuNetFlush(comm)  the number of this rank's transfers still in
 //                         flight; at 0 the caller has acquired what the
 //                         network did for them (flagcxDevFlush polls it)
+//   tleEmuEnterCall(name, file, line) / tleEmuLeaveCall()  the calling
+//                         thread enters or leaves one call of the device
+//                         library: an entry point `name` of abi.def, or a
+//                         typed C++ API call made at `file`:`line` (file
+//                         null: unknown; both strings live as long as the
+//                         code). Calls nest; the outermost counts. Reports
+//                         show a group's threads inside one call as one
+//                         line, and the caller's file:line becomes the
+//                         thread's source location (as tleEmuSite's) unless
+//                         a compiled kernel's op already set one
 //
 //===----------------------------------------------------------------------===//
 

@@ -146,6 +146,9 @@ TLE_DEV_GLOBAL_CONST DevComm kNullDevComm = {};
     f.code = kDevErrIndexOutOfRange;
     f.slot = index;
     f.aux = 0;
+    // A barrier without an index uses the program id: the grid's size is
+    // the n_barriers its report tells the user to pass.
+    f.limit = gridBlocks();
     failComm(dc, f);
   }
   // A misaligned epoch or flag pointer.

@@ -28,6 +28,15 @@
 // mark them `used`: a consumer that links the library (tlec, Triton's
 // extern_libs) must be free to drop what its kernel does not call.
 
+// Every entry point brackets its call (CallScope): on the emulator a report
+// then shows the threads of one call of a C++ kernel, which has no source
+// lines, as one line, as it shows a compiled kernel's op. Nothing on GPUs.
+#if defined(__CUDACC__)
+#define TLE_ENTRY(Name)
+#else
+#define TLE_ENTRY(Name) tle::impl::CallScope tleEntryScope(#Name)
+#endif
+
 namespace tle::impl {
 using abi::Fn;
 
@@ -39,6 +48,7 @@ TLE_DEV_INLINE const void *addressOf(int64_t handle) {
 #define TLE_INTRA_BARRIER(Name, Kind)                                          \
   TLE_DEVICE_API void Name(const void *comm, int32_t coopKind, uint32_t index, \
                            bool, int32_t order) {                              \
+    TLE_ENTRY(Name);                                                           \
     tle::impl::barrier(comm, coopKind, index, order, Kind,                     \
                        tle::impl::Fn::Name);                                   \
   }
@@ -51,6 +61,7 @@ TLE_INTRA_BARRIER(flagcxIntraBarrierSyncS, tle::kBarrierSync)
   TLE_DEVICE_API void Name(const void *comm, int32_t teamKind, uint32_t index, \
                            int32_t, int32_t coopKind, int32_t order,           \
                            int32_t scope) {                                    \
+    TLE_ENTRY(Name);                                                           \
     tle::impl::devBarrier(comm, teamKind, index, coopKind, order, scope, Kind, \
                           tle::impl::Fn::Name);                                \
   }
@@ -62,6 +73,7 @@ TLE_DEV_BARRIER(flagcxDevBarrierSync, tle::kBarrierSync)
 #define TLE_GRID_BARRIER(Name, Kind)                                           \
   TLE_DEVICE_API void Name(const void *comm, uint32_t index, bool,             \
                            int32_t order) {                                    \
+    TLE_ENTRY(Name);                                                           \
     tle::impl::gridBarrier(comm, index, order, Kind, tle::impl::Fn::Name);     \
   }
 TLE_GRID_BARRIER(tleIntraGridBarrierArriveS, tle::kBarrierArrive)
@@ -72,6 +84,7 @@ TLE_GRID_BARRIER(tleIntraGridBarrierSyncS, tle::kBarrierSync)
 TLE_DEVICE_API uint32_t tleIntraBarrierSessionOpen(const void *comm,
                                                    int32_t coopKind,
                                                    uint32_t index) {
+  TLE_ENTRY(tleIntraBarrierSessionOpen);
   return tle::impl::compiledOpen(comm, coopKind, index,
                                  tle::impl::Fn::tleIntraBarrierSessionOpen);
 }
@@ -79,6 +92,7 @@ TLE_DEVICE_API uint32_t tleIntraBarrierSessionOpen(const void *comm,
   TLE_DEVICE_API uint32_t Name(const void *comm, int32_t coopKind,             \
                                uint32_t index, int32_t order,                  \
                                uint32_t epoch) {                               \
+    TLE_ENTRY(Name);                                                           \
     return tle::impl::compiledBarrier(comm, coopKind, index, order, Kind,      \
                                       epoch, nullptr, tle::impl::Fn::Name);    \
   }
@@ -90,46 +104,56 @@ TLE_DEVICE_API void tleIntraBarrierSessionClose(const void *comm,
                                                 int32_t coopKind,
                                                 uint32_t index,
                                                 uint32_t epoch) {
+  TLE_ENTRY(tleIntraBarrierSessionClose);
   tle::impl::compiledClose(comm, coopKind, index, epoch,
                            tle::impl::Fn::tleIntraBarrierSessionClose);
 }
 
 TLE_DEVICE_API int32_t flagcxDevCommGetIntraRank(const void *comm) {
+  TLE_ENTRY(flagcxDevCommGetIntraRank);
   return tle::impl::intraRank(comm, tle::impl::Fn::flagcxDevCommGetIntraRank);
 }
 TLE_DEVICE_API int32_t flagcxDevCommGetIntraSize(const void *comm) {
+  TLE_ENTRY(flagcxDevCommGetIntraSize);
   return tle::impl::intraSize(comm, tle::impl::Fn::flagcxDevCommGetIntraSize);
 }
 
 TLE_DEVICE_API int32_t flagcxDevCommGetRank(const void *comm) {
+  TLE_ENTRY(flagcxDevCommGetRank);
   return tle::impl::teamRank(comm, tle::kTeamWorld,
                              tle::impl::Fn::flagcxDevCommGetRank);
 }
 TLE_DEVICE_API int32_t flagcxDevCommGetSize(const void *comm) {
+  TLE_ENTRY(flagcxDevCommGetSize);
   return tle::impl::teamSize(comm, tle::kTeamWorld,
                              tle::impl::Fn::flagcxDevCommGetSize);
 }
 TLE_DEVICE_API int32_t tleDevCommGetTeamRank(const void *comm,
                                              int32_t teamKind) {
+  TLE_ENTRY(tleDevCommGetTeamRank);
   return tle::impl::teamRank(comm, teamKind,
                              tle::impl::Fn::tleDevCommGetTeamRank);
 }
 TLE_DEVICE_API int32_t tleDevCommGetTeamSize(const void *comm,
                                              int32_t teamKind) {
+  TLE_ENTRY(tleDevCommGetTeamSize);
   return tle::impl::teamSize(comm, teamKind,
                              tle::impl::Fn::tleDevCommGetTeamSize);
 }
 
 TLE_DEVICE_API int32_t tleCommFailed(const void *comm) {
+  TLE_ENTRY(tleCommFailed);
   return tle::impl::commFailed(comm, tle::impl::Fn::tleCommFailed);
 }
 
 TLE_DEVICE_API void *flagcxGetLocalPointerS(const void *mem, uint64_t offset) {
+  TLE_ENTRY(flagcxGetLocalPointerS);
   return tle::impl::memPointer(mem, offset, 0, /*local=*/true,
                                tle::impl::Fn::flagcxGetLocalPointerS);
 }
 TLE_DEVICE_API void *flagcxGetIntraPointerS(const void *mem, uint64_t offset,
                                             int32_t peer) {
+  TLE_ENTRY(flagcxGetIntraPointerS);
   return tle::impl::memPointer(mem, offset, peer, /*local=*/false,
                                tle::impl::Fn::flagcxGetIntraPointerS);
 }
@@ -138,6 +162,7 @@ TLE_DEVICE_API void flagcxDevSignalInc(const void *comm, int32_t teamKind,
                                        int32_t peer, uint32_t signal,
                                        uint32_t contextId, int32_t coopKind,
                                        int32_t scope) {
+  TLE_ENTRY(flagcxDevSignalInc);
   using namespace tle::impl;
   checkSignalArgs(comm, signal, kHasTeam | kHasScope, teamKind, contextId,
                   scope, 0, Fn::flagcxDevSignalInc);
@@ -148,6 +173,7 @@ TLE_DEVICE_API void flagcxDevSignalAdd(const void *comm, int32_t teamKind,
                                        int32_t peer, uint32_t signal,
                                        uint64_t value, uint32_t contextId,
                                        int32_t coopKind, int32_t scope) {
+  TLE_ENTRY(flagcxDevSignalAdd);
   using namespace tle::impl;
   checkSignalArgs(comm, signal, kHasTeam | kHasScope, teamKind, contextId,
                   scope, 0, Fn::flagcxDevSignalAdd);
@@ -158,6 +184,7 @@ TLE_DEVICE_API void flagcxDevWaitSignal(const void *comm, uint32_t signal,
                                         uint64_t least, int32_t bits,
                                         uint32_t contextId, int32_t coopKind,
                                         int32_t order) {
+  TLE_ENTRY(flagcxDevWaitSignal);
   using namespace tle::impl;
   checkSignalArgs(comm, signal, kHasBits, 0, contextId, 0, bits,
                   Fn::flagcxDevWaitSignal);
@@ -166,6 +193,7 @@ TLE_DEVICE_API void flagcxDevWaitSignal(const void *comm, uint32_t signal,
 TLE_DEVICE_API uint64_t flagcxDevReadSignal(const void *comm, uint32_t signal,
                                             int32_t bits, uint32_t contextId,
                                             int32_t order) {
+  TLE_ENTRY(flagcxDevReadSignal);
   using namespace tle::impl;
   checkSignalArgs(comm, signal, kHasBits, 0, contextId, 0, bits,
                   Fn::flagcxDevReadSignal);
@@ -173,6 +201,7 @@ TLE_DEVICE_API uint64_t flagcxDevReadSignal(const void *comm, uint32_t signal,
 }
 TLE_DEVICE_API void flagcxDevResetSignal(const void *comm, uint32_t contextId,
                                          uint32_t slot) {
+  TLE_ENTRY(flagcxDevResetSignal);
   using namespace tle::impl;
   checkSignalArgs(comm, slot, 0, 0, contextId, 0, 0, Fn::flagcxDevResetSignal);
   resetSignal(comm, slot, Fn::flagcxDevResetSignal);
@@ -216,6 +245,7 @@ TLE_DEV_INLINE int64_t tritonPointer(int64_t mem, int64_t offset, int32_t peer,
 TLE_DEVICE_API int32_t tleTritonBarrier(int64_t comm, int32_t barrierKind,
                                         int32_t groupKind, int32_t index,
                                         int32_t order) {
+  TLE_ENTRY(tleTritonBarrier);
   return tle::impl::tritonBarrier(comm, barrierKind, groupKind, index, order,
                                   tle::impl::Fn::tleTritonBarrier);
 }
@@ -223,6 +253,7 @@ TLE_DEVICE_API int32_t tleTritonTeamBarrier(int64_t comm, int32_t teamKind,
                                             int32_t barrierKind,
                                             int32_t groupKind, int32_t index,
                                             int32_t order) {
+  TLE_ENTRY(tleTritonTeamBarrier);
   using namespace tle::impl;
   if (teamKind == tle::kTeamIntra)
     return tritonBarrier(comm, barrierKind, groupKind, index, order,
@@ -258,6 +289,7 @@ TLE_DEV_INLINE void checkSessionGroup(const void *comm, uint32_t slot,
 
 TLE_DEVICE_API int64_t tleTritonSessionOpen(int64_t comm, int32_t groupKind,
                                             int32_t index) {
+  TLE_ENTRY(tleTritonSessionOpen);
   using namespace tle::impl;
   const void *c = addressOf(comm);
   uint32_t slot = static_cast<uint32_t>(index);
@@ -268,6 +300,7 @@ TLE_DEVICE_API int64_t tleTritonSessionOpen(int64_t comm, int32_t groupKind,
 TLE_DEVICE_API int64_t tleTritonSession(int64_t comm, int32_t barrierKind,
                                         int32_t groupKind, int32_t order,
                                         int64_t session) {
+  TLE_ENTRY(tleTritonSession);
   using namespace tle::impl;
   // A session whose wait gave up holds minus its status: the communicator
   // is unusable (its fault word is set), so nothing waits again.
@@ -287,6 +320,7 @@ TLE_DEVICE_API int64_t tleTritonSession(int64_t comm, int32_t barrierKind,
 }
 TLE_DEVICE_API int32_t tleTritonSessionClose(int64_t comm, int32_t groupKind,
                                              int64_t session) {
+  TLE_ENTRY(tleTritonSessionClose);
   using namespace tle::impl;
   if (session < 0)
     return static_cast<int32_t>(-session);
@@ -298,27 +332,33 @@ TLE_DEVICE_API int32_t tleTritonSessionClose(int64_t comm, int32_t groupKind,
   return 0;
 }
 TLE_DEVICE_API int32_t tleTritonTeamRank(int64_t comm, int32_t teamKind) {
+  TLE_ENTRY(tleTritonTeamRank);
   return tle::impl::teamRank(tle::impl::addressOf(comm), teamKind,
                              tle::impl::Fn::tleTritonTeamRank);
 }
 TLE_DEVICE_API int32_t tleTritonTeamSize(int64_t comm, int32_t teamKind) {
+  TLE_ENTRY(tleTritonTeamSize);
   return tle::impl::teamSize(tle::impl::addressOf(comm), teamKind,
                              tle::impl::Fn::tleTritonTeamSize);
 }
 TLE_DEVICE_API int32_t tleTritonIntraRank(int64_t comm) {
+  TLE_ENTRY(tleTritonIntraRank);
   return tle::impl::intraRank(tle::impl::addressOf(comm),
                               tle::impl::Fn::tleTritonIntraRank);
 }
 TLE_DEVICE_API int32_t tleTritonIntraSize(int64_t comm) {
+  TLE_ENTRY(tleTritonIntraSize);
   return tle::impl::intraSize(tle::impl::addressOf(comm),
                               tle::impl::Fn::tleTritonIntraSize);
 }
 TLE_DEVICE_API int64_t tleTritonLocalPointer(int64_t mem, int64_t offset) {
+  TLE_ENTRY(tleTritonLocalPointer);
   return tle::impl::tritonPointer(mem, offset, 0, /*local=*/true,
                                   tle::impl::Fn::tleTritonLocalPointer);
 }
 TLE_DEVICE_API int64_t tleTritonIntraPointer(int64_t mem, int64_t offset,
                                              int32_t peer) {
+  TLE_ENTRY(tleTritonIntraPointer);
   return tle::impl::tritonPointer(mem, offset, peer, /*local=*/false,
                                   tle::impl::Fn::tleTritonIntraPointer);
 }
@@ -328,23 +368,28 @@ TLE_DEVICE_API int32_t tle_distributed_barrier(int64_t comm,
                                                int32_t barrierKind,
                                                int32_t groupKind, int32_t index,
                                                int32_t order) {
+  TLE_ENTRY(tle_distributed_barrier);
   return tle::impl::tritonBarrier(comm, barrierKind, groupKind, index, order,
                                   tle::impl::Fn::tle_distributed_barrier);
 }
 TLE_DEVICE_API int64_t tle_remote_pointer(int64_t mem, int64_t offset,
                                           int32_t peer) {
+  TLE_ENTRY(tle_remote_pointer);
   return tle::impl::tritonPointer(mem, offset, peer, /*local=*/false,
                                   tle::impl::Fn::tle_remote_pointer);
 }
 TLE_DEVICE_API int32_t tle_get_device_id(int64_t comm) {
+  TLE_ENTRY(tle_get_device_id);
   return tle::impl::intraRank(tle::impl::addressOf(comm),
                               tle::impl::Fn::tle_get_device_id);
 }
 TLE_DEVICE_API int32_t tle_get_world_rank(int64_t comm) {
+  TLE_ENTRY(tle_get_world_rank);
   return tle::impl::teamRank(tle::impl::addressOf(comm), tle::kTeamWorld,
                              tle::impl::Fn::tle_get_world_rank);
 }
 TLE_DEVICE_API int32_t tle_get_num_pes(int64_t comm) {
+  TLE_ENTRY(tle_get_num_pes);
   return tle::impl::intraSize(tle::impl::addressOf(comm),
                               tle::impl::Fn::tle_get_num_pes);
 }
@@ -372,12 +417,14 @@ TLE_DEV_INLINE int32_t tritonSignalWait(int64_t comm, int32_t signal,
 TLE_DEVICE_API int32_t tleTritonSignal(int64_t comm, int32_t peer,
                                        int32_t signal, int64_t value,
                                        int32_t groupKind) {
+  TLE_ENTRY(tleTritonSignal);
   return tle::impl::tritonSignal(comm, peer, signal, value, groupKind,
                                  tle::impl::Fn::tleTritonSignal);
 }
 TLE_DEVICE_API int32_t tleTritonTeamSignal(int64_t comm, int32_t teamKind,
                                            int32_t peer, int32_t signal,
                                            int64_t value, int32_t groupKind) {
+  TLE_ENTRY(tleTritonTeamSignal);
   using namespace tle::impl;
   const void *c = addressOf(comm);
   checkSignalArgs(c, static_cast<uint32_t>(signal), kHasTeam, teamKind, 0, 0, 0,
@@ -390,22 +437,26 @@ TLE_DEVICE_API int32_t tleTritonTeamSignal(int64_t comm, int32_t teamKind,
 TLE_DEVICE_API int32_t tleTritonSignalWait(int64_t comm, int32_t signal,
                                            int64_t least, int32_t groupKind,
                                            int32_t order) {
+  TLE_ENTRY(tleTritonSignalWait);
   return tle::impl::tritonSignalWait(comm, signal, least, groupKind, order,
                                      tle::impl::Fn::tleTritonSignalWait);
 }
 TLE_DEVICE_API int64_t tleTritonReadSignal(int64_t comm, int32_t signal,
                                            int32_t order) {
+  TLE_ENTRY(tleTritonReadSignal);
   return static_cast<int64_t>(tle::impl::readSignal(
       tle::impl::addressOf(comm), static_cast<uint32_t>(signal), order,
       tle::impl::Fn::tleTritonReadSignal));
 }
 TLE_DEVICE_API int32_t tleTritonResetSignal(int64_t comm, int32_t signal) {
+  TLE_ENTRY(tleTritonResetSignal);
   tle::impl::resetSignal(tle::impl::addressOf(comm),
                          static_cast<uint32_t>(signal),
                          tle::impl::Fn::tleTritonResetSignal);
   return 0;
 }
 TLE_DEVICE_API int32_t tleTritonCommFailed(int64_t comm) {
+  TLE_ENTRY(tleTritonCommFailed);
   return tle::impl::commFailed(tle::impl::addressOf(comm),
                                tle::impl::Fn::tleTritonCommFailed);
 }
@@ -413,12 +464,14 @@ TLE_DEVICE_API int32_t tleTritonCommFailed(int64_t comm) {
 // FlagTree's spellings of the signal functions (abi.def).
 TLE_DEVICE_API int32_t tle_signal(int64_t comm, int32_t peer, int32_t signal,
                                   int64_t value, int32_t groupKind) {
+  TLE_ENTRY(tle_signal);
   return tle::impl::tritonSignal(comm, peer, signal, value, groupKind,
                                  tle::impl::Fn::tle_signal);
 }
 TLE_DEVICE_API int32_t tle_signal_wait(int64_t comm, int32_t signal,
                                        int64_t least, int32_t groupKind,
                                        int32_t order) {
+  TLE_ENTRY(tle_signal_wait);
   return tle::impl::tritonSignalWait(comm, signal, least, groupKind, order,
                                      tle::impl::Fn::tle_signal_wait);
 }

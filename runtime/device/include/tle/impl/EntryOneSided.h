@@ -179,6 +179,7 @@ TLE_DEVICE_API void flagcxDevGet(const void *comm, const void *src,
                                  int32_t teamKind, int32_t peer,
                                  uint32_t contextId, int32_t coopKind,
                                  int32_t scope, int32_t order) {
+  TLE_ENTRY(flagcxDevGet);
   using namespace tle;
   using namespace tle::impl;
   get(comm, src, srcOffset, dst, dstOffset, bytes, teamKind, peer, contextId,
@@ -189,6 +190,7 @@ TLE_DEVICE_API void flagcxDevNetGet(const void *trans, const void *team,
                                     uint64_t srcOffset, const void *dst,
                                     uint64_t dstOffset, uint64_t bytes,
                                     const void *coop) {
+  TLE_ENTRY(flagcxDevNetGet);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(trans, Fn::flagcxDevNetGet);
@@ -201,6 +203,7 @@ TLE_DEVICE_API void flagcxDevNetGetS(const void *net, const void *comm,
                                      const void *src, uint64_t srcOffset,
                                      const void *dst, uint64_t dstOffset,
                                      uint64_t bytes, int32_t coopKind) {
+  TLE_ENTRY(flagcxDevNetGetS);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(net, Fn::flagcxDevNetGetS);
@@ -213,6 +216,7 @@ TLE_DEVICE_API void flagcxDevWaitCounter(const void *comm, uint32_t counter,
                                          uint64_t least, int32_t bits,
                                          uint32_t contextId, int32_t coopKind,
                                          int32_t order) {
+  TLE_ENTRY(flagcxDevWaitCounter);
   using namespace tle;
   using namespace tle::impl;
   checkWordArgs(comm, counter, true, contextId, bits, Fn::flagcxDevWaitCounter);
@@ -221,6 +225,7 @@ TLE_DEVICE_API void flagcxDevWaitCounter(const void *comm, uint32_t counter,
 TLE_DEVICE_API uint64_t flagcxDevReadCounter(const void *comm, uint32_t counter,
                                              int32_t bits, uint32_t contextId,
                                              int32_t order) {
+  TLE_ENTRY(flagcxDevReadCounter);
   using namespace tle;
   using namespace tle::impl;
   checkWordArgs(comm, counter, true, contextId, bits, Fn::flagcxDevReadCounter);
@@ -228,6 +233,7 @@ TLE_DEVICE_API uint64_t flagcxDevReadCounter(const void *comm, uint32_t counter,
 }
 TLE_DEVICE_API void flagcxDevResetCounter(const void *comm, uint32_t contextId,
                                           uint32_t slot) {
+  TLE_ENTRY(flagcxDevResetCounter);
   using namespace tle;
   using namespace tle::impl;
   const DevComm *dc =
@@ -236,6 +242,7 @@ TLE_DEVICE_API void flagcxDevResetCounter(const void *comm, uint32_t contextId,
 }
 TLE_DEVICE_API void flagcxDevFlush(const void *comm, uint32_t contextId,
                                    int32_t coopKind, int32_t order) {
+  TLE_ENTRY(flagcxDevFlush);
   tle::impl::flush(comm, contextId, coopKind, order,
                    tle::impl::Fn::flagcxDevFlush);
 }
@@ -243,6 +250,7 @@ TLE_DEVICE_API void flagcxDevIncreaseSignalShadow(const void *comm,
                                                   uint32_t contextId,
                                                   uint32_t slot,
                                                   uint64_t delta) {
+  TLE_ENTRY(flagcxDevIncreaseSignalShadow);
   using namespace tle;
   using namespace tle::impl;
   const DevComm *dc = checkWordArgs(comm, slot, false, contextId, 64,
@@ -254,6 +262,7 @@ TLE_DEVICE_API void flagcxDevWaitSignalMeetShadow(const void *comm,
                                                   uint32_t slot, int32_t bits,
                                                   int32_t coopKind,
                                                   int32_t order) {
+  TLE_ENTRY(flagcxDevWaitSignalMeetShadow);
   using namespace tle;
   using namespace tle::impl;
   checkWordArgs(comm, slot, false, contextId, bits,
@@ -263,67 +272,81 @@ TLE_DEVICE_API void flagcxDevWaitSignalMeetShadow(const void *comm,
 
 // Cooperative groups.
 TLE_DEVICE_API void flagcxCoopAnyInitBlock(void *coop) {
+  TLE_ENTRY(flagcxCoopAnyInitBlock);
   *static_cast<tle::CoopAny *>(coop) = {tle::kCoopBlock, 0, 0, 0};
 }
 TLE_DEVICE_API void flagcxCoopAnyInitWarp(void *coop) {
+  TLE_ENTRY(flagcxCoopAnyInitWarp);
   *static_cast<tle::CoopAny *>(coop) = {tle::kCoopWarp, 0, 0, 0};
 }
 TLE_DEVICE_API void flagcxCoopAnyInitThread(void *coop) {
+  TLE_ENTRY(flagcxCoopAnyInitThread);
   *static_cast<tle::CoopAny *>(coop) = {tle::kCoopThread, 0, 0, 0};
 }
 TLE_DEVICE_API void flagcxCoopAnyInitTileSpan(void *coop, int32_t t0,
                                               int32_t nTiles, int32_t id) {
+  TLE_ENTRY(flagcxCoopAnyInitTileSpan);
   *static_cast<tle::CoopAny *>(coop) = {
       tle::kCoopTileSpan, static_cast<uint32_t>(t0),
       static_cast<uint32_t>(nTiles), static_cast<uint32_t>(id)};
 }
 TLE_DEVICE_API void flagcxCoopAnyInitLanes(void *coop, uint32_t laneMask) {
+  TLE_ENTRY(flagcxCoopAnyInitLanes);
   *static_cast<tle::CoopAny *>(coop) = {tle::kCoopLanes, laneMask, 0, 0};
 }
 TLE_DEVICE_API int32_t flagcxCoopThreadRankC(const void *coop) {
+  TLE_ENTRY(flagcxCoopThreadRankC);
   const auto *c = static_cast<const tle::CoopAny *>(coop);
   return tle::impl::coopRankEx(tle::impl::checkedCoop(c->kind), c->param0,
                                c->param1);
 }
 TLE_DEVICE_API int32_t flagcxCoopSizeC(const void *coop) {
+  TLE_ENTRY(flagcxCoopSizeC);
   const auto *c = static_cast<const tle::CoopAny *>(coop);
   return tle::impl::coopSizeEx(tle::impl::checkedCoop(c->kind), c->param0,
                                c->param1);
 }
 TLE_DEVICE_API void flagcxCoopSyncC(void *coop) {
+  TLE_ENTRY(flagcxCoopSyncC);
   const auto *c = static_cast<const tle::CoopAny *>(coop);
   tle::impl::coopSyncEx(tle::impl::checkedCoop(c->kind), c->param0, c->param1,
                         c->param2);
 }
 TLE_DEVICE_API int32_t flagcxCoopThreadRankS(int32_t kind) {
+  TLE_ENTRY(flagcxCoopThreadRankS);
   using namespace tle;
   using namespace tle::impl;
   return static_cast<int32_t>(makeGroup(checkedCoop(kind)).rank);
 }
 TLE_DEVICE_API int32_t flagcxCoopSizeS(int32_t kind) {
+  TLE_ENTRY(flagcxCoopSizeS);
   using namespace tle;
   using namespace tle::impl;
   return static_cast<int32_t>(makeGroup(checkedCoop(kind)).size);
 }
 TLE_DEVICE_API void flagcxCoopSyncS(int32_t kind) {
+  TLE_ENTRY(flagcxCoopSyncS);
   using namespace tle;
   using namespace tle::impl;
   groupSync(makeGroup(checkedCoop(kind)));
 }
 TLE_DEVICE_API int32_t flagcxCoopThreadRankExS(int32_t kind, uint32_t param0,
                                                uint32_t param1, uint32_t) {
+  TLE_ENTRY(flagcxCoopThreadRankExS);
   using namespace tle;
   using namespace tle::impl;
   return coopRankEx(checkedCoop(kind), param0, param1);
 }
 TLE_DEVICE_API int32_t flagcxCoopSizeExS(int32_t kind, uint32_t param0,
                                          uint32_t param1, uint32_t) {
+  TLE_ENTRY(flagcxCoopSizeExS);
   using namespace tle;
   using namespace tle::impl;
   return coopSizeEx(checkedCoop(kind), param0, param1);
 }
 TLE_DEVICE_API void flagcxCoopSyncExS(int32_t kind, uint32_t param0,
                                       uint32_t param1, uint32_t param2) {
+  TLE_ENTRY(flagcxCoopSyncExS);
   using namespace tle;
   using namespace tle::impl;
   coopSyncEx(checkedCoop(kind), param0, param1, param2);
@@ -331,19 +354,23 @@ TLE_DEVICE_API void flagcxCoopSyncExS(int32_t kind, uint32_t param0,
 
 // Teams.
 TLE_DEVICE_API void flagcxGetTeamIntra(const void *comm, void *team) {
+  TLE_ENTRY(flagcxGetTeamIntra);
   *static_cast<tle::Team *>(team) = tle::impl::makeTeam(
       comm, tle::kTeamIntra, tle::impl::Fn::flagcxGetTeamIntra);
 }
 TLE_DEVICE_API void flagcxGetTeamInter(const void *comm, void *team) {
+  TLE_ENTRY(flagcxGetTeamInter);
   *static_cast<tle::Team *>(team) = tle::impl::makeTeam(
       comm, tle::kTeamInter, tle::impl::Fn::flagcxGetTeamInter);
 }
 TLE_DEVICE_API void flagcxGetTeamWorld(const void *comm, void *team) {
+  TLE_ENTRY(flagcxGetTeamWorld);
   *static_cast<tle::Team *>(team) = tle::impl::makeTeam(
       comm, tle::kTeamWorld, tle::impl::Fn::flagcxGetTeamWorld);
 }
 TLE_DEVICE_API int32_t flagcxTeamRankToWorldC(const void *comm,
                                               const void *team, int32_t rank) {
+  TLE_ENTRY(flagcxTeamRankToWorldC);
   using namespace tle;
   using namespace tle::impl;
   teamKindOf(comm, team, Fn::flagcxTeamRankToWorldC);
@@ -352,6 +379,7 @@ TLE_DEVICE_API int32_t flagcxTeamRankToWorldC(const void *comm,
 }
 TLE_DEVICE_API int32_t flagcxTeamRankToIntraC(const void *comm,
                                               const void *team, int32_t rank) {
+  TLE_ENTRY(flagcxTeamRankToIntraC);
   using namespace tle;
   using namespace tle::impl;
   teamKindOf(comm, team, Fn::flagcxTeamRankToIntraC);
@@ -360,6 +388,7 @@ TLE_DEVICE_API int32_t flagcxTeamRankToIntraC(const void *comm,
 }
 TLE_DEVICE_API int32_t flagcxTeamRankToWorldS(const void *comm,
                                               int32_t teamKind, int32_t rank) {
+  TLE_ENTRY(flagcxTeamRankToWorldS);
   using namespace tle;
   using namespace tle::impl;
   return teamRankTo(comm, makeTeam(comm, teamKind, Fn::flagcxTeamRankToWorldS),
@@ -367,6 +396,7 @@ TLE_DEVICE_API int32_t flagcxTeamRankToWorldS(const void *comm,
 }
 TLE_DEVICE_API int32_t flagcxTeamRankToIntraS(const void *comm,
                                               int32_t teamKind, int32_t rank) {
+  TLE_ENTRY(flagcxTeamRankToIntraS);
   using namespace tle;
   using namespace tle::impl;
   return teamRankTo(comm, makeTeam(comm, teamKind, Fn::flagcxTeamRankToIntraS),
@@ -377,6 +407,7 @@ TLE_DEVICE_API int32_t flagcxTeamRankToIntraS(const void *comm,
 TLE_DEVICE_API void *flagcxGetPeerPointerS(const void *mem, uint64_t offset,
                                            const void *comm, int32_t teamKind,
                                            int32_t peer, int32_t access) {
+  TLE_ENTRY(flagcxGetPeerPointerS);
   using namespace tle;
   using namespace tle::impl;
   if (TLE_UNLIKELY(static_cast<uint32_t>(access) > 2))
@@ -394,6 +425,7 @@ TLE_DEVICE_API void *flagcxGetPeerPointerS(const void *mem, uint64_t offset,
 TLE_DEVICE_API void *flagcxGetPeerPointerC(const void *mem, uint64_t offset,
                                            const void *team, int32_t peer,
                                            int32_t access) {
+  TLE_ENTRY(flagcxGetPeerPointerC);
   using namespace tle;
   using namespace tle::impl;
   const SymMem *m = static_cast<const SymMem *>(mem);
@@ -409,11 +441,13 @@ TLE_DEVICE_API void *flagcxGetPeerPointerC(const void *mem, uint64_t offset,
   return memPointer(mem, offset, q, /*local=*/false, Fn::flagcxGetPeerPointerC);
 }
 TLE_DEVICE_API void *flagcxGetLocalPointerC(const void *mem, uint64_t offset) {
+  TLE_ENTRY(flagcxGetLocalPointerC);
   return tle::impl::memPointer(mem, offset, 0, /*local=*/true,
                                tle::impl::Fn::flagcxGetLocalPointerC);
 }
 TLE_DEVICE_API void *flagcxGetIntraPointerC(const void *mem, uint64_t offset,
                                             int32_t peer) {
+  TLE_ENTRY(flagcxGetIntraPointerC);
   return tle::impl::memPointer(mem, offset, peer, /*local=*/false,
                                tle::impl::Fn::flagcxGetIntraPointerC);
 }
@@ -421,13 +455,16 @@ TLE_DEVICE_API void *flagcxGetIntraPointerC(const void *mem, uint64_t offset,
 // null, as FlagCX's default backend answers.
 TLE_DEVICE_API void *flagcxGetMulticastPointerS(const void *, uint64_t,
                                                 const void *) {
+  TLE_ENTRY(flagcxGetMulticastPointerS);
   return nullptr;
 }
 TLE_DEVICE_API void *flagcxGetMulticastPointerC(const void *, uint64_t,
                                                 const void *) {
+  TLE_ENTRY(flagcxGetMulticastPointerC);
   return nullptr;
 }
 TLE_DEVICE_API uint64_t flagcxDataTypeSizeDevice(int32_t dt) {
+  TLE_ENTRY(flagcxDataTypeSizeDevice);
   // flagcx.h's flagcxDataType_t: int8, uint8, int32, uint32, int64, uint64,
   // float16, float32, float64, bfloat16.
   constexpr uint8_t kSizes[] = {1, 1, 4, 4, 8, 8, 2, 4, 8, 2};
@@ -438,6 +475,7 @@ TLE_DEVICE_API uint64_t flagcxDataTypeSizeDevice(int32_t dt) {
 #define TLE_NET_BARRIER(Name, Team, Kind, ...)                                 \
   TLE_DEVICE_API void Name(const void *net, int32_t coopKind, uint32_t index,  \
                            __VA_ARGS__ int32_t order, int32_t fence) {         \
+    TLE_ENTRY(Name);                                                           \
     using namespace tle;                                                       \
     using namespace tle::impl;                                                 \
     NetRef n = netRef(net, Fn::Name);                                          \
@@ -460,6 +498,7 @@ TLE_NET_BARRIER(flagcxWorldBarrierSyncS, tle::kTeamWorld, tle::kBarrierSync,
 TLE_DEVICE_API void
 flagcxIntraBarrierSessionInit(void *session, const void *coop, const void *comm,
                               const void *team, uint32_t index, bool) {
+  TLE_ENTRY(flagcxIntraBarrierSessionInit);
   using namespace tle;
   using namespace tle::impl;
   if (team)
@@ -468,22 +507,26 @@ flagcxIntraBarrierSessionInit(void *session, const void *coop, const void *comm,
 }
 TLE_DEVICE_API void flagcxIntraBarrierSessionArrive(void *session,
                                                     int32_t order) {
+  TLE_ENTRY(flagcxIntraBarrierSessionArrive);
   tle::impl::sessionRun(session, order, tle::kBarrierArrive,
                         tle::impl::Fn::flagcxIntraBarrierSessionArrive);
 }
 TLE_DEVICE_API void flagcxIntraBarrierSessionWait(void *session,
                                                   int32_t order) {
+  TLE_ENTRY(flagcxIntraBarrierSessionWait);
   tle::impl::sessionRun(session, order, tle::kBarrierWait,
                         tle::impl::Fn::flagcxIntraBarrierSessionWait);
 }
 TLE_DEVICE_API void flagcxIntraBarrierSessionSync(void *session,
                                                   int32_t order) {
+  TLE_ENTRY(flagcxIntraBarrierSessionSync);
   tle::impl::sessionRun(session, order, tle::kBarrierSync,
                         tle::impl::Fn::flagcxIntraBarrierSessionSync);
 }
 TLE_DEVICE_API void
 flagcxInterBarrierSessionInit(void *session, const void *coop,
                               const void *trans, const void *, uint32_t index) {
+  TLE_ENTRY(flagcxInterBarrierSessionInit);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(trans, Fn::flagcxInterBarrierSessionInit);
@@ -491,6 +534,7 @@ flagcxInterBarrierSessionInit(void *session, const void *coop,
 }
 TLE_DEVICE_API void flagcxInterBarrierSessionSync(void *session, int32_t order,
                                                   int32_t fence) {
+  TLE_ENTRY(flagcxInterBarrierSessionSync);
   using namespace tle;
   using namespace tle::impl;
   checkFence(sessionOf(session).comm, sessionOf(session).index, fence,
@@ -503,6 +547,7 @@ TLE_DEVICE_API void flagcxWorldBarrierSessionInit(void *session,
                                                   tle::TeamTagWorld,
                                                   const void *trans,
                                                   uint32_t index, bool) {
+  TLE_ENTRY(flagcxWorldBarrierSessionInit);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(trans, Fn::flagcxWorldBarrierSessionInit);
@@ -510,6 +555,7 @@ TLE_DEVICE_API void flagcxWorldBarrierSessionInit(void *session,
 }
 TLE_DEVICE_API void flagcxWorldBarrierSessionSync(void *session, int32_t order,
                                                   int32_t fence) {
+  TLE_ENTRY(flagcxWorldBarrierSessionSync);
   using namespace tle;
   using namespace tle::impl;
   checkFence(sessionOf(session).comm, sessionOf(session).index, fence,
@@ -521,6 +567,7 @@ TLE_DEVICE_API void flagcxWorldBarrierSessionSync(void *session, int32_t order,
 // The net handle and its signal, counter, shadow and flush functions.
 TLE_DEVICE_API const void *flagcxDevNetGetFromCommS(const void *comm,
                                                     int32_t idx) {
+  TLE_ENTRY(flagcxDevNetGetFromCommS);
   using namespace tle;
   using namespace tle::impl;
   const DevComm *dc = checkComm(comm, Fn::flagcxDevNetGetFromCommS).dc;
@@ -531,6 +578,7 @@ TLE_DEVICE_API const void *flagcxDevNetGetFromCommS(const void *comm,
 }
 TLE_DEVICE_API void flagcxDevNetInitC(void *trans, const void *comm,
                                       int32_t idx) {
+  TLE_ENTRY(flagcxDevNetInitC);
   using namespace tle;
   using namespace tle::impl;
   const DevComm *dc = checkComm(comm, Fn::flagcxDevNetInitC).dc;
@@ -543,6 +591,7 @@ TLE_DEVICE_API void flagcxDevNetInitC(void *trans, const void *comm,
 #define TLE_NET_READ_SIGNAL(Name)                                              \
   TLE_DEVICE_API uint64_t Name(const void *net, uint32_t signalId,             \
                                int32_t bits, int32_t order) {                  \
+    TLE_ENTRY(Name);                                                           \
     using namespace tle;                                                       \
     using namespace tle::impl;                                                 \
     NetRef n = netRef(net, Fn::Name);                                          \
@@ -556,6 +605,7 @@ TLE_NET_READ_SIGNAL(flagcxDevNetReadSignalS)
 #define TLE_NET_READ_COUNTER(Name)                                             \
   TLE_DEVICE_API uint64_t Name(const void *net, uint32_t counterId,            \
                                int32_t bits, int32_t order) {                  \
+    TLE_ENTRY(Name);                                                           \
     using namespace tle;                                                       \
     using namespace tle::impl;                                                 \
     NetRef n = netRef(net, Fn::Name);                                          \
@@ -590,6 +640,7 @@ TLE_DEV_INLINE void netWaitCounter(const void *net, int coop, uint32_t ctr,
 TLE_DEVICE_API void flagcxDevNetWaitSignal(const void *trans, const void *coop,
                                            uint32_t signalId, uint64_t least,
                                            int32_t bits, int32_t order) {
+  TLE_ENTRY(flagcxDevNetWaitSignal);
   using namespace tle;
   using namespace tle::impl;
   netWaitSignal(trans, coopKindOf(coop), signalId, least, bits, order,
@@ -598,6 +649,7 @@ TLE_DEVICE_API void flagcxDevNetWaitSignal(const void *trans, const void *coop,
 TLE_DEVICE_API void flagcxDevNetWaitSignalS(const void *net, int32_t coopKind,
                                             uint32_t signalId, uint64_t least,
                                             int32_t bits, int32_t order) {
+  TLE_ENTRY(flagcxDevNetWaitSignalS);
   tle::impl::netWaitSignal(net, coopKind, signalId, least, bits, order,
                            tle::impl::Fn::flagcxDevNetWaitSignalS);
 }
@@ -606,6 +658,7 @@ TLE_DEVICE_API void flagcxDevNetWaitSignalMeetShadow(const void *trans,
                                                      uint32_t signalId,
                                                      int32_t bits,
                                                      int32_t order) {
+  TLE_ENTRY(flagcxDevNetWaitSignalMeetShadow);
   using namespace tle;
   using namespace tle::impl;
   netWaitShadow(trans, coopKindOf(coop), signalId, bits, order,
@@ -616,12 +669,14 @@ TLE_DEVICE_API void flagcxDevNetWaitSignalMeetShadowS(const void *net,
                                                       uint32_t signalId,
                                                       int32_t bits,
                                                       int32_t order) {
+  TLE_ENTRY(flagcxDevNetWaitSignalMeetShadowS);
   tle::impl::netWaitShadow(net, coopKind, signalId, bits, order,
                            tle::impl::Fn::flagcxDevNetWaitSignalMeetShadowS);
 }
 TLE_DEVICE_API void flagcxDevNetWaitCounter(const void *trans, const void *coop,
                                             uint32_t counterId, uint64_t least,
                                             int32_t bits, int32_t order) {
+  TLE_ENTRY(flagcxDevNetWaitCounter);
   using namespace tle;
   using namespace tle::impl;
   netWaitCounter(trans, coopKindOf(coop), counterId, least, bits, order,
@@ -630,11 +685,13 @@ TLE_DEVICE_API void flagcxDevNetWaitCounter(const void *trans, const void *coop,
 TLE_DEVICE_API void flagcxDevNetWaitCounterS(const void *net, int32_t coopKind,
                                              uint32_t counterId, uint64_t least,
                                              int32_t bits, int32_t order) {
+  TLE_ENTRY(flagcxDevNetWaitCounterS);
   tle::impl::netWaitCounter(net, coopKind, counterId, least, bits, order,
                             tle::impl::Fn::flagcxDevNetWaitCounterS);
 }
 TLE_DEVICE_API void flagcxDevNetFlush(const void *trans, const void *coop,
                                       int32_t order) {
+  TLE_ENTRY(flagcxDevNetFlush);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(trans, Fn::flagcxDevNetFlush);
@@ -642,18 +699,21 @@ TLE_DEVICE_API void flagcxDevNetFlush(const void *trans, const void *coop,
 }
 TLE_DEVICE_API void flagcxDevNetFlushS(const void *net, int32_t coopKind,
                                        int32_t order) {
+  TLE_ENTRY(flagcxDevNetFlushS);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(net, Fn::flagcxDevNetFlushS);
   flush(n.comm, n.context, coopKind, order, Fn::flagcxDevNetFlushS);
 }
 TLE_DEVICE_API void flagcxDevNetResetSignal(const void *net, uint32_t slot) {
+  TLE_ENTRY(flagcxDevNetResetSignal);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(net, Fn::flagcxDevNetResetSignal);
   flagcxDevResetSignal(n.comm, n.context, slot);
 }
 TLE_DEVICE_API void flagcxDevNetResetCounter(const void *net, uint32_t slot) {
+  TLE_ENTRY(flagcxDevNetResetCounter);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(net, Fn::flagcxDevNetResetCounter);
@@ -662,6 +722,7 @@ TLE_DEVICE_API void flagcxDevNetResetCounter(const void *net, uint32_t slot) {
 TLE_DEVICE_API void flagcxDevNetIncreaseSignalShadow(const void *net,
                                                      uint32_t slot,
                                                      uint64_t delta) {
+  TLE_ENTRY(flagcxDevNetIncreaseSignalShadow);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(net, Fn::flagcxDevNetIncreaseSignalShadow);
@@ -672,31 +733,39 @@ TLE_DEVICE_API void flagcxDevNetIncreaseSignalShadow(const void *net,
 TLE_DEVICE_API int32_t flagcxDevNetSend(const void *, const void *,
                                         const void *, uint64_t, uint64_t,
                                         int32_t, int32_t) {
+  TLE_ENTRY(flagcxDevNetSend);
   return tle::impl::kFlagcxNotSupported;
 }
 TLE_DEVICE_API int32_t flagcxDevNetRecv(const void *, const void *,
                                         const void *, uint64_t, uint64_t,
                                         int32_t, int32_t) {
+  TLE_ENTRY(flagcxDevNetRecv);
   return tle::impl::kFlagcxNotSupported;
 }
 TLE_DEVICE_API int32_t flagcxDevNetWait(const void *, const void *) {
+  TLE_ENTRY(flagcxDevNetWait);
   return tle::impl::kFlagcxNotSupported;
 }
 TLE_DEVICE_API int32_t flagcxDevNetTerm(const void *, const void *) {
+  TLE_ENTRY(flagcxDevNetTerm);
   return tle::impl::kFlagcxNotSupported;
 }
 TLE_DEVICE_API int32_t flagcxDevNetSendS(const void *, int32_t, const void *,
                                          uint64_t, uint64_t, int32_t, int32_t) {
+  TLE_ENTRY(flagcxDevNetSendS);
   return tle::impl::kFlagcxNotSupported;
 }
 TLE_DEVICE_API int32_t flagcxDevNetRecvS(const void *, int32_t, const void *,
                                          uint64_t, uint64_t, int32_t, int32_t) {
+  TLE_ENTRY(flagcxDevNetRecvS);
   return tle::impl::kFlagcxNotSupported;
 }
 TLE_DEVICE_API int32_t flagcxDevNetWaitS(const void *, int32_t) {
+  TLE_ENTRY(flagcxDevNetWaitS);
   return tle::impl::kFlagcxNotSupported;
 }
 TLE_DEVICE_API int32_t flagcxDevNetTermS(const void *, int32_t) {
+  TLE_ENTRY(flagcxDevNetTermS);
   return tle::impl::kFlagcxNotSupported;
 }
 
@@ -749,6 +818,7 @@ TLE_DEVICE_API int32_t flagcxDevNetTermS(const void *, int32_t) {
       const void *trans, const void *team, int32_t peer, const void *dst,      \
       uint64_t dstOffset, const void *src, uint64_t srcOffset, uint64_t bytes, \
       const void *coop TLE_UNPAREN Params) {                                   \
+    TLE_ENTRY(flagcxDevNetPut##Suffix);                                        \
     using namespace tle;                                                       \
     using namespace tle::impl;                                                 \
     NetRef n = netRef(trans, Fn::flagcxDevNetPut##Suffix);                     \
@@ -763,6 +833,7 @@ TLE_DEVICE_API int32_t flagcxDevNetTermS(const void *, int32_t) {
       const void *dst, uint64_t dstOffset, const void *src,                    \
       uint64_t srcOffset, uint64_t bytes,                                      \
       int32_t coopKind TLE_UNPAREN Params) {                                   \
+    TLE_ENTRY(flagcxDevNetPutS##Suffix);                                       \
     using namespace tle;                                                       \
     using namespace tle::impl;                                                 \
     NetRef n = netRef(net, Fn::flagcxDevNetPutS##Suffix);                      \
@@ -783,6 +854,7 @@ TLE_DEVICE_API void flagcxDevPut(const void *comm, const void *dst,
                                  int32_t teamKind, int32_t peer,
                                  uint32_t contextId, int32_t coopKind,
                                  int32_t scope, int32_t order) {
+  TLE_ENTRY(flagcxDevPut);
   using namespace tle;
   using namespace tle::impl;
   put(comm, dst, dstOffset, src, srcOffset, bytes, teamKind, peer, contextId,
@@ -795,6 +867,7 @@ TLE_DEVICE_API void flagcxDevPut_RSigInc(const void *comm, const void *dst,
                                          uint32_t contextId, int32_t coopKind,
                                          int32_t scope, int32_t order,
                                          uint32_t remoteSignal) {
+  TLE_ENTRY(flagcxDevPut_RSigInc);
   using namespace tle;
   using namespace tle::impl;
   put(comm, dst, dstOffset, src, srcOffset, bytes, teamKind, peer, contextId,
@@ -807,6 +880,7 @@ flagcxDevPut_RSigAdd(const void *comm, const void *dst, uint64_t dstOffset,
                      int32_t teamKind, int32_t peer, uint32_t contextId,
                      int32_t coopKind, int32_t scope, int32_t order,
                      uint32_t remoteSignal, uint64_t signalValue) {
+  TLE_ENTRY(flagcxDevPut_RSigAdd);
   using namespace tle;
   using namespace tle::impl;
   put(comm, dst, dstOffset, src, srcOffset, bytes, teamKind, peer, contextId,
@@ -820,6 +894,7 @@ TLE_DEVICE_API void flagcxDevPut_LCtrInc(const void *comm, const void *dst,
                                          uint32_t contextId, int32_t coopKind,
                                          int32_t scope, int32_t order,
                                          uint32_t localCounter) {
+  TLE_ENTRY(flagcxDevPut_LCtrInc);
   using namespace tle;
   using namespace tle::impl;
   put(comm, dst, dstOffset, src, srcOffset, bytes, teamKind, peer, contextId,
@@ -831,6 +906,7 @@ TLE_DEVICE_API void flagcxDevPut_RSigInc_LCtrInc(
     uint64_t srcOffset, uint64_t bytes, int32_t teamKind, int32_t peer,
     uint32_t contextId, int32_t coopKind, int32_t scope, int32_t order,
     uint32_t remoteSignal, uint32_t localCounter) {
+  TLE_ENTRY(flagcxDevPut_RSigInc_LCtrInc);
   using namespace tle;
   using namespace tle::impl;
   put(comm, dst, dstOffset, src, srcOffset, bytes, teamKind, peer, contextId,
@@ -842,6 +918,7 @@ TLE_DEVICE_API void flagcxDevPut_RSigAdd_LCtrInc(
     uint64_t srcOffset, uint64_t bytes, int32_t teamKind, int32_t peer,
     uint32_t contextId, int32_t coopKind, int32_t scope, int32_t order,
     uint32_t remoteSignal, uint64_t signalValue, uint32_t localCounter) {
+  TLE_ENTRY(flagcxDevPut_RSigAdd_LCtrInc);
   using namespace tle;
   using namespace tle::impl;
   put(comm, dst, dstOffset, src, srcOffset, bytes, teamKind, peer, contextId,
@@ -853,6 +930,7 @@ TLE_DEVICE_API void flagcxDevPutValue(const void *comm, const void *dst,
                                       int32_t teamKind, int32_t peer,
                                       uint32_t contextId, int32_t coopKind,
                                       int32_t scope, int32_t order) {
+  TLE_ENTRY(flagcxDevPutValue);
   using namespace tle;
   using namespace tle::impl;
   putValue(comm, dst, dstOffset, value, teamKind, peer, contextId, coopKind,
@@ -863,6 +941,7 @@ flagcxDevPutValue_RSigInc(const void *comm, const void *dst, uint64_t dstOffset,
                           uint64_t value, int32_t teamKind, int32_t peer,
                           uint32_t contextId, int32_t coopKind, int32_t scope,
                           int32_t order, uint32_t remoteSignal) {
+  TLE_ENTRY(flagcxDevPutValue_RSigInc);
   using namespace tle;
   using namespace tle::impl;
   putValue(comm, dst, dstOffset, value, teamKind, peer, contextId, coopKind,
@@ -872,6 +951,7 @@ TLE_DEVICE_API void flagcxDevPutValue_RSigAdd(
     const void *comm, const void *dst, uint64_t dstOffset, uint64_t value,
     int32_t teamKind, int32_t peer, uint32_t contextId, int32_t coopKind,
     int32_t scope, int32_t order, uint32_t remoteSignal, uint64_t signalValue) {
+  TLE_ENTRY(flagcxDevPutValue_RSigAdd);
   using namespace tle;
   using namespace tle::impl;
   putValue(comm, dst, dstOffset, value, teamKind, peer, contextId, coopKind,
@@ -882,6 +962,7 @@ TLE_DEVICE_API void flagcxDevNetPutValue(const void *trans, const void *team,
                                          int32_t peer, const void *dst,
                                          uint64_t dstOffset, uint64_t value,
                                          const void *coop) {
+  TLE_ENTRY(flagcxDevNetPutValue);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(trans, Fn::flagcxDevNetPutValue);
@@ -895,6 +976,7 @@ flagcxDevNetPutValue_RSigInc(const void *trans, const void *team, int32_t peer,
                              const void *dst, uint64_t dstOffset,
                              uint64_t value, const void *coop,
                              uint32_t remoteSignal) {
+  TLE_ENTRY(flagcxDevNetPutValue_RSigInc);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(trans, Fn::flagcxDevNetPutValue_RSigInc);
@@ -908,6 +990,7 @@ flagcxDevNetPutValue_RSigAdd(const void *trans, const void *team, int32_t peer,
                              const void *dst, uint64_t dstOffset,
                              uint64_t value, const void *coop,
                              uint32_t remoteSignal, uint64_t remoteAddValue) {
+  TLE_ENTRY(flagcxDevNetPutValue_RSigAdd);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(trans, Fn::flagcxDevNetPutValue_RSigAdd);
@@ -922,6 +1005,7 @@ flagcxDevNetPutValue_RCtrInc(const void *trans, const void *team, int32_t peer,
                              const void *dst, uint64_t dstOffset,
                              uint64_t value, const void *coop,
                              uint32_t remoteCounter) {
+  TLE_ENTRY(flagcxDevNetPutValue_RCtrInc);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(trans, Fn::flagcxDevNetPutValue_RCtrInc);
@@ -934,6 +1018,7 @@ TLE_DEVICE_API void flagcxDevNetPutValueS(const void *net, const void *comm,
                                           int32_t teamKind, int32_t peer,
                                           const void *dst, uint64_t dstOffset,
                                           uint64_t value, int32_t coopKind) {
+  TLE_ENTRY(flagcxDevNetPutValueS);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(net, Fn::flagcxDevNetPutValueS);
@@ -945,6 +1030,7 @@ flagcxDevNetPutValueS_RSigInc(const void *net, const void *comm,
                               int32_t teamKind, int32_t peer, const void *dst,
                               uint64_t dstOffset, uint64_t value,
                               int32_t coopKind, uint32_t remoteSignal) {
+  TLE_ENTRY(flagcxDevNetPutValueS_RSigInc);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(net, Fn::flagcxDevNetPutValueS_RSigInc);
@@ -956,6 +1042,7 @@ TLE_DEVICE_API void flagcxDevNetPutValueS_RSigAdd(
     const void *net, const void *comm, int32_t teamKind, int32_t peer,
     const void *dst, uint64_t dstOffset, uint64_t value, int32_t coopKind,
     uint32_t remoteSignal, uint64_t remoteAddValue) {
+  TLE_ENTRY(flagcxDevNetPutValueS_RSigAdd);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(net, Fn::flagcxDevNetPutValueS_RSigAdd);
@@ -968,6 +1055,7 @@ flagcxDevNetPutValueS_RCtrInc(const void *net, const void *comm,
                               int32_t teamKind, int32_t peer, const void *dst,
                               uint64_t dstOffset, uint64_t value,
                               int32_t coopKind, uint32_t remoteCounter) {
+  TLE_ENTRY(flagcxDevNetPutValueS_RCtrInc);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(net, Fn::flagcxDevNetPutValueS_RCtrInc);
@@ -979,6 +1067,7 @@ TLE_DEVICE_API void flagcxDevNetSignalSigInc(const void *trans,
                                              const void *team, int32_t peer,
                                              const void *coop,
                                              uint32_t signal) {
+  TLE_ENTRY(flagcxDevNetSignalSigInc);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(trans, Fn::flagcxDevNetSignalSigInc);
@@ -990,6 +1079,7 @@ TLE_DEVICE_API void flagcxDevNetSignalSigAdd(const void *trans,
                                              const void *team, int32_t peer,
                                              const void *coop, uint32_t signal,
                                              uint64_t value) {
+  TLE_ENTRY(flagcxDevNetSignalSigAdd);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(trans, Fn::flagcxDevNetSignalSigAdd);
@@ -1001,6 +1091,7 @@ TLE_DEVICE_API void flagcxDevNetSignalCtrInc(const void *trans,
                                              const void *team, int32_t peer,
                                              const void *coop,
                                              uint32_t counter) {
+  TLE_ENTRY(flagcxDevNetSignalCtrInc);
   using namespace tle;
   using namespace tle::impl;
   NetRef n = netRef(trans, Fn::flagcxDevNetSignalCtrInc);
@@ -1012,6 +1103,7 @@ TLE_DEVICE_API void flagcxDevNetSignalSigIncS(const void *net, const void *comm,
                                               int32_t teamKind, int32_t peer,
                                               int32_t coopKind,
                                               uint32_t signal) {
+  TLE_ENTRY(flagcxDevNetSignalSigIncS);
   using namespace tle;
   using namespace tle::impl;
   (void)netRef(net, Fn::flagcxDevNetSignalSigIncS);
@@ -1022,6 +1114,7 @@ TLE_DEVICE_API void flagcxDevNetSignalSigAddS(const void *net, const void *comm,
                                               int32_t teamKind, int32_t peer,
                                               int32_t coopKind, uint32_t signal,
                                               uint64_t value) {
+  TLE_ENTRY(flagcxDevNetSignalSigAddS);
   using namespace tle;
   using namespace tle::impl;
   (void)netRef(net, Fn::flagcxDevNetSignalSigAddS);
@@ -1032,6 +1125,7 @@ TLE_DEVICE_API void flagcxDevNetSignalCtrIncS(const void *net, const void *comm,
                                               int32_t teamKind, int32_t peer,
                                               int32_t coopKind,
                                               uint32_t counter) {
+  TLE_ENTRY(flagcxDevNetSignalCtrIncS);
   using namespace tle;
   using namespace tle::impl;
   (void)netRef(net, Fn::flagcxDevNetSignalCtrIncS);
@@ -1070,6 +1164,7 @@ TLE_DEVICE_API int32_t tleTritonPut(
     int64_t srcOffset, int64_t bytes, int32_t teamKind, int32_t peer,
     int32_t signalOp, int32_t signal, int64_t signalValue, int32_t counter,
     int32_t contextId, int32_t groupKind, int32_t order) {
+  TLE_ENTRY(tleTritonPut);
   using namespace tle;
   using namespace tle::impl;
   const void *c = addressOf(comm);
@@ -1089,6 +1184,7 @@ TLE_DEVICE_API int32_t tleTritonGet(int64_t comm, int64_t src,
                                     int32_t teamKind, int32_t peer,
                                     int32_t contextId, int32_t groupKind,
                                     int32_t order) {
+  TLE_ENTRY(tleTritonGet);
   using namespace tle;
   using namespace tle::impl;
   get(addressOf(comm), addressOf(src), static_cast<uint64_t>(srcOffset),
@@ -1104,6 +1200,7 @@ TLE_DEVICE_API int32_t tleTritonPutValue(int64_t comm, int64_t dst,
                                          int32_t signalOp, int32_t signal,
                                          int64_t signalValue, int32_t contextId,
                                          int32_t groupKind, int32_t order) {
+  TLE_ENTRY(tleTritonPutValue);
   using namespace tle;
   using namespace tle::impl;
   const void *c = addressOf(comm);
@@ -1117,6 +1214,7 @@ TLE_DEVICE_API int32_t tleTritonPutValue(int64_t comm, int64_t dst,
 }
 TLE_DEVICE_API int32_t tleTritonFlush(int64_t comm, int32_t contextId,
                                       int32_t groupKind, int32_t order) {
+  TLE_ENTRY(tleTritonFlush);
   using namespace tle::impl;
   flush(addressOf(comm), static_cast<uint32_t>(contextId), groupKind, order,
         Fn::tleTritonFlush);
@@ -1125,6 +1223,7 @@ TLE_DEVICE_API int32_t tleTritonFlush(int64_t comm, int32_t contextId,
 TLE_DEVICE_API int32_t tleTritonWaitCounter(int64_t comm, int32_t counter,
                                             int64_t least, int32_t contextId,
                                             int32_t groupKind, int32_t order) {
+  TLE_ENTRY(tleTritonWaitCounter);
   using namespace tle::impl;
   const void *c = addressOf(comm);
   auto ctr = static_cast<uint32_t>(counter);
@@ -1137,6 +1236,7 @@ TLE_DEVICE_API int32_t tleTritonWaitCounter(int64_t comm, int32_t counter,
 }
 TLE_DEVICE_API int64_t tleTritonReadCounter(int64_t comm, int32_t counter,
                                             int32_t contextId, int32_t order) {
+  TLE_ENTRY(tleTritonReadCounter);
   using namespace tle::impl;
   const void *c = addressOf(comm);
   auto ctr = static_cast<uint32_t>(counter);
@@ -1147,6 +1247,7 @@ TLE_DEVICE_API int64_t tleTritonReadCounter(int64_t comm, int32_t counter,
 }
 TLE_DEVICE_API int32_t tleTritonResetCounter(int64_t comm, int32_t counter,
                                              int32_t contextId) {
+  TLE_ENTRY(tleTritonResetCounter);
   using namespace tle::impl;
   auto ctr = static_cast<uint32_t>(counter);
   const tle::DevComm *dc = checkWordArgs(addressOf(comm), ctr, true,
@@ -1159,6 +1260,7 @@ TLE_DEVICE_API int32_t tleTritonIncreaseSignalShadow(int64_t comm,
                                                      int32_t signal,
                                                      int64_t delta,
                                                      int32_t contextId) {
+  TLE_ENTRY(tleTritonIncreaseSignalShadow);
   using namespace tle::impl;
   auto sig = static_cast<uint32_t>(signal);
   const tle::DevComm *dc = checkWordArgs(addressOf(comm), sig, false,
@@ -1171,6 +1273,7 @@ TLE_DEVICE_API int32_t tleTritonWaitSignalShadow(int64_t comm, int32_t signal,
                                                  int32_t contextId,
                                                  int32_t groupKind,
                                                  int32_t order) {
+  TLE_ENTRY(tleTritonWaitSignalShadow);
   using namespace tle::impl;
   const void *c = addressOf(comm);
   auto sig = static_cast<uint32_t>(signal);

@@ -53,6 +53,11 @@
 //   trace:    emuBarrierEvent(comm, kind, coop, slot, order, phase) tells
 //             the emulator a barrier event (Trace.h; empty on GPUs);
 //             fetchAddRelaxed(uint64_t *, v) takes a trace ring index
+//   calls:    enterCall(name, site) / leaveCall() bracket one call of the
+//             library (an entry point `name`, or a typed API call from
+//             `site`; CallScope below): the emulator's reports fold the
+//             call's threads into one line and name the caller's line
+//             (tleEmuEnterCall); nothing on GPUs
 //
 // TLE_DEV_INLINE marks the small functions (always inlined on GPUs),
 // TLE_DEV_COLD the failure paths (kept out of line so that the hot path
@@ -65,6 +70,7 @@
 
 #include "tle/detail/DevComm.h"
 #include "tle/detail/EmuHooks.h"
+#include "tle/impl/CallSite.h"
 #include "tle/impl/Mutation.h"
 
 #include <stdint.h>
@@ -78,5 +84,22 @@
 #else
 #include "tle/impl/PlatformHost.h"
 #endif
+
+namespace tle::impl {
+
+/// Brackets one call of the library for the platform layer (enterCall,
+/// leaveCall): a typed API call from `site`, or entry point `name`.
+class CallScope {
+public:
+  TLE_DEV_INLINE explicit CallScope(CallSite site) { enterCall(nullptr, site); }
+  TLE_DEV_INLINE explicit CallScope(const char *name) {
+    enterCall(name, CallSite{});
+  }
+  TLE_DEV_INLINE ~CallScope() { leaveCall(); }
+  CallScope(const CallScope &) = delete;
+  CallScope &operator=(const CallScope &) = delete;
+};
+
+} // namespace tle::impl
 
 #endif // TLE_IMPL_PLATFORM_H

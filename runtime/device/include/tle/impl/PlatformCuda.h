@@ -435,6 +435,10 @@ TLE_DEV_INLINE void emuBarrierEvent(const void *, int, int, uint32_t, int,
 TLE_DEV_INLINE void noteSignal(const uint64_t *, int, uint64_t, uint64_t, int) {
 }
 
+/// Only the emulator's reports name a call's line.
+TLE_DEV_INLINE void enterCall(const char *, CallSite) {}
+TLE_DEV_INLINE void leaveCall() {}
+
 } // namespace tle::impl
 
 #endif // TLE_IMPL_PLATFORMCUDA_H

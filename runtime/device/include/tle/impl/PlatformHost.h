@@ -303,6 +303,11 @@ inline void emuBarrierEvent(const void *comm, int kind, int coop, uint32_t slot,
   tleEmuBarrierEvent(comm, kind, coop, slot, order, phase);
 }
 
+inline void enterCall(const char *name, CallSite site) {
+  tleEmuEnterCall(name, site.file, site.line);
+}
+inline void leaveCall() { tleEmuLeaveCall(); }
+
 } // namespace tle::impl
 
 #endif // TLE_IMPL_PLATFORMHOST_H
