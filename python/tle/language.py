@@ -530,9 +530,11 @@ def session_open(device_dptr, group_kind="block", index=None, _semantic=None) ->
     epoch word is read or written until ``session_close``. Until then the
     slot is used through the session only. ``group_kind``: ``"block"`` or
     ``"warp"`` (with ``num_warps=1``), the same in every call of the
-    session. A session whose wait gave up (``onError = return``) holds
-    minus its status (``session < 0``); its later barriers return it
-    unchanged.
+    session. In a thread whose wait gave up (an abort, or a timeout under
+    ``onError = return``) the session holds minus the status
+    (``session < 0``) and its later barriers return it unchanged, taking
+    part in the group's syncs only; the other threads of the group learn
+    the status from ``session_close``, which returns it in every thread.
     """
     return _session_open(_address("device_dptr", device_dptr, _semantic), group_kind, index, _semantic)
 
@@ -541,7 +543,8 @@ def session_open(device_dptr, group_kind="block", index=None, _semantic=None) ->
 def session_close(device_dptr, session, group_kind="block", _semantic=None) -> core.tensor:
     """Ends a session: writes its epoch back to the slot, so that stateless
     barriers, later sessions and later launches continue from it. Returns
-    0, or the status of the session's wait that gave up (an int32)."""
+    0, or (in every thread of the group, and then it writes nothing) the
+    status of a wait of the session that gave up (an int32)."""
     return _session_close(_address("device_dptr", device_dptr, _semantic), session, group_kind, _semantic)
 
 

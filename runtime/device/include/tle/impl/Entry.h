@@ -302,16 +302,21 @@ TLE_DEVICE_API int64_t tleTritonSession(int64_t comm, int32_t barrierKind,
                                         int64_t session) {
   TLE_ENTRY(tleTritonSession);
   using namespace tle::impl;
-  // A session whose wait gave up holds minus its status: the communicator
-  // is unusable (its fault word is set), so nothing waits again.
-  if (session < 0)
-    return session;
   const void *c = addressOf(comm);
-  uint32_t slot = tritonSessionSlot(session);
+  uint32_t slot = session < 0 ? 0 : tritonSessionSlot(session);
   if (TLE_UNLIKELY(static_cast<uint32_t>(barrierKind) > tle::kBarrierSync))
     failArgument(c, slot, Fn::tleTritonSession, tle::kArgBarrierKind,
                  barrierKind, tle::kBarrierSync);
   checkSessionGroup(c, slot, groupKind, Fn::tleTritonSession);
+  // A thread whose wait gave up holds minus its status: the communicator
+  // is unusable (its fault word is set), so it waits no more, but takes
+  // part in its group's syncs until the close, which reduces the group's
+  // status (the other threads' sessions go on until then).
+  if (session < 0) {
+    if (!TLE_MUTANT(86))
+      compiledSkip(groupKind, barrierKind);
+    return session;
+  }
   uint32_t status = 0;
   uint32_t next = compiledBarrier</*Status=*/true>(
       c, groupKind, slot, order, barrierKind, static_cast<uint32_t>(session),
@@ -322,11 +327,16 @@ TLE_DEVICE_API int32_t tleTritonSessionClose(int64_t comm, int32_t groupKind,
                                              int64_t session) {
   TLE_ENTRY(tleTritonSessionClose);
   using namespace tle::impl;
-  if (session < 0)
-    return static_cast<int32_t>(-session);
   const void *c = addressOf(comm);
-  uint32_t slot = tritonSessionSlot(session);
+  uint32_t slot = session < 0 ? 0 : tritonSessionSlot(session);
   checkSessionGroup(c, slot, groupKind, Fn::tleTritonSessionClose);
+  // The group's status, reduced once here rather than in every barrier of
+  // the session: the status of a wait that gave up in any of its threads.
+  uint32_t mine = session < 0 ? static_cast<uint32_t>(-session) : 0;
+  uint32_t status =
+      TLE_MUTANT(87) ? mine : groupSyncStatus(makeGroup(groupKind), mine);
+  if (status != 0)
+    return static_cast<int32_t>(status);
   compiledClose(c, groupKind, slot, static_cast<uint32_t>(session),
                 Fn::tleTritonSessionClose);
   return 0;

@@ -127,7 +127,11 @@ TLE_DEV_INLINE uint32_t compiledOpen(const void *comm, int coop, uint32_t index,
 /// invariant (loadConst), so a compiler hoists them out of the loop that
 /// carries the epoch, and what is left per round is the signal, the poll
 /// and the group syncs. Nothing touches the epoch word. With `Status`,
-/// `*status` receives the group's status (groupWait).
+/// `*status` receives the calling thread's own status (nonzero only in a
+/// worker whose wait gave up), with the plain group sync: a reduction of
+/// the group's status in every round cost Triton's loops 0.05 us per round
+/// on one H200 (docs/gpu-notes.md, run 26), so the Triton session reduces
+/// it once, at its close (tleTritonSessionClose).
 template <bool Status = false>
 TLE_DEV_INLINE uint32_t compiledBarrier(const void *comm, int coop,
                                         uint32_t index, int order, int kind,
@@ -169,10 +173,25 @@ TLE_DEV_INLINE uint32_t compiledBarrier(const void *comm, int coop,
       traceEvent(c, kind, g.kind, index, order, kTraceEnd);
   }
   if constexpr (Status)
-    *status = groupSyncStatus(g, result);
-  else
-    groupSync(g);
+    *status = result;
+  groupSync(g);
   return next;
+}
+
+/// What a thread whose session's wait gave up does in each later barrier
+/// half `kind` of the session: the group's syncs of compiledBarrier and
+/// nothing else, so that it keeps step with the threads of its group that
+/// did not wait (they do not know yet; the close tells them).
+TLE_DEV_INLINE void compiledSkip(int coop, int kind) {
+  Group g = makeGroup(coop);
+  if (kind != kBarrierWait)
+    groupSync(g);
+  if (kind == kBarrierArrive) {
+    if (g.rank < kWarpSize && g.kind != kCoopThread)
+      syncWarp();
+    return;
+  }
+  groupSync(g);
 }
 
 /// Closes a compiled session: group rank 0 writes the epoch back, so that
