@@ -36,7 +36,7 @@ TEAMS = ("intra", "inter", "world")
 
 # One case per function, each op named by its location so that a verdict
 # finds its case whatever the chunk's line numbers.
-_HEADER = "func.func @case{n}(%comm: !llvm.ptr, %index: i32, %v: i64, %peer: i32) {{\n"
+_HEADER = "func.func @case{n}(%comm: !llvm.ptr, %buf: !llvm.ptr, %index: i32, %v: i64, %peer: i32) {{\n"
 _FOOTER = "  return\n}\n// -----\n"
 
 
@@ -74,9 +74,9 @@ def _cases():
         cases.append((f"tle.signal_wait %comm, %index, %v order {order} : !llvm.ptr", observe))
         cases.append((f"%r = tle.read_signal %comm, %index order {order} : !llvm.ptr", observe))
         cases.append((f"tle.counter_wait %comm, %index, %v order {order} : !llvm.ptr", observe))
-        cases.append((f"tle.put %comm, %comm[%v], %comm[%v], %v, %peer order {order} : !llvm.ptr",
+        cases.append((f"tle.put %comm, %buf[%v], %buf[%v], %v, %peer order {order} : !llvm.ptr",
                       in_table(tlx.PUBLISHER_ORDERS, order)))
-        cases.append((f"tle.get %comm, %comm[%v], %comm[%v], %v, %peer order {order} : !llvm.ptr",
+        cases.append((f"tle.get %comm, %buf[%v], %buf[%v], %v, %peer order {order} : !llvm.ptr",
                       in_table(tlx.GET_ORDERS, order)))
     return cases
 

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tle/device.h"
 #include "tle/emu.h"
 
 #include <gtest/gtest.h>
@@ -191,6 +192,29 @@ TEST(EmuFatal, FaultOffAFiberReachesThePreviousHandler) {
       20);
   EXPECT_EQ(r.signal, SIGSEGV) << "exit " << r.exitCode << ": " << r.err;
   EXPECT_FALSE(contains(r.err, "tle emulator")) << r.err;
+}
+
+TEST(EmuFatal, ABadCallFromAHostThreadSaysWhatFailedBeforeTheEnd) {
+  // The device ABI called from the program's own host thread, outside any
+  // launch: nothing returns the error record, so the process prints what
+  // it holds (the slot out of range, with the call) before it ends.
+  ChildResult r = runChild(
+      [] {
+        tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
+        cfg.nBarriers = 8;
+        tleComm_t comm = nullptr;
+        if (tleCommInitAll(&comm, 1, nullptr, &cfg) != tleSuccess)
+          _exit(3);
+        void *dc = nullptr;
+        tleCommGetDevComm(comm, &dc);
+        flagcxIntraBarrierSyncS(dc, tle::kCoopThread, 9999, false,
+                                tle::kOrderRelaxed);
+      },
+      20);
+  EXPECT_EQ(r.signal, SIGABRT) << "exit " << r.exitCode << ": " << r.err;
+  EXPECT_TRUE(contains(r.err, "slot 9999 out of range")) << r.err;
+  EXPECT_TRUE(contains(r.err, "flagcxIntraBarrierSyncS")) << r.err;
+  EXPECT_TRUE(contains(r.err, "outside an emulator launch")) << r.err;
 }
 
 TEST(EmuFatal, InfiniteLoopIsReportedWithinTwiceTheDeadline) {

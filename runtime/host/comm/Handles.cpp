@@ -151,6 +151,19 @@ void forEachMem(const std::function<void(tleMem_t, const MemState &)> &fn) {
     fn(reinterpret_cast<tleMem_t>(static_cast<uintptr_t>(value)), *mem);
 }
 
+void forEachComm(const std::function<void(tleComm_t, const CommState &)> &fn) {
+  std::vector<std::pair<uint64_t, std::shared_ptr<CommState>>> live;
+  {
+    Table<CommState> &t = table<CommState>();
+    std::lock_guard<std::mutex> lock(t.mutex);
+    live.assign(t.live.begin(), t.live.end());
+  }
+  std::sort(live.begin(), live.end(),
+            [](const auto &a, const auto &b) { return a.first < b.first; });
+  for (const auto &[value, comm] : live)
+    fn(reinterpret_cast<tleComm_t>(static_cast<uintptr_t>(value)), *comm);
+}
+
 tleResult_t unregisterComm(tleComm_t handle, std::shared_ptr<CommState> &out) {
   uint64_t v = valueOf(handle);
   if ((v & 0xff) == kCommTag && find(v, out, true))

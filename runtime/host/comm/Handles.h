@@ -43,6 +43,8 @@ tleResult_t lookupMem(tleMem_t handle, std::shared_ptr<MemState> &out,
 /// handles were issued (the emulator's race checker finds the buffers of a
 /// launch's communicators this way).
 void forEachMem(const std::function<void(tleMem_t, const MemState &)> &fn);
+/// The live communicators, in the order they were made.
+void forEachComm(const std::function<void(tleComm_t, const CommState &)> &fn);
 
 /// Removes `handle` from the registry and hands its object to `out` (which
 /// the caller drops, releasing it unless another call still holds it);

@@ -214,8 +214,13 @@ tleResult_t tleTraceWrite(const tleComm_t *comms, int nComms,
     if (!file)
       return fail(tleSystemError, "cannot write %s: %s", path,
                   std::strerror(errno));
-    std::string doc = traceDocumentHead(TraceClock::Nanoseconds) + events +
-                      kTraceDocumentTail;
+    // The emulator backend's ring stamps the host's clock (CPU ranks).
+    std::shared_ptr<CommState> c0;
+    TraceClock clock = TraceClock::Nanoseconds;
+    if (nComms > 0 && lookupComm(comms[0], c0) == tleSuccess &&
+        c0->config.backend == tleBackendEmulator)
+      clock = TraceClock::HostNanoseconds;
+    std::string doc = traceDocumentHead(clock) + events + kTraceDocumentTail;
     if (std::fwrite(doc.data(), 1, doc.size(), file.get()) != doc.size() ||
         std::fclose(file.release()) != 0)
       return fail(tleSystemError, "cannot write %s: %s", path,

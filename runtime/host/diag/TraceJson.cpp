@@ -140,6 +140,9 @@ std::string traceDocumentHead(TraceClock clock) {
       clock == TraceClock::Steps
           ? "emulator scheduler steps: ts counts fiber switches, not time "
             "(1 us on the time axis = 1 step)"
+      : clock == TraceClock::HostNanoseconds
+          ? "host monotonic clock (CPU ranks): ts in microseconds from the "
+            "trace's first event (one clock for every rank of the machine)"
           : "GPU %globaltimer: ts in microseconds from the trace's first "
             "event (GPUs' timers are not synchronized: ranks may be offset "
             "by their skew)";

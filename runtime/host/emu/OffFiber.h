@@ -204,9 +204,17 @@ inline uint64_t offFiberNetFlush() {
   return 0;
 }
 
+/// Prints what the communicators' error records say (set by the host
+/// runtime, comm/features/Errors.cpp): a host thread that calls the device
+/// ABI has no launch to return the record to, so the process says what
+/// failed before it ends.
+inline void (*offFiberReport)() = nullptr;
+
 [[noreturn]] inline void offFiberAbort() {
   if (OffFiberProgram *p = currentProgram)
     std::longjmp(p->abort, 1);
+  if (offFiberReport)
+    offFiberReport();
   std::fprintf(stderr,
                "tle: a device-side error outside an emulator launch ends the "
                "process (the device ABI was called from a host thread of "

@@ -31,6 +31,9 @@ enum class TraceClock {
   Steps,
   /// A GPU's %globaltimer, in microseconds from an origin.
   Nanoseconds,
+  /// The host's monotonic clock (the emulator backend's device ring: CPU
+  /// ranks), in microseconds from an origin.
+  HostNanoseconds,
 };
 
 /// The start of a trace document: otherData, then `"traceEvents":[`. The

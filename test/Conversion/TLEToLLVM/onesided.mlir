@@ -77,14 +77,14 @@ llvm.func @put_signal_inc_counter(%comm: !llvm.ptr, %mem: !llvm.ptr, %off: i64, 
 
 // A raw i64 handle (FlagTree's form) becomes a pointer first.
 // CHECK-LABEL: define void @put_signal_add_counter(
-// CHECK-SAME: i64 %[[C:[0-9]+]], i64 %[[O:[0-9]+]], i32 %[[P:[0-9]+]], i32 %[[SIG:[0-9]+]], i32 %[[CTR:[0-9]+]])
+// CHECK-SAME: i64 %[[C:[0-9]+]], i64 %[[M:[0-9]+]], i64 %[[O:[0-9]+]], i32 %[[P:[0-9]+]], i32 %[[SIG:[0-9]+]], i32 %[[CTR:[0-9]+]])
 // CHECK-NEXT: %[[CP:[0-9]+]] = inttoptr i64 %[[C]] to ptr
-// CHECK-NEXT: %[[DP:[0-9]+]] = inttoptr i64 %[[C]] to ptr
-// CHECK-NEXT: %[[SP:[0-9]+]] = inttoptr i64 %[[C]] to ptr
+// CHECK-NEXT: %[[DP:[0-9]+]] = inttoptr i64 %[[M]] to ptr
+// CHECK-NEXT: %[[SP:[0-9]+]] = inttoptr i64 %[[M]] to ptr
 // CHECK-NEXT: call void @flagcxDevPut_RSigAdd_LCtrInc(ptr %[[CP]], ptr %[[DP]], i64 %[[O]], ptr %[[SP]], i64 %[[O]], i64 %[[O]], i32 0, i32 %[[P]], i32 0, i32 2, i32 0, i32 0, i32 %[[SIG]], i64 %[[O]], i32 %[[CTR]])
 // CHECK-NEXT: ret void
-llvm.func @put_signal_add_counter(%h: i64, %off: i64, %peer: i32, %sig: i32, %ctr: i32) {
-  tle.put %h, %h[%off], %h[%off], %off, %peer signal add %sig, %off counter %ctr : i64
+llvm.func @put_signal_add_counter(%h: i64, %mem: i64, %off: i64, %peer: i32, %sig: i32, %ctr: i32) {
+  tle.put %h, %mem[%off], %mem[%off], %off, %peer signal add %sig, %off counter %ctr : i64
   llvm.return
 }
 
@@ -98,15 +98,15 @@ llvm.func @get(%comm: !llvm.ptr, %src: !llvm.ptr, %dst: !llvm.ptr, %soff: i64, %
 }
 
 // CHECK-LABEL: define void @put_value(
-// CHECK-SAME: ptr %[[C:[0-9]+]], i64 %[[O:[0-9]+]], i64 %[[V:[0-9]+]], i32 %[[P:[0-9]+]], i32 %[[SIG:[0-9]+]], i32 %[[CTX:[0-9]+]])
-// CHECK-NEXT: call void @flagcxDevPutValue(ptr %[[C]], ptr %[[C]], i64 %[[O]], i64 %[[V]], i32 0, i32 %[[P]], i32 0, i32 2, i32 0, i32 0)
-// CHECK-NEXT: call void @flagcxDevPutValue_RSigInc(ptr %[[C]], ptr %[[C]], i64 %[[O]], i64 %[[V]], i32 1, i32 %[[P]], i32 %[[CTX]], i32 0, i32 0, i32 2, i32 %[[SIG]])
-// CHECK-NEXT: call void @flagcxDevPutValue_RSigAdd(ptr %[[C]], ptr %[[C]], i64 %[[O]], i64 %[[V]], i32 2, i32 %[[P]], i32 0, i32 1, i32 0, i32 3, i32 %[[SIG]], i64 %[[O]])
+// CHECK-SAME: ptr %[[C:[0-9]+]], ptr %[[D:[0-9]+]], i64 %[[O:[0-9]+]], i64 %[[V:[0-9]+]], i32 %[[P:[0-9]+]], i32 %[[SIG:[0-9]+]], i32 %[[CTX:[0-9]+]])
+// CHECK-NEXT: call void @flagcxDevPutValue(ptr %[[C]], ptr %[[D]], i64 %[[O]], i64 %[[V]], i32 0, i32 %[[P]], i32 0, i32 2, i32 0, i32 0)
+// CHECK-NEXT: call void @flagcxDevPutValue_RSigInc(ptr %[[C]], ptr %[[D]], i64 %[[O]], i64 %[[V]], i32 1, i32 %[[P]], i32 %[[CTX]], i32 0, i32 0, i32 2, i32 %[[SIG]])
+// CHECK-NEXT: call void @flagcxDevPutValue_RSigAdd(ptr %[[C]], ptr %[[D]], i64 %[[O]], i64 %[[V]], i32 2, i32 %[[P]], i32 0, i32 1, i32 0, i32 3, i32 %[[SIG]], i64 %[[O]])
 // CHECK-NEXT: ret void
-llvm.func @put_value(%comm: !llvm.ptr, %off: i64, %v: i64, %peer: i32, %sig: i32, %ctx: i32) {
-  tle.put_value %comm, %comm[%off], %v, %peer : !llvm.ptr
-  tle.put_value %comm, %comm[%off], %v, %peer team inter signal inc %sig context %ctx group thread order release : !llvm.ptr
-  tle.put_value %comm, %comm[%off], %v, %peer team world signal add %sig, %off group warp order acq_rel : !llvm.ptr
+llvm.func @put_value(%comm: !llvm.ptr, %dst: !llvm.ptr, %off: i64, %v: i64, %peer: i32, %sig: i32, %ctx: i32) {
+  tle.put_value %comm, %dst[%off], %v, %peer : !llvm.ptr
+  tle.put_value %comm, %dst[%off], %v, %peer team inter signal inc %sig context %ctx group thread order release : !llvm.ptr
+  tle.put_value %comm, %dst[%off], %v, %peer team world signal add %sig, %off group warp order acq_rel : !llvm.ptr
   llvm.return
 }
 

@@ -188,18 +188,21 @@ LogicalResult TeamSizeOp::verify() {
 /// types cannot tell one passed for the other; a value that another tle op
 /// uses as its communicator is one, and passing it as `mem` is the mistake
 /// (only the runtime would catch it, on the device).
-static LogicalResult verifyNotACommunicator(Operation *op, Value mem) {
+/// `what` names the operand (mem, dst, src); the op's own communicator
+/// counts too (a transfer given its communicator as a buffer).
+static LogicalResult verifyNotACommunicator(Operation *op, Value mem,
+                                            StringRef what = "mem") {
   for (OpOperand &use : mem.getUses()) {
     Operation *user = use.getOwner();
     // Every tle op but the pointer ops takes its communicator first.
-    if (user == op || use.getOperandNumber() != 0 ||
-        !isa<TLEDialect>(user->getDialect()) ||
+    if (use.getOperandNumber() != 0 || !isa<TLEDialect>(user->getDialect()) ||
         isa<LocalPointerOp, IntraPointerOp>(user))
       continue;
     InFlightDiagnostic diag =
         op->emitOpError()
-        << "mem is also the communicator of '" << user->getName()
-        << "': mem takes a symmetric buffer's handle (tleMemGetHandle), "
+        << what << " is also the communicator of '" << user->getName() << "'"
+        << (user == op ? " itself" : "") << ": " << what
+        << " takes a symmetric buffer's handle (tleMemGetHandle), "
            "not a communicator (tleCommGetDevComm)";
     diag.attachNote(user->getLoc()) << "used as the communicator here";
     return diag;
@@ -328,6 +331,9 @@ LogicalResult PutOp::verify() {
     return emitOpError("comm is a null pointer");
   if (isNullHandle(getDst()) || isNullHandle(getSrc()))
     return emitOpError("a buffer handle is a null pointer");
+  if (failed(verifyNotACommunicator(*this, getDst(), "dst")) ||
+      failed(verifyNotACommunicator(*this, getSrc(), "src")))
+    return failure();
   if (failed(verifyNonNegative(*this, {{getDstOffset(), "dst offset"},
                                        {getSrcOffset(), "src offset"},
                                        {getBytes(), "bytes"},
@@ -348,6 +354,9 @@ LogicalResult GetOp::verify() {
     return emitOpError("comm is a null pointer");
   if (isNullHandle(getDst()) || isNullHandle(getSrc()))
     return emitOpError("a buffer handle is a null pointer");
+  if (failed(verifyNotACommunicator(*this, getDst(), "dst")) ||
+      failed(verifyNotACommunicator(*this, getSrc(), "src")))
+    return failure();
   if (failed(verifyNonNegative(*this, {{getSrcOffset(), "src offset"},
                                        {getDstOffset(), "dst offset"},
                                        {getBytes(), "bytes"},
@@ -364,6 +373,8 @@ LogicalResult PutValueOp::verify() {
     return emitOpError("comm is a null pointer");
   if (isNullHandle(getDst()))
     return emitOpError("a buffer handle is a null pointer");
+  if (failed(verifyNotACommunicator(*this, getDst(), "dst")))
+    return failure();
   if (failed(verifyNonNegative(*this, {{getDstOffset(), "dst offset"},
                                        {getPeer(), "peer"},
                                        {getSignal(), "signal index"},

@@ -9,10 +9,33 @@
 //===----------------------------------------------------------------------===//
 
 #include "comm/Comm.h"
+#include "comm/Handles.h"
 #include "comm/Requirement.h"
+#include "diag/DevError.h"
+#include "emu/OffFiber.h"
+
+#include <cstdio>
 
 namespace tle {
 namespace {
+
+/// A device-side failure on a host thread of the program's own (the device
+/// ABI called outside a launch) ends the process: first say what each
+/// communicator's completed record holds, which no launch will return.
+void reportRecordsOffFiber() {
+  forEachComm([](tleComm_t, const CommState &c) {
+    if (!c.errorHost ||
+        __atomic_load_n(&c.errorHost->state, __ATOMIC_ACQUIRE) != 2)
+      return;
+    tleErrorInfo info;
+    describeErrorRecord(*c.errorHost, info,
+                        {c.node, c.nNodes > 1 ? c.size : 0});
+    std::fprintf(stderr, "tle: %s\n", info.message);
+  });
+}
+
+[[maybe_unused]] const bool reportInstalled =
+    (emu::detail::offFiberReport = reportRecordsOffFiber, true);
 
 void require(const CommState &, std::vector<Requirement> &out) {
   out.push_back({"error record", MemoryKind::HostVisible, sizeof(ErrorRecord)});

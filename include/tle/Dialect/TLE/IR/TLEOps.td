@@ -599,7 +599,8 @@ def TLE_PutOp : TLE_Op<"put",
     non-negative; `order acquire` and `seq_cst` are rejected (a put only
     publishes, and FlagCX's put fences for `release` and `acq_rel` alone:
     either would be weakened silently); a constant null handle is
-    rejected.
+    rejected, and so is a buffer handle that is a communicator (this op's
+    own, or one another `tle` op takes as its communicator).
 
     Example:
 
@@ -657,7 +658,8 @@ def TLE_GetOp : TLE_Op<"get", [AllTypesMatch<["comm", "src", "dst"]>]> {
     Verifier rules: a constant offset, size, peer or context must be
     non-negative; `order release` and `seq_cst` are rejected (a get only
     observes, and FlagCX's get fences for `acquire` and `acq_rel` alone); a
-    constant null handle is rejected.
+    constant null handle is rejected, and so is a buffer handle that is a
+    communicator (as for `tle.put`).
 
     Example:
 
