@@ -45,26 +45,10 @@ int64_t nowNs() {
       .count();
 }
 
-/// A child's verdict: tleSuccess, or `code` with what went wrong.
-tleResult_t failed(std::string &detail, const std::string &what,
-                   tleResult_t code = tleInternalError) {
-  detail = what;
-  return code;
-}
-
-tleConfig_t config(int64_t timeoutMs, tleOnError_t onError) {
-  tleConfig_t c = TLE_CONFIG_INITIALIZER;
-  c.nBarriers = 8;
-  c.timeoutMs = timeoutMs;
-  c.bootstrapTimeoutMs = 10000;
-  c.onError = onError;
-  return c;
-}
-
 /// `rounds` barrier rounds with data between 2 ranks of a fresh
 /// communicator of `id` (the control: a communicator works).
 std::string correctRounds(const tleUniqueId &id, int rank, uint32_t rounds) {
-  tleConfig_t cfg = config(5000, TLE_ON_ERROR_TRAP);
+  tleConfig_t cfg = forkedConfig(5000, TLE_ON_ERROR_TRAP);
   tleComm_t comm = nullptr;
   if (tleCommInitRank(&comm, 2, &id, rank, -1, &cfg) != tleSuccess)
     return std::string("init: ") + tleGetLastErrorDetail();
@@ -103,7 +87,7 @@ TEST(EmuAbort, SkippedBarrierUnderReturnThenRecovery) {
   ASSERT_EQ(tleGetUniqueId(&first), tleSuccess);
   ASSERT_EQ(tleGetUniqueId(&second), tleSuccess);
   Child waiter = tle::test::spawn([&](std::string &detail) {
-    tleConfig_t cfg = config(300, TLE_ON_ERROR_RETURN);
+    tleConfig_t cfg = forkedConfig(300, TLE_ON_ERROR_RETURN);
     tleComm_t comm = nullptr;
     if (tleCommInitRank(&comm, 2, &first, 0, -1, &cfg) != tleSuccess)
       return failed(detail, std::string("init: ") + tleGetLastErrorDetail());
@@ -144,7 +128,7 @@ TEST(EmuAbort, SkippedBarrierUnderReturnThenRecovery) {
     return again.empty() ? tleSuccess : failed(detail, again);
   });
   Child skipper = tle::test::spawn([&](std::string &detail) {
-    tleConfig_t cfg = config(300, TLE_ON_ERROR_RETURN);
+    tleConfig_t cfg = forkedConfig(300, TLE_ON_ERROR_RETURN);
     tleComm_t comm = nullptr;
     if (tleCommInitRank(&comm, 2, &first, 1, -1, &cfg) != tleSuccess)
       return failed(detail, std::string("init: ") + tleGetLastErrorDetail());
@@ -164,7 +148,7 @@ TEST(EmuAbort, SkippedBarrierUnderReturnThenRecovery) {
 /// it ended and when (CLOCK_MONOTONIC ns) in `detail`.
 tleResult_t loopUntilGivenUp(const tleUniqueId &id, int n, int rank,
                              std::string &detail) {
-  tleConfig_t cfg = config(10000, TLE_ON_ERROR_TRAP);
+  tleConfig_t cfg = forkedConfig(10000, TLE_ON_ERROR_TRAP);
   tleComm_t comm = nullptr;
   if (tleCommInitRank(&comm, n, &id, rank, -1, &cfg) != tleSuccess)
     return failed(detail, std::string("init: ") + tleGetLastErrorDetail());
@@ -290,7 +274,7 @@ void abortBlockedLaunch(BlockedIn in) {
   ASSERT_EQ(pipe(release), 0);
   Child peer = tle::test::spawn([&](std::string &detail) {
     close(release[1]);
-    tleConfig_t cfg = config(10000, TLE_ON_ERROR_TRAP);
+    tleConfig_t cfg = forkedConfig(10000, TLE_ON_ERROR_TRAP);
     cfg.ranksPerNode = onTwoNodes(in) ? 1 : 0;
     tleComm_t comm = nullptr;
     if (tleCommInitRank(&comm, 2, &id, 1, -1, &cfg) != tleSuccess)
@@ -301,7 +285,7 @@ void abortBlockedLaunch(BlockedIn in) {
     return tleCommDestroy(comm);
   });
   close(release[0]);
-  tleConfig_t cfg = config(10000, TLE_ON_ERROR_TRAP);
+  tleConfig_t cfg = forkedConfig(10000, TLE_ON_ERROR_TRAP);
   cfg.ranksPerNode = onTwoNodes(in) ? 1 : 0;
   tleComm_t comm = nullptr;
   ASSERT_EQ(tleCommInitRank(&comm, 2, &id, 0, -1, &cfg), tleSuccess)
@@ -407,7 +391,7 @@ TEST(EmuAbort, AbortStopsABlockedWorldBarrier) {
 // a barrier give up at once; the record names the word and its values, and
 // the communicator is then unusable.
 TEST(EmuAbort, SignalWaitPastTheDeadlineUnderReturnReturns) {
-  tleConfig_t cfg = config(200, TLE_ON_ERROR_RETURN);
+  tleConfig_t cfg = forkedConfig(200, TLE_ON_ERROR_RETURN);
   cfg.bootstrapTimeoutMs = -1;
   std::vector<tleComm_t> comms(2);
   ASSERT_EQ(tleCommInitAll(comms.data(), 2, nullptr, &cfg), tleSuccess)

@@ -108,6 +108,24 @@ inline bool contains(const std::string &s, const std::string &part) {
   return s.find(part) != std::string::npos;
 }
 
+/// A forked rank's verdict (tle::test::spawn): `code` with what went wrong.
+inline tleResult_t failed(std::string &detail, const std::string &what,
+                          tleResult_t code = tleInternalError) {
+  detail = what;
+  return code;
+}
+
+/// The configuration of a forked rank's communicator: 8 slots, a device
+/// deadline of `timeoutMs`, 10 s to bootstrap, `onError`.
+inline tleConfig_t forkedConfig(int64_t timeoutMs, tleOnError_t onError) {
+  tleConfig_t c = TLE_CONFIG_INITIALIZER;
+  c.nBarriers = 8;
+  c.timeoutMs = timeoutMs;
+  c.bootstrapTimeoutMs = 10000;
+  c.onError = onError;
+  return c;
+}
+
 } // namespace tle::emutest
 
 #endif // TLE_UNITTESTS_EMU_EMUTESTUTIL_H

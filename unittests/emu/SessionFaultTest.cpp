@@ -26,20 +26,6 @@ using tle::test::Outcome;
 
 namespace {
 
-tleResult_t failed(std::string &detail, const std::string &what) {
-  detail = what;
-  return tleInternalError;
-}
-
-tleConfig_t config() {
-  tleConfig_t c = TLE_CONFIG_INITIALIZER;
-  c.nBarriers = 8;
-  c.timeoutMs = 300;
-  c.bootstrapTimeoutMs = 10000;
-  c.onError = TLE_ON_ERROR_RETURN;
-  return c;
-}
-
 // A Triton session whose wait gives up under onError = return: only the
 // worker that waited holds the status until the close (the barriers do not
 // reduce the group's status in every round); it keeps taking part in the
@@ -50,7 +36,7 @@ TEST(SessionFault, AThreadThatGaveUpKeepsItsGroupInStepToTheClose) {
   tleUniqueId id;
   ASSERT_EQ(tleGetUniqueId(&id), tleSuccess);
   Child waiter = tle::test::spawn([&](std::string &detail) {
-    tleConfig_t cfg = config();
+    tleConfig_t cfg = forkedConfig(300, TLE_ON_ERROR_RETURN);
     tleComm_t comm = nullptr;
     if (tleCommInitRank(&comm, 2, &id, 0, -1, &cfg) != tleSuccess)
       return failed(detail, std::string("init: ") + tleGetLastErrorDetail());
@@ -101,7 +87,7 @@ TEST(SessionFault, AThreadThatGaveUpKeepsItsGroupInStepToTheClose) {
     return tleSuccess;
   });
   Child skipper = tle::test::spawn([&](std::string &detail) {
-    tleConfig_t cfg = config();
+    tleConfig_t cfg = forkedConfig(300, TLE_ON_ERROR_RETURN);
     tleComm_t comm = nullptr;
     if (tleCommInitRank(&comm, 2, &id, 1, -1, &cfg) != tleSuccess)
       return failed(detail, std::string("init: ") + tleGetLastErrorDetail());

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ChildProcess.h"
+#include "PerRank.h"
 #include "tle/detail/DevComm.h"
 #include "tle/tle.h"
 
@@ -186,28 +187,11 @@ TEST(ImportTest, NullOutputFailsEveryRankAtOnce) {
   Comms set(n);
   UserBuffers user(n, 64);
   std::vector<tleMem_t> mems(n);
-  std::vector<tleResult_t> results(n);
-  std::vector<std::string> details(n);
-  auto start = std::chrono::steady_clock::now();
-  std::vector<std::thread> threads;
-  for (int r = 0; r < n; ++r)
-    threads.emplace_back([&, r] {
-      results[r] = tleMemImport(set.comms[r], user.ptrs[r], user.bytes, nullptr,
-                                r == 1 ? nullptr : &mems[r]);
-      details[r] = tleGetLastErrorDetail();
-    });
-  for (std::thread &t : threads)
-    t.join();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
-  EXPECT_EQ(results[1], tleInvalidArgument);
-  EXPECT_EQ(details[1], "tleMemImport: outMem is NULL");
-  for (int r : {0, 2}) {
-    EXPECT_EQ(results[r], tlePeerFailure) << r;
-    EXPECT_NE(details[r].find("rank 1 failed: outMem is NULL"),
-              std::string::npos)
-        << details[r];
-    EXPECT_EQ(mems[r], nullptr);
-  }
+  PerRank out = onEveryRank(n, [&](int r) {
+    return tleMemImport(set.comms[r], user.ptrs[r], user.bytes, nullptr,
+                        r == 1 ? nullptr : &mems[r]);
+  });
+  expectOneBadRank(out, 1, "tleMemImport: outMem is NULL", mems);
 }
 
 TEST(ImportTest, ArgumentErrors) {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "PerRank.h"
 #include "tle/detail/DevComm.h"
 #include "tle/tle.h"
 
@@ -20,6 +21,8 @@
 #include <vector>
 
 namespace {
+
+using namespace tle::test;
 
 tle::SymMem *handleOf(tleMem_t mem) {
   void *h = nullptr;
@@ -151,27 +154,10 @@ TEST(MemTest, NullOutputFailsEveryRankAtOnce) {
   std::vector<tleComm_t> comms(n);
   ASSERT_EQ(tleCommInitAll(comms.data(), n, nullptr, nullptr), tleSuccess);
   std::vector<tleMem_t> mems(n);
-  std::vector<tleResult_t> results(n);
-  std::vector<std::string> details(n);
-  auto start = std::chrono::steady_clock::now();
-  std::vector<std::thread> threads;
-  for (int r = 0; r < n; ++r)
-    threads.emplace_back([&, r] {
-      results[r] = tleMemAlloc(comms[r], 64, r == 1 ? nullptr : &mems[r]);
-      details[r] = tleGetLastErrorDetail();
-    });
-  for (std::thread &t : threads)
-    t.join();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
-  EXPECT_EQ(results[1], tleInvalidArgument);
-  EXPECT_EQ(details[1], "tleMemAlloc: outMem is NULL");
-  for (int r : {0, 2}) {
-    EXPECT_EQ(results[r], tlePeerFailure) << r;
-    EXPECT_NE(details[r].find("rank 1 failed: outMem is NULL"),
-              std::string::npos)
-        << details[r];
-    EXPECT_EQ(mems[r], nullptr);
-  }
+  PerRank out = onEveryRank(n, [&](int r) {
+    return tleMemAlloc(comms[r], 64, r == 1 ? nullptr : &mems[r]);
+  });
+  expectOneBadRank(out, 1, "tleMemAlloc: outMem is NULL", mems);
   for (tleComm_t c : comms)
     EXPECT_EQ(tleCommDestroy(c), tleSuccess);
 }
@@ -184,37 +170,19 @@ TEST(MemTest, ABadRankFailsAtOnceAndItsLatePeersWithItsReason) {
   std::vector<tleComm_t> comms(n);
   ASSERT_EQ(tleCommInitAll(comms.data(), n, nullptr, nullptr), tleSuccess);
   auto start = std::chrono::steady_clock::now();
-  EXPECT_EQ(tleMemAlloc(comms[1], 64, nullptr), tleInvalidArgument);
-  EXPECT_EQ(std::string(tleGetLastErrorDetail()),
-            "tleMemAlloc: outMem is NULL");
+  tleResult_t alone = tleMemAlloc(comms[1], 64, nullptr);
+  std::string aloneDetail = tleGetLastErrorDetail();
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
   std::vector<tleMem_t> mems(n);
-  std::vector<tleResult_t> results(n);
-  std::vector<std::string> details(n);
-  std::vector<std::thread> threads;
-  for (int r : {0, 2})
-    threads.emplace_back([&, r] {
-      results[r] = tleMemAlloc(comms[r], 64, &mems[r]);
-      details[r] = tleGetLastErrorDetail();
-    });
-  for (std::thread &t : threads)
-    t.join();
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
-  for (int r : {0, 2}) {
-    EXPECT_EQ(results[r], tlePeerFailure) << r;
-    EXPECT_NE(details[r].find("rank 1 failed: outMem is NULL"),
-              std::string::npos)
-        << details[r];
-    EXPECT_EQ(mems[r], nullptr);
-  }
-  threads.clear();
-  for (int r = 0; r < n; ++r)
-    threads.emplace_back(
-        [&, r] { results[r] = tleMemAlloc(comms[r], 64, &mems[r]); });
-  for (std::thread &t : threads)
-    t.join();
+  PerRank out = onRanks(
+      n, {0, 2}, [&](int r) { return tleMemAlloc(comms[r], 64, &mems[r]); });
+  out.result[1] = alone;
+  out.detail[1] = aloneDetail;
+  expectOneBadRank(out, 1, "tleMemAlloc: outMem is NULL", mems);
+  PerRank again = onEveryRank(
+      n, [&](int r) { return tleMemAlloc(comms[r], 64, &mems[r]); });
   for (int r = 0; r < n; ++r) {
-    EXPECT_EQ(results[r], tleSuccess) << r;
+    EXPECT_EQ(again.result[r], tleSuccess) << again.detail[r];
     EXPECT_EQ(tleMemFree(mems[r]), tleSuccess);
   }
   for (tleComm_t c : comms)
