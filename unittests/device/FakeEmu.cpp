@@ -67,12 +67,25 @@ uint32_t tleEmuThreadId(int32_t dim) { return fake().threadIdx[dim]; }
 uint32_t tleEmuBlockId(int32_t dim) { return fake().blockIdx[dim]; }
 uint32_t tleEmuBlockDim(int32_t dim) { return fake().blockDim[dim]; }
 uint32_t tleEmuGridDim(int32_t dim) { return fake().gridDim[dim]; }
+uint32_t tleEmuThreadRank(void) {
+  const auto &f = fake();
+  return f.threadIdx[0] +
+         f.blockDim[0] * (f.threadIdx[1] + f.blockDim[1] * f.threadIdx[2]);
+}
+uint32_t tleEmuBlockThreads(void) {
+  const auto &f = fake();
+  return f.blockDim[0] * f.blockDim[1] * f.blockDim[2];
+}
 void tleEmuSyncBlock(void) { ++fake().syncBlocks; }
 void tleEmuSyncWarp(void) { ++fake().syncWarps; }
 
 void tleEmuSpinWait(const tle::WaitInfo *info) {
   tle::test::FakeEmu &f = fake();
   f.lastWait = *info;
+  // The wait's state is valid only during this call (WaitInfo::peers).
+  f.lastWait.missing = tle::waitMissing(*info);
+  f.lastWait.peers = nullptr;
+  f.lastWait.peersCtx = nullptr;
   std::snprintf(f.lastWhat, sizeof(f.lastWhat), "%s",
                 info->what ? info->what : "");
   if (++f.spins >= f.spinLimit)

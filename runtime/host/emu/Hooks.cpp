@@ -60,6 +60,16 @@ TLE_API uint32_t tleEmuGridDim(int32_t dim) {
   return pick(dim, d.x, d.y, d.z);
 }
 
+TLE_API uint32_t tleEmuThreadRank(void) {
+  EmuThread *t = thread();
+  return t ? t->tid : 0;
+}
+
+TLE_API uint32_t tleEmuBlockThreads(void) {
+  EmuThread *t = thread();
+  return t ? t->block->size : 1;
+}
+
 TLE_API void tleEmuSyncBlock(void) {
   if (thread())
     Scheduler::current()->syncBlock();
@@ -129,8 +139,11 @@ TLE_API void tleEmuAccess(const void *addr, uint64_t bytes, int32_t kind,
   // store is not a re-poll (Scheduler::afterStep).
   t->accessSite = where;
   if (kind == tle::kAccessStore || kind == tle::kAccessAtomicStore ||
-      kind == tle::kAccessAtomicUpdate)
+      kind == tle::kAccessAtomicUpdate) {
     t->storedSinceYield = true;
+    // A thread parked on this word (a barrier flag, a counter) may pass.
+    s->wake(addr);
+  }
   if (s->racing())
     s->access(addr, bytes, kind, order, where);
 }
@@ -143,8 +156,10 @@ TLE_API void tleEmuSignal(const void *word, int32_t event, uint64_t value,
     tle::emu::detail::interpCheckHookSignal(word, event, order);
     return;
   }
-  if (event == tle::kSignalAdd || event == tle::kSignalStore)
+  if (event == tle::kSignalAdd || event == tle::kSignalStore) {
     t->storedSinceYield = true;
+    s->wake(word);
+  }
   if (s->racing())
     s->signal(word, event, value, operand, order);
 }

@@ -97,6 +97,8 @@ TLE_API uint32_t tleEmuBlockDim(int32_t) { return 1; }
 TLE_API uint32_t tleEmuGridDim(int32_t dim) {
   return tle::emu::detail::offFiberGridDim(dim);
 }
+TLE_API uint32_t tleEmuThreadRank(void) { return 0; }
+TLE_API uint32_t tleEmuBlockThreads(void) { return 1; }
 TLE_API void tleEmuSyncBlock(void) {}
 TLE_API void tleEmuSyncWarp(void) {}
 TLE_API void tleEmuSpinWait(const tle::WaitInfo *info) {

@@ -99,7 +99,7 @@ inline void reportStillWaiting(const WaitInfo &info, uint64_t waitedNs) {
   else
     std::snprintf(what, sizeof what,
                   "slot %u for epoch %u (not arrived yet: ranks %s)", info.slot,
-                  info.epoch, peerList(info.missing).c_str());
+                  info.epoch, peerList(waitMissing(info)).c_str());
   char deadline[96] = "no deadline (TLE_BARRIER_TIMEOUT_MS=0)";
   if (dc && dc->timeoutNs)
     std::snprintf(deadline, sizeof deadline,

@@ -58,7 +58,7 @@ bool sameSnap(const Snap &a, const Snap &b) {
 } // namespace
 
 uint32_t Clock::at(uint32_t i) const {
-  uint32_t v = uni[i / perBlock];
+  uint32_t v = uni[blockOf(i)];
   auto it = std::lower_bound(exc.begin(), exc.end(), i,
                              [](const std::pair<uint32_t, uint32_t> &e,
                                 uint32_t k) { return e.first < k; });
@@ -68,7 +68,7 @@ uint32_t Clock::at(uint32_t i) const {
 namespace {
 /// Raises thread i's entry of `c` to at least `v`.
 void raise(Clock &c, uint32_t i, uint32_t v) {
-  if (v <= c.uni[i / c.perBlock])
+  if (v <= c.uni[c.blockOf(i)])
     return;
   auto it = std::lower_bound(c.exc.begin(), c.exc.end(), i,
                              [](const std::pair<uint32_t, uint32_t> &e,
@@ -77,33 +77,6 @@ void raise(Clock &c, uint32_t i, uint32_t v) {
     it->second = std::max(it->second, v);
   else
     c.exc.insert(it, {i, v});
-}
-
-/// Folds the exceptions of a block whose every thread has one into its
-/// entry: after a block sync the members' steps are what the block knows
-/// of itself.
-void normalize(Clock &c) {
-  if (c.exc.empty())
-    return;
-  bool changed = false;
-  for (size_t k = 0; k < c.exc.size();) {
-    uint32_t block = c.exc[k].first / c.perBlock;
-    size_t end = k;
-    uint32_t low = ~0u;
-    while (end < c.exc.size() && c.exc[end].first / c.perBlock == block)
-      low = std::min(low, c.exc[end++].second);
-    if (end - k == c.perBlock && low > c.uni[block]) {
-      c.uni[block] = low;
-      changed = true;
-    }
-    k = end;
-  }
-  if (changed)
-    c.exc.erase(std::remove_if(c.exc.begin(), c.exc.end(),
-                               [&](const std::pair<uint32_t, uint32_t> &e) {
-                                 return e.second <= c.uni[e.first / c.perBlock];
-                               }),
-                c.exc.end());
 }
 
 /// Whether `b` (null: zero) knows every thread of block `k` but `skip` at
@@ -146,7 +119,7 @@ bool clockLeq(const Clock &a, const Clock *b, uint32_t skip) {
     }
     while (j < b->exc.size() && b->exc[j].first < i)
       ++j;
-    uint32_t known = b->uni[i / b->perBlock];
+    uint32_t known = b->uni[b->blockOf(i)];
     if (j < b->exc.size() && b->exc[j].first == i)
       known = std::max(known, b->exc[j].second);
     if (v > known)
@@ -179,7 +152,7 @@ void joinInto(Clock &acc, const Clock *b, const std::vector<Entry> &more,
       ++i;
       ++j;
     }
-    if (e.second > acc.uni[e.first / acc.perBlock])
+    if (e.second > acc.uni[acc.blockOf(e.first)])
       tmp.push_back(e);
   }
   acc.exc.swap(tmp);
@@ -191,8 +164,10 @@ struct RaceChecker::ThreadClock {
   uint32_t tid = 0;
   /// This thread's own entry; always above base's entry for it.
   uint32_t own = 1;
-  /// The clock at its last release fence (what a relaxed store publishes).
+  /// The clock at its last release fence (what a relaxed store publishes):
+  /// `releaseFence` joined with `releaseFenceMore` (fenceSnap).
   Snap releaseFence;
+  std::vector<Snap> releaseFenceMore;
   /// What its relaxed loads read since its last acquire fence, folded into
   /// the clock by the next one (kept apart until then: most relaxed loads,
   /// such as a poll's, meet no acquire fence, and a join copies a clock).
@@ -210,7 +185,23 @@ struct RaceChecker::ThreadClock {
   /// clock of O(ranks) entries.
   std::vector<Snap> deferred;
 
+  /// Its own entry when it last made a checked access (check()).
+  uint32_t stamped = 0;
+
   Snap snap() const { return Snap{base, tid, own}; }
+  /// What a release of it publishes: snap(), or only its base when it made
+  /// no checked access at its current step and the base covers the steps
+  /// before. A barrier's worker releases right after its group's sync, so
+  /// its release is then the block's clock, shared by all its threads: a
+  /// peer that acquires from several workers, or from workers of many
+  /// ranks, joins a few clocks with no per-thread exceptions, instead of one
+  /// exception per worker of every rank in every later clock (O(ranks^2)
+  /// work per sync at 72 ranks).
+  Snap published() const {
+    if (stamped != own && own - 1 <= (base ? base->at(tid) : 0))
+      return Snap{base, Snap::kNone, 0};
+    return snap();
+  }
   uint32_t at(uint32_t i) const {
     if (i == tid)
       return own;
@@ -254,6 +245,8 @@ RaceChecker::RaceChecker(uint64_t threads, std::vector<RaceRegion> regions,
   names.resize(threads);
   clocks.resize(threads);
   groupSteps.assign(threads, 0);
+  groupBits.assign((threads + 63) / 64, 0);
+  blockCounts.assign(blocks, 0);
 }
 
 RaceChecker::~RaceChecker() = default;
@@ -317,7 +310,7 @@ bool RaceChecker::snapLeq(const Snap &a, const Snap &b) const {
 std::shared_ptr<Clock> RaceChecker::joinClocks(const Clock *a,
                                                const Clock *b) const {
   auto c = std::make_shared<Clock>();
-  c->perBlock = perBlock;
+  c->setPerBlock(perBlock);
   if (!a) {
     c->uni.assign(blocks, 0);
     if (b)
@@ -392,20 +385,31 @@ RaceChecker::gather(const std::vector<const Clock *> &bases,
   // thread, so that the cost is the sum of the clocks' sizes, not that
   // times the number of clocks.
   auto j = std::make_shared<Clock>();
-  j->perBlock = perBlock;
+  j->setPerBlock(perBlock);
   j->uni.assign(blocks, 0);
   for (const Clock *b : bases)
     for (size_t k = 0; k < blocks; ++k)
       j->uni[k] = std::max(j->uni[k], b->uni[k]);
   if (block != ~0u)
     j->uni[block] = std::max(j->uni[block], blockStep);
+  // Exceptions are gathered per block: the blocks touched, and in each the
+  // threads (a bit per thread), so that the result comes out sorted with
+  // no sort of the threads. A barrier over N ranks joins N clocks whose
+  // exceptions together name every worker thread of every rank (N x 32 at
+  // 32 threads per block), nearly all of which fold into their block's
+  // entry: sorting them cost the checker O(N^2 log N) per
+  // sync, most of a 72-rank launch.
   std::vector<uint32_t> &touched = groupTouched;
   touched.clear();
   auto note = [&](uint32_t i, uint32_t v) {
-    if (v <= j->uni[i / perBlock])
+    uint32_t k = j->blockOf(i);
+    if (v <= j->uni[k])
       return;
-    if (groupSteps[i] == 0)
-      touched.push_back(i);
+    if (groupSteps[i] == 0) {
+      groupBits[i / 64] |= uint64_t(1) << (i % 64);
+      if (blockCounts[k]++ == 0)
+        touched.push_back(k);
+    }
     groupSteps[i] = std::max(groupSteps[i], v);
   };
   for (const Clock *b : bases)
@@ -414,19 +418,45 @@ RaceChecker::gather(const std::vector<const Clock *> &bases,
   for (const auto &[i, v] : extras)
     note(i, v);
   std::sort(touched.begin(), touched.end());
-  j->exc.reserve(touched.size());
-  for (uint32_t i : touched) {
-    j->exc.push_back({i, groupSteps[i]});
-    groupSteps[i] = 0;
+  uint32_t threads = static_cast<uint32_t>(groupSteps.size());
+  // Calls `f(i)` for the touched threads of block k, ascending.
+  auto eachTouched = [&](uint32_t k, auto &&f) {
+    uint32_t lo = k * perBlock, hi = std::min(lo + perBlock, threads);
+    for (uint32_t w = lo / 64; w * 64 < hi; ++w) {
+      uint64_t bits = groupBits[w];
+      if (w * 64 < lo)
+        bits &= ~uint64_t(0) << (lo - w * 64);
+      if (hi - w * 64 < 64)
+        bits &= (uint64_t(1) << (hi - w * 64)) - 1;
+      while (bits) {
+        f(w * 64 + static_cast<uint32_t>(__builtin_ctzll(bits)));
+        bits &= bits - 1;
+      }
+    }
+  };
+  for (uint32_t k : touched) {
+    // Every thread of the block is known beyond its entry: the entry rises
+    // to the least of them (it then knows the block's past).
+    if (blockCounts[k] == perBlock) {
+      uint32_t low = ~0u;
+      eachTouched(k, [&](uint32_t i) { low = std::min(low, groupSteps[i]); });
+      j->uni[k] = std::max(j->uni[k], low);
+    }
+    eachTouched(k, [&](uint32_t i) {
+      if (groupSteps[i] > j->uni[k])
+        j->exc.push_back({i, groupSteps[i]});
+      groupSteps[i] = 0;
+      groupBits[i / 64] &= ~(uint64_t(1) << (i % 64));
+    });
+    blockCounts[k] = 0;
   }
-  normalize(*j);
   return j;
 }
 
 Snap RaceChecker::releaseSnap(uint32_t tid) {
   ThreadClock &t = clocks[tid];
   materialize(t);
-  Snap s = t.snap();
+  Snap s = t.published();
   // What the thread does next is not covered by what it published (mutant
   // 65 forgets this: a race after a release goes unseen).
   if (!TLE_MUTANT(65))
@@ -492,8 +522,38 @@ void RaceChecker::fence(uint32_t tid, int order) {
     t.pendingAcquire.clear();
     t.pendingFrom.clear();
   }
-  if (releases(order))
-    t.releaseFence = releaseSnap(tid);
+  if (releases(order)) {
+    // The clock at the fence is its base and what it acquired since, kept
+    // apart until a relaxed store publishes it (fenceSnap): a barrier's
+    // acq_rel fence after its polls is followed by a sync, not a store,
+    // and joining there cost a clock join per thread and barrier.
+    t.releaseFence = t.published();
+    t.releaseFenceMore = t.deferred;
+    if (!TLE_MUTANT(65))
+      ++t.own;
+  }
+}
+
+Snap RaceChecker::fenceSnap(ThreadClock &t) {
+  if (t.releaseFenceMore.empty())
+    return t.releaseFence;
+  std::vector<Snap> more = std::move(t.releaseFenceMore);
+  t.releaseFenceMore.clear();
+  std::vector<const Clock *> &bases = groupBases;
+  std::vector<Entry> &extras = groupExtras;
+  bases.clear();
+  extras.clear();
+  if (t.releaseFence.base)
+    bases.push_back(t.releaseFence.base.get());
+  for (const Snap &s : more) {
+    if (s.base &&
+        std::find(bases.begin(), bases.end(), s.base.get()) == bases.end())
+      bases.push_back(s.base.get());
+    if (s.tid != Snap::kNone && s.tid != t.releaseFence.tid)
+      extras.push_back({s.tid, s.own});
+  }
+  t.releaseFence.base = gather(bases, extras, ~0u, 0);
+  return t.releaseFence;
 }
 
 void RaceChecker::loadHalf(uint32_t tid, uintptr_t key, int order) {
@@ -554,7 +614,7 @@ RaceChecker::signalAdd(uint32_t tid, const void *word, uint64_t before,
     return race;
   ThreadClock &t = clocks[tid];
   appendAdd(word, before, added,
-            releases(order) ? releaseSnap(tid) : t.releaseFence);
+            releases(order) ? releaseSnap(tid) : fenceSnap(t));
   return std::nullopt;
 }
 
@@ -654,7 +714,7 @@ std::optional<std::string> RaceChecker::signalStore(uint32_t tid,
 void RaceChecker::storeHalf(uint32_t tid, uintptr_t key, bool update,
                             int order) {
   ThreadClock &t = clocks[tid];
-  Snap mine = releases(order) ? releaseSnap(tid) : t.releaseFence;
+  Snap mine = releases(order) ? releaseSnap(tid) : fenceSnap(t);
   auto it = syncs.find(key);
   if (update && it != syncs.end()) {
     // A read-modify-write continues the release sequence of the store it
@@ -779,8 +839,9 @@ std::optional<std::string> RaceChecker::check(uint32_t tid, const void *addr,
     return std::nullopt;
   Shadow &s = *found;
   uint64_t end = std::min(s.region.bytes, offset + bytes);
-  const ThreadClock &t = clocks[tid];
+  ThreadClock &t = clocks[tid];
   materialize(t);
+  t.stamped = t.own;
   Access now{tid, t.own, where,  offset, static_cast<uint32_t>(bytes),
              0,   write, atomic, reset};
   for (uint64_t g = offset / kGranule; g * kGranule < end; ++g) {

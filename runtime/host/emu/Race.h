@@ -58,10 +58,25 @@ struct RaceRegion {
 /// threads), not O(threads). Immutable once shared.
 struct Clock {
   uint32_t perBlock = 1; ///< threads per block (thread i is in i / perBlock)
+  /// ceil(2^64 / perBlock), for blockOf (0 when perBlock is 1).
+  uint64_t magic = 0;
   std::vector<uint32_t> uni;
   std::vector<std::pair<uint32_t, uint32_t>> exc; ///< (thread, step)
 
   uint32_t at(uint32_t i) const;
+  /// i / perBlock by a multiply: the checker divides for every exception it
+  /// looks at, and a hardware division cost more than the rest of the look
+  /// (Lemire's direct computation, exact for 32-bit i).
+  uint32_t blockOf(uint32_t i) const {
+    return perBlock == 1
+               ? i
+               : static_cast<uint32_t>(
+                     (static_cast<unsigned __int128>(magic) * i) >> 64);
+  }
+  void setPerBlock(uint32_t n) {
+    perBlock = n;
+    magic = n == 1 ? 0 : ~uint64_t(0) / n + 1;
+  }
 };
 
 /// A clock as a shared array plus one entry that overrides it, so that a
@@ -199,6 +214,9 @@ private:
          const std::vector<std::pair<uint32_t, uint32_t>> &extras,
          uint32_t block, uint32_t blockStep) const;
   Snap releaseSnap(uint32_t tid);
+  /// What a relaxed store of `t` publishes: its clock at its last release
+  /// fence.
+  Snap fenceSnap(ThreadClock &t);
   Snap join(const Snap &a, const Snap &b) const;
   std::shared_ptr<Clock> joinClocks(const Clock *a, const Clock *b) const;
   bool snapLeq(const Snap &a, const Snap &b) const;
@@ -252,6 +270,10 @@ private:
   mutable std::vector<const Clock *> groupBases;
   mutable std::vector<std::pair<uint32_t, uint32_t>> groupExtras;
   mutable std::vector<uint32_t> groupSteps, groupTouched;
+  /// gather's scratch: which threads it noted (a bit each) and how many
+  /// per block; zero between calls.
+  mutable std::vector<uint64_t> groupBits;
+  mutable std::vector<uint32_t> blockCounts;
   std::vector<std::unique_ptr<Shadow>> shadows; ///< by base address
   int32_t ranksPerNode = 0;
 };

@@ -14,6 +14,21 @@
 // step also unparks one random parked fiber, so spinners observe intermediate
 // states and a livelocked kernel cannot starve them.
 //
+// Waits on a word. A spin wait of the device library names the word whose
+// change may end it (WaitInfo::watch: a barrier flag short of its target, a
+// signal word). Such a spinner watches the word instead of being parked: the
+// stores, atomics and signal adds that reach tleEmuAccess or tleEmuSignal,
+// and the network's deliveries, wake the threads that watch the address
+// they write, in the order they began to watch. A barrier over N ranks then
+// costs each waiter one poll per arrival it needed, not one per progress
+// step of any thread; and its missing peers are read only for a report
+// (WaitInfo::peers), not on every failed poll. A write the scheduler does
+// not see (plain host code) only delays a watcher: when nothing else can
+// run, watchers that polled before the latest progress are resumed like
+// parked ones, and one progress step in 64 resumes a random watcher, so that
+// deadlines and the fault word (tleCommAbort) are still seen while other
+// threads run.
+//
 // Spin hints. tleEmuSpinHint marks a load that may be a poll of a flag, one
 // the scheduler is not told the meaning of, so it cannot tell a deadlock
 // from a loop that stores between its loads. It treats consecutive hints
@@ -41,7 +56,6 @@
 
 namespace tle::emu::detail {
 
-namespace {
 // Read by every hook, and compiled kernels call one after each memory
 // access: the initial-exec model makes it one load off the thread pointer
 // instead of a __tls_get_addr call. It takes 8 bytes of the static TLS
@@ -49,6 +63,7 @@ namespace {
 [[gnu::tls_model("initial-exec")]] thread_local Scheduler *currentScheduler =
     nullptr;
 
+namespace {
 uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 bool sameWait(const WaitInfo &a, const WaitInfo &b) {
@@ -130,8 +145,6 @@ Scheduler::Scheduler(const Spec &spec, Body body)
 
 Scheduler::~Scheduler() { teardown(); }
 
-Scheduler *Scheduler::current() { return currentScheduler; }
-
 void Scheduler::addRunnable(EmuThread *t) {
   t->state = ThreadState::Runnable;
   t->pos = static_cast<uint32_t>(runnable.size());
@@ -162,6 +175,44 @@ void Scheduler::unpark(EmuThread *t) {
   addRunnable(t);
 }
 
+void Scheduler::watch(EmuThread *t) {
+  removeRunnable(t);
+  t->state = ThreadState::Watching;
+  t->pos = static_cast<uint32_t>(watching.size());
+  watching.push_back(t);
+  watchers[t->wait.watch].push_back(t);
+}
+
+void Scheduler::unwatch(EmuThread *t) {
+  EmuThread *last = watching.back();
+  watching[t->pos] = last;
+  last->pos = t->pos;
+  watching.pop_back();
+  auto it = watchers.find(t->wait.watch);
+  std::vector<EmuThread *> &on = it->second;
+  on.erase(std::find(on.begin(), on.end(), t));
+  if (on.empty())
+    watchers.erase(it);
+  addRunnable(t);
+}
+
+void Scheduler::wakeWatchers(const void *addr) {
+  auto it = watchers.find(addr);
+  if (it == watchers.end())
+    return;
+  // In the order they began to watch: the schedule depends only on what
+  // the launch did, never on the table's layout.
+  std::vector<EmuThread *> woken = std::move(it->second);
+  watchers.erase(it);
+  for (EmuThread *t : woken) {
+    EmuThread *last = watching.back();
+    watching[t->pos] = last;
+    last->pos = t->pos;
+    watching.pop_back();
+    addRunnable(t);
+  }
+}
+
 bool Scheduler::unparkStale() {
   bool any = false;
   // Walk backwards: unpark() moves the last element into the hole.
@@ -171,12 +222,38 @@ bool Scheduler::unparkStale() {
       any = true;
     }
   }
+  // A watcher is woken by the write it waits for; one that polled before
+  // the latest progress is resumed here too, so that a write the scheduler
+  // did not see (plain host code, a word watched at another address) costs
+  // time, never a false deadlock.
+  for (size_t i = watching.size(); i-- > 0;) {
+    if (i < watching.size() && watching[i]->lastSpinGen != generation) {
+      unwatch(watching[i]);
+      any = true;
+    }
+  }
   return any;
 }
 
 void Scheduler::unparkAll() {
   while (!parked.empty())
     unpark(parked.back());
+  while (!watching.empty())
+    unwatch(watching.back());
+}
+
+void Scheduler::resolveWaits() {
+  for (RankState &rank : ranks)
+    for (auto &block : rank.active)
+      for (uint32_t i = 0; i < block->size; ++i) {
+        EmuThread &t = block->threads[i];
+        // Suspended in the spin wait whose state `peersCtx` points into.
+        if (t.state != ThreadState::Done && t.reason == Yield::Spin &&
+            t.wait.peers) {
+          t.wait.missing = waitMissing(t.wait);
+          t.wait.peers = nullptr;
+        }
+      }
 }
 
 void Scheduler::unparkHints() {
@@ -198,6 +275,13 @@ void Scheduler::progress() {
   ++generation;
   if (!parked.empty())
     unpark(parked[rng.below(parked.size())]);
+  // A watcher needs no poll until its word is written, but a wait also
+  // ends by its deadline or the fault word (tleCommAbort), which no write
+  // to the word announces: one progress step in 64 resumes one at random.
+  if (!watching.empty() && ++sinceWatcherSample >= 64) {
+    sinceWatcherSample = 0;
+    unwatch(watching[rng.below(watching.size())]);
+  }
 }
 
 void Scheduler::startBlock(RankState &rank) {
@@ -258,18 +342,19 @@ void Scheduler::releaseSync(Block *b, bool warp, uint32_t warpIndex) {
   uint32_t begin = warp ? warpIndex * kWarpSize : 0;
   uint32_t end = warp ? std::min(b->size, begin + kWarpSize) : b->size;
   Yield kind = warp ? Yield::WarpSync : Yield::BlockSync;
-  std::vector<uint32_t> members;
+  syncMembers.clear();
   for (uint32_t i = begin; i < end; ++i) {
     EmuThread *t = &b->threads[i];
     if (t->state == ThreadState::InSync && t->reason == kind) {
       addRunnable(t);
-      members.push_back(t->raceId);
+      if (race)
+        syncMembers.push_back(t->raceId);
     }
   }
   // A block or warp sync orders every member's past before every member's
   // future (bar.sync, bar.warp.sync).
   if (race)
-    race->syncGroup(members);
+    race->syncGroup(syncMembers);
   (warp ? b->warpArrived[warpIndex] : b->syncArrived) = 0;
 }
 
@@ -338,7 +423,10 @@ void Scheduler::afterStep(EmuThread *t, Yield before,
     // Its poll saw the current generation: polling again before the next
     // progress cannot succeed.
     t->lastSpinGen = generation;
-    park(t);
+    if (t->wait.watch)
+      watch(t);
+    else
+      park(t);
     break;
   case Yield::Hint:
     // Only the first poll after other work may follow a store; what a
@@ -358,9 +446,10 @@ void Scheduler::afterStep(EmuThread *t, Yield before,
 
 void Scheduler::runFiber(EmuThread *t) {
   ++steps;
-  hash = mix64(hash ^ static_cast<uint64_t>(t->block->rank->index));
-  hash = mix64(hash ^ t->block->id);
-  hash = mix64(hash ^ t->tid);
+  // One mix of the three coordinates (each below 2^21 in a launch the
+  // checker allows; a wider one only folds more into the hash).
+  hash = mix64(hash ^ (static_cast<uint64_t>(t->block->rank->index) << 42 ^
+                       static_cast<uint64_t>(t->block->id) << 21 ^ t->tid));
   heartbeat.rank.store(t->block->rank->info.rank, std::memory_order_relaxed);
   heartbeat.block.store(t->block->id, std::memory_order_relaxed);
   heartbeat.thread.store(t->tid, std::memory_order_relaxed);
@@ -439,7 +528,8 @@ void Scheduler::setUp() {
 }
 
 bool Scheduler::whenIdle() {
-  bool remote = config.partial && parked.size() > parkedHints;
+  bool remote =
+      config.partial && (parked.size() > parkedHints || !watching.empty());
   if (parkedHints > 0 || remote) {
     // Hinting threads may be waiting for each other's stores, which the
     // scheduler cannot see, and in a partial launch a peer elsewhere
@@ -447,6 +537,7 @@ bool Scheduler::whenIdle() {
     // for the peer); the deadline ends polls that never succeed, and
     // the device library's timeout ends barrier waits.
     if (parkedHints > 0 && pastDeadline()) {
+      resolveWaits();
       failure.outcome = Outcome::NoProgress;
       failure.message = deadlockReport(
           failure, "no progress for " +
@@ -463,6 +554,7 @@ bool Scheduler::whenIdle() {
     }
     return true;
   }
+  resolveWaits();
   failure.outcome = Outcome::Deadlock;
   failure.message =
       deadlockReport(failure, "deadlock: all " + std::to_string(liveThreads) +
@@ -475,7 +567,10 @@ bool Scheduler::whenIdle() {
 [[gnu::always_inline]] inline void Scheduler::stepOne() {
   EmuThread *t = runnable[rng.below(runnable.size())];
   Yield before = t->reason;
-  WaitInfo beforeWait = t->wait;
+  // Only a spin is compared with the wait before it (afterStep).
+  WaitInfo beforeWait;
+  if (before == Yield::Spin)
+    beforeWait = t->wait;
   t->storedSinceYield = false;
   runFiber(t);
   afterStep(t, before, beforeWait);
@@ -623,6 +718,7 @@ void Scheduler::landTransfer(NetMessage &m) {
     if (race)
       race->deliverAdd(m.counter, before, m.counterValue,
                        race->sendRelease(nic));
+    wake(m.counter);
   }
   if (race)
     m.release = race->sendRelease(nic);
@@ -644,6 +740,7 @@ bool Scheduler::deliverDue() {
       }
     }
     uint64_t before = __atomic_fetch_add(m.word, m.value, __ATOMIC_RELEASE);
+    wake(m.word);
     // A signal word's add joins its history, so that a wait across nodes
     // acquires up to its target as one on this node does; a barrier's net
     // word continues its release sequence.
@@ -699,6 +796,8 @@ void Scheduler::teardown() {
   ranks.clear();
   runnable.clear();
   parked.clear();
+  watching.clear();
+  watchers.clear();
 }
 
 void Scheduler::yieldToScheduler(Yield why) {

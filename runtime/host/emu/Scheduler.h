@@ -32,6 +32,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace tle::emu::detail {
@@ -158,6 +159,11 @@ struct TraceRecord {
 };
 
 struct Block;
+class Scheduler;
+
+/// The scheduler running on the calling OS thread (Scheduler::current).
+[[gnu::tls_model(
+    "initial-exec")]] extern thread_local Scheduler *currentScheduler;
 
 /// Why a fiber gave control back to the scheduler.
 enum class Yield : uint8_t {
@@ -173,6 +179,7 @@ enum class Yield : uint8_t {
 enum class ThreadState : uint8_t {
   Runnable, ///< in the runnable set (possibly spinning)
   Parked,   ///< spinning, and nothing changed since its last poll
+  Watching, ///< spinning on a word (WaitInfo::watch) nobody wrote since
   InSync,   ///< waiting in block or warp sync
   Done,
 };
@@ -199,7 +206,7 @@ struct EmuThread {
   boost::context::fiber caller; ///< the scheduler, while this fiber runs
   Yield reason = Yield::NotStarted;
   ThreadState state = ThreadState::Runnable;
-  uint32_t pos = 0;               ///< index in the runnable or parked list
+  uint32_t pos = 0; ///< index in the runnable, parked or watching list
   WaitInfo wait{};                ///< the current spin's description
   const void *hintAddr = nullptr; ///< the current hint's address
   uint64_t hintValue = 0;         ///< and the value it loaded
@@ -257,7 +264,7 @@ public:
   std::vector<TraceRecord> takeTrace() { return std::move(trace); }
 
   /// The scheduler and thread of the calling fiber (null off a fiber).
-  static Scheduler *current();
+  static Scheduler *current() { return currentScheduler; }
   EmuThread *currentThread() const { return running; }
   const Spec &spec() const { return config; }
 
@@ -298,6 +305,14 @@ public:
   void netCopy(void *dst, const void *src, uint64_t bytes, uint64_t *signal,
                uint64_t signalValue, uint64_t *counter, uint64_t counterValue,
                const uint64_t *carried);
+  /// Whether some parked thread waits for a write (wake() has work to do).
+  bool watched() const { return !watching.empty(); }
+  /// `addr` was written (a store, atomic or signal of the running thread,
+  /// or the network): the threads that watch it become runnable.
+  void wake(const void *addr) {
+    if (!watching.empty())
+      wakeWatchers(addr);
+  }
   /// tleEmuNetFlush: the running rank's transfers in flight; at 0 the
   /// running thread acquires what its rank's network did.
   uint64_t netFlush();
@@ -318,6 +333,14 @@ private:
   void removeRunnable(EmuThread *t);
   void park(EmuThread *t);
   void unpark(EmuThread *t);
+  /// Parks a spinner on its wait's word (Watching) until wake() sees a
+  /// write to it, and puts it back.
+  void watch(EmuThread *t);
+  void unwatch(EmuThread *t);
+  void wakeWatchers(const void *addr);
+  /// Fills in the missing peers of every thread suspended in a spin wait
+  /// (WaitInfo::peers), for a report.
+  void resolveWaits();
   bool unparkStale();
   void unparkAll();
   void unparkHints();
@@ -351,7 +374,14 @@ private:
   Rng rng;
   StackPool stacks;
   std::vector<RankState> ranks;
-  std::vector<EmuThread *> runnable, parked;
+  std::vector<EmuThread *> runnable, parked, watching;
+  /// The Watching threads by the word they wait on (no two entries for one
+  /// thread), and the progress steps since a watcher was last resumed at
+  /// random (progress()).
+  std::unordered_map<const void *, std::vector<EmuThread *>> watchers;
+  uint32_t sinceWatcherSample = 0;
+  /// releaseSync's scratch: the race ids of a sync's members.
+  std::vector<uint32_t> syncMembers;
   uint64_t parkedHints = 0;  ///< parked threads whose last yield is a hint
   uint64_t stillGen = ~0ull; ///< generation pastDeadline() last saw
   uint64_t stillSinceNs = 0; ///< when it first saw it

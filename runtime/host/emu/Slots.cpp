@@ -107,7 +107,6 @@ std::optional<std::string> SlotChecker::onEvent(const SlotEvent &e) {
   if (e.coop == kCoopGrid)
     return onGrid(s, e);
   Group g = groupOf(e);
-  std::string who = describe(g.coop, g.block, g.sub);
   if (e.phase == kTraceEnd) {
     s.busy = s.inCall = s.arrived = false;
     s.hasLast = true;
@@ -120,8 +119,9 @@ std::optional<std::string> SlotChecker::onEvent(const SlotEvent &e) {
   if (s.busy && s.owner == g) {
     if (s.arrived &&
         (TLE_MUTANT(32) ? e.kind == kBarrierArrive : e.kind != kBarrierWait))
-      return "barrier misuse: " + who + " of rank " + std::to_string(e.rank) +
-             " arrives twice on " + slotName(e) + " without a wait:\n  first " +
+      return "barrier misuse: " + describe(g.coop, g.block, g.sub) +
+             " of rank " + std::to_string(e.rank) + " arrives twice on " +
+             slotName(e) + " without a wait:\n  first " +
              kindName(s.ownerKind) + at(s.ownerSite) + "\n  then " +
              kindName(e.kind) + at(e.site) +
              "\n  an arrive must be followed by a wait on the same slot "
@@ -147,12 +147,13 @@ std::optional<std::string> SlotChecker::onEvent(const SlotEvent &e) {
 
 std::optional<std::string> SlotChecker::enter(Slot &s, const SlotEvent &e,
                                               const Group &g) {
-  std::string who = describe(g.coop, g.block, g.sub);
+  // Built only for a report: every event of every group comes here.
+  auto who = [&] { return describe(g.coop, g.block, g.sub); };
   if (s.busy && !TLE_MUTANT(40)) {
     std::string owner = describe(s.owner.coop, s.owner.block, s.owner.sub);
     return "barrier misuse: two groups use " + slotOf(e) + " at once:\n  " +
            owner + " entered it with " + kindName(s.ownerKind) +
-           at(s.ownerSite) + " and has not left it\n  " + who +
+           at(s.ownerSite) + " and has not left it\n  " + who() +
            " enters it with " + kindName(e.kind) + at(e.site) + "\n  " +
            kAdvice;
   }
@@ -161,7 +162,7 @@ std::optional<std::string> SlotChecker::enter(Slot &s, const SlotEvent &e,
     std::string last = describe(s.last.coop, s.last.block, s.last.sub);
     return "barrier misuse: two groups use " + slotOf(e) +
            " and nothing orders them:\n  " + last + " left it" +
-           at(s.lastSite) + "\n  " + who + " enters it with " +
+           at(s.lastSite) + "\n  " + who() + " enters it with " +
            kindName(e.kind) + at(e.site) +
            ", with no block sync, barrier or other edge from the first "
            "group since (on a GPU the two can run at once)\n  " +

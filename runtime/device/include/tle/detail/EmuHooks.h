@@ -9,6 +9,10 @@
 // Their names and signatures come from tle/abi.def (TLE_EMU_HOOK):
 //
 //   tleEmuThreadId/BlockId/BlockDim/GridDim(dim)  CUDA's ids, dim 0..2 = x..z
+//   tleEmuThreadRank()    the linear thread id in the block (x fastest)
+//   tleEmuBlockThreads()  the threads of a block (the product of blockDim):
+//                         what the device library computes its groups from,
+//                         one call instead of five and three
 //   tleEmuSyncBlock()     __syncthreads() / gpu.barrier: all threads of the
 //                         block
 //   tleEmuSyncWarp()      __syncwarp() over the full warp (32 lanes, or the
@@ -129,7 +133,28 @@ struct WaitInfo {
   /// `wanted` the word's value and the value it waits for. team 0: not one.
   int32_t team = 0;
   uint32_t netWord = 0;
+  /// The word whose change may end the wait (a flag or signal word the
+  /// thread polls that has not reached its target), or null. The scheduler
+  /// then parks the thread until some thread or the network writes that
+  /// word, instead of resuming it to poll again after every other step.
+  const void *watch = nullptr;
+  /// Fills `missing` when the scheduler needs it (a report), for waits
+  /// whose missing peers cost a load per peer: a failed poll then costs
+  /// O(1) instead of O(ranks). `peersCtx` (the wait's own state, on the
+  /// waiting thread's stack) is valid while the thread is suspended in this
+  /// tleEmuSpinWait call. Null: `missing` is filled.
+  void (*peers)(const void *peersCtx, PeerMask *missing) = nullptr;
+  const void *peersCtx = nullptr;
 };
+
+/// `info`'s missing peers, filled on demand (WaitInfo::peers).
+inline PeerMask waitMissing(const WaitInfo &info) {
+  if (!info.peers)
+    return info.missing;
+  PeerMask out = {};
+  info.peers(info.peersCtx, &out);
+  return out;
+}
 /// The kinds of device-memory operation the host build counts
 /// (tleEmuCountOp): what a barrier costs in memory traffic, by kind.
 enum class DeviceOp : int32_t {

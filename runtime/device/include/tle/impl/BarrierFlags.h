@@ -180,11 +180,24 @@ TLE_DEV_COLD uint32_t failTimeout(const void *comm, uint32_t slot,
 /// After a failed poll: on the emulator a yield that names the missing
 /// peers, then the wait engine (Wait.h) with the barrier's reports. 0 to
 /// poll on, else the status the wait gives up with.
-TLE_DEV_INLINE uint32_t onMiss(PollClock &k, const WaitCtx &w) {
+/// WaitInfo::peers of a barrier wait (`ctx` its WaitCtx): the emulator asks
+/// for the missing peers only for a report, not on every failed poll.
+TLE_DEV_INLINE void missingPeersOf(const void *ctx, PeerMask *out) {
+  *out = missingPeers(*static_cast<const WaitCtx *>(ctx));
+}
+
+/// After a failed poll of `watch` (a flag that has not reached the target;
+/// the emulator wakes the thread when it is written): on the emulator a
+/// yield that describes the wait, then the wait engine (Wait.h) with the
+/// barrier's reports. 0 to poll on, else the status the wait gives up with.
+TLE_DEV_INLINE uint32_t onMiss(PollClock &k, const WaitCtx &w,
+                               const uint32_t *watch) {
   if constexpr (kPlatformYields) {
-    WaitInfo info{w.c.dc,          static_cast<int32_t>(w.c.rank),
-                  w.slot,          w.target,
-                  missingPeers(w), w.what};
+    WaitInfo info{w.c.dc, static_cast<int32_t>(w.c.rank), w.slot, w.target, {},
+                  w.what};
+    info.watch = watch;
+    info.peers = missingPeersOf;
+    info.peersCtx = &w;
     spinWait(info);
   }
   return waitMissed(
@@ -216,7 +229,7 @@ TLE_DEV_INLINE uint32_t pollOne(const WaitCtx &w, const uint32_t *flag) {
     return 0;
   PollClock k;
   do {
-    if (uint32_t status = onMiss(k, w))
+    if (uint32_t status = onMiss(k, w, flag))
       return status;
   } while (!poll());
   return 0;
@@ -237,12 +250,15 @@ TLE_DEV_INLINE uint32_t await(const WaitCtx &w, uint32_t first, uint32_t stride,
   }
   PollClock k;
   for (;;) {
-    bool all = true;
-    for (uint32_t j = first; j < w.count; j += stride)
-      all &= reached(loadRelaxedSys(inFlag(w.c, w.slot, j)), w.target);
-    if (all)
+    const uint32_t *behind = nullptr; // the first entry short of the target
+    for (uint32_t j = first; j < w.count; j += stride) {
+      const uint32_t *flag = inFlag(w.c, w.slot, j);
+      if (!reached(loadRelaxedSys(flag), w.target) && !behind)
+        behind = flag;
+    }
+    if (!behind)
       break;
-    if (uint32_t status = onMiss(k, w))
+    if (uint32_t status = onMiss(k, w, behind))
       return status;
   }
   if (acquire && !TLE_MUTANT(7))

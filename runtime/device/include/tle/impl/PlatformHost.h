@@ -24,14 +24,8 @@
 
 namespace tle::impl {
 
-inline uint32_t threadRank() {
-  return tleEmuThreadId(0) +
-         tleEmuBlockDim(0) *
-             (tleEmuThreadId(1) + tleEmuBlockDim(1) * tleEmuThreadId(2));
-}
-inline uint32_t blockThreads() {
-  return tleEmuBlockDim(0) * tleEmuBlockDim(1) * tleEmuBlockDim(2);
-}
+inline uint32_t threadRank() { return tleEmuThreadRank(); }
+inline uint32_t blockThreads() { return tleEmuBlockThreads(); }
 inline uint32_t blockRank() {
   return tleEmuBlockId(0) +
          tleEmuGridDim(0) *

@@ -236,6 +236,7 @@ TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
     info.signal = 1;
     info.seen = seen;
     info.wanted = least;
+    info.watch = s.word;
     spinWait(info);
   }
   return waitMissed(
