@@ -8,9 +8,11 @@ the emulator with --repeat and a fixed seed. For each row (ranks x blocks)
 it prints the median wall time per launch that tlerun reports and the CPU
 time per launch of the whole tlerun process (JIT compile included, so it
 overstates small rows a little; it is what a shared, loaded machine does
-not inflate), race check on (the default) and off, and beside them the
-figures of issue 30 (2026-12-01, the tree before this benchmark) and of
-its last recorded run, from which the bounds come.
+not inflate), race check on (the default) and off, the peak resident
+memory of each tlerun process (the JIT's share included: the difference
+between the two is what the checker holds), and beside them the figures
+of issue 30 (2026-12-01, the tree before this benchmark) and of its last
+recorded run, from which the bounds come.
 
   scripts/emu-bench.py [--build-dir build] [--rows 4x4,16x1,...] [--repeat K]
                        [--barriers N] [--check] [--markdown]
@@ -25,11 +27,9 @@ holds the results.
 import argparse
 import os
 import re
-import resource
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,28 +57,29 @@ BOUNDS = {
 }
 
 CI_ROWS = ["4x4", "16x1", "32x1"]
-ALL_ROWS = ["2x1", "4x4", "8x1", "16x1", "32x1", "72x1"]
+ALL_ROWS = ["2x1", "4x4", "8x1", "16x1", "32x1", "64x1", "72x1", "128x1"]
 
 
 def run(tlerun, row, barriers, repeat, race):
+    """tlerun's median wall ms per launch, the process's CPU ms per launch,
+    and its peak resident memory in MiB (wait4's rusage of that child)."""
     ranks, blocks = row.split("x")
     cmd = [str(tlerun), str(KERNEL), "--kernel", "sync_loop", "--ranks", ranks,
            "--grid", blocks, "--block", "32", "--arg", str(barriers),
            "--repeat", str(repeat), "--seed", "1", "--timeout-ms", "0"]
     if not race:
         cmd.append("--no-race-check")
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t0 = time.monotonic()
-    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall = time.monotonic() - t0
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if r.returncode != 0:
-        sys.exit(f"emu-bench: {' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
-    m = re.search(r"median ([0-9.]+) ms", r.stderr)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    err = p.stderr.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit(f"emu-bench: {' '.join(cmd)} failed ({p.returncode}):\n{err[-2000:]}")
+    m = re.search(r"median ([0-9.]+) ms", err)
     if not m:
-        sys.exit(f"emu-bench: no median in tlerun's summary:\n{r.stderr[-2000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return float(m.group(1)), 1000.0 * cpu / repeat, wall
+        sys.exit(f"emu-bench: no median in tlerun's summary:\n{err[-2000:]}")
+    cpu = usage.ru_utime + usage.ru_stime
+    return float(m.group(1)), 1000.0 * cpu / repeat, usage.ru_maxrss / 1024.0
 
 
 def fmt(ms):
@@ -109,19 +110,21 @@ def main():
     print(f"emu-bench: {KERNEL.relative_to(ROOT)}, {args.barriers} block syncs per block, "
           f"32 threads per block, {args.repeat} launches per figure, seed 1, {os.cpu_count()} CPUs")
     head = ["ranks x blocks", "race check: wall", "cpu", "no race check: wall", "cpu",
-            "checker cost (cpu)", "issue 30 (on / off)", "bound (cpu, on / off)"]
+            "checker cost (cpu)", "peak memory (on / off)", "issue 30 (on / off)",
+            "bound (cpu, on / off)"]
     if args.markdown:
         print("| " + " | ".join(head) + " |\n|" + " --- |" * len(head))
     else:
         print("  ".join(f"{h:>18}" for h in head))
     failures = []
     for row in rows:
-        on_wall, on_cpu, _ = run(tlerun, row, args.barriers, args.repeat, True)
-        off_wall, off_cpu, _ = run(tlerun, row, args.barriers, args.repeat, False)
+        on_wall, on_cpu, on_mem = run(tlerun, row, args.barriers, args.repeat, True)
+        off_wall, off_cpu, off_mem = run(tlerun, row, args.barriers, args.repeat, False)
         issue = ISSUE.get(row)
         bound = BOUNDS.get(row)
         cells = [row, fmt(on_wall), fmt(on_cpu), fmt(off_wall), fmt(off_cpu),
                  f"{on_cpu / off_cpu:.2f}x",
+                 f"{on_mem:.0f} / {off_mem:.0f} MiB",
                  f"{fmt(issue[0])} / {fmt(issue[1])}" if issue else "",
                  f"{fmt(3 * bound[0])} / {fmt(3 * bound[1])}" if bound else ""]
         if args.markdown:

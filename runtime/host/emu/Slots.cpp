@@ -179,8 +179,15 @@ std::optional<std::string> SlotChecker::checkRound(Slot &s,
   const void *set = launchComms.count(e.comm) ? nullptr : e.comm;
   auto key = std::make_tuple(set, teamOf(e), e.slot, round);
   auto [it, first] = rounds.try_emplace(key, Round{e.coop, e.rank, e.site});
-  if (first || it->second.coop == e.coop || TLE_MUTANT(39))
+  if (first || it->second.coop == e.coop || TLE_MUTANT(39)) {
+    // Once every rank of the launch has been compared the round is done
+    // with, so that a launch's memory does not grow with its barriers. (A
+    // team smaller than the launch, a node's, keeps its rounds.)
+    uint32_t seen = first ? 1 : ++it->second.seen;
+    if (seen >= (set ? 1u : launchComms.size()))
+      rounds.erase(it);
     return std::nullopt;
+  }
   const Round &r = it->second;
   return "barrier misuse: ranks use " + slotName(e) +
          " with different groups (round " + std::to_string(round) +

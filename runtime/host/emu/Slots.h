@@ -82,6 +82,7 @@ private:
     int coop;
     int32_t rank;
     const char *site;
+    uint32_t seen = 1; ///< the ranks that reached it
   };
 
   static Group groupOf(const SlotEvent &e);
