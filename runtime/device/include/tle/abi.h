@@ -252,6 +252,19 @@ constexpr const Function &function(Fn fn) {
   return kFunctions[static_cast<unsigned>(fn)];
 }
 
+/// The id of call site `text` (n bytes, "file:line:col" or "file:line"):
+/// FNV-1a of its bytes with bit 31 cleared, and never 0, which means
+/// unknown (docs/design.md, "Call sites"). tlec, the Python front end
+/// (tle/language.py) and the typed API's host build compute it the same
+/// way, so that one text has one id in every table of the process.
+constexpr uint32_t siteId(const char *text, unsigned long n) {
+  uint32_t h = 2166136261u;
+  for (unsigned long i = 0; i < n; ++i)
+    h = (h ^ static_cast<uint8_t>(text[i])) * 16777619u;
+  h &= 0x7fffffffu;
+  return h ? h : 1;
+}
+
 /// Every emulator hook, in abi.def's order.
 enum class Hook : unsigned {
 #define TLE_EMU_HOOK(Name, Result, ...) Name,
