@@ -94,6 +94,8 @@ FailureOr<CompileResult> mlir::tle::compileModule(ModuleOp module,
   CompileResult result;
   result.bundle.source = source.str();
   result.bundle.kernels = std::move(*kernels);
+  // Before the pipeline, which forms sessions (same locations) and lowers.
+  result.bundle.sites = collectCallSites(module);
 
   if (options.target == CompileTarget::Cuda) {
     if (failed(runPipeline(module, [&](OpPassManager &pm) {

@@ -28,6 +28,9 @@ void mlir::tle::buildHostPipeline(OpPassManager &pm, BarrierABI abi) {
   pm.addPass(createFormBarrierSessions());
   ConvertTLEToLLVMOptions tle;
   tle.abi = abi;
+  // Barriers and signals pass their op's call-site id (docs/design.md,
+  // "Call sites"); tlec writes the ids' table into the bundle.
+  tle.sites = true;
   pm.addPass(createConvertTLEToLLVM(tle));
   pm.addPass(createFlattenGpuModules());
   pm.addPass(createConvertGpuToEmuHooks());
