@@ -22,7 +22,8 @@
 using namespace mlir;
 using namespace mlir::tle;
 
-void mlir::tle::buildHostPipeline(OpPassManager &pm, BarrierABI abi) {
+void mlir::tle::buildHostPipeline(OpPassManager &pm, BarrierABI abi,
+                                  bool callSites) {
   pm.addPass(createVerifyHostKernels());
   // Barriers in loops carry their epoch in SSA values (barrier sessions).
   pm.addPass(createFormBarrierSessions());
@@ -30,7 +31,7 @@ void mlir::tle::buildHostPipeline(OpPassManager &pm, BarrierABI abi) {
   tle.abi = abi;
   // Barriers and signals pass their op's call-site id (docs/design.md,
   // "Call sites"); tlec writes the ids' table into the bundle.
-  tle.sites = true;
+  tle.sites = callSites;
   pm.addPass(createConvertTLEToLLVM(tle));
   pm.addPass(createFlattenGpuModules());
   pm.addPass(createConvertGpuToEmuHooks());
