@@ -197,8 +197,8 @@ CallSiteText mlir::tle::callSiteOf(Location loc) {
     auto flc = dyn_cast<FileLineColLoc>(inner);
     if (!flc)
       return WalkResult::advance();
-    site.text = (flc.getFilename().getValue() + ":" +
-                 Twine(flc.getLine()) + ":" + Twine(flc.getColumn()))
+    site.text = (flc.getFilename().getValue() + ":" + Twine(flc.getLine()) +
+                 ":" + Twine(flc.getColumn()))
                     .str();
     site.id = ::tle::abi::siteId(site.text.data(), site.text.size());
     return WalkResult::interrupt();
@@ -433,9 +433,9 @@ struct SignalOpLowering : ConvertOpToLLVMPattern<SignalOp> {
                    {comm, team, peer, sig, context, coop, scope}));
     return replaceWithAbiCall(
         rewriter, op, sites ? Fn::tleDevSignalAddAt : Fn::flagcxDevSignalAdd,
-        withSite(rewriter, op, sites,
-                 {comm, team, peer, sig, adaptor.getValue(), context, coop,
-                  scope}));
+        withSite(
+            rewriter, op, sites,
+            {comm, team, peer, sig, adaptor.getValue(), context, coop, scope}));
   }
 
   bool sites;
