@@ -225,6 +225,14 @@ TEST(JobError, TheCallSiteOfEachWaitIsNamed) {
   b.record.site = 0x12345;
   RankView c = barrierTimeout(2, 4, 2, {3});
   JobReport r = mergeJobReport({a, b, c, exited(3)});
+  // A typed C++ call on a GPU records its line alone.
+  RankView typed = barrierTimeout(0, 4, 2, {1});
+  typed.record.site = kSiteLineOnly | 57;
+  JobReport t = mergeJobReport({typed, exited(1)});
+  EXPECT_TRUE(contains(t.text, "(flagcxIntraBarrierSyncS) at line 57 (a typed "
+                               "C++ call on a GPU: its file is not "
+                               "recorded) on slot 4"))
+      << t.text;
   EXPECT_TRUE(contains(r.text,
                        "\n  rank 0 block 1 thread 0 waits in "
                        "tle.device_intra_barrier (flagcxIntraBarrierSyncS) "

@@ -66,13 +66,17 @@ std::string recordCall(const ErrorRecord &e) {
 }
 
 /// The text of the record's call site: what the process's table holds for
-/// it (tleSiteRegister), "site <id>" for an id nobody registered, "" for
-/// none (site 0: FlagCX's entry points, the emulator's deadlock records).
+/// it (tleSiteRegister), the line of a typed C++ call on a GPU
+/// (kSiteLineOnly), "site <id>" for an id nobody registered, "" for none
+/// (site 0: FlagCX's entry points, the emulator's deadlock records).
 std::string siteText(const ErrorRecord &e) {
   if (e.site == 0)
     return "";
   if (const char *text = tleSiteText(e.site))
     return text;
+  if (e.site & kSiteLineOnly)
+    return "line " + std::to_string(e.site & ~kSiteLineOnly) +
+           " (a typed C++ call on a GPU: its file is not recorded)";
   return "site " + std::to_string(e.site);
 }
 

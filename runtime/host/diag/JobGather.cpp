@@ -95,7 +95,8 @@ void gatherAcrossProcesses(CommState &c, std::vector<RankView> &views) {
   mine.version = kWireVersion;
   mine.rank = me;
   mine.hasRecord = peekRecord(*c.errorHost, mine.record);
-  if (const char *text = mine.hasRecord ? tleSiteText(mine.record.site) : nullptr)
+  if (const char *text =
+          mine.hasRecord ? tleSiteText(mine.record.site) : nullptr)
     std::snprintf(mine.site, sizeof mine.site, "%s", text);
   RecordNode node = nodeOf(c, me);
   mine.node = node.node;

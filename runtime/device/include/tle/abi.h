@@ -166,6 +166,11 @@ enum BadArgument : uint32_t {
 /// The largest coopKind FlagCX's entry points accept.
 constexpr int kMaxFlagcxCoop = kCoopLanes;
 
+/// A call-site id with bit 31 set names a line of a typed C++ API call on a
+/// GPU (bits 0..30), whose file the device cannot register; every other id
+/// is abi::siteId of a text (docs/design.md, "Call sites").
+constexpr uint32_t kSiteLineOnly = 0x80000000u;
+
 /// The tleResult_t value (tle.h) of a DevErrorCode: abi.def's Result
 /// column, what a status-returning wait gives the kernel and what the host
 /// reports for a device record. Here, beside the codes, because both the
