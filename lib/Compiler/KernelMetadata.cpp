@@ -207,7 +207,7 @@ mlir::tle::collectCallSites(ModuleOp module) {
   llvm::DenseSet<uint32_t> seen;
   module.walk([&](Operation *op) {
     if (!isa<DeviceIntraBarrierOp, DeviceBarrierOp, SessionBarrierOp, SignalOp,
-             SignalWaitOp>(op))
+             SignalWaitOp, CounterWaitOp, ShadowWaitOp>(op))
       return;
     CallSiteText site = callSiteOf(op->getLoc());
     if (site.id != 0 && seen.insert(site.id).second)

@@ -103,7 +103,9 @@ def ConvertTLEToLLVM : Pass<"convert-tle-to-llvm"> {
     signal and signal wait calls the `...At` twin of its entry point
     (`tleIntraBarrierSyncAt`, `tleDevBarrierSyncAt`,
     `tleIntraGridBarrierSyncAt`, `tleIntraBarrierSessionSyncAt`,
-    `tleDevSignalIncAt`, `tleDevSignalAddAt`, `tleDevWaitSignalAt`) with one
+    `tleDevSignalIncAt`, `tleDevSignalAddAt`, `tleDevWaitSignalAt`, and the
+    counter and shadow waits' `tleDevWaitCounterAt`,
+    `tleDevWaitSignalMeetShadowAt`) with one
     more, trailing `i32` immediate: the call-site id of the op's location
     (`tle::abi::siteId` of "file:line:col", the first FileLineColLoc in
     it; 0 when it has none). The device library reads it only when the

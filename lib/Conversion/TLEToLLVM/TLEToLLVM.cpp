@@ -652,20 +652,26 @@ struct ShadowIncreaseOpLowering : ConvertOpToLLVMPattern<ShadowIncreaseOp> {
 
 /// tle.shadow_wait: flagcxDevWaitSignalMeetShadow on 64 bits.
 struct ShadowWaitOpLowering : ConvertOpToLLVMPattern<ShadowWaitOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  ShadowWaitOpLowering(const LLVMTypeConverter &converter, bool sites)
+      : ConvertOpToLLVMPattern(converter), sites(sites) {}
 
   LogicalResult
   matchAndRewrite(ShadowWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     return replaceWithAbiCall(
-        rewriter, op, Fn::flagcxDevWaitSignalMeetShadow,
-        {adaptor.getComm(),
-         contextOrZero(rewriter, loc, adaptor.getContextId()), adaptor.getSig(),
-         createI32(rewriter, loc, kSignalBits),
-         createI32(rewriter, loc, static_cast<int>(op.getGroup())),
-         createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
+        rewriter, op,
+        sites ? Fn::tleDevWaitSignalMeetShadowAt
+              : Fn::flagcxDevWaitSignalMeetShadow,
+        withSite(rewriter, op, sites,
+                 {adaptor.getComm(),
+                  contextOrZero(rewriter, loc, adaptor.getContextId()),
+                  adaptor.getSig(), createI32(rewriter, loc, kSignalBits),
+                  createI32(rewriter, loc, static_cast<int>(op.getGroup())),
+                  createI32(rewriter, loc, static_cast<int>(op.getOrder()))}));
   }
+
+  bool sites;
 };
 
 /// An op whose operands are, in order, the arguments of one ABI function and
@@ -714,10 +720,11 @@ void mlir::tle::populateTLEToLLVMConversionPatterns(
   patterns.add<WordResetLowering<ResetSignalOp>>(converter,
                                                  Fn::flagcxDevResetSignal);
   patterns.add<PutOpLowering, GetOpLowering, PutValueOpLowering,
-               FlushOpLowering, ShadowIncreaseOpLowering, ShadowWaitOpLowering>(
-      converter);
-  patterns.add<WordWaitLowering<CounterWaitOp>>(converter,
-                                                Fn::flagcxDevWaitCounter);
+               FlushOpLowering, ShadowIncreaseOpLowering>(converter);
+  patterns.add<ShadowWaitOpLowering>(converter, sites);
+  patterns.add<WordWaitLowering<CounterWaitOp>>(
+      converter, Fn::flagcxDevWaitCounter,
+      sites ? std::optional<Fn>(Fn::tleDevWaitCounterAt) : std::nullopt);
   patterns.add<WordReadLowering<ReadCounterOp>>(converter,
                                                 Fn::flagcxDevReadCounter);
   patterns.add<WordResetLowering<ResetCounterOp>>(converter,

@@ -6,7 +6,8 @@
 // RUN:   | FileCheck %s --check-prefix=NOSITES
 
 // convert-tle-to-llvm with sites=true (what tlec runs): every barrier,
-// session barrier, signal and signal wait calls the ...At twin of its
+// session barrier, signal and signal, counter or shadow wait calls the
+// ...At twin of its
 // entry point with one more, trailing immediate, the op's call-site id:
 // tle::abi::siteId("file:line:col") of its first FileLineColLoc (inside a
 // fused or name location too), 0 for an op without one. The ids below
@@ -64,5 +65,19 @@ llvm.func @signals(%comm: !llvm.ptr, %peer: i32, %sig: i32, %v: i64) {
   tle.signal add %comm, %peer, %sig, %v : !llvm.ptr loc("kernel.mlir":8:5)
   tle.signal_wait %comm, %sig, %v : !llvm.ptr loc("kernel.py":42:0)
   %x = tle.read_signal %comm, %sig : !llvm.ptr
+  llvm.return
+}
+
+// The counter and shadow waits.
+// CHECK-LABEL: define void @word_waits(
+// CHECK-SAME: ptr %[[COMM:[0-9]+]], i32 %[[I:[0-9]+]], i64 %[[N:[0-9]+]])
+// CHECK-NEXT: call void @tleDevWaitCounterAt(ptr %[[COMM]], i32 %[[I]], i64 %[[N]], i32 64, i32 0, i32 2, i32 1, i32 1379814852)
+// CHECK-NEXT: call void @tleDevWaitSignalMeetShadowAt(ptr %[[COMM]], i32 0, i32 %[[I]], i32 64, i32 2, i32 1, i32 574194842)
+// NOSITES-LABEL: define void @word_waits(
+// NOSITES-NEXT: call void @flagcxDevWaitCounter(
+// NOSITES-NEXT: call void @flagcxDevWaitSignalMeetShadow(
+llvm.func @word_waits(%comm: !llvm.ptr, %i: i32, %n: i64) {
+  tle.counter_wait %comm, %i, %n : !llvm.ptr loc("kernel.mlir":9:5)
+  tle.shadow_wait %comm, %i : !llvm.ptr loc("kernel.mlir":10:5)
   llvm.return
 }

@@ -222,6 +222,17 @@ TLE_DEVICE_API void flagcxDevWaitCounter(const void *comm, uint32_t counter,
   checkWordArgs(comm, counter, true, contextId, bits, Fn::flagcxDevWaitCounter);
   waitCounter(comm, counter, least, coopKind, order, Fn::flagcxDevWaitCounter);
 }
+TLE_DEVICE_API void tleDevWaitCounterAt(const void *comm, uint32_t counter,
+                                        uint64_t least, int32_t bits,
+                                        uint32_t contextId, int32_t coopKind,
+                                        int32_t order, uint32_t site) {
+  TLE_ENTRY(flagcxDevWaitCounter);
+  using namespace tle;
+  using namespace tle::impl;
+  const FnAt fn(Fn::flagcxDevWaitCounter, site);
+  checkWordArgs(comm, counter, true, contextId, bits, fn);
+  waitCounter(comm, counter, least, coopKind, order, fn);
+}
 TLE_DEVICE_API uint64_t flagcxDevReadCounter(const void *comm, uint32_t counter,
                                              int32_t bits, uint32_t contextId,
                                              int32_t order) {
@@ -268,6 +279,18 @@ TLE_DEVICE_API void flagcxDevWaitSignalMeetShadow(const void *comm,
   checkWordArgs(comm, slot, false, contextId, bits,
                 Fn::flagcxDevWaitSignalMeetShadow);
   waitShadow(comm, slot, coopKind, order, Fn::flagcxDevWaitSignalMeetShadow);
+}
+TLE_DEVICE_API void tleDevWaitSignalMeetShadowAt(const void *comm,
+                                                 uint32_t contextId,
+                                                 uint32_t slot, int32_t bits,
+                                                 int32_t coopKind,
+                                                 int32_t order, uint32_t site) {
+  TLE_ENTRY(flagcxDevWaitSignalMeetShadow);
+  using namespace tle;
+  using namespace tle::impl;
+  const FnAt fn(Fn::flagcxDevWaitSignalMeetShadow, site);
+  checkWordArgs(comm, slot, false, contextId, bits, fn);
+  waitShadow(comm, slot, coopKind, order, fn);
 }
 
 // Cooperative groups.
