@@ -3,8 +3,11 @@
 //
 // tleCommGetJobError on CUDA ranks that share GPU 0 (docs/gpu.md, "Ranks
 // sharing one GPU"), one case per way a job hangs; each prints the merged
-// report and checks its JSON for the culprit, the ranks and the slot or
-// signal word:
+// report and checks its JSON for the culprit, the ranks, the slot or
+// signal word and the call site of the wait (the kernels call the ...At
+// entry points with the id of their source line, registered with
+// tleSiteRegisterText as tlec's table would be; the kill case's record is
+// the watchdog's, which names no call):
 //
 //  - skip:   one process, tleCommInitAll with devices {0, 0}, one stream
 //            per rank, onError = return. Rank 0 waits on barrier slot 1;
@@ -40,20 +43,28 @@ namespace {
 constexpr uint32_t kSlots = 8;
 constexpr int kThreads = 64;
 
-/// Waits on slot 1 (the other rank never calls it).
-__global__ void waitBarrier(const void *comm, int *status) {
-  int s = tleTritonBarrier(reinterpret_cast<int64_t>(comm), ::tle::kBarrierSync,
-                           kCoopBlock, 1, kAcqRel);
+/// The lines of the two waits below: their call sites.
+constexpr int kBarrierLine = __LINE__ + 4;
+constexpr int kSignalLine = __LINE__ + 11;
+/// Waits on slot 1 (the other rank never calls it), passing `site`.
+__global__ void waitBarrier(const void *comm, int32_t site, int *status) {
+  int s = tleTritonBarrierAt(reinterpret_cast<int64_t>(comm),
+                             ::tle::kBarrierSync, kCoopBlock, 1, kAcqRel, site);
   if (threadIdx.x == 0)
     *status = s;
 }
 
 /// Waits on this rank's signal word 5 (no rank signals it).
-__global__ void waitSignal(const void *comm, int *status) {
-  int s = tleTritonSignalWait(reinterpret_cast<int64_t>(comm), 5, 1, kCoopBlock,
-                              kAcquire);
+__global__ void waitSignal(const void *comm, int32_t site, int *status) {
+  int s = tleTritonSignalWaitAt(reinterpret_cast<int64_t>(comm), 5, 1,
+                                kCoopBlock, kAcquire, site);
   if (threadIdx.x == 0)
     *status = s;
+}
+
+/// "file:line" of a call in this file.
+std::string siteText(int line) {
+  return std::string(__FILE__) + ":" + std::to_string(line);
 }
 
 /// The job's report as JSON text (printed), and its status.
@@ -76,8 +87,12 @@ bool expect(const std::string &json, const std::string &part) {
 }
 
 /// `waiter` runs `kernel` on its stream; the other rank runs nothing.
-int oneProcessCase(int waiter, void (*kernel)(const void *, int *),
-                   const std::vector<std::string> &checks) {
+int oneProcessCase(int waiter, void (*kernel)(const void *, int32_t, int *),
+                   int line, std::vector<std::string> checks) {
+  std::string where = siteText(line);
+  auto site = static_cast<int32_t>(tleSiteRegisterText(where.c_str()));
+  checks.push_back("\"site\": \"" + where + "\"");
+  checks.push_back(") at " + where + " on ");
   tleConfig_t cfg = cudaConfig(kSlots, 1000);
   cfg.onError = TLE_ON_ERROR_RETURN;
   tleComm_t comms[2];
@@ -89,7 +104,7 @@ int oneProcessCase(int waiter, void (*kernel)(const void *, int *),
   CK(cudaMallocManaged(&status, sizeof(int)));
   cudaStream_t stream;
   CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  kernel<<<1, kThreads, 0, stream>>>(dc, status);
+  kernel<<<1, kThreads, 0, stream>>>(dc, site, status);
   CK_LAUNCH();
   CK(cudaStreamSynchronize(stream)); // a wait that gave up returned
   tleResult_t result;
@@ -108,7 +123,7 @@ int oneProcessCase(int waiter, void (*kernel)(const void *, int *),
 }
 
 int caseSkip() {
-  return oneProcessCase(0, waitBarrier,
+  return oneProcessCase(0, waitBarrier, kBarrierLine,
                         {"\"culprit\": 1",
                          "{\"rank\": 0, \"fate\": \"waiting\", \"wait\": "
                          "\"barrier\", \"error\": \"",
@@ -118,7 +133,7 @@ int caseSkip() {
 }
 
 int caseSignal() {
-  return oneProcessCase(1, waitSignal,
+  return oneProcessCase(1, waitSignal, kSignalLine,
                         {"\"culprit\": 0",
                          "{\"rank\": 0, \"fate\": \"exited\"}",
                          "\"wait\": \"signal\"",
@@ -159,7 +174,9 @@ int caseKill() {
     TK(tleCommGetDevComm(comm, &dc));
     int *status;
     CK(cudaMallocManaged(&status, sizeof(int)));
-    waitBarrier<<<1, kThreads>>>(dc, status);
+    auto site = static_cast<int32_t>(
+        tleSiteRegisterText(siteText(kBarrierLine).c_str()));
+    waitBarrier<<<1, kThreads>>>(dc, site, status);
     CK_LAUNCH();
     CK(cudaDeviceSynchronize());
     tleResult_t result;

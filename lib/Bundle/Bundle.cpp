@@ -118,6 +118,14 @@ bool tle::run::writeBundle(const Bundle &bundle, std::string &out,
       os << "runtime";
     os << '\n';
   }
+  for (const BundleSite &site : bundle.sites) {
+    if (site.id == 0 || site.text.empty() || !isPrintable(site.text)) {
+      error = "call site " + std::to_string(site.id) +
+              " has no text or a control character in it";
+      return false;
+    }
+    os << "site " << site.id << ' ' << site.text << '\n';
+  }
   os << "code " << bundle.code.size() << '\n';
   os << bundle.code;
   out = os.str();
@@ -303,7 +311,7 @@ bool tle::run::parseBundle(std::string_view text, Bundle &out,
       sawHeader = true;
       continue;
     }
-    if (key != "kernel" && !seenKeys.insert(key).second)
+    if (key != "kernel" && key != "site" && !seenKeys.insert(key).second)
       return fail("key '" + std::string(key) + "' given twice");
     std::string rest(line.substr(line.find(key) + key.size()));
     rest.erase(0, rest.find_first_not_of(' '));
@@ -325,6 +333,17 @@ bool tle::run::parseBundle(std::string_view text, Bundle &out,
       if (out.findKernel(kernel.name))
         return fail("kernel '" + kernel.name + "' listed twice");
       out.kernels.push_back(std::move(kernel));
+    } else if (key == "site" && version >= 5) {
+      if (out.sites.size() == kMaxBundleSites)
+        return fail("more than " + std::to_string(kMaxBundleSites) +
+                    " call sites");
+      BundleSite site;
+      size_t space = rest.find(' ');
+      if (words.size() < 3 || !parseU32(words[1], site.id) || site.id == 0 ||
+          space == std::string::npos)
+        return fail("malformed site line");
+      site.text = rest.substr(space + 1);
+      out.sites.push_back(std::move(site));
     } else if (key == "code") {
       uint64_t bytes = 0;
       if (words.size() != 2 || !parseUnsigned(words[1], bytes))

@@ -94,6 +94,9 @@ FailureOr<CompileResult> mlir::tle::compileModule(ModuleOp module,
   CompileResult result;
   result.bundle.source = source.str();
   result.bundle.kernels = std::move(*kernels);
+  // Before the pipeline, which forms sessions (same locations) and lowers.
+  if (options.callSites)
+    result.bundle.sites = collectCallSites(module);
 
   if (options.target == CompileTarget::Cuda) {
     if (failed(runPipeline(module, [&](OpPassManager &pm) {
@@ -119,7 +122,7 @@ FailureOr<CompileResult> mlir::tle::compileModule(ModuleOp module,
   }
 
   if (failed(runPipeline(module, [&](OpPassManager &pm) {
-        buildHostPipeline(pm, options.abi);
+        buildHostPipeline(pm, options.abi, options.callSites);
       })))
     return failure();
   if (stage == CompileStage::LoweredMLIR) {

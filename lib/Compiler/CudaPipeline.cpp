@@ -38,6 +38,9 @@ void mlir::tle::buildCudaPipeline(OpPassManager &pm,
   pm.addPass(createFormBarrierSessions());
   ConvertTLEToLLVMOptions tle;
   tle.abi = options.abi;
+  // Barriers and signals pass their op's call-site id (docs/design.md,
+  // "Call sites"); tlec writes the ids' table into the bundle.
+  tle.sites = options.callSites;
   pm.addPass(createConvertTLEToLLVM(tle));
   // The device half of buildLowerToNVVMPassPipeline in
   // mlir/lib/Dialect/GPU/Pipelines/GPUToNVVMPipeline.cpp (LLVM 22); the

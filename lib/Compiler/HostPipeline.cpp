@@ -22,12 +22,16 @@
 using namespace mlir;
 using namespace mlir::tle;
 
-void mlir::tle::buildHostPipeline(OpPassManager &pm, BarrierABI abi) {
+void mlir::tle::buildHostPipeline(OpPassManager &pm, BarrierABI abi,
+                                  bool callSites) {
   pm.addPass(createVerifyHostKernels());
   // Barriers in loops carry their epoch in SSA values (barrier sessions).
   pm.addPass(createFormBarrierSessions());
   ConvertTLEToLLVMOptions tle;
   tle.abi = abi;
+  // Barriers and signals pass their op's call-site id (docs/design.md,
+  // "Call sites"); tlec writes the ids' table into the bundle.
+  tle.sites = callSites;
   pm.addPass(createConvertTLEToLLVM(tle));
   pm.addPass(createFlattenGpuModules());
   pm.addPass(createConvertGpuToEmuHooks());

@@ -14,6 +14,7 @@
 #include "tle/Compiler/KernelMetadata.h"
 
 #include "tle/Conversion/GPUToEmu/GPUToEmu.h"
+#include "tle/Conversion/TLEToLLVM/TLEToLLVM.h"
 #include "tle/Dialect/TLE/IR/TLEOps.h"
 
 #include "tle/abi.h"
@@ -23,6 +24,7 @@
 #include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/CallInterfaces.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -197,6 +199,21 @@ static void collectBarriers(Operation *root, BarrierSummary &sum,
         work.push_back(target);
     });
   }
+}
+
+std::vector<::tle::run::BundleSite>
+mlir::tle::collectCallSites(ModuleOp module) {
+  std::vector<::tle::run::BundleSite> sites;
+  llvm::DenseSet<uint32_t> seen;
+  module.walk([&](Operation *op) {
+    if (!isa<DeviceIntraBarrierOp, DeviceBarrierOp, SessionBarrierOp, SignalOp,
+             SignalWaitOp, CounterWaitOp, ShadowWaitOp>(op))
+      return;
+    CallSiteText site = callSiteOf(op->getLoc());
+    if (site.id != 0 && seen.insert(site.id).second)
+      sites.push_back({site.id, std::move(site.text)});
+  });
+  return sites;
 }
 
 FailureOr<std::vector<BundleKernel>>

@@ -23,7 +23,7 @@ def test_exchange_kernel_compiles(compile_kernel, case):
                  "GROUP": "constexpr", "SHIFT": "constexpr"}
     out = compile_kernel(kernels.exchange_kernel, signature,
                          {"BLOCK": kernels.BLOCK, "GROUP": group, "SHIFT": shift}, num_warps=num_warps, **options)
-    assert out.ttir.count('symbol = "tleTritonBarrier"') == 3
+    assert out.ttir.count('symbol = "tleTritonBarrierAt"') == 3
 
 
 @pytest.mark.parametrize("skip", [0, 1])
@@ -32,12 +32,12 @@ def test_timeout_kernel_compiles(compile_kernel, skip):
     # rank 1's kernel has no barrier at all, which is what that rank wants.
     out = compile_kernel(kernels.maybe_barrier_kernel, {"comm": "i64", "skip": "i32" if skip == 0 else "constexpr"},
                          {} if skip == 0 else {"skip": 1})
-    assert out.ttir.count('symbol = "tleTritonBarrier"') == (1 if skip == 0 else 0)
+    assert out.ttir.count('symbol = "tleTritonBarrierAt"') == (1 if skip == 0 else 0)
 
 
 def test_benchmark_kernel_compiles(compile_kernel):
     out = compile_kernel(kernels.barrier_loop_kernel, {"comm": "i64", "times": "*i64", "n_iters": "i32"})
-    assert out.ttir.count('symbol = "tleTritonBarrier"') == 2
+    assert out.ttir.count('symbol = "tleTritonBarrierAt"') == 2
     # Issue 10: the loop's barrier reuses the communicator fields loaded and
     # checked for the first one instead of reloading them every round. That
     # needs the calls inlined (two call sites: the bitcode marks its exports
@@ -46,7 +46,7 @@ def test_benchmark_kernel_compiles(compile_kernel):
     # pair at offset 0 (magic, version) in the kernel body exactly once.
     body = out.llir[out.llir.index("define ptx_kernel"):]
     body = body[:body.index("\n}\n")]
-    assert "call fastcc void @tleTritonBarrier" not in body and "@tleTritonBarrier(" not in body
+    assert "call fastcc void @tleTritonBarrierAt" not in body and "@tleTritonBarrierAt(" not in body
     chosen = re.findall(r"(%[\w.]+) = select i1 [^\n]*kNullDevComm[^\n]*", body)
     assert len(chosen) == 1, f"the communicator is chosen {len(chosen)} times"
     cast = re.search(r"(%[\w.]+) = addrspacecast ptr " + re.escape(chosen[0]) + r" to ptr addrspace\(1\)", body)
@@ -59,7 +59,7 @@ def test_benchmark_kernel_compiles(compile_kernel):
 def test_peer_read_kernel_compiles(compile_kernel):
     signature = {"comm": "i64", "mem": "i64", "errors": "*i32", "n_iters": "i32", "BLOCK": "constexpr"}
     out = compile_kernel(kernels.peer_read_kernel, signature, {"BLOCK": kernels.BLOCK})
-    assert out.ttir.count('symbol = "tleTritonBarrier"') == 2
+    assert out.ttir.count('symbol = "tleTritonBarrierAt"') == 2
     assert out.ttir.count('symbol = "tleTritonIntraPointer"') == 1
 
 
@@ -69,8 +69,8 @@ def test_pingpong_kernel_compiles(compile_kernel, case):
     signature = {"comm": "i64", "mem": "i64", "errors": "*i32", "n_rounds": "i32", "first": "i64",
                  "word0": "i32", "BLOCK": "constexpr", "GROUP": "constexpr"}
     out = compile_kernel(kernels.pingpong_kernel, signature, {"BLOCK": 256, "GROUP": group}, num_warps=num_warps)
-    assert out.ttir.count('symbol = "tleTritonSignal"') == 2
-    assert out.ttir.count('symbol = "tleTritonSignalWait"') == 2
+    assert out.ttir.count('symbol = "tleTritonSignalAt"') == 2
+    assert out.ttir.count('symbol = "tleTritonSignalWaitAt"') == 2
 
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
@@ -91,7 +91,7 @@ def test_ag_gemm_kernels_compile(compile_kernel, bn):
     aligned = ("a", "b", "c", "M", "N", "K")
     fused = compile_kernel(ag_gemm.gemm_kernel, gemm_sig, {**common, **tiles, "WAIT": True}, aligned=aligned,
                            num_warps=cfg.num_warps, num_stages=cfg.num_stages)
-    assert fused.ttir.count('symbol = "tleTritonSignalWait"') == 1
+    assert fused.ttir.count('symbol = "tleTritonSignalWaitAt"') == 1
     # Hopper's tensor-core MMA: the GEMM is a real one, not a fallback.
     assert "wgmma" in fused.ptx
     alone = compile_kernel(ag_gemm.gemm_kernel, gemm_sig, {**common, **tiles, "WAIT": False}, aligned=aligned,
@@ -105,14 +105,14 @@ def test_ag_gemm_kernels_compile(compile_kernel, bn):
     push_sig = {"comm": "i64", "ag": "i64", "a": "*bf16", "epoch": "i64", "M": "i32", "K": "i32",
                 "CHUNK": "constexpr", "CHUNKS_": "constexpr", "RB": "constexpr", "KB": "constexpr"}
     push = compile_kernel(ag_gemm.push_kernel, push_sig, {**common, "RB": cfg.rb, "KB": cfg.kb})
-    assert push.ttir.count('symbol = "tleTritonSignal"') == 1
-    assert push.ttir.count('symbol = "tleTritonSignalWait"') == 1
+    assert push.ttir.count('symbol = "tleTritonSignalAt"') == 1
+    assert push.ttir.count('symbol = "tleTritonSignalWaitAt"') == 1
     release = compile_kernel(ag_gemm.release_kernel, {"comm": "i64", "CHUNKS_": "constexpr"},
                              {"CHUNKS_": ag_gemm.CHUNKS})
-    assert release.ttir.count('symbol = "tleTritonSignal"') == 1
+    assert release.ttir.count('symbol = "tleTritonSignalAt"') == 1
 
 
 def test_abort_latency_kernel_compiles(compile_kernel):
     out = compile_kernel(kernels.blocked_kernel, {"comm": "i64", "out": "*i32"})
-    assert out.ttir.count('symbol = "tleTritonSignalWait"') == 1
+    assert out.ttir.count('symbol = "tleTritonSignalWaitAt"') == 1
     assert out.ttir.count('symbol = "tleTritonCommFailed"') == 1

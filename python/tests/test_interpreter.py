@@ -251,6 +251,23 @@ def test_a_default_slot_past_n_barriers_names_the_grids_need(interpret):
         one[0].destroy()
 
 
+def test_a_timed_out_wait_names_its_python_line(interpret, pair):
+    # Rank 1 never arrives: rank 0's record carries the site id of the
+    # barrier's Python line (tleTritonBarrierAt), and the job's report
+    # names the line, which tle.language registered.
+    comms, _ = pair
+    kernel = interpret(barrier_per_program)
+    with pytest.raises(Exception) as info:
+        kernel[(1,)](comms[0].dev_comm, STRIDE=1)
+    assert TLEError.find(info.value).code is Result.TIMEOUT
+    report = comms[0].job_error()
+    line = barrier_per_program.__code__.co_firstlineno + 1
+    where = f"{os.path.relpath(__file__)}:{line}"
+    assert report["ranks"][0]["site"] == where, report
+    assert f"(tleTritonBarrier) at {where} on slot 0 for epoch 1" in report["report"], report["report"]
+    assert report["culprit"] == 1
+
+
 def bad_peer(mem, peer):
     tlx.intra_pointer(mem, 0, peer)
 

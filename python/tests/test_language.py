@@ -35,6 +35,16 @@ class ExternCall:
     #: Each operand as an int (a constant), "arg:NAME" (a kernel argument),
     #: "program_id" (tl.program_id(0)) or the SSA name of another value.
     operands: list
+    #: The call-site id the call passed last (tle.language calls the
+    #: ``...At`` twin of each barrier and signal entry point, abi.def "Call
+    #: sites"), None for a call without one; ``symbol`` and ``operands``
+    #: are the original's, so that the tests below read as before.
+    site: int | None = None
+
+
+#: The entry points whose ``...At`` twin tle.language calls.
+SITE_TWINS = {"tleTritonBarrier", "tleTritonTeamBarrier", "tleTritonSession", "tleTritonSignal",
+              "tleTritonTeamSignal", "tleTritonSignalWait"}
 
 
 def extern_calls(ttir: str) -> list[ExternCall]:
@@ -57,9 +67,12 @@ def extern_calls(ttir: str) -> list[ExternCall]:
     calls = []
     for m in re.finditer(r"tt\.extern_elementwise ([^{]*)\{([^}]*)\}", ttir):
         attrs = dict(re.findall(r'(\w+) = ("[^"]*"|\w+)', m[2]))
-        calls.append(ExternCall(symbol=attrs["symbol"].strip('"'), pure=attrs["pure"] == "true",
-                                libname=attrs["libname"].strip('"'),
-                                operands=[resolve(o.strip()) for o in m[1].split(",")]))
+        call = ExternCall(symbol=attrs["symbol"].strip('"'), pure=attrs["pure"] == "true",
+                          libname=attrs["libname"].strip('"'),
+                          operands=[resolve(o.strip()) for o in m[1].split(",")])
+        if call.symbol.endswith("At") and call.symbol[:-2] in SITE_TWINS:
+            call.symbol, call.site = call.symbol[:-2], call.operands.pop()
+        calls.append(call)
     return calls
 
 
@@ -259,6 +272,31 @@ def everything_kernel(comm, mem, out, peer, offset, BLOCK: tl.constexpr):
 
 EVERYTHING_SIGNATURE = {"comm": "i64", "mem": "i64", "out": "*i64", "peer": "i32", "offset": "i32",
                         "BLOCK": "constexpr"}
+
+
+@triton.jit
+def two_lines_kernel(comm):
+    tlx.distributed_barrier(comm)
+    tlx.distributed_barrier(comm, barrier_kind="arrive", order="release")
+
+
+def test_each_call_passes_its_python_line_as_a_site(compile_kernel):
+    """Each barrier calls tleTritonBarrierAt with the id of its Python
+    file:line (tle::abi::siteId, written out here as FNV-1a), a constant,
+    registered in this process's table for the job's report."""
+    from tle import runtime
+    out = compile_kernel(two_lines_kernel, {"comm": "i64"})
+    assert "tleTritonBarrierAt" in out.ttir and '"tleTritonBarrier"' not in out.ttir
+    calls = extern_calls(out.ttir)
+    first = two_lines_kernel.fn.__code__.co_firstlineno
+    for call, line in zip(calls, (first + 2, first + 3)):
+        assert call.symbol == "tleTritonBarrier"
+        text = f"{__file__}:{line}"
+        h = 2166136261
+        for byte in text.encode():
+            h = ((h ^ byte) * 16777619) & 0xFFFFFFFF
+        assert call.site == ((h & 0x7FFFFFFF) or 1) == runtime.site_id(text), (call, text)
+        assert runtime.site_text(call.site) == text
 
 
 def test_every_function_calls_its_entry_point(compile_kernel):

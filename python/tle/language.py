@@ -48,11 +48,14 @@ from __future__ import annotations
 
 import functools
 import operator
+import os
+import re
+import sys
 from typing import Any, Callable
 
 from triton.language import core
 
-from . import EXTERN_LIB_NAME, _abigen, _interp
+from . import EXTERN_LIB_NAME, _abigen, _interp, runtime
 
 #: The device ABI's encodings and legality rules, generated from abi.def and
 #: rules.def (tle/_abigen.py): every table and rule check below is read from
@@ -294,6 +297,42 @@ def _call(symbol: str, args: list[Any], ret: core.dtype, _semantic,
                                    is_pure=False, _semantic=_semantic)
 
 
+#: The entry points that have an ``...At`` twin taking the call site last
+#: (abi.def, "Call sites"); tle.language calls the twin.
+_SITE_TWINS = frozenset({"tleTritonBarrier", "tleTritonTeamBarrier", "tleTritonSession", "tleTritonSignal",
+                         "tleTritonTeamSignal", "tleTritonSignalWait"})
+
+_LOC = re.compile(r'"([^"]+)":(\d+):\d+')
+
+
+def _site_text(_semantic) -> str | None:
+    """The Python line of the call being compiled, "file:line": the
+    location Triton's code generator set for it (the builder's current
+    location), or under the interpreter the first frame of the kernel."""
+    if _interp.is_interpreter(_semantic):
+        frame = sys._getframe(1)
+        while frame is not None:
+            shown = _interp._shown(frame.f_code.co_filename)
+            if shown is not None and not frame.f_code.co_filename.startswith(os.path.dirname(__file__) + os.sep):
+                return f"{shown}:{frame.f_lineno}"
+            frame = frame.f_back
+        return None
+    get_loc = getattr(_semantic.builder, "get_loc", None)
+    match = _LOC.search(str(get_loc())) if get_loc is not None else None
+    return f"{match.group(1)}:{match.group(2)}" if match else None
+
+
+def _with_site(symbol: str, args: list, _semantic) -> str:
+    """``symbol``'s ``...At`` twin, with the call site's id (a constant,
+    registered with its text: runtime.register_site) appended to ``args``;
+    ``symbol`` itself when it has no twin (FlagTree's spellings)."""
+    if symbol not in _SITE_TWINS:
+        return symbol
+    text = _site_text(_semantic)
+    args.append(_constant(runtime.register_site(text) if text else 0, core.int32, _semantic))
+    return symbol + "At"
+
+
 def _pointer(address: core.tensor, dtype: core.dtype | None, _semantic) -> core.tensor:
     if dtype is None:
         return address
@@ -453,6 +492,7 @@ def _barrier(symbol: str, comm: core.tensor, barrier_kind, group_kind, order, in
     if team != "intra":
         symbol = "tleTritonTeamBarrier"
         args.insert(1, _constant(TEAMS[team], core.int32, _semantic))
+    symbol = _with_site(symbol, args, _semantic)
     _call(symbol, args, core.int32, _semantic, library, result=False)
     return None
 
@@ -487,7 +527,7 @@ def _session_barrier(comm: core.tensor, kind: int, group: str, memory_order: int
         _constant(memory_order, core.int32, _semantic),
         _session_value(session),
     ]
-    return _call("tleTritonSession", args, core.int64, _semantic, library)
+    return _call(_with_site("tleTritonSession", args, _semantic), args, core.int64, _semantic, library)
 
 
 def _session_open(comm: core.tensor, group_kind, index, _semantic, library: Callable[[Any], str] = _library_path):
@@ -664,6 +704,7 @@ def _signal(symbol: str, comm: core.tensor, peer, index, op, value, group_kind, 
     if team != "intra":
         symbol = "tleTritonTeamSignal"
         args.insert(1, _constant(TEAMS[team], core.int32, _semantic))
+    symbol = _with_site(symbol, args, _semantic)
     _call(symbol, args, core.int32, _semantic, library, result=False)
 
 
@@ -699,6 +740,7 @@ def _signal_wait(symbol: str, comm: core.tensor, index, target, group_kind, orde
         _constant(group, core.int32, _semantic),
         _constant(memory_order, core.int32, _semantic),
     ]
+    symbol = _with_site(symbol, args, _semantic)
     _call(symbol, args, core.int32, _semantic, library, result=False)
 
 

@@ -219,6 +219,8 @@ _PROTOTYPES: dict[str, tuple[type | None, list]] = {
     "tleCommTraceStart": (ctypes.c_int, [_vp, ctypes.c_uint32]),
     "tleCommTraceStop": (ctypes.c_int, [_vp]),
     "tleTraceWrite": (ctypes.c_int, [ctypes.POINTER(_vp), ctypes.c_int, ctypes.c_char_p]),
+    "tleSiteRegister": (ctypes.c_int, [ctypes.c_uint32, ctypes.c_char_p]),
+    "tleSiteText": (ctypes.c_char_p, [ctypes.c_uint32]),
 }
 
 
@@ -234,6 +236,43 @@ def library() -> ctypes.CDLL:
                 fn.argtypes = argtypes
             _lib = lib
         return _lib
+
+
+def site_id(text: str) -> int:
+    """The call-site id of ``text`` ("file:line"), as ``tle::abi::siteId``
+    computes it (tle/abi.h): FNV-1a of its UTF-8 bytes, bit 31 cleared,
+    never 0. A failed wait's record carries it (docs/design.md, "Call
+    sites")."""
+    h = 2166136261
+    for byte in text.encode():
+        h = ((h ^ byte) * 16777619) & 0xFFFFFFFF
+    h &= 0x7FFFFFFF
+    return h or 1
+
+
+_registered_sites: set[int] = set()
+
+
+def register_site(text: str) -> int:
+    """``text``'s id, entered in this process's table of call sites
+    (``tleSiteRegister``) so that the job's report names the line. Without
+    a loadable libtle (a kernel compiled where TLE's host library is not
+    built) the id is only computed; a report in another process then names
+    the id."""
+    site = site_id(text)
+    if site not in _registered_sites:
+        try:
+            library().tleSiteRegister(site, text.encode())
+        except OSError:
+            return site
+        _registered_sites.add(site)
+    return site
+
+
+def site_text(site: int) -> str | None:
+    """The text this process registered for call-site id ``site``."""
+    text = library().tleSiteText(site)
+    return text.decode() if text is not None else None
 
 
 def _error_string(code: int) -> str:

@@ -5,10 +5,10 @@
 // gpu-module-to-binary serializes with.
 
 // CHECK: gpu.module @m [#nvvm.target<O = 1, chip = "sm_80">]
-// CHECK-DAG: llvm.func @flagcxIntraBarrierSyncS(!llvm.ptr, i32, i32, i1, i32)
+// CHECK-DAG: llvm.func @tleIntraBarrierSyncAt(!llvm.ptr, i32, i32, i1, i32, i32)
 // CHECK: llvm.func @k(
 // CHECK: nvvm.read.ptx.sreg.ctaid.x
-// CHECK: llvm.call @flagcxIntraBarrierSyncS(
+// CHECK: llvm.call @tleIntraBarrierSyncAt(
 module attributes {gpu.container_module} {
   gpu.module @m {
     gpu.func @k(%comm: !llvm.ptr) kernel {

@@ -8,12 +8,12 @@
 
 // CHECK-NOT: gpu.module
 // CHECK-DAG: llvm.func @tleEmuBlockId(i32) -> i32
-// CHECK-DAG: llvm.func @flagcxIntraBarrierSyncS(!llvm.ptr, i32, i32, i1, i32)
+// CHECK-DAG: llvm.func @tleIntraBarrierSyncAt(!llvm.ptr, i32, i32, i1, i32, i32)
 // CHECK-DAG: llvm.call @tleEmuSite(
 // CHECK-DAG: llvm.func internal @__tle_kernel.k(
 // CHECK-DAG: llvm.func @__tle_entry.k(
 // CHECK-DAG: llvm.mlir.global external constant @__tle_params.k("ptr,i32\00")
-// UNIFIED-DAG: llvm.func @flagcxDevBarrierSync(!llvm.ptr, i32, i32, i32, i32, i32, i32)
+// UNIFIED-DAG: llvm.func @tleDevBarrierSyncAt(!llvm.ptr, i32, i32, i32, i32, i32, i32, i32)
 module attributes {gpu.container_module} {
   gpu.module @m {
     gpu.func @k(%comm: !llvm.ptr, %n: i32) kernel {

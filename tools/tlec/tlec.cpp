@@ -77,6 +77,12 @@ static cl::opt<mlir::tle::BarrierABI>
                               "flagcxDevBarrier*")),
         cl::init(mlir::tle::BarrierABI::Scalar), cl::cat(category));
 
+static cl::opt<bool> callSites(
+    "call-sites",
+    cl::desc("Barriers and signals pass their op's call-site id, and the "
+             "bundle carries the table of ids (default true)"),
+    cl::init(true), cl::cat(category));
+
 static void printVersion(llvm::raw_ostream &os) {
   os << "tlec (TLE) " << TLE_VERSION_STRING << "\n  LLVM/MLIR "
      << LLVM_VERSION_STRING << ", bundle format " << ::tle::run::kBundleVersion
@@ -104,6 +110,7 @@ int main(int argc, char **argv) {
   options.arch = arch;
   options.optLevel = optLevel;
   options.abi = abi;
+  options.callSites = callSites;
   std::string invalid = mlir::tle::validateOptions(options);
   if (!invalid.empty()) {
     llvm::errs() << "tlec: " << invalid << "\n";

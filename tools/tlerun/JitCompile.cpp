@@ -216,6 +216,7 @@ bool ::tle::run::compileKernel(const Options &options, const std::string &path,
     error = "cannot compile '" + path + "' for " + options.target;
     return false;
   }
+  registerSites(result->bundle);
   const BundleKernel *meta = result->bundle.findKernel(options.kernel);
   if (!meta) {
     error = "no kernel '" + options.kernel + "' in '" + path + "' (it has:";

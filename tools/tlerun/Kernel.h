@@ -35,6 +35,10 @@ bool haveCompiler();
 
 /// Compiles MLIR `source` (from file `path`) for `options.target`, or, for a
 /// host bundle, JIT-compiles its LLVM IR. Returns false with `error` set.
+/// Enters the bundle's call sites into the process's table
+/// (tleSiteRegister), so that reports of its failed waits name their lines.
+void registerSites(const ::tle::run::Bundle &bundle);
+
 bool compileKernel(const Options &options, const std::string &path,
                    const std::string &source, const Bundle *hostBundle,
                    LoadedKernel &out, std::string &error);

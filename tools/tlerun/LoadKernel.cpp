@@ -9,7 +9,16 @@
 
 #include "Kernel.h"
 
+#include "tle/tle.h"
+
 using namespace tle::run;
+
+void tle::run::registerSites(const Bundle &bundle) {
+  // A text that collides with another one's id keeps the first: the
+  // report then names the other line, which the table says it holds.
+  for (const BundleSite &site : bundle.sites)
+    tleSiteRegister(site.id, site.text.c_str());
+}
 
 bool tle::run::loadKernel(const Options &options, LoadedKernel &out,
                           std::string &error) {
@@ -34,6 +43,7 @@ bool tle::run::loadKernel(const Options &options, LoadedKernel &out,
     error = options.input + ": " + error;
     return false;
   }
+  registerSites(bundle);
   if (bundle.target != options.target) {
     error = "'" + options.input + "' is a " + bundle.target +
             " bundle but --target is " + options.target;

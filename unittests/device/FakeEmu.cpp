@@ -10,6 +10,8 @@
 
 #include "FakeEmu.h"
 
+#include "tle/abi.h"
+
 #include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -128,6 +130,11 @@ void tleEmuEnterCall(const char *name, const char *file, uint32_t line) {
   std::snprintf(f.callName, sizeof f.callName, "%s", name ? name : "");
   std::snprintf(f.callFile, sizeof f.callFile, "%s", file ? file : "");
   f.callLine = line;
+}
+// libtle's table of call sites (diag/Sites.cpp), which the typed API's
+// host build registers its callers' lines in: here only the id.
+uint32_t tleSiteRegisterText(const char *text) {
+  return tle::abi::siteId(text, std::strlen(text));
 }
 void tleEmuLeaveCall(void) {
   tle::test::FakeEmu &f = fake();

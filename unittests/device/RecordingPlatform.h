@@ -206,6 +206,7 @@ inline uint64_t fetchAddRelaxed(uint64_t *p, uint64_t v) {
 }
 inline void emuBarrierEvent(const void *, int, int, uint32_t, int, int) {}
 inline void noteSignal(const uint64_t *, int, uint64_t, uint64_t, int) {}
+inline uint32_t siteOf(CallSite) { return 0; }
 inline void enterCall(const char *, CallSite) {}
 inline void leaveCall() {}
 

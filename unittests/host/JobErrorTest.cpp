@@ -16,6 +16,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstring>
+
 using namespace tle;
 using nlohmann::json;
 
@@ -206,6 +208,68 @@ TEST(JobError, AnotherErrorFirstIsTheCulprit) {
   EXPECT_EQ(r.result, tleTimeout); // rank 0's, the first failing rank
   EXPECT_TRUE(contains(r.why, "slot 64 out of range")) << r.why;
   EXPECT_EQ(r.fates[1], RankFate::Failed);
+}
+
+TEST(JobError, TheCallSiteOfEachWaitIsNamed) {
+  // Rank 0's wait came from a call whose site tlec registered; rank 1's
+  // from a site nobody registered; rank 2's from FlagCX's entry point
+  // (site 0).
+  const char *where = "kernel.mlir:12:7";
+  uint32_t id = tleSiteRegisterText(where);
+  ASSERT_NE(id, 0u);
+  EXPECT_STREQ(tleSiteText(id), where);
+  EXPECT_EQ(id, tle::abi::siteId(where, std::strlen(where)));
+  RankView a = barrierTimeout(0, 4, 2, {2});
+  a.record.site = id;
+  RankView b = barrierTimeout(1, 4, 2, {2});
+  b.record.site = 0x12345;
+  RankView c = barrierTimeout(2, 4, 2, {3});
+  JobReport r = mergeJobReport({a, b, c, exited(3)});
+  // A typed C++ call on a GPU records its line alone.
+  RankView typed = barrierTimeout(0, 4, 2, {1});
+  typed.record.site = kSiteLineOnly | 57;
+  JobReport t = mergeJobReport({typed, exited(1)});
+  EXPECT_TRUE(contains(t.text, "(flagcxIntraBarrierSyncS) at line 57 (a typed "
+                               "C++ call on a GPU: its file is not "
+                               "recorded) on slot 4"))
+      << t.text;
+  EXPECT_TRUE(contains(r.text,
+                       "\n  rank 0 block 1 thread 0 waits in "
+                       "tle.device_intra_barrier (flagcxIntraBarrierSyncS) "
+                       "at kernel.mlir:12:7 on slot 4 for epoch 2; "
+                       "missing peers: 2 (timed out after 1000 ms)\n"))
+      << r.text;
+  EXPECT_TRUE(contains(r.text, "(flagcxIntraBarrierSyncS) at site 74565 on "
+                               "slot 4"))
+      << r.text;
+  EXPECT_TRUE(contains(r.text, "\n  rank 2 block 1 thread 0 waits in "
+                               "tle.device_intra_barrier "
+                               "(flagcxIntraBarrierSyncS) on slot 4"))
+      << r.text;
+  json j = json::parse(r.json);
+  EXPECT_EQ(j["ranks"][0]["site"], where);
+  EXPECT_EQ(j["ranks"][1]["site"], "site 74565");
+  EXPECT_TRUE(j["ranks"][2]["site"].is_null());
+  EXPECT_FALSE(j["ranks"][3].contains("site"));
+  // A site holds one text: the first stays.
+  EXPECT_EQ(tleSiteRegister(id, where), tleSuccess);
+  EXPECT_EQ(tleSiteRegister(id, "other.py:1"), tleInvalidArgument);
+  EXPECT_EQ(tleSiteRegister(0, where), tleInvalidArgument);
+  EXPECT_STREQ(tleSiteText(id), where);
+  EXPECT_EQ(tleSiteText(0), nullptr);
+  // An error other than a wait names its site too.
+  RankView bad = exited(1);
+  bad.hasRecord = true;
+  bad.record.state = 2;
+  bad.record.code = kDevErrIndexOutOfRange;
+  bad.record.rank = 1;
+  bad.record.slot = 64;
+  bad.record.nBarriers = 64;
+  bad.record.function = fn(tle::abi::Fn::flagcxIntraBarrierSyncS);
+  bad.record.site = id;
+  r = mergeJobReport({barrierTimeout(0, 0, 1, {1}), bad});
+  EXPECT_TRUE(contains(r.text, "\n  rank 1 failed at kernel.mlir:12:7: "))
+      << r.text;
 }
 
 TEST(JobError, NoFailureIsAQuietReport) {

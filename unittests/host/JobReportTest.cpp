@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tle/barrier.h"
 #include "tle/device.h"
 #include "tle/emu.h"
 #include "tle/tle.h"
@@ -153,8 +154,12 @@ TEST(JobReport, NoFailureIsSuccess) {
             tleInvalidArgument);
 }
 
-/// How a forked rank of a two-process job behaves.
-enum class Role { Waits, Skips, Dies, Hangs };
+/// How a forked rank of a two-process job behaves. WaitsAt waits through
+/// tleIntraBarrierSyncAt with the site kSite, TypedWaits through the typed
+/// C++ API (whose site is its file:line).
+enum class Role { Waits, Skips, Dies, Hangs, WaitsAt, TypedWaits };
+
+const char *const kSite = "ring.mlir:21:5";
 
 /// One rank in a forked child: joins, runs its part of one barrier on slot
 /// 2 (the device timeout 300 ms), then writes tleCommGetJobError's
@@ -178,6 +183,17 @@ enum class Role { Waits, Skips, Dies, Hangs };
   if (role == Role::Waits) {
     LaunchResult r = launch(&comm, 1, oneBlock(), [](int, void *dc) {
       flagcxIntraBarrierSyncS(dc, kCoopBlock, 2, false, kOrderAcqRel);
+    });
+    if (r.result == tleSuccess)
+      _exit(101);
+  }
+  if (role == Role::WaitsAt || role == Role::TypedWaits) {
+    LaunchResult r = launch(&comm, 1, oneBlock(), [role](int, void *dc) {
+      if (role == Role::WaitsAt)
+        tleIntraBarrierSyncAt(dc, kCoopBlock, 2, false, kOrderAcqRel,
+                              tleSiteRegisterText(kSite));
+      else
+        tle::barrierSync(dc, kCoopBlock, 2, kOrderAcqRel);
     });
     if (r.result == tleSuccess)
       _exit(101);
@@ -235,6 +251,43 @@ TEST(JobReport, SkippedBarrierAcrossProcesses) {
                        "on slot 2 for epoch 1; missing peers: 1 "
                        "(timed out after"))
       << j0["report"];
+}
+
+TEST(JobReport, TheSiteOfATimedOutWaitIsNamedAcrossProcesses) {
+  // A compiled call's site (tleIntraBarrierSyncAt's immediate, registered
+  // as tlec's table would be), then a typed API call's (its file:line).
+  // Each process has its own table of sites; the gather carries each
+  // record's text to the others.
+  for (Role role : {Role::WaitsAt, Role::TypedWaits}) {
+    tleUniqueId id;
+    ASSERT_EQ(tleGetUniqueId(&id), tleSuccess) << tleGetLastErrorDetail();
+    tleSiteRegisterText(kSite);
+    std::string p0 = tempPath("site0"), p1 = tempPath("site1");
+    pid_t a = fork();
+    if (a == 0)
+      childRank(id, 0, role, p0);
+    pid_t b = fork();
+    if (b == 0)
+      childRank(id, 1, Role::Skips, p1);
+    EXPECT_EQ(waitChild(a), tleTimeout);
+    EXPECT_EQ(waitChild(b), tleTimeout);
+    json j0 = readJson(p0), j1 = readJson(p1);
+    EXPECT_EQ(j0["culprit"], 1);
+    std::string site = j0["ranks"][0]["site"];
+    if (role == Role::WaitsAt)
+      EXPECT_EQ(site, kSite);
+    else
+      EXPECT_TRUE(contains(site, "JobReportTest.cpp:")) << site;
+    // Rank 1's process never ran the typed call, so its table lacks the
+    // line: rank 0 sends the text with its record, and both print it.
+    EXPECT_EQ(j0, j1);
+    EXPECT_TRUE(contains(j0["report"],
+                         "rank 0 block 0 thread 0 waits in "
+                         "tle.device_intra_barrier (flagcxIntraBarrierSyncS) "
+                         "at " +
+                             site + " on slot 2 for epoch 1; missing peers: 1"))
+        << j0["report"];
+  }
 }
 
 TEST(JobReport, ARankHungWithoutATimeoutIsSilent) {

@@ -28,16 +28,18 @@ namespace tle::run {
 inline constexpr std::string_view kBundleMagic = "tle-bundle";
 /// The format version this build writes. 2: host code names its packed
 /// entries `__tle_entry.NAME` (tle/abi.h). 3: kernel lines carry
-/// `signal-words`. 4: and `counter-words`. A reader also reads
+/// `signal-words`. 4: and `counter-words`. 5: `site ID TEXT` lines, the
+/// table of call-site ids (docs/design.md, "Call sites"). A reader also reads
 /// kOldestBundleVersion and up: a version 2 bundle predates signals, so its
 /// kernels need no signal word, and a version 2 or 3 bundle predates
 /// counters.
-inline constexpr int kBundleVersion = 4;
+inline constexpr int kBundleVersion = 5;
 inline constexpr int kOldestBundleVersion = 2;
 /// Upper bounds a reader enforces, so that a hostile bundle cannot make it
 /// allocate without limit before the code is even looked at.
 inline constexpr size_t kMaxBundleKernels = 1024;
 inline constexpr size_t kMaxKernelParams = 256;
+inline constexpr size_t kMaxBundleSites = 65536;
 
 /// Launch metadata of one kernel.
 struct BundleKernel {
@@ -60,6 +62,13 @@ struct BundleKernel {
   std::optional<uint32_t> counterWords = 0;
 };
 
+/// One entry of a bundle's table of call sites: the id a barrier or
+/// signal call passes (ErrorRecord::site) and its "file:line:col".
+struct BundleSite {
+  uint32_t id = 0;
+  std::string text;
+};
+
 /// A parsed bundle.
 struct Bundle {
   /// "cuda" or "host".
@@ -71,6 +80,8 @@ struct Bundle {
   /// The file the code was compiled from (informational).
   std::string source;
   std::vector<BundleKernel> kernels;
+  /// The call sites of the code's barriers and signals, for tleSiteRegister.
+  std::vector<BundleSite> sites;
   std::string code;
 
   /// The kernel called `name`, or null.

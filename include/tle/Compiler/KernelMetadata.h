@@ -30,6 +30,11 @@ namespace mlir::tle {
 FailureOr<std::vector<::tle::run::BundleKernel>>
 collectKernelMetadata(ModuleOp module);
 
+/// The table of call sites of `module`'s barrier, session-barrier, signal,
+/// signal-wait, counter-wait and shadow-wait ops (the ids convert-tle-to-llvm
+/// passes with sites=true), one entry per id, in the order of the ops.
+std::vector<::tle::run::BundleSite> collectCallSites(ModuleOp module);
+
 } // namespace mlir::tle
 
 #endif // TLE_COMPILER_KERNELMETADATA_H

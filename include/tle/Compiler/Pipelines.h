@@ -49,6 +49,10 @@ struct CompileOptions {
   unsigned optLevel = 3;
   /// Which barrier entry points the tle lowering calls.
   BarrierABI abi = BarrierABI::Scalar;
+  /// Barriers and signals pass their op's call-site id (the `...At` entry
+  /// points) and the bundle carries the table of ids (docs/design.md,
+  /// "Call sites"); false: FlagCX's entry points, no table.
+  bool callSites = true;
 };
 
 /// How far compileModule goes.
@@ -88,7 +92,8 @@ std::string defaultDeviceLibrary(const char *argv0, void *addressInTool);
 
 /// The MLIR half of each lowering, as pass pipelines.
 void buildCudaPipeline(OpPassManager &pm, const CompileOptions &options);
-void buildHostPipeline(OpPassManager &pm, BarrierABI abi);
+void buildHostPipeline(OpPassManager &pm, BarrierABI abi,
+                       bool callSites = true);
 
 /// Registers every dialect, interface and translation the pipelines need.
 void registerCompilerDialects(DialectRegistry &registry);

@@ -99,6 +99,18 @@ def ConvertTLEToLLVM : Pass<"convert-tle-to-llvm"> {
     `flagcxDevCommGetIntraRank/Size` (intra), `flagcxDevCommGetRank/Size`
     (world) or `tleDevCommGetTeamRank/Size(comm, 1)` (inter).
 
+    With `sites=true` (what tlec runs), every barrier, session barrier,
+    signal and signal wait calls the `...At` twin of its entry point
+    (`tleIntraBarrierSyncAt`, `tleDevBarrierSyncAt`,
+    `tleIntraGridBarrierSyncAt`, `tleIntraBarrierSessionSyncAt`,
+    `tleDevSignalIncAt`, `tleDevSignalAddAt`, `tleDevWaitSignalAt`, and the
+    counter and shadow waits' `tleDevWaitCounterAt`,
+    `tleDevWaitSignalMeetShadowAt`) with one
+    more, trailing `i32` immediate: the call-site id of the op's location
+    (`tle::abi::siteId` of "file:line:col", the first FileLineColLoc in
+    it; 0 when it has none). The device library reads it only when the
+    call fails, and tlec writes the table of ids into the bundle.
+
     The pass must run on an op with a symbol table (usually the top-level
     module), because it adds declarations to nested symbol tables.
 
@@ -133,7 +145,10 @@ def ConvertTLEToLLVM : Pass<"convert-tle-to-llvm"> {
              clEnumValN(::mlir::tle::BarrierABI::Scalar, "scalar",
                         "flagcxIntraBarrier*S (FlagCX scalar form)"),
              clEnumValN(::mlir::tle::BarrierABI::Unified, "unified",
-                        "flagcxDevBarrier* (FlagCX unified form)"))}]>
+                        "flagcxDevBarrier* (FlagCX unified form)"))}]>,
+    Option<"sites", "sites", "bool", /*default=*/"false",
+           "Call the barrier and signal functions' ...At twins with each "
+           "op's call-site id (the id of its FileLineColLoc)">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }

@@ -91,6 +91,15 @@ TLE_ASSERT_BARRIER_FAMILY(tleIntraGridBarrierArriveS, tleIntraGridBarrierWaitS,
 TLE_ASSERT_BARRIER_FAMILY(tleIntraBarrierSessionArrive,
                           tleIntraBarrierSessionWait,
                           tleIntraBarrierSessionSync)
+TLE_ASSERT_BARRIER_FAMILY(tleIntraBarrierArriveAt, tleIntraBarrierWaitAt,
+                          tleIntraBarrierSyncAt)
+TLE_ASSERT_BARRIER_FAMILY(tleDevBarrierArriveAt, tleDevBarrierWaitAt,
+                          tleDevBarrierSyncAt)
+TLE_ASSERT_BARRIER_FAMILY(tleIntraGridBarrierArriveAt,
+                          tleIntraGridBarrierWaitAt, tleIntraGridBarrierSyncAt)
+TLE_ASSERT_BARRIER_FAMILY(tleIntraBarrierSessionArriveAt,
+                          tleIntraBarrierSessionWaitAt,
+                          tleIntraBarrierSessionSyncAt)
 #undef TLE_ASSERT_BARRIER_FAMILY
 
 //===----------------------------------------------------------------------===//
@@ -182,6 +191,32 @@ static Value createI32(OpBuilder &builder, Location loc, int32_t value) {
 constexpr int32_t kSignalContext = 0;
 constexpr int32_t kSignalBits = 64;
 
+CallSiteText mlir::tle::callSiteOf(Location loc) {
+  CallSiteText site;
+  loc->walk([&](Location inner) {
+    auto flc = dyn_cast<FileLineColLoc>(inner);
+    if (!flc)
+      return WalkResult::advance();
+    site.text = (flc.getFilename().getValue() + ":" + Twine(flc.getLine()) +
+                 ":" + Twine(flc.getColumn()))
+                    .str();
+    site.id = ::tle::abi::siteId(site.text.data(), site.text.size());
+    return WalkResult::interrupt();
+  });
+  return site;
+}
+
+/// `args` with the call-site id of `op` appended, when `sites` is on: the
+/// trailing parameter of the `...At` twins.
+static SmallVector<Value> withSite(OpBuilder &builder, Operation *op,
+                                   bool sites, ArrayRef<Value> args) {
+  SmallVector<Value> all(args);
+  if (sites)
+    all.push_back(createI32(builder, op->getLoc(),
+                            static_cast<int32_t>(callSiteOf(op->getLoc()).id)));
+  return all;
+}
+
 /// The network context operand of a signal or one-sided op, or context 0
 /// when absent.
 static Value contextOrZero(OpBuilder &builder, Location loc, Value context) {
@@ -205,33 +240,43 @@ static LogicalResult lowerBarrier(ConversionPatternRewriter &rewriter,
                                   Operation *op, BarrierEntry entry, Value comm,
                                   Value index, BarrierKind kind,
                                   BarrierGroup group, MemoryOrder memoryOrder,
-                                  bool multimemFlag, Team teamKind) {
+                                  bool multimemFlag, Team teamKind,
+                                  bool sites) {
   Location loc = op->getLoc();
   Value order = createI32(rewriter, loc, static_cast<int>(memoryOrder));
   Value multimem = LLVM::ConstantOp::create(rewriter, loc, rewriter.getI1Type(),
                                             multimemFlag ? 1 : 0);
   if (entry == BarrierEntry::Grid)
     return replaceWithAbiCall(
-        rewriter, op, barrierFunction(Fn::tleIntraGridBarrierArriveS, kind),
-        {comm, index, multimem, order});
+        rewriter, op,
+        barrierFunction(sites ? Fn::tleIntraGridBarrierArriveAt
+                              : Fn::tleIntraGridBarrierArriveS,
+                        kind),
+        withSite(rewriter, op, sites, {comm, index, multimem, order}));
   Value coop = createI32(rewriter, loc, static_cast<int>(group));
   if (entry == BarrierEntry::Scalar)
     return replaceWithAbiCall(
-        rewriter, op, barrierFunction(Fn::flagcxIntraBarrierArriveS, kind),
-        {comm, coop, index, multimem, order});
+        rewriter, op,
+        barrierFunction(sites ? Fn::tleIntraBarrierArriveAt
+                              : Fn::flagcxIntraBarrierArriveS,
+                        kind),
+        withSite(rewriter, op, sites, {comm, coop, index, multimem, order}));
   Value team = createI32(rewriter, loc, static_cast<int>(teamKind));
   Value context = createI32(rewriter, loc, 0);
   Value scope = createI32(rewriter, loc, ::tle::kScopeSystem);
-  return replaceWithAbiCall(rewriter, op,
-                            barrierFunction(Fn::flagcxDevBarrierArrive, kind),
-                            {comm, team, index, context, coop, order, scope});
+  return replaceWithAbiCall(
+      rewriter, op,
+      barrierFunction(
+          sites ? Fn::tleDevBarrierArriveAt : Fn::flagcxDevBarrierArrive, kind),
+      withSite(rewriter, op, sites,
+               {comm, team, index, context, coop, order, scope}));
 }
 
 struct DeviceIntraBarrierOpLowering
     : ConvertOpToLLVMPattern<DeviceIntraBarrierOp> {
   DeviceIntraBarrierOpLowering(const LLVMTypeConverter &converter,
-                               BarrierABI abi)
-      : ConvertOpToLLVMPattern(converter), abi(abi) {}
+                               BarrierABI abi, bool sites)
+      : ConvertOpToLLVMPattern(converter), abi(abi), sites(sites) {}
 
   LogicalResult
   matchAndRewrite(DeviceIntraBarrierOp op, OpAdaptor adaptor,
@@ -247,10 +292,11 @@ struct DeviceIntraBarrierOpLowering
                                                      : BarrierEntry::Unified;
     return lowerBarrier(rewriter, op, entry, adaptor.getComm(),
                         adaptor.getIndex(), op.getKind(), op.getGroup(),
-                        op.getOrder(), op.getMultimem(), Team::intra);
+                        op.getOrder(), op.getMultimem(), Team::intra, sites);
   }
 
   BarrierABI abi;
+  bool sites;
 };
 
 /// tle.device_barrier: FlagCX's unified barrier with the op's team, context
@@ -261,7 +307,8 @@ struct DeviceIntraBarrierOpLowering
 /// parameter, and dropping the flag is what TLE must not do); the verifier
 /// allows both with team intra only.
 struct DeviceBarrierOpLowering : ConvertOpToLLVMPattern<DeviceBarrierOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  DeviceBarrierOpLowering(const LLVMTypeConverter &converter, bool sites)
+      : ConvertOpToLLVMPattern(converter), sites(sites) {}
 
   LogicalResult
   matchAndRewrite(DeviceBarrierOp op, OpAdaptor adaptor,
@@ -274,8 +321,10 @@ struct DeviceBarrierOpLowering : ConvertOpToLLVMPattern<DeviceBarrierOp> {
                                             : BarrierEntry::Unified;
     return lowerBarrier(rewriter, op, entry, adaptor.getComm(),
                         adaptor.getIndex(), op.getKind(), op.getGroup(),
-                        op.getOrder(), op.getMultimem(), op.getTeam());
+                        op.getOrder(), op.getMultimem(), op.getTeam(), sites);
   }
+
+  bool sites;
 };
 
 /// tle.session_open: tleIntraBarrierSessionOpen(comm, coop, index).
@@ -296,7 +345,8 @@ struct SessionOpenOpLowering : ConvertOpToLLVMPattern<SessionOpenOp> {
 /// coop, index, order, epoch), whose result is the next epoch. TLE's own
 /// entry points under either ABI: FlagCX has no session functions.
 struct SessionBarrierOpLowering : ConvertOpToLLVMPattern<SessionBarrierOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  SessionBarrierOpLowering(const LLVMTypeConverter &converter, bool sites)
+      : ConvertOpToLLVMPattern(converter), sites(sites) {}
 
   LogicalResult
   matchAndRewrite(SessionBarrierOp op, OpAdaptor adaptor,
@@ -306,10 +356,15 @@ struct SessionBarrierOpLowering : ConvertOpToLLVMPattern<SessionBarrierOp> {
     Value order = createI32(rewriter, loc, static_cast<int>(op.getOrder()));
     return replaceWithAbiCall(
         rewriter, op,
-        barrierFunction(Fn::tleIntraBarrierSessionArrive, op.getKind()),
-        {adaptor.getComm(), coop, adaptor.getIndex(), order,
-         adaptor.getEpoch()});
+        barrierFunction(sites ? Fn::tleIntraBarrierSessionArriveAt
+                              : Fn::tleIntraBarrierSessionArrive,
+                        op.getKind()),
+        withSite(rewriter, op, sites,
+                 {adaptor.getComm(), coop, adaptor.getIndex(), order,
+                  adaptor.getEpoch()}));
   }
+
+  bool sites;
 };
 
 /// tle.session_close: tleIntraBarrierSessionClose(comm, coop, index, epoch).
@@ -358,7 +413,8 @@ template <typename OpT> struct TeamQueryLowering : ConvertOpToLLVMPattern<OpT> {
 /// tle.signal: flagcxDevSignalInc or flagcxDevSignalAdd with the op's
 /// team and context (0 when absent), system scope.
 struct SignalOpLowering : ConvertOpToLLVMPattern<SignalOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  SignalOpLowering(const LLVMTypeConverter &converter, bool sites)
+      : ConvertOpToLLVMPattern(converter), sites(sites) {}
 
   LogicalResult
   matchAndRewrite(SignalOp op, OpAdaptor adaptor,
@@ -371,12 +427,18 @@ struct SignalOpLowering : ConvertOpToLLVMPattern<SignalOp> {
     Value comm = adaptor.getComm(), peer = adaptor.getPeer();
     Value sig = adaptor.getSig();
     if (op.getKind() == SignalKind::inc)
-      return replaceWithAbiCall(rewriter, op, Fn::flagcxDevSignalInc,
-                                {comm, team, peer, sig, context, coop, scope});
+      return replaceWithAbiCall(
+          rewriter, op, sites ? Fn::tleDevSignalIncAt : Fn::flagcxDevSignalInc,
+          withSite(rewriter, op, sites,
+                   {comm, team, peer, sig, context, coop, scope}));
     return replaceWithAbiCall(
-        rewriter, op, Fn::flagcxDevSignalAdd,
-        {comm, team, peer, sig, adaptor.getValue(), context, coop, scope});
+        rewriter, op, sites ? Fn::tleDevSignalAddAt : Fn::flagcxDevSignalAdd,
+        withSite(
+            rewriter, op, sites,
+            {comm, team, peer, sig, adaptor.getValue(), context, coop, scope}));
   }
+
+  bool sites;
 };
 
 /// The 64-bit word a signal or counter op names: its counter index, or
@@ -392,23 +454,27 @@ template <typename AdaptorT> static Value wordOf(AdaptorT adaptor) {
 /// flagcxDevWaitCounter, which FlagCX gives one signature) on 64 bits, with
 /// the op's context (0 when absent).
 template <typename OpT> struct WordWaitLowering : ConvertOpToLLVMPattern<OpT> {
-  WordWaitLowering(const LLVMTypeConverter &converter, Fn fn)
-      : ConvertOpToLLVMPattern<OpT>(converter), fn(fn) {}
+  /// `siteFn`: `fn`'s `...At` twin, called instead when set.
+  WordWaitLowering(const LLVMTypeConverter &converter, Fn fn,
+                   std::optional<Fn> siteFn = std::nullopt)
+      : ConvertOpToLLVMPattern<OpT>(converter), fn(fn), siteFn(siteFn) {}
 
   LogicalResult
   matchAndRewrite(OpT op, typename OpT::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     return replaceWithAbiCall(
-        rewriter, op, fn,
-        {adaptor.getComm(), wordOf(adaptor), adaptor.getLeast(),
-         createI32(rewriter, loc, kSignalBits),
-         contextOrZero(rewriter, loc, adaptor.getContextId()),
-         createI32(rewriter, loc, static_cast<int>(op.getGroup())),
-         createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
+        rewriter, op, siteFn ? *siteFn : fn,
+        withSite(rewriter, op, siteFn.has_value(),
+                 {adaptor.getComm(), wordOf(adaptor), adaptor.getLeast(),
+                  createI32(rewriter, loc, kSignalBits),
+                  contextOrZero(rewriter, loc, adaptor.getContextId()),
+                  createI32(rewriter, loc, static_cast<int>(op.getGroup())),
+                  createI32(rewriter, loc, static_cast<int>(op.getOrder()))}));
   }
 
   Fn fn;
+  std::optional<Fn> siteFn;
 };
 
 /// tle.read_signal and tle.read_counter: `fn` (flagcxDevReadSignal,
@@ -586,20 +652,26 @@ struct ShadowIncreaseOpLowering : ConvertOpToLLVMPattern<ShadowIncreaseOp> {
 
 /// tle.shadow_wait: flagcxDevWaitSignalMeetShadow on 64 bits.
 struct ShadowWaitOpLowering : ConvertOpToLLVMPattern<ShadowWaitOp> {
-  using ConvertOpToLLVMPattern::ConvertOpToLLVMPattern;
+  ShadowWaitOpLowering(const LLVMTypeConverter &converter, bool sites)
+      : ConvertOpToLLVMPattern(converter), sites(sites) {}
 
   LogicalResult
   matchAndRewrite(ShadowWaitOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     return replaceWithAbiCall(
-        rewriter, op, Fn::flagcxDevWaitSignalMeetShadow,
-        {adaptor.getComm(),
-         contextOrZero(rewriter, loc, adaptor.getContextId()), adaptor.getSig(),
-         createI32(rewriter, loc, kSignalBits),
-         createI32(rewriter, loc, static_cast<int>(op.getGroup())),
-         createI32(rewriter, loc, static_cast<int>(op.getOrder()))});
+        rewriter, op,
+        sites ? Fn::tleDevWaitSignalMeetShadowAt
+              : Fn::flagcxDevWaitSignalMeetShadow,
+        withSite(rewriter, op, sites,
+                 {adaptor.getComm(),
+                  contextOrZero(rewriter, loc, adaptor.getContextId()),
+                  adaptor.getSig(), createI32(rewriter, loc, kSignalBits),
+                  createI32(rewriter, loc, static_cast<int>(op.getGroup())),
+                  createI32(rewriter, loc, static_cast<int>(op.getOrder()))}));
   }
+
+  bool sites;
 };
 
 /// An op whose operands are, in order, the arguments of one ABI function and
@@ -622,9 +694,9 @@ struct RuntimeCallLowering : ConvertOpToLLVMPattern<OpT> {
 
 void mlir::tle::populateTLEToLLVMConversionPatterns(
     const LLVMTypeConverter &converter, RewritePatternSet &patterns,
-    BarrierABI abi) {
-  patterns.add<DeviceIntraBarrierOpLowering>(converter, abi);
-  patterns.add<DeviceBarrierOpLowering>(converter);
+    BarrierABI abi, bool sites) {
+  patterns.add<DeviceIntraBarrierOpLowering>(converter, abi, sites);
+  patterns.add<DeviceBarrierOpLowering>(converter, sites);
   patterns.add<TeamQueryLowering<TeamRankOp>>(
       converter, Fn::flagcxDevCommGetIntraRank, Fn::flagcxDevCommGetRank,
       Fn::tleDevCommGetTeamRank);
@@ -639,24 +711,26 @@ void mlir::tle::populateTLEToLLVMConversionPatterns(
                                                     Fn::flagcxGetLocalPointerS);
   patterns.add<RuntimeCallLowering<IntraPointerOp>>(converter,
                                                     Fn::flagcxGetIntraPointerS);
-  patterns.add<SignalOpLowering>(converter);
-  patterns.add<WordWaitLowering<SignalWaitOp>>(converter,
-                                               Fn::flagcxDevWaitSignal);
+  patterns.add<SignalOpLowering>(converter, sites);
+  patterns.add<WordWaitLowering<SignalWaitOp>>(
+      converter, Fn::flagcxDevWaitSignal,
+      sites ? std::optional<Fn>(Fn::tleDevWaitSignalAt) : std::nullopt);
   patterns.add<WordReadLowering<ReadSignalOp>>(converter,
                                                Fn::flagcxDevReadSignal);
   patterns.add<WordResetLowering<ResetSignalOp>>(converter,
                                                  Fn::flagcxDevResetSignal);
   patterns.add<PutOpLowering, GetOpLowering, PutValueOpLowering,
-               FlushOpLowering, ShadowIncreaseOpLowering, ShadowWaitOpLowering>(
-      converter);
-  patterns.add<WordWaitLowering<CounterWaitOp>>(converter,
-                                                Fn::flagcxDevWaitCounter);
+               FlushOpLowering, ShadowIncreaseOpLowering>(converter);
+  patterns.add<ShadowWaitOpLowering>(converter, sites);
+  patterns.add<WordWaitLowering<CounterWaitOp>>(
+      converter, Fn::flagcxDevWaitCounter,
+      sites ? std::optional<Fn>(Fn::tleDevWaitCounterAt) : std::nullopt);
   patterns.add<WordReadLowering<ReadCounterOp>>(converter,
                                                 Fn::flagcxDevReadCounter);
   patterns.add<WordResetLowering<ResetCounterOp>>(converter,
                                                   Fn::flagcxDevResetCounter);
-  patterns.add<SessionOpenOpLowering, SessionBarrierOpLowering,
-               SessionCloseOpLowering>(converter);
+  patterns.add<SessionOpenOpLowering, SessionCloseOpLowering>(converter);
+  patterns.add<SessionBarrierOpLowering>(converter, sites);
 }
 
 //===----------------------------------------------------------------------===//
@@ -699,7 +773,7 @@ struct ConvertTLEToLLVMPass : impl::ConvertTLEToLLVMBase<ConvertTLEToLLVMPass> {
     MLIRContext *context = &getContext();
     LLVMTypeConverter converter(context);
     RewritePatternSet patterns(context);
-    populateTLEToLLVMConversionPatterns(converter, patterns, abi);
+    populateTLEToLLVMConversionPatterns(converter, patterns, abi, sites);
 
     ConversionTarget target(*context);
     target.addLegalDialect<LLVM::LLVMDialect>();

@@ -65,6 +65,21 @@ std::string recordCall(const ErrorRecord &e) {
   return callName(e.function);
 }
 
+/// The text of the record's call site: what the process's table holds for
+/// it (tleSiteRegister), the line of a typed C++ call on a GPU
+/// (kSiteLineOnly), "site <id>" for an id nobody registered, "" for none
+/// (site 0: FlagCX's entry points, the emulator's deadlock records).
+std::string siteText(const ErrorRecord &e) {
+  if (e.site == 0)
+    return "";
+  if (const char *text = tleSiteText(e.site))
+    return text;
+  if (e.site & kSiteLineOnly)
+    return "line " + std::to_string(e.site & ~kSiteLineOnly) +
+           " (a typed C++ call on a GPU: its file is not recorded)";
+  return "site " + std::to_string(e.site);
+}
+
 bool has(const uint64_t *mask, int q) { return mask[q / 64] >> (q % 64) & 1; }
 
 /// One rank, normalised: world ranks throughout.
@@ -96,6 +111,8 @@ std::string line(const Rank &r) {
     return who + " has no failed wait: it left the kernel (or never "
                  "launched it)";
   case RankFate::Failed:
+    if (std::string site = siteText(e); !site.empty())
+      return who + " failed at " + site + ": " + r.info.message;
     return who + " failed: " + r.info.message;
   case RankFate::Waiting:
     break;
@@ -107,6 +124,8 @@ std::string line(const Rank &r) {
                                    : r.kind == WaitKind::Signal
                                        ? std::string("a signal wait")
                                        : std::string("a barrier wait"));
+  if (std::string site = siteText(e); !site.empty())
+    in += " at " + site;
   char how[64];
   if (e.code == kDevErrTimeout || e.code == kDevErrSignalTimeout)
     snprintf(how, sizeof(how), " (timed out after %llu ms)",
@@ -379,6 +398,12 @@ JobReport mergeJobReport(const std::vector<RankView> &views) {
       j += "], ";
       appendKey(j, "call");
       json::appendString(j, recordCall(e));
+      j += ", ";
+      appendKey(j, "site");
+      if (std::string site = siteText(e); !site.empty())
+        json::appendString(j, site);
+      else
+        j += "null";
       j += ", ";
       appendKey(j, "message");
       json::appendString(j, r.info.message);

@@ -43,8 +43,15 @@ bool peekRecord(const ErrorRecord &rec, ErrorRecord &out) {
   return true;
 }
 
+/// Bytes of a call site's text on the wire (longer ones are cut).
+constexpr size_t kWireSiteBytes = 256;
+
 /// What one rank sends the others: a version, so that a peer running
-/// another build is refused rather than misread, then its view.
+/// another build is refused rather than misread, then its view, and the
+/// text of its record's call site as its own table holds it (tleSiteText):
+/// the others may never have registered that line (a rank that skipped the
+/// barrier never compiled its call), and enter it in theirs, so that every
+/// rank prints the same report.
 struct Wire {
   uint32_t version;
   int32_t rank;
@@ -52,8 +59,9 @@ struct Wire {
   int32_t node;
   int32_t ranksPerNode;
   ErrorRecord record;
+  char site[kWireSiteBytes]; ///< NUL-terminated; empty: unknown
 };
-constexpr uint32_t kWireVersion = 0x4a4f4201; // "JOB" 1
+constexpr uint32_t kWireVersion = 0x4a4f4202; // "JOB" 2
 
 RecordNode nodeOf(const CommState &c, int worldRank) {
   if (c.nNodes <= 1)
@@ -87,6 +95,9 @@ void gatherAcrossProcesses(CommState &c, std::vector<RankView> &views) {
   mine.version = kWireVersion;
   mine.rank = me;
   mine.hasRecord = peekRecord(*c.errorHost, mine.record);
+  if (const char *text =
+          mine.hasRecord ? tleSiteText(mine.record.site) : nullptr)
+    std::snprintf(mine.site, sizeof mine.site, "%s", text);
   RecordNode node = nodeOf(c, me);
   mine.node = node.node;
   mine.ranksPerNode = node.ranksPerNode;
@@ -124,6 +135,9 @@ void gatherAcrossProcesses(CommState &c, std::vector<RankView> &views) {
     views[q].answered = true;
     views[q].hasRecord = w.hasRecord != 0;
     views[q].record = w.record;
+    w.site[sizeof w.site - 1] = '\0';
+    if (w.hasRecord && w.site[0] && !tleSiteText(w.record.site))
+      tleSiteRegister(w.record.site, w.site);
     views[q].node = {w.node, w.ranksPerNode};
   }
 }

@@ -353,6 +353,22 @@ TLE_API tleResult_t tleCommGetError(tleComm_t comm, tleErrorInfo *info);
 TLE_API tleResult_t tleCommGetJobError(tleComm_t comm, char *buf, size_t size,
                                        size_t *needed);
 
+/** Call sites (docs/runtime.md, "Call sites"). A failed wait's record
+ *  carries the 32-bit id its compiler gave the call (tlec from the op's
+ *  location, tle.language from the Python line, the typed C++ API from the
+ *  caller's line on the emulator); the reports turn it back into text
+ *  through one table per process. tleSiteRegister enters `text`
+ *  ("file:line:col") for `id`: the same pair again is a no-op;
+ *  tleInvalidArgument for id 0, an empty or NULL text, or an id that holds
+ *  another text (the first one stays). Thread-safe. */
+TLE_API tleResult_t tleSiteRegister(uint32_t id, const char *text);
+/** The id tlec and the front ends give `text` (FNV-1a of its bytes, bit 31
+ *  cleared, never 0), registered with it. */
+TLE_API uint32_t tleSiteRegisterText(const char *text);
+/** The text of site `id`, or NULL (0, or never registered). Valid for the
+ *  life of the process. */
+TLE_API const char *tleSiteText(uint32_t id);
+
 /** Traces of the barrier (docs/runtime.md, "Traces"): from now on the device
  *  library records every barrier event of `comm` (each group's arrive, and
  *  the begin and end of its wait or sync, with %globaltimer on GPUs) into a

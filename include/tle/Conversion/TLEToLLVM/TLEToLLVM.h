@@ -13,6 +13,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Support/LLVM.h"
 
+#include <string>
+
 namespace tle::abi {
 struct Function;
 } // namespace tle::abi
@@ -34,10 +36,23 @@ enum class BarrierABI {
 };
 
 /// Adds one pattern per `tle` op that replaces it by a call of its device
-/// function, declaring the callee in the nearest symbol table.
+/// function, declaring the callee in the nearest symbol table. With
+/// `sites`, barriers and signals call the `...At` twins with their op's
+/// call-site id (callSiteOf).
 void populateTLEToLLVMConversionPatterns(const LLVMTypeConverter &converter,
                                          RewritePatternSet &patterns,
-                                         BarrierABI abi = BarrierABI::Scalar);
+                                         BarrierABI abi = BarrierABI::Scalar,
+                                         bool sites = false);
+
+/// A call site: its id (tle::abi::siteId of `text`) and "file:line:col".
+struct CallSiteText {
+  uint32_t id = 0;
+  std::string text;
+};
+
+/// The call site of an op at `loc`: its first FileLineColLoc (inside a
+/// fused, name or call-site location too), or id 0 and no text.
+CallSiteText callSiteOf(Location loc);
 
 /// Declares the ABI function `fn` (an entry of tle/abi.h's tables) as an
 /// `llvm.func` in `symbolTable` unless it is declared already, with the

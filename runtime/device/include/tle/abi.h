@@ -166,6 +166,11 @@ enum BadArgument : uint32_t {
 /// The largest coopKind FlagCX's entry points accept.
 constexpr int kMaxFlagcxCoop = kCoopLanes;
 
+/// A call-site id with bit 31 set names a line of a typed C++ API call on a
+/// GPU (bits 0..30), whose file the device cannot register; every other id
+/// is abi::siteId of a text (docs/design.md, "Call sites").
+constexpr uint32_t kSiteLineOnly = 0x80000000u;
+
 /// The tleResult_t value (tle.h) of a DevErrorCode: abi.def's Result
 /// column, what a status-returning wait gives the kernel and what the host
 /// reports for a device record. Here, beside the codes, because both the
@@ -250,6 +255,19 @@ inline constexpr Function kFunctions[] = {
 };
 constexpr const Function &function(Fn fn) {
   return kFunctions[static_cast<unsigned>(fn)];
+}
+
+/// The id of call site `text` (n bytes, "file:line:col" or "file:line"):
+/// FNV-1a of its bytes with bit 31 cleared, and never 0, which means
+/// unknown (docs/design.md, "Call sites"). tlec, the Python front end
+/// (tle/language.py) and the typed API's host build compute it the same
+/// way, so that one text has one id in every table of the process.
+constexpr uint32_t siteId(const char *text, unsigned long n) {
+  uint32_t h = 2166136261u;
+  for (unsigned long i = 0; i < n; ++i)
+    h = (h ^ static_cast<uint8_t>(text[i])) * 16777619u;
+  h &= 0x7fffffffu;
+  return h ? h : 1;
 }
 
 /// Every emulator hook, in abi.def's order.

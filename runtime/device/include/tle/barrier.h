@@ -29,7 +29,7 @@ TLE_DEV_INLINE void barrier(const void *comm, BarrierKind kind, CoopKind group,
                             uint32_t index, MemoryOrder order,
                             CallSite site = CallSite::current()) {
   impl::CallScope scope(site);
-  constexpr abi::Fn fn = abi::Fn::flagcxIntraBarrierSyncS;
+  const impl::FnAt fn(abi::Fn::flagcxIntraBarrierSyncS, impl::siteOf(site));
   if (group == kCoopGrid)
     impl::gridBarrier(comm, index, order, kind, fn);
   else
@@ -60,7 +60,7 @@ TLE_DEV_INLINE void barrierSync(const void *comm, CoopKind group,
 tryBarrier(const void *comm, BarrierKind kind, CoopKind group, uint32_t index,
            MemoryOrder order, CallSite site = CallSite::current()) {
   impl::CallScope scope(site);
-  constexpr abi::Fn fn = abi::Fn::flagcxIntraBarrierSyncS;
+  const impl::FnAt fn(abi::Fn::flagcxIntraBarrierSyncS, impl::siteOf(site));
   if (group == kCoopGrid)
     return static_cast<int>(
         impl::gridBarrier</*Status=*/true>(comm, index, order, kind, fn));
@@ -88,8 +88,9 @@ TLE_DEV_INLINE void barrier(const void *comm, TeamKind team, BarrierKind kind,
                             CoopKind group, uint32_t index, MemoryOrder order,
                             CallSite site = CallSite::current()) {
   impl::CallScope scope(site);
-  impl::teamBarrier(comm, team, group, index, order, kind,
-                    abi::Fn::flagcxDevBarrierSync);
+  impl::teamBarrier(
+      comm, team, group, index, order, kind,
+      impl::FnAt(abi::Fn::flagcxDevBarrierSync, impl::siteOf(site)));
 }
 TLE_DEV_INLINE void barrierArrive(const void *comm, TeamKind team,
                                   CoopKind group, uint32_t index,
@@ -115,7 +116,8 @@ tryBarrier(const void *comm, TeamKind team, BarrierKind kind, CoopKind group,
            CallSite site = CallSite::current()) {
   impl::CallScope scope(site);
   return static_cast<int>(impl::teamBarrier</*Status=*/true>(
-      comm, team, group, index, order, kind, abi::Fn::flagcxDevBarrierSync));
+      comm, team, group, index, order, kind,
+      impl::FnAt(abi::Fn::flagcxDevBarrierSync, impl::siteOf(site))));
 }
 
 /// 0 while `comm` is usable, else the tleResult_t value its waits give up

@@ -63,7 +63,7 @@ public:
     if (team != kTeamIntra)
       return barrier(s.comm, team, kBarrierWait, group, s.slot, order, site);
     impl::CallScope scope(site);
-    impl::sessionWait(s, order);
+    impl::sessionWait(s, order, at(site));
   }
   TLE_DEV_INLINE void sync(MemoryOrder order,
                            CallSite site = CallSite::current()) {
@@ -71,7 +71,7 @@ public:
       return barrier(s.comm, team, kBarrierSync, group, s.slot, order, site);
     impl::CallScope scope(site);
     impl::sessionArrive(s, order, /*reconverge=*/false);
-    impl::sessionWait(s, order);
+    impl::sessionWait(s, order, at(site));
   }
   /// wait and sync returning a status, as tle::tryBarrier: 0, or the
   /// tleResult_t value of a wait that gave up, the same in the whole group.
@@ -80,7 +80,8 @@ public:
     if (team != kTeamIntra)
       return tryBarrier(s.comm, team, kBarrierWait, group, s.slot, order, site);
     impl::CallScope scope(site);
-    return static_cast<int>(impl::sessionWait</*Status=*/true>(s, order));
+    return static_cast<int>(
+        impl::sessionWait</*Status=*/true>(s, order, at(site)));
   }
   [[nodiscard]] TLE_DEV_INLINE int
   trySync(MemoryOrder order, CallSite site = CallSite::current()) {
@@ -88,10 +89,15 @@ public:
       return tryBarrier(s.comm, team, kBarrierSync, group, s.slot, order, site);
     impl::CallScope scope(site);
     impl::sessionArrive(s, order, /*reconverge=*/false);
-    return static_cast<int>(impl::sessionWait</*Status=*/true>(s, order));
+    return static_cast<int>(
+        impl::sessionWait</*Status=*/true>(s, order, at(site)));
   }
 
 private:
+  /// The session's entry point in reports, with the caller's site.
+  TLE_DEV_INLINE static impl::FnAt at(CallSite site) {
+    return impl::FnAt(impl::kSessionFn, impl::siteOf(site));
+  }
   TLE_DEV_INLINE static impl::Session open(const void *comm, CoopKind group,
                                            uint32_t index, CallSite site) {
     impl::CallScope scope(site);

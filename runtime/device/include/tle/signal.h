@@ -38,14 +38,16 @@ TLE_DEV_INLINE void signalInc(const void *comm, int peer, uint32_t sig,
                               CoopKind group,
                               CallSite site = CallSite::current()) {
   impl::CallScope scope(site);
-  impl::signalAdd(comm, peer, sig, 1, group, abi::Fn::flagcxDevSignalInc);
+  impl::signalAdd(comm, peer, sig, 1, group,
+                  impl::FnAt(abi::Fn::flagcxDevSignalInc, impl::siteOf(site)));
 }
 /// Adds `value` to word `sig` of rank `peer`.
 TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
                               uint64_t value, CoopKind group,
                               CallSite site = CallSite::current()) {
   impl::CallScope scope(site);
-  impl::signalAdd(comm, peer, sig, value, group, abi::Fn::flagcxDevSignalAdd);
+  impl::signalAdd(comm, peer, sig, value, group,
+                  impl::FnAt(abi::Fn::flagcxDevSignalAdd, impl::siteOf(site)));
 }
 /// Waits until this rank's word `sig` is >= `least`.
 TLE_DEV_INLINE void signalWait(const void *comm, uint32_t sig, uint64_t least,
@@ -53,8 +55,9 @@ TLE_DEV_INLINE void signalWait(const void *comm, uint32_t sig, uint64_t least,
                                MemoryOrder order = kOrderAcquire,
                                CallSite site = CallSite::current()) {
   impl::CallScope scope(site);
-  impl::signalWait(comm, sig, least, group, order,
-                   abi::Fn::flagcxDevWaitSignal);
+  impl::signalWait(
+      comm, sig, least, group, order,
+      impl::FnAt(abi::Fn::flagcxDevWaitSignal, impl::siteOf(site)));
 }
 /// The same, returning a status (as tle::tryBarrier): 0, or the
 /// tleResult_t value of a wait that gave up (tleAborted, tlePeerFailure,
@@ -67,7 +70,8 @@ trySignalWait(const void *comm, uint32_t sig, uint64_t least, CoopKind group,
               CallSite site = CallSite::current()) {
   impl::CallScope scope(site);
   return static_cast<int>(impl::signalWait</*Status=*/true>(
-      comm, sig, least, group, order, abi::Fn::flagcxDevWaitSignal));
+      comm, sig, least, group, order,
+      impl::FnAt(abi::Fn::flagcxDevWaitSignal, impl::siteOf(site))));
 }
 /// signalInc and signalAdd with `peer` numbered in team `team` (INTRA: a
 /// rank of this node; INTER: a node, the same local rank there; WORLD: a
@@ -77,7 +81,7 @@ TLE_DEV_INLINE void signalInc(const void *comm, TeamKind team, int peer,
                               uint32_t sig, CoopKind group,
                               CallSite site = CallSite::current()) {
   impl::CallScope scope(site);
-  constexpr abi::Fn fn = abi::Fn::flagcxDevSignalInc;
+  const impl::FnAt fn(abi::Fn::flagcxDevSignalInc, impl::siteOf(site));
   impl::checkSignalArgs(comm, sig, impl::kHasTeam, team, 0, 0, 0, fn);
   impl::teamSignalAdd(comm, team, peer, sig, 1, group, fn);
 }
@@ -85,7 +89,7 @@ TLE_DEV_INLINE void signalAdd(const void *comm, TeamKind team, int peer,
                               uint32_t sig, uint64_t value, CoopKind group,
                               CallSite site = CallSite::current()) {
   impl::CallScope scope(site);
-  constexpr abi::Fn fn = abi::Fn::flagcxDevSignalAdd;
+  const impl::FnAt fn(abi::Fn::flagcxDevSignalAdd, impl::siteOf(site));
   impl::checkSignalArgs(comm, sig, impl::kHasTeam, team, 0, 0, 0, fn);
   impl::teamSignalAdd(comm, team, peer, sig, value, group, fn);
 }

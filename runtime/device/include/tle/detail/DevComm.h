@@ -30,8 +30,9 @@ constexpr uint32_t kSymMemMagic = 0x544c454du;
 /// fault word (ErrorRecord::abort, was pad0) and DevComm::flags. 9: nodes
 /// (DevComm::node, nNodes, netKind, nNetWords, net). 10: one-sided
 /// transfers (DevComm::nCounters, nContexts, counters, counterPeers'
-/// words after the signals, shadows, nets; SymMem::worldPtrs).
-constexpr uint32_t kDevCommVersion = 10;
+/// words after the signals, shadows, nets; SymMem::worldPtrs). 11: the call
+/// site of a failure (ErrorRecord::site, a new word at the end).
+constexpr uint32_t kDevCommVersion = 11;
 /// "TLEN": the first word of every net handle (DevNet).
 constexpr uint32_t kDevNetMagic = 0x544c454eu;
 /// Network contexts a communicator serves (FlagCX's contextId): TLE keeps
@@ -98,6 +99,9 @@ struct ErrorRecord {
                       ///< value when the wait gave up (`slot` holds the
                       ///< signal index)
   uint64_t wanted;    ///< and the value it waited for (>=)
+  uint32_t site;      ///< the failing call's site id (docs/design.md,
+                      ///< "Call sites"); 0: unknown (FlagCX's entry points)
+  uint32_t reserved;  ///< 0
 };
 
 /// DevComm::flags: a failed wait records and returns instead of ending the

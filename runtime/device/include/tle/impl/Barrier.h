@@ -29,7 +29,7 @@ TLE_DEV_INLINE uint32_t intraSlot(const Comm &c, uint32_t index) {
 /// arrive of WORLD's slot `index` (its intra half; docs/design.md, "Teams").
 template <int Team = kTeamIntra>
 TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
-                                int order, abi::Fn fn) {
+                                int order, FnAt fn) {
   checkCoop(comm, index, coop, order, fn);
   Group g = makeGroup(coop);
   // Every thread loads and checks the communicator, before the group sync
@@ -84,7 +84,7 @@ TLE_DEV_INLINE void groupArrive(const void *comm, int coop, uint32_t index,
 /// rank's writes to the other nodes (docs/design.md, "Teams").
 template <bool Status = false, int Team = kTeamIntra>
 TLE_DEV_INLINE uint32_t groupWait(const void *comm, int coop, uint32_t index,
-                                  int order, bool arrive, abi::Fn fn) {
+                                  int order, bool arrive, FnAt fn) {
   checkCoop(comm, index, coop, order, fn);
   Group g = makeGroup(coop);
   // Every thread checks, before the group sync (see groupArrive), so that a
@@ -160,7 +160,7 @@ TLE_DEV_INLINE uint32_t groupWait(const void *comm, int coop, uint32_t index,
 /// `Status`, returns the group's status (0 for arrive, which never waits).
 template <bool Status = false>
 TLE_DEV_INLINE uint32_t barrier(const void *comm, int coop, uint32_t index,
-                                int order, int kind, abi::Fn fn) {
+                                int order, int kind, FnAt fn) {
   if (kind == kBarrierArrive) {
     groupArrive(comm, coop, index, order, fn);
     return 0;
@@ -174,7 +174,7 @@ TLE_DEV_INLINE uint32_t barrier(const void *comm, int coop, uint32_t index,
 /// group syncs again after a wait. With `Status`, as barrier.
 template <bool Status = false>
 TLE_DEV_INLINE uint32_t interBarrier(const void *comm, int coop, uint32_t index,
-                                     int order, int kind, abi::Fn fn) {
+                                     int order, int kind, FnAt fn) {
   checkCoop(comm, index, coop, order, fn);
   Group g = makeGroup(coop);
   Comm c = checkSlot(comm, index, g.rank, fn);
@@ -211,7 +211,7 @@ TLE_DEV_INLINE uint32_t interBarrier(const void *comm, int coop, uint32_t index,
 template <bool Status = false>
 TLE_DEV_INLINE uint32_t teamBarrier(const void *comm, int team, int coop,
                                     uint32_t index, int order, int kind,
-                                    abi::Fn fn) {
+                                    FnAt fn) {
   if (team == kTeamIntra)
     return barrier<Status>(comm, coop, index, order, kind, fn);
   if (team == kTeamInter)
@@ -230,7 +230,7 @@ TLE_DEV_INLINE uint32_t teamBarrier(const void *comm, int team, int coop,
 /// barrier is always system-wide: peers are other GPUs).
 TLE_DEV_INLINE void devBarrier(const void *comm, int team, uint32_t index,
                                int coop, int order, int scope, int kind,
-                               abi::Fn fn) {
+                               FnAt fn) {
   if (TLE_UNLIKELY(static_cast<uint32_t>(scope) > kScopeThread))
     failArgument(comm, index, fn, kArgScope, scope, kScopeThread);
   teamBarrier(comm, team, coop, index, order, kind, fn);

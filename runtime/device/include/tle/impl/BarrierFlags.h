@@ -113,7 +113,7 @@ struct WaitCtx {
   uint32_t target;
   uint32_t count;
   const char *what;
-  abi::Fn fn;
+  FnAt fn;
 };
 
 /// Rank q is in the set: its entry has not reached the target.
@@ -129,7 +129,7 @@ TLE_DEV_INLINE PeerMask missingPeers(const WaitCtx &w) {
 
 /// tleCommFailed and its Triton spelling: 0 while `comm` is usable, else
 /// the tleResult_t value its waits give up with.
-TLE_DEV_INLINE int32_t commFailed(const void *comm, abi::Fn fn) {
+TLE_DEV_INLINE int32_t commFailed(const void *comm, FnAt fn) {
   uint32_t code = faultCode(checkComm(comm, fn).dc);
   return code ? static_cast<int32_t>(resultOf(code)) : 0;
 }
@@ -142,7 +142,7 @@ TLE_DEV_INLINE int32_t commFailed(const void *comm, abi::Fn fn) {
 /// the compiler build the struct in local memory on the hot path of every
 /// wait (eleven stores before the first poll), not only when one gives up.
 TLE_DEV_COLD uint32_t giveUp(const void *comm, uint32_t slot, uint32_t target,
-                             uint32_t count, uint32_t code, abi::Fn fn) {
+                             uint32_t count, uint32_t code, FnAt fn) {
   if (code == kDevErrAborted) {
     WaitCtx w{checkComm(comm, fn), slot, target, count, nullptr, fn};
     Failure f{kDevErrAborted, w.fn};
@@ -160,7 +160,7 @@ TLE_DEV_COLD uint32_t giveUp(const void *comm, uint32_t slot, uint32_t target,
 /// communicator gives up at its next check) and return the status.
 TLE_DEV_COLD uint32_t failTimeout(const void *comm, uint32_t slot,
                                   uint32_t target, uint32_t count,
-                                  uint64_t elapsedNs, abi::Fn fn) {
+                                  uint64_t elapsedNs, FnAt fn) {
   WaitCtx w{checkComm(comm, fn), slot, target, count, nullptr, fn};
   Failure f{kDevErrTimeout, fn};
   f.slot = slot;

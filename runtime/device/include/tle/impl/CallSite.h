@@ -5,9 +5,11 @@
 // (tle/barrier.h, tle/signal.h, tle/session.h): its default argument takes
 // the caller's file and line, so that the emulator's reports and traces
 // name the user's line of a C++ kernel the way they name a compiled
-// kernel's op location. On GPUs it is empty and costs nothing (no report
-// there names a line). CallScope, in Platform.h, tells the platform layer
-// for the duration of one call.
+// kernel's op location, and the failure record's site id names it
+// (docs/design.md, "Call sites"). On GPUs it holds the line only (the
+// device cannot register a file name), an immediate that only the failure
+// path reads. CallScope, in Platform.h, tells the platform layer for the
+// duration of one call.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +24,11 @@ namespace tle {
 /// may take a CallSite of its own and pass its caller's on.
 struct CallSite {
 #if defined(__CUDACC__)
-  __host__ __device__ static constexpr CallSite current() { return {}; }
+  uint32_t line = 0; ///< 0: unknown
+  __host__ __device__ static constexpr CallSite
+  current(uint32_t line = __builtin_LINE()) {
+    return {line};
+  }
 #else
   const char *file = nullptr; ///< null: unknown
   uint32_t line = 0;

@@ -24,10 +24,23 @@ namespace tle::impl {
 
 constexpr uint32_t kWarpSize = 32;
 
+/// The entry point a failure report names, and the call site its caller
+/// passed (a site id, 0 when unknown: docs/design.md, "Call sites"). Every
+/// layer of the library takes it by value down to the cold failure paths,
+/// which alone read `site`: on the success path it is an immediate that
+/// nothing uses, so it costs no instruction (the session-loop-sites
+/// exact-PTX test).
+struct FnAt {
+  abi::Fn fn;
+  uint32_t site;
+  TLE_DEV_INLINE FnAt(abi::Fn f, uint32_t s = 0) : fn(f), site(s) {}
+  TLE_DEV_INLINE operator abi::Fn() const { return fn; }
+};
+
 /// What a report says besides where it happened.
 struct Failure {
   uint32_t code;
-  abi::Fn fn;
+  FnAt fn;
   uint32_t slot = 0;
   uint32_t epoch = 0;
   PeerMask missing = {};
@@ -56,7 +69,8 @@ TLE_DEV_INLINE bool claimRecord(ErrorRecord *rec, int32_t rank,
   rec->nBarriers = nBarriers;
   rec->aux = f.aux;
   rec->elapsedNs = f.elapsedNs;
-  rec->function = static_cast<uint32_t>(f.fn);
+  rec->function = static_cast<uint32_t>(f.fn.fn);
+  rec->site = f.fn.site;
   rec->argument = f.argument;
   rec->value = f.value;
   rec->limit = f.limit;
@@ -132,7 +146,7 @@ TLE_DEV_GLOBAL_CONST DevComm kNullDevComm = {};
 
 /// Classifies and reports what loadComm's one combined check rejected.
 [[noreturn]] TLE_DEV_COLD void failCheck(const DevComm *dc, uint32_t index,
-                                         bool checkIndex, abi::Fn fn) {
+                                         bool checkIndex, FnAt fn) {
   if (!dc || loadConst(&dc->magic) != kDevCommMagic ||
       loadConst(&dc->version) != kDevCommVersion)
     failNoRecord();
@@ -163,7 +177,7 @@ TLE_DEV_GLOBAL_CONST DevComm kNullDevComm = {};
 /// after the check made arrive alone take about 1 µs). The loads of a
 /// communicator that then fails the check read only its own struct.
 TLE_DEV_INLINE Comm loadComm(const void *comm, uint32_t index, bool checkIndex,
-                             uint32_t entry, abi::Fn fn) {
+                             uint32_t entry, FnAt fn) {
   const DevComm *dc = static_cast<const DevComm *>(comm);
   const DevComm *src = dc ? dc : &kNullDevComm;
   uint32_t magic, version;
@@ -199,7 +213,7 @@ TLE_DEV_INLINE Comm loadComm(const void *comm, uint32_t index, bool checkIndex,
 }
 
 /// A checked communicator, for calls that touch no slot.
-TLE_DEV_INLINE Comm checkComm(const void *comm, abi::Fn fn) {
+TLE_DEV_INLINE Comm checkComm(const void *comm, FnAt fn) {
   return loadComm(comm, 0, false, 0, fn);
 }
 
@@ -207,14 +221,14 @@ TLE_DEV_INLINE Comm checkComm(const void *comm, abi::Fn fn) {
 /// before any inbox or epoch word is touched. `entry`: the flags the
 /// calling lane will use first (its rank in the group).
 TLE_DEV_INLINE Comm checkSlot(const void *comm, uint32_t index, uint32_t entry,
-                              abi::Fn fn) {
+                              FnAt fn) {
   return loadComm(comm, index, true, entry, fn);
 }
 
 /// Reports an argument out of its range (`value`; `limit` the bound it
 /// broke, 0 if none) on a call that names slot `index`.
 [[noreturn]] TLE_DEV_COLD void failArgument(const void *comm, uint32_t index,
-                                            abi::Fn fn, BadArgument arg,
+                                            FnAt fn, BadArgument arg,
                                             int64_t value, uint64_t limit = 0) {
   Failure f{kDevErrBadArgument, fn};
   f.slot = index;
@@ -225,7 +239,7 @@ TLE_DEV_INLINE Comm checkSlot(const void *comm, uint32_t index, uint32_t entry,
 }
 
 TLE_DEV_INLINE void checkOrder(const void *comm, uint32_t index, int order,
-                               abi::Fn fn) {
+                               FnAt fn) {
   if (TLE_UNLIKELY(static_cast<uint32_t>(order) > kOrderSeqCst))
     failArgument(comm, index, fn, kArgOrder, order, kOrderSeqCst);
 }

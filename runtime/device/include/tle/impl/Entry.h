@@ -57,6 +57,23 @@ TLE_INTRA_BARRIER(flagcxIntraBarrierWaitS, tle::kBarrierWait)
 TLE_INTRA_BARRIER(flagcxIntraBarrierSyncS, tle::kBarrierSync)
 #undef TLE_INTRA_BARRIER
 
+// The `...At` twins (abi.def, "Call sites"): the same call, reported as
+// `Base`, with the caller's site id, which only a failure path reads.
+#define TLE_INTRA_BARRIER_AT(Name, Base, Kind)                                 \
+  TLE_DEVICE_API void Name(const void *comm, int32_t coopKind, uint32_t index, \
+                           bool, int32_t order, uint32_t site) {               \
+    TLE_ENTRY(Base);                                                           \
+    tle::impl::barrier(comm, coopKind, index, order, Kind,                     \
+                       tle::impl::FnAt(tle::impl::Fn::Base, site));            \
+  }
+TLE_INTRA_BARRIER_AT(tleIntraBarrierArriveAt, flagcxIntraBarrierArriveS,
+                     tle::kBarrierArrive)
+TLE_INTRA_BARRIER_AT(tleIntraBarrierWaitAt, flagcxIntraBarrierWaitS,
+                     tle::kBarrierWait)
+TLE_INTRA_BARRIER_AT(tleIntraBarrierSyncAt, flagcxIntraBarrierSyncS,
+                     tle::kBarrierSync)
+#undef TLE_INTRA_BARRIER_AT
+
 #define TLE_DEV_BARRIER(Name, Kind)                                            \
   TLE_DEVICE_API void Name(const void *comm, int32_t teamKind, uint32_t index, \
                            int32_t, int32_t coopKind, int32_t order,           \
@@ -70,6 +87,20 @@ TLE_DEV_BARRIER(flagcxDevBarrierWait, tle::kBarrierWait)
 TLE_DEV_BARRIER(flagcxDevBarrierSync, tle::kBarrierSync)
 #undef TLE_DEV_BARRIER
 
+#define TLE_DEV_BARRIER_AT(Name, Base, Kind)                                   \
+  TLE_DEVICE_API void Name(const void *comm, int32_t teamKind, uint32_t index, \
+                           int32_t, int32_t coopKind, int32_t order,           \
+                           int32_t scope, uint32_t site) {                     \
+    TLE_ENTRY(Base);                                                           \
+    tle::impl::devBarrier(comm, teamKind, index, coopKind, order, scope, Kind, \
+                          tle::impl::FnAt(tle::impl::Fn::Base, site));         \
+  }
+TLE_DEV_BARRIER_AT(tleDevBarrierArriveAt, flagcxDevBarrierArrive,
+                   tle::kBarrierArrive)
+TLE_DEV_BARRIER_AT(tleDevBarrierWaitAt, flagcxDevBarrierWait, tle::kBarrierWait)
+TLE_DEV_BARRIER_AT(tleDevBarrierSyncAt, flagcxDevBarrierSync, tle::kBarrierSync)
+#undef TLE_DEV_BARRIER_AT
+
 #define TLE_GRID_BARRIER(Name, Kind)                                           \
   TLE_DEVICE_API void Name(const void *comm, uint32_t index, bool,             \
                            int32_t order) {                                    \
@@ -80,6 +111,21 @@ TLE_GRID_BARRIER(tleIntraGridBarrierArriveS, tle::kBarrierArrive)
 TLE_GRID_BARRIER(tleIntraGridBarrierWaitS, tle::kBarrierWait)
 TLE_GRID_BARRIER(tleIntraGridBarrierSyncS, tle::kBarrierSync)
 #undef TLE_GRID_BARRIER
+
+#define TLE_GRID_BARRIER_AT(Name, Base, Kind)                                  \
+  TLE_DEVICE_API void Name(const void *comm, uint32_t index, bool,             \
+                           int32_t order, uint32_t site) {                     \
+    TLE_ENTRY(Base);                                                           \
+    tle::impl::gridBarrier(comm, index, order, Kind,                           \
+                           tle::impl::FnAt(tle::impl::Fn::Base, site));        \
+  }
+TLE_GRID_BARRIER_AT(tleIntraGridBarrierArriveAt, tleIntraGridBarrierArriveS,
+                    tle::kBarrierArrive)
+TLE_GRID_BARRIER_AT(tleIntraGridBarrierWaitAt, tleIntraGridBarrierWaitS,
+                    tle::kBarrierWait)
+TLE_GRID_BARRIER_AT(tleIntraGridBarrierSyncAt, tleIntraGridBarrierSyncS,
+                    tle::kBarrierSync)
+#undef TLE_GRID_BARRIER_AT
 
 TLE_DEVICE_API uint32_t tleIntraBarrierSessionOpen(const void *comm,
                                                    int32_t coopKind,
@@ -100,6 +146,22 @@ TLE_SESSION_BARRIER(tleIntraBarrierSessionArrive, tle::kBarrierArrive)
 TLE_SESSION_BARRIER(tleIntraBarrierSessionWait, tle::kBarrierWait)
 TLE_SESSION_BARRIER(tleIntraBarrierSessionSync, tle::kBarrierSync)
 #undef TLE_SESSION_BARRIER
+#define TLE_SESSION_BARRIER_AT(Name, Base, Kind)                               \
+  TLE_DEVICE_API uint32_t Name(const void *comm, int32_t coopKind,             \
+                               uint32_t index, int32_t order, uint32_t epoch,  \
+                               uint32_t site) {                                \
+    TLE_ENTRY(Base);                                                           \
+    return tle::impl::compiledBarrier(                                         \
+        comm, coopKind, index, order, Kind, epoch, nullptr,                    \
+        tle::impl::FnAt(tle::impl::Fn::Base, site));                           \
+  }
+TLE_SESSION_BARRIER_AT(tleIntraBarrierSessionArriveAt,
+                       tleIntraBarrierSessionArrive, tle::kBarrierArrive)
+TLE_SESSION_BARRIER_AT(tleIntraBarrierSessionWaitAt, tleIntraBarrierSessionWait,
+                       tle::kBarrierWait)
+TLE_SESSION_BARRIER_AT(tleIntraBarrierSessionSyncAt, tleIntraBarrierSessionSync,
+                       tle::kBarrierSync)
+#undef TLE_SESSION_BARRIER_AT
 TLE_DEVICE_API void tleIntraBarrierSessionClose(const void *comm,
                                                 int32_t coopKind,
                                                 uint32_t index,
@@ -158,37 +220,76 @@ TLE_DEVICE_API void *flagcxGetIntraPointerS(const void *mem, uint64_t offset,
                                tle::impl::Fn::flagcxGetIntraPointerS);
 }
 
+namespace tle::impl {
+/// FlagCX's unified signal functions and their `...At` twins.
+TLE_DEV_INLINE void devSignalAdd(const void *comm, int32_t teamKind,
+                                 int32_t peer, uint32_t signal, uint64_t value,
+                                 uint32_t contextId, int32_t coopKind,
+                                 int32_t scope, FnAt fn) {
+  checkSignalArgs(comm, signal, kHasTeam | kHasScope, teamKind, contextId,
+                  scope, 0, fn);
+  teamSignalAdd(comm, teamKind, peer, signal, value, coopKind, fn);
+}
+TLE_DEV_INLINE void devWaitSignal(const void *comm, uint32_t signal,
+                                  uint64_t least, int32_t bits,
+                                  uint32_t contextId, int32_t coopKind,
+                                  int32_t order, FnAt fn) {
+  checkSignalArgs(comm, signal, kHasBits, 0, contextId, 0, bits, fn);
+  signalWait(comm, signal, least, coopKind, order, fn);
+}
+} // namespace tle::impl
+
 TLE_DEVICE_API void flagcxDevSignalInc(const void *comm, int32_t teamKind,
                                        int32_t peer, uint32_t signal,
                                        uint32_t contextId, int32_t coopKind,
                                        int32_t scope) {
   TLE_ENTRY(flagcxDevSignalInc);
-  using namespace tle::impl;
-  checkSignalArgs(comm, signal, kHasTeam | kHasScope, teamKind, contextId,
-                  scope, 0, Fn::flagcxDevSignalInc);
-  teamSignalAdd(comm, teamKind, peer, signal, 1, coopKind,
-                Fn::flagcxDevSignalInc);
+  tle::impl::devSignalAdd(comm, teamKind, peer, signal, 1, contextId, coopKind,
+                          scope, tle::impl::Fn::flagcxDevSignalInc);
 }
 TLE_DEVICE_API void flagcxDevSignalAdd(const void *comm, int32_t teamKind,
                                        int32_t peer, uint32_t signal,
                                        uint64_t value, uint32_t contextId,
                                        int32_t coopKind, int32_t scope) {
   TLE_ENTRY(flagcxDevSignalAdd);
-  using namespace tle::impl;
-  checkSignalArgs(comm, signal, kHasTeam | kHasScope, teamKind, contextId,
-                  scope, 0, Fn::flagcxDevSignalAdd);
-  teamSignalAdd(comm, teamKind, peer, signal, value, coopKind,
-                Fn::flagcxDevSignalAdd);
+  tle::impl::devSignalAdd(comm, teamKind, peer, signal, value, contextId,
+                          coopKind, scope, tle::impl::Fn::flagcxDevSignalAdd);
 }
 TLE_DEVICE_API void flagcxDevWaitSignal(const void *comm, uint32_t signal,
                                         uint64_t least, int32_t bits,
                                         uint32_t contextId, int32_t coopKind,
                                         int32_t order) {
   TLE_ENTRY(flagcxDevWaitSignal);
+  tle::impl::devWaitSignal(comm, signal, least, bits, contextId, coopKind,
+                           order, tle::impl::Fn::flagcxDevWaitSignal);
+}
+TLE_DEVICE_API void tleDevSignalIncAt(const void *comm, int32_t teamKind,
+                                      int32_t peer, uint32_t signal,
+                                      uint32_t contextId, int32_t coopKind,
+                                      int32_t scope, uint32_t site) {
+  TLE_ENTRY(flagcxDevSignalInc);
   using namespace tle::impl;
-  checkSignalArgs(comm, signal, kHasBits, 0, contextId, 0, bits,
-                  Fn::flagcxDevWaitSignal);
-  signalWait(comm, signal, least, coopKind, order, Fn::flagcxDevWaitSignal);
+  devSignalAdd(comm, teamKind, peer, signal, 1, contextId, coopKind, scope,
+               FnAt(Fn::flagcxDevSignalInc, site));
+}
+TLE_DEVICE_API void tleDevSignalAddAt(const void *comm, int32_t teamKind,
+                                      int32_t peer, uint32_t signal,
+                                      uint64_t value, uint32_t contextId,
+                                      int32_t coopKind, int32_t scope,
+                                      uint32_t site) {
+  TLE_ENTRY(flagcxDevSignalAdd);
+  using namespace tle::impl;
+  devSignalAdd(comm, teamKind, peer, signal, value, contextId, coopKind, scope,
+               FnAt(Fn::flagcxDevSignalAdd, site));
+}
+TLE_DEVICE_API void tleDevWaitSignalAt(const void *comm, uint32_t signal,
+                                       uint64_t least, int32_t bits,
+                                       uint32_t contextId, int32_t coopKind,
+                                       int32_t order, uint32_t site) {
+  TLE_ENTRY(flagcxDevWaitSignal);
+  using namespace tle::impl;
+  devWaitSignal(comm, signal, least, bits, contextId, coopKind, order,
+                FnAt(Fn::flagcxDevWaitSignal, site));
 }
 TLE_DEVICE_API uint64_t flagcxDevReadSignal(const void *comm, uint32_t signal,
                                             int32_t bits, uint32_t contextId,
@@ -216,7 +317,7 @@ namespace tle::impl {
 /// spelling): `barrierKind` and `groupKind` arrive as plain ints.
 TLE_DEV_INLINE int32_t tritonBarrier(int64_t comm, int32_t barrierKind,
                                      int32_t groupKind, int32_t index,
-                                     int32_t order, Fn fn) {
+                                     int32_t order, FnAt fn) {
   const void *c = addressOf(comm);
   uint32_t slot = static_cast<uint32_t>(index);
   if (TLE_UNLIKELY(static_cast<uint32_t>(barrierKind) > tle::kBarrierSync))
@@ -236,7 +337,7 @@ TLE_DEV_INLINE int32_t tritonBarrier(int64_t comm, int32_t barrierKind,
 /// A peer's (or with `local`, this rank's) address of byte `offset` of a
 /// buffer, as Triton's int64.
 TLE_DEV_INLINE int64_t tritonPointer(int64_t mem, int64_t offset, int32_t peer,
-                                     bool local, Fn fn) {
+                                     bool local, FnAt fn) {
   return reinterpret_cast<int64_t>(memPointer(
       addressOf(mem), static_cast<uint64_t>(offset), peer, local, fn));
 }
@@ -249,27 +350,51 @@ TLE_DEVICE_API int32_t tleTritonBarrier(int64_t comm, int32_t barrierKind,
   return tle::impl::tritonBarrier(comm, barrierKind, groupKind, index, order,
                                   tle::impl::Fn::tleTritonBarrier);
 }
+TLE_DEVICE_API int32_t tleTritonBarrierAt(int64_t comm, int32_t barrierKind,
+                                          int32_t groupKind, int32_t index,
+                                          int32_t order, int32_t site) {
+  TLE_ENTRY(tleTritonBarrier);
+  using namespace tle::impl;
+  return tritonBarrier(comm, barrierKind, groupKind, index, order,
+                       FnAt(Fn::tleTritonBarrier, static_cast<uint32_t>(site)));
+}
+namespace tle::impl {
+TLE_DEV_INLINE int32_t tritonTeamBarrier(int64_t comm, int32_t teamKind,
+                                         int32_t barrierKind, int32_t groupKind,
+                                         int32_t index, int32_t order,
+                                         FnAt fn) {
+  if (teamKind == tle::kTeamIntra)
+    return tritonBarrier(comm, barrierKind, groupKind, index, order, fn);
+  const void *c = addressOf(comm);
+  uint32_t slot = static_cast<uint32_t>(index);
+  if (TLE_UNLIKELY(static_cast<uint32_t>(teamKind) > tle::kTeamWorld))
+    failArgument(c, slot, fn, tle::kArgTeamKind, teamKind, tle::kTeamWorld);
+  if (TLE_UNLIKELY(static_cast<uint32_t>(barrierKind) > tle::kBarrierSync))
+    failArgument(c, slot, fn, tle::kArgBarrierKind, barrierKind,
+                 tle::kBarrierSync);
+  // The grid group is INTRA's only: INTER and WORLD serve FlagCX's kinds.
+  return static_cast<int32_t>(teamBarrier</*Status=*/true>(
+      c, teamKind, groupKind, slot, order, barrierKind, fn));
+}
+} // namespace tle::impl
 TLE_DEVICE_API int32_t tleTritonTeamBarrier(int64_t comm, int32_t teamKind,
                                             int32_t barrierKind,
                                             int32_t groupKind, int32_t index,
                                             int32_t order) {
   TLE_ENTRY(tleTritonTeamBarrier);
+  return tle::impl::tritonTeamBarrier(comm, teamKind, barrierKind, groupKind,
+                                      index, order,
+                                      tle::impl::Fn::tleTritonTeamBarrier);
+}
+TLE_DEVICE_API int32_t tleTritonTeamBarrierAt(int64_t comm, int32_t teamKind,
+                                              int32_t barrierKind,
+                                              int32_t groupKind, int32_t index,
+                                              int32_t order, int32_t site) {
+  TLE_ENTRY(tleTritonTeamBarrier);
   using namespace tle::impl;
-  if (teamKind == tle::kTeamIntra)
-    return tritonBarrier(comm, barrierKind, groupKind, index, order,
-                         Fn::tleTritonTeamBarrier);
-  const void *c = addressOf(comm);
-  uint32_t slot = static_cast<uint32_t>(index);
-  if (TLE_UNLIKELY(static_cast<uint32_t>(teamKind) > tle::kTeamWorld))
-    failArgument(c, slot, Fn::tleTritonTeamBarrier, tle::kArgTeamKind, teamKind,
-                 tle::kTeamWorld);
-  if (TLE_UNLIKELY(static_cast<uint32_t>(barrierKind) > tle::kBarrierSync))
-    failArgument(c, slot, Fn::tleTritonTeamBarrier, tle::kArgBarrierKind,
-                 barrierKind, tle::kBarrierSync);
-  // The grid group is INTRA's only: INTER and WORLD serve FlagCX's kinds.
-  return static_cast<int32_t>(
-      teamBarrier</*Status=*/true>(c, teamKind, groupKind, slot, order,
-                                   barrierKind, Fn::tleTritonTeamBarrier));
+  return tritonTeamBarrier(
+      comm, teamKind, barrierKind, groupKind, index, order,
+      FnAt(Fn::tleTritonTeamBarrier, static_cast<uint32_t>(site)));
 }
 namespace tle::impl {
 /// tleTritonSession*'s int64: the slot above the epoch (abi.def).
@@ -281,7 +406,7 @@ TLE_DEV_INLINE uint32_t tritonSessionSlot(int64_t session) {
 }
 /// Triton's group space includes grid, which sessions do not serve.
 TLE_DEV_INLINE void checkSessionGroup(const void *comm, uint32_t slot,
-                                      int32_t groupKind, Fn fn) {
+                                      int32_t groupKind, FnAt fn) {
   if (TLE_UNLIKELY(static_cast<uint32_t>(groupKind) > kMaxFlagcxCoop))
     failArgument(comm, slot, fn, kArgCoopKind, groupKind, kMaxFlagcxCoop);
 }
@@ -297,17 +422,16 @@ TLE_DEVICE_API int64_t tleTritonSessionOpen(int64_t comm, int32_t groupKind,
   return tritonSession(
       slot, compiledOpen(c, groupKind, slot, Fn::tleTritonSessionOpen));
 }
-TLE_DEVICE_API int64_t tleTritonSession(int64_t comm, int32_t barrierKind,
-                                        int32_t groupKind, int32_t order,
-                                        int64_t session) {
-  TLE_ENTRY(tleTritonSession);
-  using namespace tle::impl;
+namespace tle::impl {
+TLE_DEV_INLINE int64_t tritonSessionBarrier(int64_t comm, int32_t barrierKind,
+                                            int32_t groupKind, int32_t order,
+                                            int64_t session, FnAt fn) {
   const void *c = addressOf(comm);
   uint32_t slot = session < 0 ? 0 : tritonSessionSlot(session);
   if (TLE_UNLIKELY(static_cast<uint32_t>(barrierKind) > tle::kBarrierSync))
-    failArgument(c, slot, Fn::tleTritonSession, tle::kArgBarrierKind,
-                 barrierKind, tle::kBarrierSync);
-  checkSessionGroup(c, slot, groupKind, Fn::tleTritonSession);
+    failArgument(c, slot, fn, tle::kArgBarrierKind, barrierKind,
+                 tle::kBarrierSync);
+  checkSessionGroup(c, slot, groupKind, fn);
   // A thread whose wait gave up holds minus its status: the communicator
   // is unusable (its fault word is set), so it waits no more, but takes
   // part in its group's syncs until the close, which reduces the group's
@@ -320,8 +444,26 @@ TLE_DEVICE_API int64_t tleTritonSession(int64_t comm, int32_t barrierKind,
   uint32_t status = 0;
   uint32_t next = compiledBarrier</*Status=*/true>(
       c, groupKind, slot, order, barrierKind, static_cast<uint32_t>(session),
-      &status, Fn::tleTritonSession);
+      &status, fn);
   return status ? -static_cast<int64_t>(status) : tritonSession(slot, next);
+}
+} // namespace tle::impl
+TLE_DEVICE_API int64_t tleTritonSession(int64_t comm, int32_t barrierKind,
+                                        int32_t groupKind, int32_t order,
+                                        int64_t session) {
+  TLE_ENTRY(tleTritonSession);
+  return tle::impl::tritonSessionBarrier(comm, barrierKind, groupKind, order,
+                                         session,
+                                         tle::impl::Fn::tleTritonSession);
+}
+TLE_DEVICE_API int64_t tleTritonSessionAt(int64_t comm, int32_t barrierKind,
+                                          int32_t groupKind, int32_t order,
+                                          int64_t session, int32_t site) {
+  TLE_ENTRY(tleTritonSession);
+  using namespace tle::impl;
+  return tritonSessionBarrier(
+      comm, barrierKind, groupKind, order, session,
+      FnAt(Fn::tleTritonSession, static_cast<uint32_t>(site)));
 }
 TLE_DEVICE_API int32_t tleTritonSessionClose(int64_t comm, int32_t groupKind,
                                              int64_t session) {
@@ -408,14 +550,14 @@ namespace tle::impl {
 /// The Triton signal entry points (tleTritonSignal, tleTritonSignalWait and
 /// FlagTree's spellings): indices and values arrive as Triton's ints.
 TLE_DEV_INLINE int32_t tritonSignal(int64_t comm, int32_t peer, int32_t signal,
-                                    int64_t value, int32_t groupKind, Fn fn) {
+                                    int64_t value, int32_t groupKind, FnAt fn) {
   signalAdd(addressOf(comm), peer, static_cast<uint32_t>(signal),
             static_cast<uint64_t>(value), groupKind, fn);
   return 0;
 }
 TLE_DEV_INLINE int32_t tritonSignalWait(int64_t comm, int32_t signal,
                                         int64_t least, int32_t groupKind,
-                                        int32_t order, Fn fn) {
+                                        int32_t order, FnAt fn) {
   // The status-returning form, as tritonBarrier: the group agrees on the
   // status in place of its final sync.
   return static_cast<int32_t>(signalWait</*Status=*/true>(
@@ -431,18 +573,44 @@ TLE_DEVICE_API int32_t tleTritonSignal(int64_t comm, int32_t peer,
   return tle::impl::tritonSignal(comm, peer, signal, value, groupKind,
                                  tle::impl::Fn::tleTritonSignal);
 }
+TLE_DEVICE_API int32_t tleTritonSignalAt(int64_t comm, int32_t peer,
+                                         int32_t signal, int64_t value,
+                                         int32_t groupKind, int32_t site) {
+  TLE_ENTRY(tleTritonSignal);
+  using namespace tle::impl;
+  return tritonSignal(comm, peer, signal, value, groupKind,
+                      FnAt(Fn::tleTritonSignal, static_cast<uint32_t>(site)));
+}
+namespace tle::impl {
+TLE_DEV_INLINE int32_t tritonTeamSignal(int64_t comm, int32_t teamKind,
+                                        int32_t peer, int32_t signal,
+                                        int64_t value, int32_t groupKind,
+                                        FnAt fn) {
+  const void *c = addressOf(comm);
+  checkSignalArgs(c, static_cast<uint32_t>(signal), kHasTeam, teamKind, 0, 0, 0,
+                  fn);
+  teamSignalAdd(c, teamKind, peer, static_cast<uint32_t>(signal),
+                static_cast<uint64_t>(value), groupKind, fn);
+  return 0;
+}
+} // namespace tle::impl
 TLE_DEVICE_API int32_t tleTritonTeamSignal(int64_t comm, int32_t teamKind,
                                            int32_t peer, int32_t signal,
                                            int64_t value, int32_t groupKind) {
   TLE_ENTRY(tleTritonTeamSignal);
+  return tle::impl::tritonTeamSignal(comm, teamKind, peer, signal, value,
+                                     groupKind,
+                                     tle::impl::Fn::tleTritonTeamSignal);
+}
+TLE_DEVICE_API int32_t tleTritonTeamSignalAt(int64_t comm, int32_t teamKind,
+                                             int32_t peer, int32_t signal,
+                                             int64_t value, int32_t groupKind,
+                                             int32_t site) {
+  TLE_ENTRY(tleTritonTeamSignal);
   using namespace tle::impl;
-  const void *c = addressOf(comm);
-  checkSignalArgs(c, static_cast<uint32_t>(signal), kHasTeam, teamKind, 0, 0, 0,
-                  Fn::tleTritonTeamSignal);
-  teamSignalAdd(c, teamKind, peer, static_cast<uint32_t>(signal),
-                static_cast<uint64_t>(value), groupKind,
-                Fn::tleTritonTeamSignal);
-  return 0;
+  return tritonTeamSignal(
+      comm, teamKind, peer, signal, value, groupKind,
+      FnAt(Fn::tleTritonTeamSignal, static_cast<uint32_t>(site)));
 }
 TLE_DEVICE_API int32_t tleTritonSignalWait(int64_t comm, int32_t signal,
                                            int64_t least, int32_t groupKind,
@@ -450,6 +618,15 @@ TLE_DEVICE_API int32_t tleTritonSignalWait(int64_t comm, int32_t signal,
   TLE_ENTRY(tleTritonSignalWait);
   return tle::impl::tritonSignalWait(comm, signal, least, groupKind, order,
                                      tle::impl::Fn::tleTritonSignalWait);
+}
+TLE_DEVICE_API int32_t tleTritonSignalWaitAt(int64_t comm, int32_t signal,
+                                             int64_t least, int32_t groupKind,
+                                             int32_t order, int32_t site) {
+  TLE_ENTRY(tleTritonSignalWait);
+  using namespace tle::impl;
+  return tritonSignalWait(
+      comm, signal, least, groupKind, order,
+      FnAt(Fn::tleTritonSignalWait, static_cast<uint32_t>(site)));
 }
 TLE_DEVICE_API int64_t tleTritonReadSignal(int64_t comm, int32_t signal,
                                            int32_t order) {

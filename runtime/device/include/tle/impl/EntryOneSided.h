@@ -24,7 +24,7 @@ struct NetRef {
 };
 /// The communicator and context of net handle `net` (a DevNet). A handle
 /// that is not one has no communicator to report into: the launch ends.
-TLE_DEV_INLINE NetRef netRef(const void *net, abi::Fn fn) {
+TLE_DEV_INLINE NetRef netRef(const void *net, FnAt fn) {
   (void)fn;
   const DevNet *n = static_cast<const DevNet *>(net);
   if (TLE_UNLIKELY(!n || loadConst(&n->magic) != kDevNetMagic))
@@ -42,7 +42,7 @@ TLE_DEV_INLINE int coopKindOf(const void *coop) {
 
 /// Which of the communicator's teams a Team {nRanks, rank, stride} is
 /// (flagcxGetTeam* made it); another team is a bad argument.
-TLE_DEV_INLINE int teamKindOf(const void *comm, const void *team, abi::Fn fn) {
+TLE_DEV_INLINE int teamKindOf(const void *comm, const void *team, FnAt fn) {
   Comm c = checkComm(comm, fn);
   const Team *t = static_cast<const Team *>(team);
   if (TLE_UNLIKELY(!t))
@@ -62,7 +62,7 @@ TLE_DEV_INLINE int teamKindOf(const void *comm, const void *team, abi::Fn fn) {
 }
 
 /// The Team of kind `team` of this rank.
-TLE_DEV_INLINE Team makeTeam(const void *comm, int team, abi::Fn fn) {
+TLE_DEV_INLINE Team makeTeam(const void *comm, int team, FnAt fn) {
   Comm c = checkComm(comm, fn);
   int32_t node = loadConst(&c.dc->node), nodes = loadConst(&c.dc->nNodes);
   int32_t size = static_cast<int32_t>(c.size);
@@ -79,7 +79,7 @@ TLE_DEV_INLINE Team makeTeam(const void *comm, int team, abi::Fn fn) {
 /// NCCL's and FlagCX's rule: team rank `r` is world rank (node rank, for
 /// `intra`) mine + (r - team.rank) * team.stride.
 TLE_DEV_INLINE int32_t teamRankTo(const void *comm, const Team &t, int32_t r,
-                                  bool intra, abi::Fn fn) {
+                                  bool intra, FnAt fn) {
   Comm c = checkComm(comm, fn);
   int32_t mine = static_cast<int32_t>(c.rank);
   if (!intra)
@@ -139,7 +139,7 @@ TLE_DEV_INLINE int checkedCoop(int kind) {
 
 /// FlagCX's net fence level: Relaxed (0) is its only value.
 TLE_DEV_INLINE void checkFence(const void *comm, uint32_t index, int fence,
-                               abi::Fn fn) {
+                               FnAt fn) {
   if (TLE_UNLIKELY(fence != 0))
     failArgument(comm, index, fn, kArgFence, fence, 0);
 }
@@ -160,7 +160,7 @@ TLE_DEV_INLINE void sessionInit(void *s, const void *coop, const void *comm,
   b->index = index;
   b->magic = kSessionMagic;
 }
-TLE_DEV_INLINE void sessionRun(const void *s, int order, int kind, abi::Fn fn) {
+TLE_DEV_INLINE void sessionRun(const void *s, int order, int kind, FnAt fn) {
   const FlagcxSession &b = sessionOf(s);
   devBarrier(b.comm, b.team, b.index, b.coopKind, order, kScopeSystem, kind,
              fn);
@@ -222,6 +222,17 @@ TLE_DEVICE_API void flagcxDevWaitCounter(const void *comm, uint32_t counter,
   checkWordArgs(comm, counter, true, contextId, bits, Fn::flagcxDevWaitCounter);
   waitCounter(comm, counter, least, coopKind, order, Fn::flagcxDevWaitCounter);
 }
+TLE_DEVICE_API void tleDevWaitCounterAt(const void *comm, uint32_t counter,
+                                        uint64_t least, int32_t bits,
+                                        uint32_t contextId, int32_t coopKind,
+                                        int32_t order, uint32_t site) {
+  TLE_ENTRY(flagcxDevWaitCounter);
+  using namespace tle;
+  using namespace tle::impl;
+  const FnAt fn(Fn::flagcxDevWaitCounter, site);
+  checkWordArgs(comm, counter, true, contextId, bits, fn);
+  waitCounter(comm, counter, least, coopKind, order, fn);
+}
 TLE_DEVICE_API uint64_t flagcxDevReadCounter(const void *comm, uint32_t counter,
                                              int32_t bits, uint32_t contextId,
                                              int32_t order) {
@@ -268,6 +279,18 @@ TLE_DEVICE_API void flagcxDevWaitSignalMeetShadow(const void *comm,
   checkWordArgs(comm, slot, false, contextId, bits,
                 Fn::flagcxDevWaitSignalMeetShadow);
   waitShadow(comm, slot, coopKind, order, Fn::flagcxDevWaitSignalMeetShadow);
+}
+TLE_DEVICE_API void tleDevWaitSignalMeetShadowAt(const void *comm,
+                                                 uint32_t contextId,
+                                                 uint32_t slot, int32_t bits,
+                                                 int32_t coopKind,
+                                                 int32_t order, uint32_t site) {
+  TLE_ENTRY(flagcxDevWaitSignalMeetShadow);
+  using namespace tle;
+  using namespace tle::impl;
+  const FnAt fn(Fn::flagcxDevWaitSignalMeetShadow, site);
+  checkWordArgs(comm, slot, false, contextId, bits, fn);
+  waitShadow(comm, slot, coopKind, order, fn);
 }
 
 // Cooperative groups.
@@ -618,19 +641,21 @@ TLE_NET_READ_COUNTER(flagcxDevNetReadCounterS)
 
 namespace tle::impl {
 TLE_DEV_INLINE void netWaitSignal(const void *net, int coop, uint32_t sig,
-                                  uint64_t least, int bits, int order, Fn fn) {
+                                  uint64_t least, int bits, int order,
+                                  FnAt fn) {
   NetRef n = netRef(net, fn);
   checkSignalArgs(n.comm, sig, kHasBits, 0, n.context, 0, bits, fn);
   signalWait(n.comm, sig, least, coop, order, fn);
 }
 TLE_DEV_INLINE void netWaitShadow(const void *net, int coop, uint32_t sig,
-                                  int bits, int order, Fn fn) {
+                                  int bits, int order, FnAt fn) {
   NetRef n = netRef(net, fn);
   checkWordArgs(n.comm, sig, false, n.context, bits, fn);
   waitShadow(n.comm, sig, coop, order, fn);
 }
 TLE_DEV_INLINE void netWaitCounter(const void *net, int coop, uint32_t ctr,
-                                   uint64_t least, int bits, int order, Fn fn) {
+                                   uint64_t least, int bits, int order,
+                                   FnAt fn) {
   NetRef n = netRef(net, fn);
   checkWordArgs(n.comm, ctr, true, n.context, bits, fn);
   waitCounter(n.comm, ctr, least, coop, order, fn);
@@ -1145,7 +1170,7 @@ enum TritonSignalOp : int32_t {
 /// `signalOp`; another op is a bad argument.
 TLE_DEV_INLINE ActionArg tritonSignalAction(const void *comm, int32_t signalOp,
                                             int32_t signal, int64_t value,
-                                            Fn fn) {
+                                            FnAt fn) {
   auto s = static_cast<uint32_t>(signal);
   if (signalOp == kTritonNoSignal)
     return ActionArg{};

@@ -21,7 +21,7 @@
 namespace tle::impl {
 
 TLE_DEV_INLINE void gridArrive(const void *comm, uint32_t index, int order,
-                               abi::Fn fn) {
+                               FnAt fn) {
   checkOrder(comm, index, order, fn);
   if (!TLE_MUTANT(14))
     syncBlock();
@@ -50,7 +50,7 @@ TLE_DEV_INLINE void gridArrive(const void *comm, uint32_t index, int order,
 /// With `Status`, returns the CTA's agreement on the status (see groupWait).
 template <bool Status = false>
 TLE_DEV_INLINE uint32_t gridWait(const void *comm, uint32_t index, int order,
-                                 abi::Fn fn) {
+                                 FnAt fn) {
   checkOrder(comm, index, order, fn);
   uint32_t t = threadRank();
   uint32_t status = 0;
@@ -82,7 +82,7 @@ TLE_DEV_INLINE uint32_t gridWait(const void *comm, uint32_t index, int order,
 /// CTA's status (0 for arrive).
 template <bool Status = false>
 TLE_DEV_INLINE uint32_t gridBarrier(const void *comm, uint32_t index, int order,
-                                    int kind, abi::Fn fn) {
+                                    int kind, FnAt fn) {
   if (kind != kBarrierWait)
     gridArrive(comm, index, order, fn);
   if (kind != kBarrierArrive)

@@ -55,7 +55,7 @@ TLE_DEV_INLINE uint32_t groupSyncStatus(const Group &g, uint32_t status) {
 /// FlagCX's coop kinds (thread .. lanes) and a valid order; the grid group
 /// has its own entry points.
 TLE_DEV_INLINE void checkCoop(const void *comm, uint32_t index, int coop,
-                              int order, abi::Fn fn) {
+                              int order, FnAt fn) {
   if (TLE_UNLIKELY(static_cast<uint32_t>(coop) > kMaxFlagcxCoop))
     failArgument(comm, index, fn, kArgCoopKind, coop, kMaxFlagcxCoop);
   checkOrder(comm, index, order, fn);

@@ -150,7 +150,7 @@ TLE_DEV_INLINE uint64_t *netWordOf(const DevComm *dc, uint32_t world,
 
 /// World rank `world`'s copy of buffer `m` as the network reaches it, or a
 /// located report when the buffer was not mapped for the network.
-TLE_DEV_INLINE void *netPtrOf(const SymMem *m, uint32_t world, abi::Fn fn) {
+TLE_DEV_INLINE void *netPtrOf(const SymMem *m, uint32_t world, FnAt fn) {
   uint32_t n = loadConst(&m->nWorld);
   void *const *ptrs = loadConst(&m->worldPtrs);
   void *p = ptrs && world < n ? loadConst(&ptrs[world]) : nullptr;

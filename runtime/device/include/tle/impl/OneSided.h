@@ -73,7 +73,7 @@ struct Target {
 /// that exists, a context this communicator serves, a scope and an order.
 TLE_DEV_INLINE void checkTransferArgs(const void *comm, int team,
                                       uint32_t context, int coop, int scope,
-                                      int order, abi::Fn fn) {
+                                      int order, FnAt fn) {
   if (TLE_UNLIKELY(static_cast<uint32_t>(team) > kTeamWorld))
     failArgument(comm, 0, fn, kArgTeamKind, team, kTeamWorld);
   const DevComm *dc = checkComm(comm, fn).dc;
@@ -88,8 +88,7 @@ TLE_DEV_INLINE void checkTransferArgs(const void *comm, int team,
 }
 
 /// Member `peer` of team `team`, checked against the team's size.
-TLE_DEV_INLINE Target resolvePeer(const Comm &c, int team, int peer,
-                                  abi::Fn fn) {
+TLE_DEV_INLINE Target resolvePeer(const Comm &c, int team, int peer, FnAt fn) {
   uint32_t q = static_cast<uint32_t>(peer);
   if (team == kTeamIntra) {
     if (TLE_UNLIKELY(q >= c.size))
@@ -109,7 +108,7 @@ TLE_DEV_INLINE Target resolvePeer(const Comm &c, int team, int peer,
 /// A transfer with world rank `t.world` on another node: only the
 /// emulator's network carries data (NCCL GIN carries signals and barriers
 /// in this build); anything else is a located report.
-TLE_DEV_INLINE void checkNetData(const Comm &c, const Target &t, abi::Fn fn) {
+TLE_DEV_INLINE void checkNetData(const Comm &c, const Target &t, FnAt fn) {
   if (t.local || loadConst(&c.dc->netKind) == kNetEmu)
     return;
   Failure f{kDevErrNotServed, fn};
@@ -119,7 +118,7 @@ TLE_DEV_INLINE void checkNetData(const Comm &c, const Target &t, abi::Fn fn) {
 
 /// A buffer handle, and `offset + bytes` inside it (no wrap-around).
 TLE_DEV_INLINE Mem checkRange(const void *comm, const void *mem,
-                              uint64_t offset, uint64_t bytes, abi::Fn fn) {
+                              uint64_t offset, uint64_t bytes, FnAt fn) {
   const SymMem *m = static_cast<const SymMem *>(mem);
   if (TLE_UNLIKELY(!m || loadConst(&m->magic) != kSymMemMagic))
     failNoRecord();
@@ -135,7 +134,7 @@ TLE_DEV_INLINE Mem checkRange(const void *comm, const void *mem,
 }
 
 /// A signal or counter an action names, checked before anything moves.
-TLE_DEV_INLINE void checkAction(const Comm &c, const ActionArg &a, abi::Fn fn) {
+TLE_DEV_INLINE void checkAction(const Comm &c, const ActionArg &a, FnAt fn) {
   if (a.kind == Action::None)
     return;
   if (a.kind == Action::CtrInc) {
@@ -205,7 +204,7 @@ TLE_DEV_INLINE void put(const void *comm, const void *dst, uint64_t dstOffset,
                         const void *src, uint64_t srcOffset, uint64_t bytes,
                         int team, int peer, uint32_t context, int coop,
                         int scope, int order, ActionArg remote, ActionArg local,
-                        abi::Fn fn) {
+                        FnAt fn) {
   checkTransferArgs(comm, team, context, coop, scope, order, fn);
   Comm c = checkComm(comm, fn);
   Target t = resolvePeer(c, team, peer, fn);
@@ -253,7 +252,7 @@ TLE_DEV_INLINE void put(const void *comm, const void *dst, uint64_t dstOffset,
 TLE_DEV_INLINE void get(const void *comm, const void *src, uint64_t srcOffset,
                         const void *dst, uint64_t dstOffset, uint64_t bytes,
                         int team, int peer, uint32_t context, int coop,
-                        int scope, int order, abi::Fn fn) {
+                        int scope, int order, FnAt fn) {
   checkTransferArgs(comm, team, context, coop, scope, order, fn);
   Comm c = checkComm(comm, fn);
   Target t = resolvePeer(c, team, peer, fn);
@@ -289,7 +288,7 @@ TLE_DEV_INLINE void get(const void *comm, const void *src, uint64_t srcOffset,
 TLE_DEV_INLINE void putValue(const void *comm, const void *dst,
                              uint64_t dstOffset, uint64_t value, int team,
                              int peer, uint32_t context, int coop, int scope,
-                             int order, ActionArg remote, abi::Fn fn) {
+                             int order, ActionArg remote, FnAt fn) {
   checkTransferArgs(comm, team, context, coop, scope, order, fn);
   Comm c = checkComm(comm, fn);
   Target t = resolvePeer(c, team, peer, fn);
@@ -329,7 +328,7 @@ TLE_DEV_INLINE void putValue(const void *comm, const void *dst,
 /// Adds `value` to `remote`'s word of member `peer` with no data (the net
 /// forms' SignalSigInc/SigAdd/CtrInc).
 TLE_DEV_INLINE void signalOnly(const void *comm, int team, int peer, int coop,
-                               ActionArg remote, abi::Fn fn) {
+                               ActionArg remote, FnAt fn) {
   if (remote.kind != Action::CtrInc) {
     checkSignalArgs(comm, remote.index, kHasTeam, team, 0, 0, 0, fn);
     teamSignalAdd(comm, team, peer, remote.index, remote.value, coop, fn);
@@ -356,7 +355,7 @@ TLE_DEV_INLINE void signalOnly(const void *comm, int team, int peer, int coop,
 /// an index in range (`counter`: of the counters, else of the signals).
 TLE_DEV_INLINE const DevComm *checkWordArgs(const void *comm, uint32_t index,
                                             bool counter, uint32_t context,
-                                            int bits, abi::Fn fn) {
+                                            int bits, FnAt fn) {
   const DevComm *dc = checkComm(comm, fn).dc;
   uint32_t contexts = loadConst(&dc->nContexts);
   if (TLE_UNLIKELY(context >= contexts))
@@ -383,7 +382,7 @@ TLE_DEV_INLINE const DevComm *checkWordArgs(const void *comm, uint32_t index,
 template <bool Status = false>
 TLE_DEV_INLINE uint32_t waitCounter(const void *comm, uint32_t ctr,
                                     uint64_t least, int coop, int order,
-                                    abi::Fn fn) {
+                                    FnAt fn) {
   checkCoop(comm, ctr, coop, order, fn);
   Group g = makeGroup(coop);
   const DevComm *dc = checkComm(comm, fn).dc;
@@ -407,7 +406,7 @@ TLE_DEV_INLINE uint32_t waitCounter(const void *comm, uint32_t ctr,
 
 /// This rank's counter `ctr`, loaded by the calling thread.
 TLE_DEV_INLINE uint64_t readCounter(const void *comm, uint32_t ctr, int order,
-                                    abi::Fn fn) {
+                                    FnAt fn) {
   checkOrder(comm, ctr, order, fn);
   uint64_t *w = counterWord(checkComm(comm, fn).dc, ctr);
   if (order == kOrderSeqCst)
@@ -424,7 +423,7 @@ TLE_DEV_INLINE uint64_t readCounter(const void *comm, uint32_t ctr, int order,
 /// (`Status` as for signalWait).
 template <bool Status = false>
 TLE_DEV_INLINE uint32_t waitShadow(const void *comm, uint32_t sig, int coop,
-                                   int order, abi::Fn fn) {
+                                   int order, FnAt fn) {
   checkCoop(comm, sig, coop, order, fn);
   const DevComm *dc = checkComm(comm, fn).dc;
   Group g = makeGroup(coop);
@@ -439,7 +438,7 @@ TLE_DEV_INLINE uint32_t waitShadow(const void *comm, uint32_t sig, int coop,
 /// data landed here, a put's source was read), then a system fence; on
 /// this node transfers complete inside their call, so the fence alone.
 TLE_DEV_INLINE void flush(const void *comm, uint32_t context, int coop,
-                          int order, abi::Fn fn) {
+                          int order, FnAt fn) {
   checkTransferArgs(comm, kTeamIntra, context, coop, 0, order, fn);
   Comm c = checkComm(comm, fn);
   Group g = makeGroup(coop);

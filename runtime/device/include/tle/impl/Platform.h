@@ -58,6 +58,9 @@
 //             `site`; CallScope below): the emulator's reports fold the
 //             call's threads into one line and name the caller's line
 //             (tleEmuEnterCall); nothing on GPUs
+//   sites:    siteOf(CallSite) the site id of a typed API call
+//             (docs/design.md, "Call sites"): its file:line registered in
+//             the host's table (tleSiteRegisterText); 0 on GPUs
 //
 // TLE_DEV_INLINE marks the small functions (always inlined on GPUs),
 // TLE_DEV_COLD the failure paths (kept out of line so that the hot path

@@ -436,6 +436,12 @@ TLE_DEV_INLINE void noteSignal(const uint64_t *, int, uint64_t, uint64_t, int) {
 }
 
 /// Only the emulator's reports name a call's line.
+/// A typed API call's site id on GPUs: its line alone, marked with
+/// kSiteLineOnly (tle/abi.h), since the device has no table to enter a
+/// file name in. An immediate, read only on the failure path.
+TLE_DEV_INLINE uint32_t siteOf(CallSite site) {
+  return site.line ? (kSiteLineOnly | (site.line & ~kSiteLineOnly)) : 0;
+}
 TLE_DEV_INLINE void enterCall(const char *, CallSite) {}
 TLE_DEV_INLINE void leaveCall() {}
 

@@ -22,6 +22,8 @@
 /// them in mutant 3 (docs/testing.md), where the fences order nothing either.
 #define TLE_HOST_ORDER(o) (TLE_MUTANT(3) ? __ATOMIC_RELAXED : (o))
 
+#include <stdio.h>
+
 namespace tle::impl {
 
 inline uint32_t threadRank() { return tleEmuThreadRank(); }
@@ -295,6 +297,26 @@ inline uint64_t fetchAddRelaxed(uint64_t *p, uint64_t v) {
 inline void emuBarrierEvent(const void *comm, int kind, int coop, uint32_t slot,
                             int order, int phase) {
   tleEmuBarrierEvent(comm, kind, coop, slot, order, phase);
+}
+
+/// The site id of a typed API call (docs/design.md, "Call sites"): its
+/// "file:line", registered in the process's table (tleSiteRegisterText,
+/// libtle). A thread remembers its last call, so a loop of barriers at one
+/// line formats and hashes it once.
+extern "C" uint32_t tleSiteRegisterText(const char *text);
+inline uint32_t siteOf(CallSite site) {
+  if (!site.file)
+    return 0;
+  thread_local const char *lastFile = nullptr;
+  thread_local uint32_t lastLine = 0, lastId = 0;
+  if (site.file != lastFile || site.line != lastLine) {
+    char text[512];
+    snprintf(text, sizeof text, "%s:%u", site.file, site.line);
+    lastId = tleSiteRegisterText(text);
+    lastFile = site.file;
+    lastLine = site.line;
+  }
+  return lastId;
 }
 
 inline void enterCall(const char *name, CallSite site) {

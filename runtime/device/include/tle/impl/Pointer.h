@@ -14,7 +14,7 @@
 
 namespace tle::impl {
 
-[[noreturn]] TLE_DEV_COLD void failMem(const SymMem *m, abi::Fn fn,
+[[noreturn]] TLE_DEV_COLD void failMem(const SymMem *m, FnAt fn,
                                        BadArgument arg, uint64_t value,
                                        uint64_t limit) {
   Failure f{kDevErrBadArgument, fn};
@@ -27,7 +27,7 @@ namespace tle::impl {
 /// Byte `offset` of rank `peer`'s copy (ours when `local`). offset == bytes
 /// (one past the end) is allowed, as in C++.
 TLE_DEV_INLINE void *memPointer(const void *mem, uint64_t offset, int peer,
-                                bool local, abi::Fn fn) {
+                                bool local, FnAt fn) {
   const SymMem *m = static_cast<const SymMem *>(mem);
   if (TLE_UNLIKELY(!m || loadConst(&m->magic) != kSymMemMagic))
     failNoRecord();
@@ -45,10 +45,10 @@ TLE_DEV_INLINE void *memPointer(const void *mem, uint64_t offset, int peer,
   return static_cast<char *>(loadConst(&m->ptrs[routeIndex(q)])) + offset;
 }
 
-TLE_DEV_INLINE int intraRank(const void *comm, abi::Fn fn) {
+TLE_DEV_INLINE int intraRank(const void *comm, FnAt fn) {
   return static_cast<int>(checkComm(comm, fn).rank);
 }
-TLE_DEV_INLINE int intraSize(const void *comm, abi::Fn fn) {
+TLE_DEV_INLINE int intraSize(const void *comm, FnAt fn) {
   return static_cast<int>(checkComm(comm, fn).size);
 }
 

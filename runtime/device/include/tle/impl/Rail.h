@@ -30,7 +30,7 @@ struct World {
 };
 
 /// Reports a communicator whose node fields make no sense.
-[[noreturn]] TLE_DEV_COLD void failWorld(const Comm &c, abi::Fn fn) {
+[[noreturn]] TLE_DEV_COLD void failWorld(const Comm &c, FnAt fn) {
   Failure f{kDevErrBadComm, fn};
   f.aux = c.size;
   failComm(c.dc, f);
@@ -39,7 +39,7 @@ struct World {
 /// Loads and checks the node fields of a checked communicator: a node in
 /// range, a world of at most kMaxRanks ranks, and with several nodes a net
 /// this build serves with room for the team words.
-TLE_DEV_INLINE World checkWorld(const Comm &c, abi::Fn fn) {
+TLE_DEV_INLINE World checkWorld(const Comm &c, FnAt fn) {
   int32_t node = loadConst(&c.dc->node);
   int32_t nNodes = loadConst(&c.dc->nNodes);
   bool bad = nNodes < 1 || node < 0 || node >= nNodes ||
@@ -74,7 +74,7 @@ TLE_DEV_INLINE PeerMask railPeers(const Comm &c, World w) {
 /// counts arrivals, not who arrived).
 TLE_DEV_COLD uint32_t failRailTimeout(const Comm &c, World w, uint32_t slot,
                                       uint32_t epoch, uint64_t elapsedNs,
-                                      abi::Fn fn) {
+                                      FnAt fn) {
   Failure f{kDevErrTimeout, fn};
   f.slot = slot;
   f.epoch = epoch;
@@ -97,7 +97,7 @@ TLE_DEV_COLD uint32_t failRailTimeout(const Comm &c, World w, uint32_t slot,
 /// in world ranks), so that the host sees the launch end in tleAborted;
 /// the watchdog and a failed wait have filled theirs. Returns the status.
 TLE_DEV_COLD uint32_t giveUpRail(const Comm &c, World w, uint32_t slot,
-                                 uint32_t epoch, uint32_t code, abi::Fn fn) {
+                                 uint32_t epoch, uint32_t code, FnAt fn) {
   if (code == kDevErrAborted) {
     Failure f{kDevErrAborted, fn};
     f.slot = slot;
@@ -131,7 +131,7 @@ TLE_DEV_INLINE bool railReached(uint64_t v, uint64_t target) {
 /// reports, `team` says whose. Returns 0, or the status of a wait that gave up.
 TLE_DEV_INLINE uint32_t railPoll(const Comm &c, World w, uint32_t word,
                                  uint64_t target, uint32_t slot, uint32_t epoch,
-                                 int team, abi::Fn fn) {
+                                 int team, FnAt fn) {
   PollClock k;
   for (;;) {
     uint64_t v = netLoad(c.dc, word);
@@ -182,7 +182,7 @@ TLE_DEV_INLINE void railArrive(const Comm &c, World w, uint32_t word,
 /// wait that gave up (the epoch then stays: the round did not complete).
 TLE_DEV_INLINE uint32_t railWait(const Comm &c, World w, uint32_t word,
                                  uint32_t epochSlot, uint32_t slot,
-                                 bool acquire, int team, abi::Fn fn) {
+                                 bool acquire, int team, FnAt fn) {
   uint32_t next = loadRelaxedGpu(epochWord(c, epochSlot)) + 1;
   if (w.nNodes > 1) {
     uint64_t target = static_cast<uint64_t>(w.nNodes - 1) * next;

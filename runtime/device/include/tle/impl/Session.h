@@ -74,8 +74,9 @@ TLE_DEV_INLINE void sessionArrive(Session &s, int order, bool reconverge) {
 
 /// With `Status`, returns the group's status (see groupWait).
 template <bool Status = false>
-TLE_DEV_INLINE uint32_t sessionWait(Session &s, int order) {
-  checkOrder(s.comm, s.slot, order, kSessionFn);
+TLE_DEV_INLINE uint32_t sessionWait(Session &s, int order,
+                                    FnAt fn = kSessionFn) {
+  checkOrder(s.comm, s.slot, order, fn);
   uint32_t status = 0;
   if (s.g.rank < kWarpSize) {
     // Every lane holds the epoch in a register, so rank 0 stores the next
@@ -91,9 +92,9 @@ TLE_DEV_INLINE uint32_t sessionWait(Session &s, int order) {
         storeRelaxedGpu(epochWord(s.c, s.slot), next);
     }
     if (s.g.rank < s.workers)
-      status = await(
-          WaitCtx{s.c, s.slot, next, s.c.size - 1, "barrier wait", kSessionFn},
-          s.g.rank, s.workers, acquires(order));
+      status =
+          await(WaitCtx{s.c, s.slot, next, s.c.size - 1, "barrier wait", fn},
+                s.g.rank, s.workers, acquires(order));
     if (s.g.rank == 0)
       traceEvent(s.c, kBarrierWait, s.g.kind, s.slot, order, kTraceEnd);
     s.epoch = next;
@@ -114,7 +115,7 @@ TLE_DEV_INLINE uint32_t sessionWait(Session &s, int order) {
 /// write of the word, a stateless wait's or a close's, was followed by a
 /// group sync, or by the end of an earlier launch, so all read the same).
 TLE_DEV_INLINE uint32_t compiledOpen(const void *comm, int coop, uint32_t index,
-                                     abi::Fn fn) {
+                                     FnAt fn) {
   checkCoop(comm, index, coop, kOrderRelaxed, fn);
   Group g = makeGroup(coop);
   Comm c = checkSlot(comm, index, g.rank, fn);
@@ -136,7 +137,7 @@ template <bool Status = false>
 TLE_DEV_INLINE uint32_t compiledBarrier(const void *comm, int coop,
                                         uint32_t index, int order, int kind,
                                         uint32_t epoch, uint32_t *status,
-                                        abi::Fn fn) {
+                                        FnAt fn) {
   checkCoop(comm, index, coop, order, fn);
   Group g = makeGroup(coop);
   Comm c = checkSlot(comm, index, g.rank, fn);
@@ -199,7 +200,7 @@ TLE_DEV_INLINE void compiledSkip(int coop, int kind) {
 /// continue from it, and the group syncs so that each of its threads reads
 /// the word after the store.
 TLE_DEV_INLINE void compiledClose(const void *comm, int coop, uint32_t index,
-                                  uint32_t epoch, abi::Fn fn) {
+                                  uint32_t epoch, FnAt fn) {
   checkCoop(comm, index, coop, kOrderRelaxed, fn);
   Group g = makeGroup(coop);
   Comm c = checkSlot(comm, index, g.rank, fn);

@@ -49,8 +49,7 @@ static_assert(offsetof(DevComm, nSignals) % 8 == 0 &&
 /// rejected, in the order a reader would look: the communicator, the
 /// signal index, then the peer.
 [[noreturn]] TLE_DEV_COLD void failSignalCheck(const DevComm *dc, uint32_t sig,
-                                               int peer, bool remote,
-                                               abi::Fn fn) {
+                                               int peer, bool remote, FnAt fn) {
   if (!dc || loadConst(&dc->magic) != kDevCommMagic ||
       loadConst(&dc->version) != kDevCommVersion)
     failNoRecord();
@@ -86,7 +85,7 @@ static_assert(offsetof(DevComm, nSignals) % 8 == 0 &&
 /// before it touches the word, and the check reads only the
 /// communicator's own struct.
 TLE_DEV_INLINE SignalWord loadSignalWord(const void *comm, uint32_t sig,
-                                         int peer, bool remote, abi::Fn fn) {
+                                         int peer, bool remote, FnAt fn) {
   const DevComm *dc = static_cast<const DevComm *>(comm);
   const DevComm *src = dc ? dc : &kNullDevComm;
   uint32_t magic, version, rank, size, nSignals, reserved;
@@ -140,7 +139,7 @@ enum SignalArg : unsigned { kHasTeam = 1, kHasScope = 2, kHasBits = 4 };
 /// skips its check, since every int is something a caller can pass.
 TLE_DEV_INLINE void checkSignalArgs(const void *comm, uint32_t sig,
                                     unsigned has, int team, uint32_t context,
-                                    int scope, int bits, abi::Fn fn) {
+                                    int scope, int bits, FnAt fn) {
   if (TLE_UNLIKELY((has & kHasTeam) &&
                    static_cast<uint32_t>(team) > kTeamWorld))
     failArgument(comm, sig, fn, kArgTeamKind, team, kTeamWorld);
@@ -155,7 +154,7 @@ TLE_DEV_INLINE void checkSignalArgs(const void *comm, uint32_t sig,
 
 /// Adds `value` to word `sig` of rank `peer` for the group `coop`.
 TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
-                              uint64_t value, int coop, abi::Fn fn) {
+                              uint64_t value, int coop, FnAt fn) {
   checkCoop(comm, sig, coop, kOrderRelaxed, fn);
   Group g = makeGroup(coop);
   // Every thread checks before the group sync, so that a failing check
@@ -187,7 +186,7 @@ TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
 /// local memory before every poll loop.
 TLE_DEV_COLD uint32_t failSignalTimeout(const DevComm *dc, uint32_t sig,
                                         uint64_t seen, uint64_t least,
-                                        uint64_t elapsedNs, abi::Fn fn) {
+                                        uint64_t elapsedNs, FnAt fn) {
   Failure f{kDevErrSignalTimeout, fn};
   f.slot = sig;
   f.seen = seen;
@@ -208,7 +207,7 @@ TLE_DEV_COLD uint32_t failSignalTimeout(const DevComm *dc, uint32_t sig,
 /// the status of the wait, a tleResult_t value.
 TLE_DEV_COLD uint32_t giveUpSignal(const DevComm *dc, uint32_t sig,
                                    uint64_t seen, uint64_t least, uint32_t code,
-                                   abi::Fn fn) {
+                                   FnAt fn) {
   if (code == kDevErrAborted) {
     Failure f{kDevErrAborted, fn};
     f.slot = sig;
@@ -225,7 +224,7 @@ TLE_DEV_COLD uint32_t giveUpSignal(const DevComm *dc, uint32_t sig,
 /// status the wait gives up with.
 TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
                                      uint32_t sig, uint64_t seen,
-                                     uint64_t least, abi::Fn fn,
+                                     uint64_t least, FnAt fn,
                                      const char *what = "signal wait") {
   if constexpr (kPlatformYields) {
     WaitInfo info{};
@@ -264,7 +263,7 @@ TLE_DEV_INLINE void noteWaited(const uint64_t *word, uint64_t least,
 /// a miss. Returns 0, or the status of a wait that gave up.
 template <bool Acquire>
 TLE_DEV_INLINE uint32_t pollSignal(const SignalWord &s, uint32_t sig,
-                                   uint64_t least, abi::Fn fn) {
+                                   uint64_t least, FnAt fn) {
   PollClock k;
 #if defined(TLE_WITH_NCCL_GIN)
   bool net = signalsOnNet(s.dc);
@@ -290,7 +289,7 @@ TLE_DEV_INLINE uint32_t pollSignal(const SignalWord &s, uint32_t sig,
 /// half (release) would be dropped silently, so it is refused, as the
 /// dialect's verifier refuses it.
 TLE_DEV_INLINE void checkObserverOrder(const void *comm, uint32_t sig,
-                                       int order, abi::Fn fn) {
+                                       int order, FnAt fn) {
   if (TLE_UNLIKELY(order == kOrderRelease))
     failArgument(comm, sig, fn, kArgOrder, order, kOrderSeqCst);
 }
@@ -299,7 +298,7 @@ TLE_DEV_INLINE void checkObserverOrder(const void *comm, uint32_t sig,
 /// OneSided.h), naming it `what` in reports.
 template <bool Acquire>
 TLE_DEV_INLINE uint32_t pollWord(const SignalWord &s, uint32_t index,
-                                 uint64_t least, const char *what, abi::Fn fn) {
+                                 uint64_t least, const char *what, FnAt fn) {
   PollClock k;
   for (;;) {
     uint64_t v = Acquire ? loadAcquireSys(s.word) : loadRelaxedSys(s.word);
@@ -321,7 +320,7 @@ TLE_DEV_INLINE uint32_t pollWord(const SignalWord &s, uint32_t index,
 template <bool Status = false>
 TLE_DEV_INLINE uint32_t signalWait(const void *comm, uint32_t sig,
                                    uint64_t least, int coop, int order,
-                                   abi::Fn fn) {
+                                   FnAt fn) {
   checkCoop(comm, sig, coop, order, fn);
   checkObserverOrder(comm, sig, order, fn);
   Group g = makeGroup(coop);
@@ -348,7 +347,7 @@ TLE_DEV_INLINE uint32_t signalWait(const void *comm, uint32_t sig,
 /// half of `order`. A read may be the poll of the caller's own loop, so on
 /// the emulator it yields (pollHint).
 TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig, int order,
-                                   abi::Fn fn) {
+                                   FnAt fn) {
   checkOrder(comm, sig, order, fn);
   checkObserverOrder(comm, sig, order, fn);
   SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
@@ -370,7 +369,7 @@ TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig, int order,
 /// stores are the same). Relaxed: what must not overtake the reset (a
 /// peer's next signal) is ordered by the synchronization that tells the
 /// peer the word was reset, which is a release after it.
-TLE_DEV_INLINE void resetSignal(const void *comm, uint32_t sig, abi::Fn fn) {
+TLE_DEV_INLINE void resetSignal(const void *comm, uint32_t sig, FnAt fn) {
   SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
 #if defined(TLE_WITH_NCCL_GIN)
   if (signalsOnNet(s.dc)) {

@@ -18,7 +18,7 @@
 namespace tle::impl {
 
 /// This rank's index in team `team`, and the team's size.
-TLE_DEV_INLINE int32_t teamRank(const void *comm, int team, abi::Fn fn) {
+TLE_DEV_INLINE int32_t teamRank(const void *comm, int team, FnAt fn) {
   Comm c = checkComm(comm, fn);
   if (TLE_UNLIKELY(static_cast<uint32_t>(team) > kTeamWorld))
     failArgument(comm, 0, fn, kArgTeamKind, team, kTeamWorld);
@@ -29,7 +29,7 @@ TLE_DEV_INLINE int32_t teamRank(const void *comm, int team, abi::Fn fn) {
     return node;
   return node * static_cast<int32_t>(c.size) + static_cast<int32_t>(c.rank);
 }
-TLE_DEV_INLINE int32_t teamSize(const void *comm, int team, abi::Fn fn) {
+TLE_DEV_INLINE int32_t teamSize(const void *comm, int team, FnAt fn) {
   Comm c = checkComm(comm, fn);
   if (TLE_UNLIKELY(static_cast<uint32_t>(team) > kTeamWorld))
     failArgument(comm, 0, fn, kArgTeamKind, team, kTeamWorld);
@@ -45,7 +45,7 @@ TLE_DEV_INLINE int32_t teamSize(const void *comm, int team, abi::Fn fn) {
 /// then a peer outside team `team` (of `limit` members).
 [[noreturn]] TLE_DEV_COLD void failTeamSignal(const Comm &c, uint32_t sig,
                                               int team, int peer,
-                                              uint32_t limit, abi::Fn fn) {
+                                              uint32_t limit, FnAt fn) {
   Failure f{kDevErrSignalOutOfRange, fn};
   f.slot = sig;
   uint32_t nSignals = loadConst(&c.dc->nSignals);
@@ -68,7 +68,7 @@ TLE_DEV_INLINE int32_t teamSize(const void *comm, int team, abi::Fn fn) {
 /// owner waits on, reads and resets as any other.
 TLE_DEV_INLINE void teamSignalAdd(const void *comm, int team, int peer,
                                   uint32_t sig, uint64_t value, int coop,
-                                  abi::Fn fn) {
+                                  FnAt fn) {
   if (team == kTeamIntra) {
     signalAdd(comm, peer, sig, value, coop, fn);
     return;
