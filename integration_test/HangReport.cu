@@ -188,6 +188,10 @@ int caseKill() {
     ok &= expect(json, "\"culprit\": 1");
     ok &= expect(json, "{\"rank\": 1, \"fate\": \"dead\"}");
     ok &= expect(json, "rank 1 died");
+    // The wait that gave up adds its line to the watchdog's record.
+    ok &= expect(json, "\"site\": \"" + siteText(kBarrierLine) + "\"");
+    ok &= expect(json, "gave up its waits (the first at " +
+                           siteText(kBarrierLine) + ")");
     TK(tleCommDestroy(comm));
     std::fflush(stdout);
     _exit(ok ? 0 : 1);

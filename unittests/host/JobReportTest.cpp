@@ -318,6 +318,31 @@ TEST(JobReport, ARankHungWithoutATimeoutIsSilent) {
       << j["report"];
 }
 
+TEST(JobReport, AWaitThatGaveUpOnADeadPeerNamesItsSite) {
+  // Rank 0 waits through a twin with a site; rank 1's process dies. The
+  // watchdog's record says who died; the wait that gave up adds where.
+  tleUniqueId id;
+  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess) << tleGetLastErrorDetail();
+  std::string p0 = tempPath("deadsite0");
+  pid_t a = fork();
+  if (a == 0)
+    childRank(id, 0, Role::WaitsAt, p0);
+  pid_t b = fork();
+  if (b == 0)
+    childRank(id, 1, Role::Dies, "");
+  int sa = waitChild(a);
+  EXPECT_EQ(waitChild(b), 0);
+  EXPECT_EQ(sa, tlePeerFailure);
+  json j = readJson(p0);
+  EXPECT_EQ(j["culprit"], 1);
+  EXPECT_EQ(j["ranks"][0]["wait"], "peer_lost");
+  EXPECT_EQ(j["ranks"][0]["site"], kSite);
+  EXPECT_TRUE(contains(j["report"], std::string("rank 0 gave up its waits "
+                                                "(the first at ") +
+                                        kSite + ")"))
+      << j["report"];
+}
+
 TEST(JobReport, KilledRankIsDeadInTheReport) {
   tleUniqueId id;
   ASSERT_EQ(tleGetUniqueId(&id), tleSuccess) << tleGetLastErrorDetail();

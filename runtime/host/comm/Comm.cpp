@@ -90,6 +90,9 @@ void recordPeerFailure(CommState &c, int dead) {
     rec.nBarriers = c.config.nBarriers;
     rec.elapsedNs = 0;
     rec.function = static_cast<uint32_t>(abi::Fn::NumFunctions);
+    // The first wait that gives up on this record adds its call site
+    // (impl::addWaitSite): set before the fault word that makes it give up.
+    rec.site = 0;
     __atomic_store_n(&rec.state, 2u, __ATOMIC_RELEASE);
   }
   setFault(*c.faults, kDevErrPeerFailure);

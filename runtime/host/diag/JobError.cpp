@@ -148,10 +148,13 @@ std::string line(const Rank &r) {
            std::to_string(r.view->rank) +
            " for a value >= " + std::to_string(e.wanted) + " (it holds " +
            std::to_string(e.seen) + ")" + how;
-  case WaitKind::PeerLost:
-    return "rank " + std::to_string(r.view->rank) +
-           " gave up its waits: the watchdog saw rank(s) " + rankSet(missing) +
-           " die";
+  case WaitKind::PeerLost: {
+    // The first wait that gave up added its call site (impl::addWaitSite).
+    std::string site = siteText(e);
+    return "rank " + std::to_string(r.view->rank) + " gave up its waits" +
+           (site.empty() ? "" : " (the first at " + site + ")") +
+           ": the watchdog saw rank(s) " + rankSet(missing) + " die";
+  }
   case WaitKind::None:
     break;
   }

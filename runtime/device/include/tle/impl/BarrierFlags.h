@@ -151,6 +151,8 @@ TLE_DEV_COLD uint32_t giveUp(const void *comm, uint32_t slot, uint32_t target,
     f.missing = missingPeers(w);
     claimRecord(loadConst(&w.c.dc->error), static_cast<int32_t>(w.c.rank),
                 w.c.nBarriers, f);
+  } else if (code == kDevErrPeerFailure) {
+    addWaitSite(loadConst(&checkComm(comm, fn).dc->error), fn);
   }
   return resultOf(code);
 }

@@ -80,6 +80,15 @@ TLE_DEV_INLINE bool claimRecord(ErrorRecord *rec, int32_t rank,
   return true;
 }
 
+/// A wait that gives up because the watchdog saw a peer die: the
+/// watchdog's record says who died, not where this rank waited, so the
+/// first such wait that knows its call site adds it (a compare-and-swap
+/// from 0: a record that names a site keeps it).
+TLE_DEV_INLINE void addWaitSite(ErrorRecord *rec, FnAt fn) {
+  if (rec && fn.site != 0)
+    casRelaxedSys(&rec->site, 0, fn.site);
+}
+
 /// Claims the record, pushes it out of the GPU, ends the launch. Later
 /// failures find the record taken and only abort, but not before the
 /// record is complete: often every lane of a warp fails at once, and a

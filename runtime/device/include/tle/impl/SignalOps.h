@@ -215,6 +215,8 @@ TLE_DEV_COLD uint32_t giveUpSignal(const DevComm *dc, uint32_t sig,
     f.wanted = least;
     claimRecord(loadConst(&dc->error), loadConst(&dc->rank),
                 loadConst(&dc->nBarriers), f);
+  } else if (code == kDevErrPeerFailure) {
+    addWaitSite(loadConst(&dc->error), fn);
   }
   return resultOf(code);
 }
