@@ -12,6 +12,7 @@
 
 #include "tle/barrier.h"
 #include "tle/device.h"
+#include "tle/signal.h"
 #include "tle/emu.h"
 #include "tle/tle.h"
 
@@ -105,6 +106,26 @@ TEST(JobReport, SkippedBarrierInOneProcess) {
   tleErrorInfo info{};
   EXPECT_EQ(tleCommGetError(ranks.comms[0], &info), tleDeadlock);
   EXPECT_EQ(info.slot, 5u);
+}
+
+TEST(JobReport, AnEmulatorDeadlockNamesTheWaitsLine) {
+  // The emulator writes a deadlock's record itself: it names the waiter's
+  // source location (here the typed call's line) as a site.
+  InProcRanks ranks(2);
+  ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  const int line = __LINE__ + 4;
+  LaunchResult r =
+      launch(ranks.comms.data(), 2, oneBlock(), [](int rank, void *dc) {
+        if (rank == 1) // rank 0 never signals word 3
+          tle::signalWait(dc, 3, 1, kCoopBlock, kOrderAcquire);
+      });
+  ASSERT_EQ(r.result, tleDeadlock) << r.message;
+  tleResult_t status;
+  json j = jobError(ranks.comms[0], status);
+  std::string site = std::string(__FILE__) + ":" + std::to_string(line);
+  EXPECT_EQ(j["ranks"][1]["site"], site);
+  EXPECT_TRUE(contains(j["report"], " at " + site + " on signal 3 of rank 1"))
+      << j["report"];
 }
 
 TEST(JobReport, SignalNeverSentInOneProcess) {

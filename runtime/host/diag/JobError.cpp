@@ -68,7 +68,7 @@ std::string recordCall(const ErrorRecord &e) {
 /// The text of the record's call site: what the process's table holds for
 /// it (tleSiteRegister), the line of a typed C++ call on a GPU
 /// (kSiteLineOnly), "site <id>" for an id nobody registered, "" for none
-/// (site 0: FlagCX's entry points, the emulator's deadlock records).
+/// (site 0: FlagCX's entry points, a deadlock's waiter with no location).
 std::string siteText(const ErrorRecord &e) {
   if (e.site == 0)
     return "";

@@ -389,7 +389,7 @@ tleResult_t plan(const tleComm_t *comms, int nRanks,
 /// only reads tleCommGetError after the launch sees it too. A signal wait's
 /// record carries the word's values (`wait`).
 void recordDeadlock(const DevComm *dc, const tleErrorInfo &e,
-                    const WaitInfo &wait) {
+                    const WaitInfo &wait, const char *site) {
   ErrorRecord *rec = dc->error;
   uint32_t expected = 0;
   if (!rec || !__atomic_compare_exchange_n(&rec->state, &expected, 1, false,
@@ -410,6 +410,9 @@ void recordDeadlock(const DevComm *dc, const tleErrorInfo &e,
   rec->nBarriers = dc->nBarriers;
   rec->aux = dc->nNodes > 1 ? kRecordWorldRanks : 0;
   rec->elapsedNs = 0;
+  // The waiter's source location (the op's loc, the typed call's line), as
+  // a site id of the process's table, so the job report names the line.
+  rec->site = site ? tleSiteRegisterText(site) : 0;
   __atomic_store_n(&rec->state, 2, __ATOMIC_RELEASE);
 }
 
@@ -614,7 +617,7 @@ LaunchResult run(const tleComm_t *comms, int nRanks,
       }
       copyPeers(missing, e);
       e.nBarriers = dc->nBarriers;
-      recordDeadlock(dc, e, run.wait);
+      recordDeadlock(dc, e, run.wait, run.site);
     } else {
       copyPeers(missing, e);
     }
