@@ -12,8 +12,8 @@
 
 #include "tle/barrier.h"
 #include "tle/device.h"
-#include "tle/signal.h"
 #include "tle/emu.h"
+#include "tle/signal.h"
 #include "tle/tle.h"
 
 #include <gtest/gtest.h>
@@ -339,22 +339,29 @@ TEST(JobReport, ARankHungWithoutATimeoutIsSilent) {
       << j["report"];
 }
 
-TEST(JobReport, AWaitThatGaveUpOnADeadPeerNamesItsSite) {
-  // Rank 0 waits through a twin with a site; rank 1's process dies. The
-  // watchdog's record says who died; the wait that gave up adds where.
+/// Rank 0 waits in the way `waiter` says while rank 1's process dies;
+/// returns rank 0's job report and sets `status` to its exit status.
+json reportOfAKilledPeer(Role waiter, const char *name, int &status) {
   tleUniqueId id;
-  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess) << tleGetLastErrorDetail();
-  std::string p0 = tempPath("deadsite0");
+  EXPECT_EQ(tleGetUniqueId(&id), tleSuccess) << tleGetLastErrorDetail();
+  std::string p0 = tempPath(name);
   pid_t a = fork();
   if (a == 0)
-    childRank(id, 0, Role::WaitsAt, p0);
+    childRank(id, 0, waiter, p0);
   pid_t b = fork();
   if (b == 0)
     childRank(id, 1, Role::Dies, "");
-  int sa = waitChild(a);
+  status = waitChild(a);
   EXPECT_EQ(waitChild(b), 0);
-  EXPECT_EQ(sa, tlePeerFailure);
-  json j = readJson(p0);
+  return readJson(p0);
+}
+
+TEST(JobReport, AWaitThatGaveUpOnADeadPeerNamesItsSite) {
+  // Rank 0 waits through a twin with a site. The watchdog's record says
+  // who died; the wait that gave up adds where.
+  int status = 0;
+  json j = reportOfAKilledPeer(Role::WaitsAt, "deadsite0", status);
+  EXPECT_EQ(status, tlePeerFailure);
   EXPECT_EQ(j["culprit"], 1);
   EXPECT_EQ(j["ranks"][0]["wait"], "peer_lost");
   EXPECT_EQ(j["ranks"][0]["site"], kSite);
@@ -365,22 +372,14 @@ TEST(JobReport, AWaitThatGaveUpOnADeadPeerNamesItsSite) {
 }
 
 TEST(JobReport, KilledRankIsDeadInTheReport) {
-  tleUniqueId id;
-  ASSERT_EQ(tleGetUniqueId(&id), tleSuccess) << tleGetLastErrorDetail();
-  std::string p0 = tempPath("dead0");
-  pid_t a = fork();
-  if (a == 0)
-    childRank(id, 0, Role::Waits, p0);
-  pid_t b = fork();
-  if (b == 0)
-    childRank(id, 1, Role::Dies, "");
-  int sa = waitChild(a);
-  EXPECT_EQ(waitChild(b), 0);
-  EXPECT_TRUE(sa == tleTimeout || sa == tlePeerFailure) << sa;
-  json j = readJson(p0);
+  int status = 0;
+  json j = reportOfAKilledPeer(Role::Waits, "dead0", status);
+  EXPECT_TRUE(status == tleTimeout || status == tlePeerFailure) << status;
   EXPECT_EQ(j["culprit"], 1);
   EXPECT_EQ(j["ranks"][1]["fate"], "dead");
   EXPECT_TRUE(contains(j["why"], "rank 1 died")) << j["why"];
+  // A wait that passed no call site leaves the watchdog's line as it was.
+  EXPECT_TRUE(j["ranks"][0]["site"].is_null()) << j["ranks"][0]["site"];
 }
 
 } // namespace

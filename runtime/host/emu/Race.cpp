@@ -352,29 +352,36 @@ void RaceChecker::acquire(ThreadClock &t, const Snap &s) {
     materialize(t);
 }
 
-void RaceChecker::materialize(const ThreadClock &t) const {
-  if (t.deferred.empty())
-    return;
-  ThreadClock &m = const_cast<ThreadClock &>(t);
-  // Held here: `bases` points into them.
-  std::vector<Snap> held = std::move(m.deferred);
-  m.deferred.clear();
+std::shared_ptr<Clock>
+RaceChecker::joinAcquired(const Snap &self,
+                          const std::vector<Snap> &more) const {
   std::vector<const Clock *> &bases = groupBases;
   std::vector<Entry> &extras = groupExtras;
   bases.clear();
   extras.clear();
-  if (t.base)
-    bases.push_back(t.base.get());
-  for (const Snap &s : held) {
+  if (self.base)
+    bases.push_back(self.base.get());
+  for (const Snap &s : more) {
     if (s.base &&
         std::find(bases.begin(), bases.end(), s.base.get()) == bases.end())
       bases.push_back(s.base.get());
-    if (s.tid != Snap::kNone && s.tid != t.tid)
+    if (s.tid != Snap::kNone && s.tid != self.tid)
       extras.push_back({s.tid, s.own});
   }
-  if (bases.size() == (t.base ? 1u : 0u) && extras.empty())
+  if (bases.size() == (self.base ? 1u : 0u) && extras.empty())
+    return nullptr;
+  return gather(bases, extras, ~0u, 0);
+}
+
+void RaceChecker::materialize(const ThreadClock &t) const {
+  if (t.deferred.empty())
     return;
-  m.base = gather(bases, extras, ~0u, 0);
+  ThreadClock &m = const_cast<ThreadClock &>(t);
+  // Held here: the join points into them.
+  std::vector<Snap> held = std::move(m.deferred);
+  m.deferred.clear();
+  if (std::shared_ptr<Clock> joined = joinAcquired(t.snap(), held))
+    m.base = std::move(joined);
 }
 
 std::shared_ptr<Clock>
@@ -539,20 +546,8 @@ Snap RaceChecker::fenceSnap(ThreadClock &t) {
     return t.releaseFence;
   std::vector<Snap> more = std::move(t.releaseFenceMore);
   t.releaseFenceMore.clear();
-  std::vector<const Clock *> &bases = groupBases;
-  std::vector<Entry> &extras = groupExtras;
-  bases.clear();
-  extras.clear();
-  if (t.releaseFence.base)
-    bases.push_back(t.releaseFence.base.get());
-  for (const Snap &s : more) {
-    if (s.base &&
-        std::find(bases.begin(), bases.end(), s.base.get()) == bases.end())
-      bases.push_back(s.base.get());
-    if (s.tid != Snap::kNone && s.tid != t.releaseFence.tid)
-      extras.push_back({s.tid, s.own});
-  }
-  t.releaseFence.base = gather(bases, extras, ~0u, 0);
+  if (std::shared_ptr<Clock> joined = joinAcquired(t.releaseFence, more))
+    t.releaseFence.base = std::move(joined);
   return t.releaseFence;
 }
 

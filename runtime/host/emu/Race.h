@@ -207,6 +207,10 @@ private:
   /// Joins what `t` acquired since into its clock (logically const: the
   /// clock it stands for does not change).
   void materialize(const ThreadClock &t) const;
+  /// The join of `self` (a base and its owner's entry) and the snapshots
+  /// `more` acquired since, or null when they add nothing to self's base.
+  std::shared_ptr<Clock> joinAcquired(const Snap &self,
+                                      const std::vector<Snap> &more) const;
   /// The join of `bases` and the entries `extras`, with block `block`'s
   /// entry (~0u: none) at least `blockStep`.
   std::shared_ptr<Clock>

@@ -207,7 +207,7 @@ struct EmuThread {
   Yield reason = Yield::NotStarted;
   ThreadState state = ThreadState::Runnable;
   uint32_t pos = 0; ///< index in the runnable, parked or watching list
-  WaitInfo wait{};                ///< the current spin's description
+  WaitInfo wait{};  ///< the current spin's description
   const void *hintAddr = nullptr; ///< the current hint's address
   uint64_t hintValue = 0;         ///< and the value it loaded
   uint64_t lastSpinGen = ~0ull;   ///< progress generation at its last poll
