@@ -195,8 +195,13 @@ const char *const kSite = "ring.mlir:21:5";
   tleComm_t comm = nullptr;
   if (tleCommInitRank(&comm, 2, &id, rank, -1, &config) != tleSuccess)
     _exit(100);
-  if (role == Role::Dies)
+  if (role == Role::Dies) {
+    // Once its peer is in the wait (it launches right after the init both
+    // finish; its deadline is 300 ms): a peer that died first could leave
+    // the waiter no wait to give up.
+    usleep(100000);
     _exit(0); // no goodbye: the watchdog's death
+  }
   if (role == Role::Hangs)
     launch(&comm, 1, oneBlock(), [](int, void *dc) {
       flagcxIntraBarrierSyncS(dc, kCoopBlock, 4, false, kOrderAcqRel);
