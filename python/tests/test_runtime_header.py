@@ -113,6 +113,7 @@ def test_structs_are_tle_h(c_struct, py_struct):
 
 def test_constants_are_tle_h():
     assert int(DEFINES["TLE_MAX_RANKS"]) == runtime.MAX_RANKS
+    assert int(DEFINES["TLE_MAX_CONTEXTS"]) == runtime.MAX_CONTEXTS
     assert _struct("tleUniqueId") == [("internal", "char", runtime.UNIQUE_ID_BYTES)]
 
 

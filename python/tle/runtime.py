@@ -99,8 +99,12 @@ class _Config(ctypes.Structure):
         ("nSignals", ctypes.c_uint32),
         ("onError", ctypes.c_int),
         ("ranksPerNode", ctypes.c_uint32),
+        ("nContexts", ctypes.c_uint32),
     ]
 
+
+#: The most network contexts a communicator has (tleConfig_t::nContexts).
+MAX_CONTEXTS = 8
 
 #: TLE_MAX_RANKS of tle.h: the largest communicator, and the size of the
 #: missing-peer set in tleErrorInfo.
@@ -314,7 +318,7 @@ def _timeout(name: str, value: int | None) -> int:
 
 def _config(backend: Backend, n_barriers: int, timeout_ms: int | None,
             bootstrap_timeout_ms: int | None, alloc: Alloc = Alloc.DEFAULT, n_signals: int = 64,
-            on_error: OnError = OnError.DEFAULT, ranks_per_node: int = 0) -> _Config:
+            on_error: OnError = OnError.DEFAULT, ranks_per_node: int = 0, n_contexts: int = 4) -> _Config:
     if VERSION_MAJOR is None:
         raise RuntimeError(f"TLE's version is {__version__!r} (no tle/_version.py and no source checkout); the "
                            f"C API needs it in tleConfig_t: reinstall the package")
@@ -322,11 +326,13 @@ def _config(backend: Backend, n_barriers: int, timeout_ms: int | None,
         raise ValueError(f"n_barriers must be positive; got {n_barriers}")
     if _integer("n_signals", n_signals, _C_UINT32) <= 0:
         raise ValueError(f"n_signals must be positive; got {n_signals}")
+    if not 1 <= _integer("n_contexts", n_contexts, _C_UINT32) <= MAX_CONTEXTS:
+        raise ValueError(f"n_contexts must be in 1..{MAX_CONTEXTS} (FlagCX's network contexts); got {n_contexts}")
     return _Config(ctypes.sizeof(_Config), VERSION_MAJOR * 100 + VERSION_MINOR, _integer("backend", backend, _C_INT),
                    operator.index(n_barriers), _timeout("timeout_ms", timeout_ms),
                    _timeout("bootstrap_timeout_ms", bootstrap_timeout_ms), _integer("alloc", alloc, _C_INT),
                    operator.index(n_signals), _integer("on_error", on_error, _C_INT),
-                   _integer("ranks_per_node", ranks_per_node, _C_UINT32))
+                   _integer("ranks_per_node", ranks_per_node, _C_UINT32), operator.index(n_contexts))
 
 
 def _ranks_per_node(ranks_per_node: int | None, n_ranks: int) -> int:

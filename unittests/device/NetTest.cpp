@@ -118,6 +118,8 @@ struct World {
       c.gridCount = m.gridCount;
       c.error = &m.error;
       c.nSignals = kSignals;
+      c.nSignalWords = kSignals; // one network context
+      c.nContexts = 1;
       c.signals = m.signals;
       for (uint32_t q = 0; q < kPerNode; ++q)
         c.signalPeers[q] = local[q].signals;

@@ -375,10 +375,11 @@ TEST(OneSided, BadArgumentsAreReportedBeforeAnyByteMoves) {
        "counter 64 is out of range"},
       {"context",
        [](void *dc, const void *d, const void *s) {
-         flagcxDevPut(dc, d, 0, s, 0, 8, kTeamIntra, 1, 3, kCoopThread,
+         flagcxDevPut(dc, d, 0, s, 0, 8, kTeamIntra, 1, 4, kCoopThread,
                       kScopeSystem, kOrderRelaxed);
        },
-       "context id 3"},
+       "context id 4 is out of range (the communicator has 4 network "
+       "contexts"},
       {"misaligned value",
        [](void *dc, const void *d, const void *) {
          flagcxDevPutValue(dc, d, 4, 1, kTeamIntra, 1, 0, kCoopThread,
@@ -680,6 +681,106 @@ TEST(OneSided, NetworkMisusesAreRaces) {
     EXPECT_NE(r.result, tleSuccess) << m;
     EXPECT_TRUE(contains(r.message, "data race")) << m << ": " << r.message;
   }
+}
+
+// FlagCX's network contexts: each of the communicator's four (the default)
+// has its own signal words, counters and shadows. On a 2x4 world every
+// rank puts one slice per context to the same local rank of the other node
+// (WORLD) and to its intra neighbour (INTRA), each with the remote signal
+// 1 and the local counter 2 of that context, and waits on that context's
+// signal before it reads the slice: a put whose signal landed in another
+// context's word (or context 0's) leaves the wait short (a deadlock) or
+// the word at a wrong count. The net handle of a context waits and reads
+// that context's words; a shadow increased in one context is not another's.
+TEST(OneSided, NetworkContextsHaveTheirOwnWords) {
+  constexpr uint64_t kN = 40;
+  constexpr uint32_t kContexts = 4;
+  World w(2, 4, 2 * kN * kContexts);
+  ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
+  std::vector<uint32_t> bad(8, 0);
+  LaunchResult r = launch(
+      w.comms.data(), 8, shape({1, 1, 1}, {32, 1, 1}), [&](int rank, void *dc) {
+        int node = rank / 4, local = rank % 4;
+        int far = (1 - node) * 4 + local; // WORLD peer, other node
+        int near = (local + 1) % 4, from = (local + 3) % 4; // INTRA ring
+        auto *src =
+            static_cast<uint8_t *>(flagcxGetLocalPointerS(w.srcH[rank], 0));
+        auto *dst =
+            static_cast<uint8_t *>(flagcxGetLocalPointerS(w.dstH[rank], 0));
+        bool lead = linearThreadId() == 0;
+        if (lead)
+          for (uint32_t c = 0; c < kContexts; ++c)
+            for (uint64_t i = 0; i < kN; ++i)
+              checkedWrite(src + c * kN + i, pattern(rank, c, 0, i));
+        flagcxCoopSyncS(kCoopWarp);
+        for (uint32_t c = 0; c < kContexts; ++c) {
+          flagcxDevPut_RSigInc_LCtrInc(
+              dc, w.dstH[rank], c * kN, w.srcH[rank], c * kN, kN, kTeamWorld,
+              far, c, kCoopWarp, kScopeSystem, kOrderRelease, 1, 2);
+          flagcxDevPut_RSigInc_LCtrInc(dc, w.dstH[rank], (kContexts + c) * kN,
+                                       w.srcH[rank], c * kN, kN, kTeamIntra,
+                                       near, c, kCoopWarp, kScopeSystem,
+                                       kOrderRelease, 1, 2);
+        }
+        for (uint32_t c = 0; c < kContexts; ++c) {
+          // Two adds per context: the far put's and the near one's.
+          const void *net = flagcxDevNetGetFromCommS(dc, c);
+          flagcxDevNetWaitSignalS(net, kCoopWarp, 1, 2, 64, kOrderAcquire);
+          if (lead)
+            for (uint64_t i = 0; i < kN; ++i) {
+              if (checkedRead(dst + c * kN + i) != pattern(far, c, 0, i))
+                ++bad[rank];
+              if (checkedRead(dst + (kContexts + c) * kN + i) !=
+                  pattern(node * 4 + from, c, 0, i))
+                ++bad[rank];
+            }
+          flagcxDevWaitCounter(dc, 2, 2, 64, c, kCoopWarp, kOrderAcquire);
+          if (lead &&
+              (flagcxDevReadSignal(dc, 1, 64, c, kOrderRelaxed) != 2 ||
+               flagcxDevNetReadCounterS(net, 2, 64, kOrderRelaxed) != 2))
+            ++bad[rank];
+        }
+        // A shadow of context 2 is not context 0's: context 0's wait meets
+        // its own (0) at once, context 2's needs the signal's third add.
+        if (lead)
+          flagcxDevIncreaseSignalShadow(dc, 2, 1, 3);
+        flagcxCoopSyncS(kCoopWarp);
+        flagcxDevWaitSignalMeetShadow(dc, 0, 1, 64, kCoopWarp, kOrderAcquire);
+        flagcxDevSignalInc(dc, kTeamIntra, local, 1, 2, kCoopWarp,
+                           kScopeSystem);
+        flagcxDevWaitSignalMeetShadow(dc, 2, 1, 64, kCoopWarp, kOrderAcquire);
+        if (lead && (flagcxDevReadSignal(dc, 1, 64, 0, kOrderRelaxed) != 2 ||
+                     flagcxDevReadSignal(dc, 1, 64, 2, kOrderRelaxed) != 3))
+          ++bad[rank];
+        // A reset of context 3's word leaves context 1's.
+        flagcxCoopSyncS(kCoopWarp);
+        if (lead)
+          flagcxDevResetSignal(dc, 3, 1);
+        flagcxCoopSyncS(kCoopWarp);
+        if (lead && (flagcxDevReadSignal(dc, 1, 64, 3, kOrderRelaxed) != 0 ||
+                     flagcxDevReadSignal(dc, 1, 64, 1, kOrderRelaxed) != 2))
+          ++bad[rank];
+      });
+  ASSERT_EQ(r.result, tleSuccess) << r.message;
+  for (int q = 0; q < 8; ++q)
+    EXPECT_EQ(bad[q], 0u) << "rank " << q;
+}
+
+// A signal sent on one context does not end a wait on another: the
+// emulator's deadlock report names the waited signal and its context.
+TEST(OneSided, AWaitOnAnotherContextIsADeadlockNamingIt) {
+  World w(2, 1, 64);
+  ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
+  LaunchResult r = launch(
+      w.comms.data(), 2, shape({1, 1, 1}, {1, 1, 1}), [&](int rank, void *dc) {
+        if (rank == 0)
+          flagcxDevSignalInc(dc, kTeamWorld, 1, 5, 0, kCoopThread,
+                             kScopeSystem);
+        else
+          flagcxDevWaitSignal(dc, 5, 1, 64, 2, kCoopThread, kOrderAcquire);
+      });
+  EXPECT_NE(r.result, tleSuccess);
+  EXPECT_TRUE(contains(r.message, "signal 5 of context 2")) << r.message;
 }
 
 } // namespace

@@ -460,11 +460,11 @@ TEST(Signals, EveryBadArgumentIsWordedAndWritesNothing) {
        "relaxed, acquire, acq_rel or seq_cst)"},
       {"context",
        [](void *dc) {
-         flagcxDevWaitSignal(dc, 0, 1, 64, 1, kCoopBlock, kOrderAcquire);
+         flagcxDevWaitSignal(dc, 0, 1, 64, 4, kCoopBlock, kOrderAcquire);
        },
        tleInvalidArgument,
-       "tle.signal_wait (flagcxDevWaitSignal): context id 1 is not supported "
-       "(TLE has one set of signal words, context 0)"},
+       "tle.signal_wait (flagcxDevWaitSignal): context id 4 is out of range "
+       "(the communicator has 4 network contexts: tleConfig_t::nContexts)"},
       {"bits",
        [](void *dc) { flagcxDevReadSignal(dc, 0, 32, 0, kOrderAcquire); },
        tleInvalidArgument,

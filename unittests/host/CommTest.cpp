@@ -110,14 +110,18 @@ TEST(CommTest, AssemblyOnTwoNodes) {
   const auto *net = static_cast<const tle::EmuNet *>(d[0]->net);
   ASSERT_NE(net, nullptr);
   EXPECT_EQ(net->worldSize, 4u);
-  EXPECT_EQ(net->nSignals, 3u);
+  // Every network context (4 by default) has its 3 signal words.
+  EXPECT_EQ(net->nSignalWords, 4 * 3u);
   for (int w = 0; w < 4; ++w) {
     EXPECT_EQ(d[w]->netKind, uint32_t(tle::kNetEmu));
-    EXPECT_EQ(d[w]->nNetWords, 3u + 2 * 4u);
+    EXPECT_EQ(d[w]->nContexts, 4u);
+    EXPECT_EQ(d[w]->nSignals, 3u);
+    EXPECT_EQ(d[w]->nSignalWords, 4 * 3u);
+    EXPECT_EQ(d[w]->nNetWords, 4 * 3u + 2 * 4u);
     EXPECT_EQ(d[w]->net, d[0]->net) << w;
     EXPECT_EQ(d[w]->node, w / 2);
     EXPECT_EQ(d[w]->nCounters, 3u);
-    EXPECT_EQ(d[w]->counters, d[w]->signals + d[w]->nSignals) << w;
+    EXPECT_EQ(d[w]->counters, d[w]->signals + d[w]->nSignalWords) << w;
     EXPECT_EQ(net->signals[w], d[w]->signals) << w;
     ASSERT_NE(net->barrier[w], nullptr);
     for (int k = 0; k < 2 * 4; ++k)

@@ -492,7 +492,9 @@ TEST(FromNcclNetwork, NodesComeFromNcclsLsaTeamAndNetWordsAreGinSignals) {
     EXPECT_EQ(dc->node, r / 2);
     EXPECT_EQ(dc->nNodes, 2);
     EXPECT_EQ(dc->netKind, tle::kNetNcclGin);
-    EXPECT_EQ(dc->nNetWords, 5u + 2 * 8u);
+    // Every network context's 5 signal words (4 contexts by default),
+    // then the INTER and WORLD barrier words.
+    EXPECT_EQ(dc->nNetWords, 4 * 5u + 2 * 8u);
     // DevComm::net is the copy of NCCL's device communicator.
     auto *copy = static_cast<const tle::NcclDevComm228 *>(dc->net);
     ASSERT_NE(copy, nullptr);

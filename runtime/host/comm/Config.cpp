@@ -139,6 +139,11 @@ tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out) {
   if (c.nSignals < 1 || c.nSignals > kMaxSignals)
     return fail(tleInvalidArgument, "config.nSignals %u is not in 1..%u",
                 c.nSignals, kMaxSignals);
+  if (c.nContexts < 1 || c.nContexts > TLE_MAX_CONTEXTS)
+    return fail(tleInvalidArgument,
+                "config.nContexts %u is not in 1..%u (FlagCX's network "
+                "contexts, each with its own signal words)",
+                c.nContexts, TLE_MAX_CONTEXTS);
 
   int64_t timeoutMs = c.timeoutMs;
   const char *timeoutFrom = "config.timeoutMs";
@@ -188,6 +193,7 @@ tleResult_t resolveConfig(const tleConfig_t *config, ResolvedConfig &out) {
   out.backend = c.backend;
   out.nBarriers = c.nBarriers;
   out.nSignals = c.nSignals;
+  out.nContexts = c.nContexts;
   out.ranksPerNode = c.ranksPerNode;
   out.timeoutNs = static_cast<uint64_t>(timeoutMs) * 1000000u;
   out.bootstrapTimeoutMs = bootstrapMs;

@@ -38,7 +38,8 @@ constexpr int64_t kMaxTimeoutMs = INT64_MAX / 1000000;
 struct ResolvedConfig {
   tleBackend_t backend = tleBackendEmulator;
   uint32_t nBarriers = 64;
-  uint32_t nSignals = 64;
+  uint32_t nSignals = 64;         ///< signal words (and counters) per context
+  uint32_t nContexts = 4;         ///< network contexts, 1..TLE_MAX_CONTEXTS
   uint64_t timeoutNs = 0;         ///< 0: device waits forever
   int64_t bootstrapTimeoutMs = 0; ///< 0: bootstrap waits forever
   /// Never tleAllocDefault: resolved through TLE_CUDA_ALLOC and
@@ -52,11 +53,17 @@ struct ResolvedConfig {
   uint32_t ranksPerNode = 0;
 };
 
+/// Signal words per rank over every context (DevComm::nSignalWords); as
+/// many counters and shadows.
+inline uint32_t signalWordsPerRank(const ResolvedConfig &config) {
+  return config.nContexts * config.nSignals;
+}
+
 /// Net words per rank (DevComm::nNetWords): the signal words, then one per
 /// slot of the INTER team and of WORLD's inter half. The emulator's network
 /// and NCCL's GIN signals (CommFromNccl.cpp) are both sized by it.
 inline uint32_t netWordsPerRank(const ResolvedConfig &config) {
-  return config.nSignals + 2 * config.nBarriers;
+  return signalWordsPerRank(config) + 2 * config.nBarriers;
 }
 
 /// Checks `config` (NULL: defaults) and resolves timeoutMs == -1 through

@@ -22,6 +22,8 @@ namespace tle {
 
 static_assert(TLE_MAX_RANKS == kMaxRanks,
               "tle.h's TLE_MAX_RANKS is the device layout's kMaxRanks");
+static_assert(TLE_MAX_CONTEXTS == kMaxContexts,
+              "tle.h's TLE_MAX_CONTEXTS is the device layout's kMaxContexts");
 
 std::string peerList(const PeerMask &mask) {
   std::string s;
@@ -99,6 +101,15 @@ bool isSignalWait(uint32_t fn) {
 namespace {
 
 /// The sentence of a kDevErrBadArgument record, after "<call>: ".
+/// "signal S", with " of context C" past context 0 (each network context
+/// has its own signal words: tle/detail/DevComm.h, kMaxContexts).
+std::string signalName(const ErrorRecord &e) {
+  std::string out = "signal " + std::to_string(e.slot);
+  if (e.context)
+    out += " of context " + std::to_string(e.context);
+  return out;
+}
+
 std::string badArgument(const ErrorRecord &e) {
   auto value = static_cast<long long>(static_cast<int64_t>(e.value));
   auto limit = static_cast<unsigned long long>(e.limit);
@@ -134,9 +145,9 @@ std::string badArgument(const ErrorRecord &e) {
     break;
   case kArgContextId:
     snprintf(buf, sizeof(buf),
-             "context id %lld is not supported (TLE has one set of signal "
-             "words, context 0)",
-             value);
+             "context id %lld is out of range (the communicator has %llu "
+             "network contexts: tleConfig_t::nContexts)",
+             value, limit);
     break;
   case kArgBits:
     snprintf(buf, sizeof(buf),
@@ -285,30 +296,32 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
              where, e.slot, e.epoch, missing.c_str());
     break;
   case kDevErrSignalOutOfRange:
-    snprintf(m, n, "%ssignal %u out of range (nSignals %llu)", at.c_str(),
-             e.slot, static_cast<unsigned long long>(e.limit));
+    snprintf(m, n, "%s%s out of range (nSignals %llu)", at.c_str(),
+             signalName(e).c_str(), static_cast<unsigned long long>(e.limit));
     break;
   case kDevErrSignalTimeout:
     snprintf(m, n,
-             "%ssignal wait timed out after %llu ms on signal %u: it holds "
+             "%ssignal wait timed out after %llu ms on %s: it holds "
              "%llu, waiting for >= %llu",
              at.c_str(), static_cast<unsigned long long>(e.elapsedNs / 1000000),
-             e.slot, static_cast<unsigned long long>(e.seen),
+             signalName(e).c_str(), static_cast<unsigned long long>(e.seen),
              static_cast<unsigned long long>(e.wanted));
     break;
   case kDevErrSignalDeadlock:
     snprintf(m, n,
-             "%s: deadlock in a signal wait on signal %u: it holds %llu, "
+             "%s: deadlock in a signal wait on %s: it holds %llu, "
              "waiting for >= %llu; ranks that could still signal it: %s",
-             where, e.slot, static_cast<unsigned long long>(e.seen),
+             where, signalName(e).c_str(),
+             static_cast<unsigned long long>(e.seen),
              static_cast<unsigned long long>(e.wanted), missing.c_str());
     break;
   case kDevErrAborted:
     if (isSignalWait(e.function)) {
       snprintf(m, n,
                "%sthe communicator was aborted (tleCommAbort) while waiting "
-               "on signal %u: it holds %llu, waiting for >= %llu",
-               at.c_str(), e.slot, static_cast<unsigned long long>(e.seen),
+               "on %s: it holds %llu, waiting for >= %llu",
+               at.c_str(), signalName(e).c_str(),
+               static_cast<unsigned long long>(e.seen),
                static_cast<unsigned long long>(e.wanted));
       break;
     }

@@ -144,8 +144,10 @@ std::string line(const Rank &r) {
            std::to_string(e.epoch) + "; missing peers: " + rankSet(missing) +
            how;
   case WaitKind::Signal:
-    return who + in + " on signal " + std::to_string(e.slot) + " of rank " +
-           std::to_string(r.view->rank) +
+    return who + in + " on signal " + std::to_string(e.slot) +
+           (e.context ? " of context " + std::to_string(e.context)
+                      : std::string()) +
+           " of rank " + std::to_string(r.view->rank) +
            " for a value >= " + std::to_string(e.wanted) + " (it holds " +
            std::to_string(e.seen) + ")" + how;
   case WaitKind::PeerLost: {

@@ -398,6 +398,7 @@ void recordDeadlock(const DevComm *dc, const tleErrorInfo &e,
   rec->code = wait.signal ? kDevErrSignalDeadlock : kDevErrDeadlock;
   rec->seen = wait.signal ? wait.seen : 0;
   rec->wanted = wait.signal ? wait.wanted : 0;
+  rec->context = wait.signal ? wait.context : 0;
   // The record names the rank in its node, as the device library's do;
   // on several nodes its missing ranks are the world's (`e`'s).
   rec->rank = dc->nNodes > 1 ? dc->rank : e.rank;
@@ -489,8 +490,8 @@ std::string raceRegions(const tleComm_t *comms, int nRanks,
     if (!devCommValid(r.devComm))
       continue;
     const auto *dc = static_cast<const DevComm *>(r.devComm);
-    if (dc->signals && dc->nSignals && words.insert(dc->signals).second)
-      spec.regions.push_back({dc->signals, uint64_t(dc->nSignals) * 8,
+    if (dc->signals && dc->nSignalWords && words.insert(dc->signals).second)
+      spec.regions.push_back({dc->signals, uint64_t(dc->nSignalWords) * 8,
                               "signal words", r.rank, /*signalWords=*/true});
   }
   return "";

@@ -213,11 +213,14 @@ std::string Scheduler::deadlockReport(RunResult &result,
           line = who + (one ? " polls " : " poll ") + what + hintAt +
                  " (last value " + std::to_string(g.hintValue) + ")";
         } else if (g.kind == Yield::Spin && g.wait.signal) {
-          line = who + (one ? " waits in " : " wait in ") + "signal wait" + at +
-                 " on signal " + std::to_string(g.wait.slot) + " of rank " +
-                 std::to_string(g.wait.rank) +
-                 " for a value >= " + std::to_string(g.wait.wanted) +
-                 " (it holds " + std::to_string(g.wait.seen) + ")";
+          line =
+              who + (one ? " waits in " : " wait in ") + "signal wait" + at +
+              " on signal " + std::to_string(g.wait.slot) +
+              (g.wait.context ? " of context " + std::to_string(g.wait.context)
+                              : std::string()) +
+              " of rank " + std::to_string(g.wait.rank) +
+              " for a value >= " + std::to_string(g.wait.wanted) +
+              " (it holds " + std::to_string(g.wait.seen) + ")";
           signalWaits = true;
         } else if (g.kind == Yield::Spin && g.wait.team != 0) {
           // A net wait: a word counts arrivals, so the missing ranks are

@@ -624,7 +624,7 @@ bool netSignalWord(const void *comm, const uint64_t *word) {
   const auto *net = static_cast<const EmuNet *>(dc->net);
   for (uint32_t p = 0; p < net->worldSize && p < uint32_t(kMaxRanks); ++p)
     if (net->signals[p] && word >= net->signals[p] &&
-        word < net->signals[p] + net->nSignals)
+        word < net->signals[p] + net->nSignalWords)
       return true;
   return false;
 }
@@ -772,9 +772,9 @@ PeerMask Scheduler::netMissing(const WaitInfo &wait) const {
   const auto *net = static_cast<const EmuNet *>(dc->net);
   int32_t me = wait.rank;
   const uint64_t *word =
-      wait.netWord < net->nSignals
+      wait.netWord < net->nSignalWords
           ? net->signals[me] + wait.netWord
-          : net->barrier[me] + (wait.netWord - net->nSignals);
+          : net->barrier[me] + (wait.netWord - net->nSignalWords);
   for (int32_t q = 0; q < kMaxRanks; ++q) {
     if (!(wait.missing.words[q / 64] >> (q % 64) & 1))
       continue;

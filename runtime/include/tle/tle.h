@@ -50,6 +50,10 @@ typedef enum {
  *  GPUs fits). */
 #define TLE_MAX_RANKS 128
 
+/** Most network contexts a communicator may have (tleConfig_t::nContexts;
+ *  FlagCX's contextId, FlagTree's netidx). */
+#define TLE_MAX_CONTEXTS 8
+
 typedef enum {
   tleBackendEmulator = 0, /**< CPU emulator (the default) */
   tleBackendCuda = 1,     /**< NVIDIA GPUs with peer access / CUDA IPC */
@@ -115,13 +119,17 @@ typedef struct {
   uint32_t ranksPerNode;      /**< tleCommInitAll: ranks per simulated node
                                    (emulator; the world's nRanks must be a
                                    multiple); 0: every rank in one node */
+  uint32_t nContexts;         /**< network contexts (FlagCX's contextId,
+                                   FlagTree's netidx): each has its own
+                                   nSignals signal words, counters and
+                                   shadows; 1..TLE_MAX_CONTEXTS, default 4 */
 } tleConfig_t;
 
 #define TLE_CONFIG_INITIALIZER                                                 \
   {                                                                            \
     sizeof(tleConfig_t), TLE_VERSION_MAJOR * 100 + TLE_VERSION_MINOR,          \
         tleBackendEmulator, 64, -1, -1, tleAllocDefault, 64,                   \
-        TLE_ON_ERROR_DEFAULT, 0                                                \
+        TLE_ON_ERROR_DEFAULT, 0, 4                                             \
   }
 
 /** What the device library recorded when a launch failed. */

@@ -82,7 +82,7 @@ TLE_DEV_INLINE void signalInc(const void *comm, TeamKind team, int peer,
                               CallSite site = CallSite::current()) {
   impl::CallScope scope(site);
   const impl::FnAt fn(abi::Fn::flagcxDevSignalInc, impl::siteOf(site));
-  impl::checkSignalArgs(comm, sig, impl::kHasTeam, team, 0, 0, 0, fn);
+  impl::checkSignalArgs(comm, sig, impl::kHasTeam, team, 0, 0, fn);
   impl::teamSignalAdd(comm, team, peer, sig, 1, group, fn);
 }
 TLE_DEV_INLINE void signalAdd(const void *comm, TeamKind team, int peer,
@@ -90,7 +90,7 @@ TLE_DEV_INLINE void signalAdd(const void *comm, TeamKind team, int peer,
                               CallSite site = CallSite::current()) {
   impl::CallScope scope(site);
   const impl::FnAt fn(abi::Fn::flagcxDevSignalAdd, impl::siteOf(site));
-  impl::checkSignalArgs(comm, sig, impl::kHasTeam, team, 0, 0, 0, fn);
+  impl::checkSignalArgs(comm, sig, impl::kHasTeam, team, 0, 0, fn);
   impl::teamSignalAdd(comm, team, peer, sig, value, group, fn);
 }
 /// This rank's word `sig`, read by the calling thread alone.

@@ -2,10 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // One-sided transfers' counters (docs/design.md, "One-sided transfers"):
-// nCounters uint64 per rank, as many as signal words, in the signal words'
-// symmetric block right after them, because the device library finds a
-// peer's counters at signalPeers[p] + nSignals (counterPeer). DevComm:
-// nCounters, counters.
+// nCounters uint64 per rank and network context, as many as signal words,
+// in the signal words' symmetric block right after them, because the
+// device library finds a peer's counters at signalPeers[p] + nSignalWords
+// (peerWord). DevComm: nCounters, counters.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,7 +20,7 @@ uint32_t countersOf(const CommState &c) { return c.config.nSignals; }
 void require(const CommState &c, std::vector<Requirement> &out) {
   // The signal words' name: the same block (Requirement::name).
   out.push_back({"signal words", MemoryKind::Symmetric,
-                 countersOf(c) * sizeof(uint64_t),
+                 size_t(countersOf(c)) * c.config.nContexts * sizeof(uint64_t),
                  worldByMemory(c) ? Span::World : Span::Node});
 }
 

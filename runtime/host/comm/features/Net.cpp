@@ -26,9 +26,9 @@ void require(const CommState &c, std::vector<Requirement> &out) {
 }
 
 void publish(CommState &c, const std::vector<Placed> &mem, DevComm &d) {
-  d.nContexts = kMaxContexts;
+  d.nContexts = c.config.nContexts;
   for (uint32_t k = 0; k < kMaxContexts; ++k)
-    d.nets[k] = {kDevNetMagic, k, c.devComm};
+    d.nets[k] = k < d.nContexts ? DevNet{kDevNetMagic, k, c.devComm} : DevNet{};
   d.node = c.node;
   d.nNodes = c.nNodes;
   d.netKind = kNetNone;
@@ -40,7 +40,7 @@ void publish(CommState &c, const std::vector<Placed> &mem, DevComm &d) {
       c.net = std::make_shared<EmuNet>();
     EmuNet &net = *c.net;
     net.worldSize = static_cast<uint32_t>(mem[0].peers.size());
-    net.nSignals = c.config.nSignals;
+    net.nSignalWords = signalWordsPerRank(c.config);
     for (size_t w = 0; w < mem[0].peers.size(); ++w) {
       net.signals[w] = c.worldSignals[w];
       net.barrier[w] = static_cast<uint64_t *>(mem[0].peers[w]);

@@ -1,11 +1,13 @@
 //===- Signals.cpp - The signal words and their shadows ---------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
-// tle.signal's words (docs/design.md, "Signals"): nSignals uint64 per rank,
+// tle.signal's words (docs/design.md, "Signals"): nSignals uint64 per rank
+// and network context (signalWordsPerRank),
 // symmetric over the node, or over the world when the network is the
 // emulator's (worldByMemory), which adds to a peer's words on another node
 // by address; and the signal shadows (flagcxDevIncreaseSignalShadow), one
-// per word, rank-local. DevComm: nSignals, signals, signalPeers, shadows.
+// per word, rank-local. DevComm: nSignals, nSignalWords, signals,
+// signalPeers, shadows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,7 +18,7 @@ namespace tle {
 namespace {
 
 void require(const CommState &c, std::vector<Requirement> &out) {
-  size_t bytes = c.config.nSignals * sizeof(uint64_t);
+  size_t bytes = size_t(signalWordsPerRank(c.config)) * sizeof(uint64_t);
   Span span = worldByMemory(c) ? Span::World : Span::Node;
   out.push_back({"signal words", MemoryKind::Symmetric, bytes, span});
   out.push_back({"signal shadows", MemoryKind::Local, bytes});
@@ -26,6 +28,7 @@ void publish(CommState &c, const std::vector<Placed> &mem, DevComm &d) {
   // The span's ranks of this node start at node * size in a world span.
   size_t base = worldByMemory(c) ? size_t(c.node) * c.size : 0;
   d.nSignals = c.config.nSignals;
+  d.nSignalWords = signalWordsPerRank(c.config);
   for (int p = 0; p < c.size; ++p)
     d.signalPeers[p] = static_cast<uint64_t *>(mem[0].peers[base + p]);
   d.signals = d.signalPeers[c.rank];

@@ -31,13 +31,20 @@ constexpr uint32_t kSymMemMagic = 0x544c454du;
 /// (DevComm::node, nNodes, netKind, nNetWords, net). 10: one-sided
 /// transfers (DevComm::nCounters, nContexts, counters, counterPeers'
 /// words after the signals, shadows, nets; SymMem::worldPtrs). 11: the call
-/// site of a failure (ErrorRecord::site, a new word at the end).
-constexpr uint32_t kDevCommVersion = 11;
+/// site of a failure (ErrorRecord::site, a new word at the end). 12:
+/// network contexts (DevComm::nSignalWords, was reserved; the signal,
+/// counter and shadow arrays hold nContexts sets; ErrorRecord::context,
+/// was reserved).
+constexpr uint32_t kDevCommVersion = 12;
 /// "TLEN": the first word of every net handle (DevNet).
 constexpr uint32_t kDevNetMagic = 0x544c454eu;
-/// Network contexts a communicator serves (FlagCX's contextId): TLE keeps
-/// one set of signal, counter and shadow words, so one context.
-constexpr uint32_t kMaxContexts = 1;
+/// Network contexts a communicator may serve (FlagCX's contextId, tle.h's
+/// TLE_MAX_CONTEXTS). As in FlagCX, each context has its own nSignals
+/// signal words, counters and shadows: signal `s` of context `c` is word
+/// c * nSignals + s (DevComm::nSignalWords words in all). Barriers take a
+/// context and use the same words in every one: the context names the
+/// network channel that carries them, and TLE has one.
+constexpr uint32_t kMaxContexts = 8;
 /// Largest communicator the layout serves: an NVLink domain of 72 GPUs
 /// (GB200 NVL72) fits, with room. DevComm's route table, SymMem's pointers
 /// and PeerMask are sized for it.
@@ -101,7 +108,8 @@ struct ErrorRecord {
   uint64_t wanted;    ///< and the value it waited for (>=)
   uint32_t site;      ///< the failing call's site id (docs/design.md,
                       ///< "Call sites"); 0: unknown (FlagCX's entry points)
-  uint32_t reserved;  ///< 0
+  uint32_t context;   ///< a signal's or counter's network context (`slot`
+                      ///< is its index in the context)
 };
 
 /// DevComm::flags: a failed wait records and returns instead of ending the
@@ -149,12 +157,13 @@ inline TeamSlot splitTeamSlot(uint32_t reported, uint32_t nBarriers) {
 
 /// kNetEmu's DevComm::net: every world rank's net words, so that the host
 /// build of the device library reaches any of them by world rank and the
-/// emulator delivers an add to it (tleEmuNetAdd). Net word w < nSignals of
+/// emulator delivers an add to it (tleEmuNetAdd). Net word w < nSignalWords of
 /// world rank p is signals[p][w] (the rank's signal words); the others are
-/// barrier[p][w - nSignals]. Host memory, shared by every rank of the world.
+/// barrier[p][w - nSignalWords]. Host memory, shared by every rank of the
+/// world.
 struct EmuNet {
   uint32_t worldSize;           ///< nNodes * size
-  uint32_t nSignals;            ///< DevComm::nSignals
+  uint32_t nSignalWords;        ///< DevComm::nSignalWords
   uint64_t *signals[kMaxRanks]; ///< [worldSize]: DevComm::signals of each
   uint64_t *barrier[kMaxRanks]; ///< [worldSize]: 2 * nBarriers words each
 };
@@ -263,7 +272,8 @@ struct TraceRing {
 /// Grid barrier state (group `grid`): gridCount[s] counts the CTAs of this
 /// rank that arrived in the current round of slot s.
 ///
-/// Signal words (tle.signal): every rank owns nSignals 64-bit words, zero
+/// Signal words (tle.signal): every rank owns nSignals 64-bit words per
+/// network context (nSignalWords in all; kMaxContexts says how), zero
 /// at creation, which any rank (itself included) adds to with a release and
 /// only their owner waits on, reads and resets. signalPeers[p] is rank p's
 /// words as mapped here (kMaxRanks entries, null past size-1, indexed
@@ -289,15 +299,15 @@ struct DevComm {
   uint32_t flags; ///< kDevCommOnErrorReturn, read on failure only
   uint32_t pad;
   Route routes[kMaxRanks];          ///< see above
-  uint32_t nSignals;                ///< signal words per rank
-  uint32_t reserved;                ///< 0
-  uint64_t *signals;                ///< [nSignals], this rank's words
+  uint32_t nSignals;                ///< signal words per rank and context
+  uint32_t nSignalWords;            ///< nContexts * nSignals: every context's
+  uint64_t *signals;                ///< [nSignalWords], this rank's words
   uint64_t *signalPeers[kMaxRanks]; ///< signalPeers[p]: rank p's words
   /// Nodes (docs/design.md, "Teams"). The world is nNodes nodes of `size`
   /// ranks each, and this rank is world rank node * size + rank. Net words
-  /// are what crosses nodes: per rank, the nSignals signal words, then one
+  /// are what crosses nodes: per rank, the nSignalWords signal words, then one
   /// word per slot of the INTER team, then one per slot of WORLD's inter
-  /// half (nNetWords = nSignals + 2 * nBarriers); `net` is the transport's
+  /// half (nNetWords = nSignalWords + 2 * nBarriers); `net` is the transport's
   /// state, which netKind names. Placed last: the barrier's and the
   /// signals' loads rely on the offsets above.
   int32_t node;       ///< this rank's node, 0..nNodes-1
@@ -306,16 +316,18 @@ struct DevComm {
   uint32_t nNetWords; ///< net words per rank (above); 0 with kNetNone
   const void *net;    ///< kNetNone: null; kNetEmu: an EmuNet
   /// One-sided transfers (docs/design.md, "One-sided transfers"). Every
-  /// rank owns nCounters 64-bit counters, zero at creation, in the
-  /// symmetric allocation of its signal words (right after its nSignals
-  /// words, so counterPeer(p) is signalPeers[p] + nSignals): a put's local
-  /// counter (_LCtrInc) and the deprecated remote counter (_RCtrInc) add to
-  /// them. shadows are this rank's nSignals signal shadows (local memory).
-  /// nets[c] is network context c's handle (DevNet); nContexts of them.
-  uint32_t nCounters; ///< counter words per rank
+  /// rank owns nCounters 64-bit counters per context, zero at creation, in
+  /// the symmetric allocation of its signal words (right after its
+  /// nSignalWords words, so counterPeer(p) is signalPeers[p] +
+  /// nSignalWords; counter k of context c is counters[c * nCounters + k]):
+  /// a put's local counter (_LCtrInc) and the deprecated remote counter
+  /// (_RCtrInc) add to them. shadows are this rank's nSignalWords signal
+  /// shadows (local memory), one per signal word. nets[c] is network
+  /// context c's handle (DevNet); nContexts of them.
+  uint32_t nCounters; ///< counter words per rank and context
   uint32_t nContexts; ///< network contexts served, 1..kMaxContexts
-  uint64_t *counters; ///< [nCounters], this rank's
-  uint64_t *shadows;  ///< [nSignals], this rank's
+  uint64_t *counters; ///< [nContexts * nCounters], this rank's
+  uint64_t *shadows;  ///< [nSignalWords], this rank's
   DevNet nets[kMaxContexts];
 };
 

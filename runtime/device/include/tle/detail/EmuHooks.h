@@ -127,6 +127,7 @@ struct WaitInfo {
   uint32_t signal = 0; ///< 1: a signal wait
   uint64_t seen = 0;   ///< signal wait: the word's value at the last poll
   uint64_t wanted = 0; ///< signal wait: the value it waits for (>=)
+  uint32_t context = 0; ///< signal wait: the signal's network context
   /// A wait on a net word (docs/design.md, "Teams"): the team whose
   /// barrier waits (kTeamInter, or kTeamWorld for WORLD's inter half), and
   /// the word; `rank` and `missing` are then world ranks, `seen` and

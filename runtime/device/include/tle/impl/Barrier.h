@@ -138,7 +138,7 @@ TLE_DEV_INLINE uint32_t groupWait(const void *comm, int coop, uint32_t index,
       if (g.kind != kCoopThread)
         syncWarp();
       if (g.rank == 0 && status == 0 && !TLE_MUTANT(27)) {
-        uint32_t word = loadConst(&c.dc->nSignals) + c.nBarriers + index;
+        uint32_t word = loadConst(&c.dc->nSignalWords) + c.nBarriers + index;
         railArrive(c, world, word, kOrderRelease);
         status =
             railWait(c, world, word, 3 * c.nBarriers + index, index,
@@ -179,7 +179,7 @@ TLE_DEV_INLINE uint32_t interBarrier(const void *comm, int coop, uint32_t index,
   Group g = makeGroup(coop);
   Comm c = checkSlot(comm, index, g.rank, fn);
   World world = checkWorld(c, fn);
-  uint32_t word = loadConst(&c.dc->nSignals) + index;
+  uint32_t word = loadConst(&c.dc->nSignalWords) + index;
   // The slot as traces and the emulator's slot checks see it: INTER's own.
   uint32_t slot = 2 * c.nBarriers + index;
   groupSync(g);

@@ -51,6 +51,7 @@ struct Failure {
   uint64_t limit = 0;
   uint64_t seen = 0;
   uint64_t wanted = 0;
+  uint32_t context = 0; ///< a signal's or counter's network context
 };
 
 /// The first failure of a launch: claim the record (CAS 0 -> 1), fill it,
@@ -69,6 +70,7 @@ TLE_DEV_INLINE bool claimRecord(ErrorRecord *rec, int32_t rank,
   rec->nBarriers = nBarriers;
   rec->aux = f.aux;
   rec->elapsedNs = f.elapsedNs;
+  rec->context = f.context;
   rec->function = static_cast<uint32_t>(f.fn.fn);
   rec->site = f.fn.site;
   rec->argument = f.argument;

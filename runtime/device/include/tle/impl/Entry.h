@@ -226,16 +226,15 @@ TLE_DEV_INLINE void devSignalAdd(const void *comm, int32_t teamKind,
                                  int32_t peer, uint32_t signal, uint64_t value,
                                  uint32_t contextId, int32_t coopKind,
                                  int32_t scope, FnAt fn) {
-  checkSignalArgs(comm, signal, kHasTeam | kHasScope, teamKind, contextId,
-                  scope, 0, fn);
-  teamSignalAdd(comm, teamKind, peer, signal, value, coopKind, fn);
+  checkSignalArgs(comm, signal, kHasTeam | kHasScope, teamKind, scope, 0, fn);
+  teamSignalAdd(comm, teamKind, peer, signal, value, coopKind, fn, contextId);
 }
 TLE_DEV_INLINE void devWaitSignal(const void *comm, uint32_t signal,
                                   uint64_t least, int32_t bits,
                                   uint32_t contextId, int32_t coopKind,
                                   int32_t order, FnAt fn) {
-  checkSignalArgs(comm, signal, kHasBits, 0, contextId, 0, bits, fn);
-  signalWait(comm, signal, least, coopKind, order, fn);
+  checkSignalArgs(comm, signal, kHasBits, 0, 0, bits, fn);
+  signalWait(comm, signal, least, coopKind, order, fn, contextId);
 }
 } // namespace tle::impl
 
@@ -296,19 +295,19 @@ TLE_DEVICE_API uint64_t flagcxDevReadSignal(const void *comm, uint32_t signal,
                                             int32_t order) {
   TLE_ENTRY(flagcxDevReadSignal);
   using namespace tle::impl;
-  checkSignalArgs(comm, signal, kHasBits, 0, contextId, 0, bits,
-                  Fn::flagcxDevReadSignal);
-  return readSignal(comm, signal, order, Fn::flagcxDevReadSignal);
+  checkSignalArgs(comm, signal, kHasBits, 0, 0, bits, Fn::flagcxDevReadSignal);
+  return readSignal(comm, signal, order, Fn::flagcxDevReadSignal, contextId);
 }
 TLE_DEVICE_API void flagcxDevResetSignal(const void *comm, uint32_t contextId,
                                          uint32_t slot) {
   TLE_ENTRY(flagcxDevResetSignal);
   using namespace tle::impl;
-  checkSignalArgs(comm, slot, 0, 0, contextId, 0, 0, Fn::flagcxDevResetSignal);
-  resetSignal(comm, slot, Fn::flagcxDevResetSignal);
-  // FlagCX's reset zeroes the signal's shadow too.
-  storeRelaxedSys(loadConst(&static_cast<const tle::DevComm *>(comm)->shadows) +
-                      slot,
+  resetSignal(comm, slot, Fn::flagcxDevResetSignal, contextId);
+  // FlagCX's reset zeroes the signal's shadow too (the reset checked the
+  // signal and its context).
+  const auto *dc = static_cast<const tle::DevComm *>(comm);
+  storeRelaxedSys(loadConst(&dc->shadows) +
+                      contextWord(contextId, loadConst(&dc->nSignals), slot),
                   uint64_t(0));
 }
 
@@ -587,7 +586,7 @@ TLE_DEV_INLINE int32_t tritonTeamSignal(int64_t comm, int32_t teamKind,
                                         int64_t value, int32_t groupKind,
                                         FnAt fn) {
   const void *c = addressOf(comm);
-  checkSignalArgs(c, static_cast<uint32_t>(signal), kHasTeam, teamKind, 0, 0, 0,
+  checkSignalArgs(c, static_cast<uint32_t>(signal), kHasTeam, teamKind, 0, 0,
                   fn);
   teamSignalAdd(c, teamKind, peer, static_cast<uint32_t>(signal),
                 static_cast<uint64_t>(value), groupKind, fn);

@@ -220,7 +220,8 @@ TLE_DEVICE_API void flagcxDevWaitCounter(const void *comm, uint32_t counter,
   using namespace tle;
   using namespace tle::impl;
   checkWordArgs(comm, counter, true, contextId, bits, Fn::flagcxDevWaitCounter);
-  waitCounter(comm, counter, least, coopKind, order, Fn::flagcxDevWaitCounter);
+  waitCounter(comm, counter, least, coopKind, order, Fn::flagcxDevWaitCounter,
+              contextId);
 }
 TLE_DEVICE_API void tleDevWaitCounterAt(const void *comm, uint32_t counter,
                                         uint64_t least, int32_t bits,
@@ -231,7 +232,7 @@ TLE_DEVICE_API void tleDevWaitCounterAt(const void *comm, uint32_t counter,
   using namespace tle::impl;
   const FnAt fn(Fn::flagcxDevWaitCounter, site);
   checkWordArgs(comm, counter, true, contextId, bits, fn);
-  waitCounter(comm, counter, least, coopKind, order, fn);
+  waitCounter(comm, counter, least, coopKind, order, fn, contextId);
 }
 TLE_DEVICE_API uint64_t flagcxDevReadCounter(const void *comm, uint32_t counter,
                                              int32_t bits, uint32_t contextId,
@@ -240,7 +241,7 @@ TLE_DEVICE_API uint64_t flagcxDevReadCounter(const void *comm, uint32_t counter,
   using namespace tle;
   using namespace tle::impl;
   checkWordArgs(comm, counter, true, contextId, bits, Fn::flagcxDevReadCounter);
-  return readCounter(comm, counter, order, Fn::flagcxDevReadCounter);
+  return readCounter(comm, counter, order, Fn::flagcxDevReadCounter, contextId);
 }
 TLE_DEVICE_API void flagcxDevResetCounter(const void *comm, uint32_t contextId,
                                           uint32_t slot) {
@@ -249,7 +250,7 @@ TLE_DEVICE_API void flagcxDevResetCounter(const void *comm, uint32_t contextId,
   using namespace tle::impl;
   const DevComm *dc =
       checkWordArgs(comm, slot, true, contextId, 64, Fn::flagcxDevResetCounter);
-  resetCounter(dc, slot);
+  resetCounter(dc, wordIndex(dc, true, contextId, slot));
 }
 TLE_DEVICE_API void flagcxDevFlush(const void *comm, uint32_t contextId,
                                    int32_t coopKind, int32_t order) {
@@ -266,7 +267,8 @@ TLE_DEVICE_API void flagcxDevIncreaseSignalShadow(const void *comm,
   using namespace tle::impl;
   const DevComm *dc = checkWordArgs(comm, slot, false, contextId, 64,
                                     Fn::flagcxDevIncreaseSignalShadow);
-  fetchAddRelaxed(loadConst(&dc->shadows) + slot, delta);
+  fetchAddRelaxed(
+      loadConst(&dc->shadows) + wordIndex(dc, false, contextId, slot), delta);
 }
 TLE_DEVICE_API void flagcxDevWaitSignalMeetShadow(const void *comm,
                                                   uint32_t contextId,
@@ -278,7 +280,8 @@ TLE_DEVICE_API void flagcxDevWaitSignalMeetShadow(const void *comm,
   using namespace tle::impl;
   checkWordArgs(comm, slot, false, contextId, bits,
                 Fn::flagcxDevWaitSignalMeetShadow);
-  waitShadow(comm, slot, coopKind, order, Fn::flagcxDevWaitSignalMeetShadow);
+  waitShadow(comm, slot, coopKind, order, Fn::flagcxDevWaitSignalMeetShadow,
+             contextId);
 }
 TLE_DEVICE_API void tleDevWaitSignalMeetShadowAt(const void *comm,
                                                  uint32_t contextId,
@@ -290,7 +293,7 @@ TLE_DEVICE_API void tleDevWaitSignalMeetShadowAt(const void *comm,
   using namespace tle::impl;
   const FnAt fn(Fn::flagcxDevWaitSignalMeetShadow, site);
   checkWordArgs(comm, slot, false, contextId, bits, fn);
-  waitShadow(comm, slot, coopKind, order, fn);
+  waitShadow(comm, slot, coopKind, order, fn, contextId);
 }
 
 // Cooperative groups.
@@ -618,9 +621,8 @@ TLE_DEVICE_API void flagcxDevNetInitC(void *trans, const void *comm,
     using namespace tle;                                                       \
     using namespace tle::impl;                                                 \
     NetRef n = netRef(net, Fn::Name);                                          \
-    checkSignalArgs(n.comm, signalId, kHasBits, 0, n.context, 0, bits,         \
-                    Fn::Name);                                                 \
-    return readSignal(n.comm, signalId, order, Fn::Name);                      \
+    checkSignalArgs(n.comm, signalId, kHasBits, 0, 0, bits, Fn::Name);         \
+    return readSignal(n.comm, signalId, order, Fn::Name, n.context);           \
   }
 TLE_NET_READ_SIGNAL(flagcxDevNetReadSignal)
 TLE_NET_READ_SIGNAL(flagcxDevNetReadSignalS)
@@ -633,7 +635,7 @@ TLE_NET_READ_SIGNAL(flagcxDevNetReadSignalS)
     using namespace tle::impl;                                                 \
     NetRef n = netRef(net, Fn::Name);                                          \
     checkWordArgs(n.comm, counterId, true, n.context, bits, Fn::Name);         \
-    return readCounter(n.comm, counterId, order, Fn::Name);                    \
+    return readCounter(n.comm, counterId, order, Fn::Name, n.context);         \
   }
 TLE_NET_READ_COUNTER(flagcxDevNetReadCounter)
 TLE_NET_READ_COUNTER(flagcxDevNetReadCounterS)
@@ -644,21 +646,21 @@ TLE_DEV_INLINE void netWaitSignal(const void *net, int coop, uint32_t sig,
                                   uint64_t least, int bits, int order,
                                   FnAt fn) {
   NetRef n = netRef(net, fn);
-  checkSignalArgs(n.comm, sig, kHasBits, 0, n.context, 0, bits, fn);
-  signalWait(n.comm, sig, least, coop, order, fn);
+  checkSignalArgs(n.comm, sig, kHasBits, 0, 0, bits, fn);
+  signalWait(n.comm, sig, least, coop, order, fn, n.context);
 }
 TLE_DEV_INLINE void netWaitShadow(const void *net, int coop, uint32_t sig,
                                   int bits, int order, FnAt fn) {
   NetRef n = netRef(net, fn);
   checkWordArgs(n.comm, sig, false, n.context, bits, fn);
-  waitShadow(n.comm, sig, coop, order, fn);
+  waitShadow(n.comm, sig, coop, order, fn, n.context);
 }
 TLE_DEV_INLINE void netWaitCounter(const void *net, int coop, uint32_t ctr,
                                    uint64_t least, int bits, int order,
                                    FnAt fn) {
   NetRef n = netRef(net, fn);
   checkWordArgs(n.comm, ctr, true, n.context, bits, fn);
-  waitCounter(n.comm, ctr, least, coop, order, fn);
+  waitCounter(n.comm, ctr, least, coop, order, fn, n.context);
 }
 } // namespace tle::impl
 
@@ -1097,7 +1099,7 @@ TLE_DEVICE_API void flagcxDevNetSignalSigInc(const void *trans,
   using namespace tle::impl;
   NetRef n = netRef(trans, Fn::flagcxDevNetSignalSigInc);
   signalOnly(n.comm, teamKindOf(n.comm, team, Fn::flagcxDevNetSignalSigInc),
-             peer, coopKindOf(coop), sigInc(signal),
+             peer, coopKindOf(coop), sigInc(signal), n.context,
              Fn::flagcxDevNetSignalSigInc);
 }
 TLE_DEVICE_API void flagcxDevNetSignalSigAdd(const void *trans,
@@ -1109,7 +1111,7 @@ TLE_DEVICE_API void flagcxDevNetSignalSigAdd(const void *trans,
   using namespace tle::impl;
   NetRef n = netRef(trans, Fn::flagcxDevNetSignalSigAdd);
   signalOnly(n.comm, teamKindOf(n.comm, team, Fn::flagcxDevNetSignalSigAdd),
-             peer, coopKindOf(coop), sigAdd(signal, value),
+             peer, coopKindOf(coop), sigAdd(signal, value), n.context,
              Fn::flagcxDevNetSignalSigAdd);
 }
 TLE_DEVICE_API void flagcxDevNetSignalCtrInc(const void *trans,
@@ -1121,7 +1123,7 @@ TLE_DEVICE_API void flagcxDevNetSignalCtrInc(const void *trans,
   using namespace tle::impl;
   NetRef n = netRef(trans, Fn::flagcxDevNetSignalCtrInc);
   signalOnly(n.comm, teamKindOf(n.comm, team, Fn::flagcxDevNetSignalCtrInc),
-             peer, coopKindOf(coop), ctrInc(counter),
+             peer, coopKindOf(coop), ctrInc(counter), n.context,
              Fn::flagcxDevNetSignalCtrInc);
 }
 TLE_DEVICE_API void flagcxDevNetSignalSigIncS(const void *net, const void *comm,
@@ -1131,8 +1133,8 @@ TLE_DEVICE_API void flagcxDevNetSignalSigIncS(const void *net, const void *comm,
   TLE_ENTRY(flagcxDevNetSignalSigIncS);
   using namespace tle;
   using namespace tle::impl;
-  (void)netRef(net, Fn::flagcxDevNetSignalSigIncS);
-  signalOnly(comm, teamKind, peer, coopKind, sigInc(signal),
+  NetRef n = netRef(net, Fn::flagcxDevNetSignalSigIncS);
+  signalOnly(comm, teamKind, peer, coopKind, sigInc(signal), n.context,
              Fn::flagcxDevNetSignalSigIncS);
 }
 TLE_DEVICE_API void flagcxDevNetSignalSigAddS(const void *net, const void *comm,
@@ -1142,8 +1144,8 @@ TLE_DEVICE_API void flagcxDevNetSignalSigAddS(const void *net, const void *comm,
   TLE_ENTRY(flagcxDevNetSignalSigAddS);
   using namespace tle;
   using namespace tle::impl;
-  (void)netRef(net, Fn::flagcxDevNetSignalSigAddS);
-  signalOnly(comm, teamKind, peer, coopKind, sigAdd(signal, value),
+  NetRef n = netRef(net, Fn::flagcxDevNetSignalSigAddS);
+  signalOnly(comm, teamKind, peer, coopKind, sigAdd(signal, value), n.context,
              Fn::flagcxDevNetSignalSigAddS);
 }
 TLE_DEVICE_API void flagcxDevNetSignalCtrIncS(const void *net, const void *comm,
@@ -1153,8 +1155,8 @@ TLE_DEVICE_API void flagcxDevNetSignalCtrIncS(const void *net, const void *comm,
   TLE_ENTRY(flagcxDevNetSignalCtrIncS);
   using namespace tle;
   using namespace tle::impl;
-  (void)netRef(net, Fn::flagcxDevNetSignalCtrIncS);
-  signalOnly(comm, teamKind, peer, coopKind, ctrInc(counter),
+  NetRef n = netRef(net, Fn::flagcxDevNetSignalCtrIncS);
+  signalOnly(comm, teamKind, peer, coopKind, ctrInc(counter), n.context,
              Fn::flagcxDevNetSignalCtrIncS);
 }
 
@@ -1255,9 +1257,9 @@ TLE_DEVICE_API int32_t tleTritonWaitCounter(int64_t comm, int32_t counter,
   checkWordArgs(c, ctr, true, static_cast<uint32_t>(contextId), 64,
                 Fn::tleTritonWaitCounter);
   // The status-returning form, as tleTritonSignalWait.
-  return static_cast<int32_t>(
-      waitCounter</*Status=*/true>(c, ctr, static_cast<uint64_t>(least),
-                                   groupKind, order, Fn::tleTritonWaitCounter));
+  return static_cast<int32_t>(waitCounter</*Status=*/true>(
+      c, ctr, static_cast<uint64_t>(least), groupKind, order,
+      Fn::tleTritonWaitCounter, static_cast<uint32_t>(contextId)));
 }
 TLE_DEVICE_API int64_t tleTritonReadCounter(int64_t comm, int32_t counter,
                                             int32_t contextId, int32_t order) {
@@ -1267,8 +1269,9 @@ TLE_DEVICE_API int64_t tleTritonReadCounter(int64_t comm, int32_t counter,
   auto ctr = static_cast<uint32_t>(counter);
   checkWordArgs(c, ctr, true, static_cast<uint32_t>(contextId), 64,
                 Fn::tleTritonReadCounter);
-  return static_cast<int64_t>(
-      readCounter(c, ctr, order, Fn::tleTritonReadCounter));
+  return static_cast<int64_t>(readCounter(c, ctr, order,
+                                          Fn::tleTritonReadCounter,
+                                          static_cast<uint32_t>(contextId)));
 }
 TLE_DEVICE_API int32_t tleTritonResetCounter(int64_t comm, int32_t counter,
                                              int32_t contextId) {
@@ -1278,7 +1281,7 @@ TLE_DEVICE_API int32_t tleTritonResetCounter(int64_t comm, int32_t counter,
   const tle::DevComm *dc = checkWordArgs(addressOf(comm), ctr, true,
                                          static_cast<uint32_t>(contextId), 64,
                                          Fn::tleTritonResetCounter);
-  resetCounter(dc, ctr);
+  resetCounter(dc, wordIndex(dc, true, static_cast<uint32_t>(contextId), ctr));
   return 0;
 }
 TLE_DEVICE_API int32_t tleTritonIncreaseSignalShadow(int64_t comm,
@@ -1291,7 +1294,10 @@ TLE_DEVICE_API int32_t tleTritonIncreaseSignalShadow(int64_t comm,
   const tle::DevComm *dc = checkWordArgs(addressOf(comm), sig, false,
                                          static_cast<uint32_t>(contextId), 64,
                                          Fn::tleTritonIncreaseSignalShadow);
-  fetchAddRelaxed(loadConst(&dc->shadows) + sig, static_cast<uint64_t>(delta));
+  fetchAddRelaxed(
+      loadConst(&dc->shadows) +
+          wordIndex(dc, false, static_cast<uint32_t>(contextId), sig),
+      static_cast<uint64_t>(delta));
   return 0;
 }
 TLE_DEVICE_API int32_t tleTritonWaitSignalShadow(int64_t comm, int32_t signal,
@@ -1305,7 +1311,8 @@ TLE_DEVICE_API int32_t tleTritonWaitSignalShadow(int64_t comm, int32_t signal,
   checkWordArgs(c, sig, false, static_cast<uint32_t>(contextId), 64,
                 Fn::tleTritonWaitSignalShadow);
   return static_cast<int32_t>(waitShadow</*Status=*/true>(
-      c, sig, groupKind, order, Fn::tleTritonWaitSignalShadow));
+      c, sig, groupKind, order, Fn::tleTritonWaitSignalShadow,
+      static_cast<uint32_t>(contextId)));
 }
 
 #endif // TLE_IMPL_ENTRYONESIDED_H

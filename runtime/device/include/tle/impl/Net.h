@@ -2,10 +2,10 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The transport of the INTER and WORLD teams (docs/design.md, "Teams").
-// Each rank has DevComm::nNetWords 64-bit net words: its nSignals signal
-// words, then INTER's barrier slots, then WORLD's inter-half slots. Team.h
-// reaches a rank on another node only through the three calls below, which
-// dispatch on DevComm::netKind:
+// Each rank has DevComm::nNetWords 64-bit net words: its nSignalWords
+// signal words (every network context's), then INTER's barrier slots, then
+// WORLD's inter-half slots. Team.h reaches a rank on another node only through
+// the three calls below, which dispatch on DevComm::netKind:
 //   kNetEmu      the CPU emulator's simulated network (host build only): an
 //                add goes through tleEmuNetAdd, which delivers it after the
 //                network's latency; loads and resets touch the word itself
@@ -57,10 +57,11 @@ TLE_DEV_INLINE bool netServed(uint32_t kind) {
 /// World rank `peer`'s net word `word` in the emulator's table.
 inline uint64_t *emuNetWord(const DevComm *dc, uint32_t peer, uint32_t word) {
   const auto *n = static_cast<const EmuNet *>(loadConst(&dc->net));
-  uint32_t nSignals = loadConst(&n->nSignals);
+  uint32_t nSignalWords = loadConst(&n->nSignalWords);
   uint32_t p = routeIndex(peer);
-  return word < nSignals ? loadConst(&n->signals[p]) + word
-                         : loadConst(&n->barrier[p]) + (word - nSignals);
+  return word < nSignalWords
+             ? loadConst(&n->signals[p]) + word
+             : loadConst(&n->barrier[p]) + (word - nSignalWords);
 }
 /// This rank's world rank.
 inline uint32_t emuWorldRank(const DevComm *dc) {
@@ -133,13 +134,14 @@ TLE_DEV_INLINE void netReset(const DevComm *dc, uint32_t word) {
 }
 
 /// World rank `world`'s signal word `index`, or its counter `index`
-/// (`counter`), as the network names it (netCopy's completion words).
+/// (`counter`), as the network names it (netCopy's completion words);
+/// both flat over the contexts (OneSided.h's inContext).
 TLE_DEV_INLINE uint64_t *netWordOf(const DevComm *dc, uint32_t world,
                                    uint32_t index, bool counter) {
 #if defined(TLE_NET_EMU)
   if (loadConst(&dc->netKind) == kNetEmu)
-    return emuNetWord(dc, world, 0) + (counter ? loadConst(&dc->nSignals) : 0) +
-           index;
+    return emuNetWord(dc, world, 0) +
+           (counter ? loadConst(&dc->nSignalWords) : 0) + index;
 #endif
   (void)dc;
   (void)world;

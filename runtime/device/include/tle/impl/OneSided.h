@@ -152,20 +152,43 @@ TLE_DEV_INLINE void checkAction(const Comm &c, const ActionArg &a, FnAt fn) {
   }
 }
 
-/// This rank's counter `i` (checked by the caller).
+/// `a` with its index made flat over the network contexts (SignalOps.h's
+/// contextWord): the signal or counter `a.index` of context `context`.
+/// After checkAction and checkTransferArgs (which checked the context).
+TLE_DEV_INLINE ActionArg inContext(const DevComm *dc, ActionArg a,
+                                   uint32_t context) {
+  if (a.kind == Action::None)
+    return a;
+  uint32_t n =
+      loadConst(a.kind == Action::CtrInc ? &dc->nCounters : &dc->nSignals);
+  a.index = contextWord(context, n, a.index);
+  return a;
+}
+
+/// The flat index of counter (`counter`) or signal `index` of network
+/// context `context`, checked by checkWordArgs.
+TLE_DEV_INLINE uint32_t wordIndex(const DevComm *dc, bool counter,
+                                  uint32_t context, uint32_t index) {
+  return contextWord(
+      context, loadConst(counter ? &dc->nCounters : &dc->nSignals), index);
+}
+
+/// This rank's counter `i`, flat over the contexts (checked by the caller).
 TLE_DEV_INLINE uint64_t *counterWord(const DevComm *dc, uint32_t i) {
   return loadConst(&dc->counters) + i;
 }
-/// Sets this rank's counter `i` to 0, as resetSignal sets a signal word.
+/// Sets this rank's counter `i` (flat) to 0, as resetSignal sets a signal
+/// word.
 TLE_DEV_INLINE void resetCounter(const DevComm *dc, uint32_t i) {
   storeSignalSys(counterWord(dc, i), 0);
 }
-/// Intra rank `q`'s signal word `i`, or its counter `i` (`counter`): the
-/// counters follow the signal words in the same allocation.
+/// Intra rank `q`'s signal word `i`, or its counter `i` (`counter`), both
+/// flat over the contexts: the counters follow the signal words in the
+/// same allocation.
 TLE_DEV_INLINE uint64_t *peerWord(const DevComm *dc, uint32_t q, uint32_t i,
                                   bool counter) {
   uint64_t *base = loadConst(&dc->signalPeers[routeIndex(q)]);
-  return base + (counter ? loadConst(&dc->nSignals) : 0) + i;
+  return base + (counter ? loadConst(&dc->nSignalWords) : 0) + i;
 }
 
 /// Performs action `a` on this node, after the data, as a release: on
@@ -213,6 +236,8 @@ TLE_DEV_INLINE void put(const void *comm, const void *dst, uint64_t dstOffset,
   checkAction(c, remote, fn);
   checkAction(c, local, fn);
   checkNetData(c, t, fn);
+  remote = inContext(c.dc, remote, context);
+  local = inContext(c.dc, local, context);
   Group g = makeGroup(coop);
   char *from = static_cast<char *>(loadConst(&s.m->ptrs[routeIndex(s.rank)])) +
                srcOffset;
@@ -298,6 +323,7 @@ TLE_DEV_INLINE void putValue(const void *comm, const void *dst,
                  sizeof(uint64_t));
   checkAction(c, remote, fn);
   checkNetData(c, t, fn);
+  remote = inContext(c.dc, remote, context);
   Group g = makeGroup(coop);
   groupSync(g);
   if (g.rank == 0) {
@@ -325,20 +351,22 @@ TLE_DEV_INLINE void putValue(const void *comm, const void *dst,
   groupSync(g);
 }
 
-/// Adds `value` to `remote`'s word of member `peer` with no data (the net
-/// forms' SignalSigInc/SigAdd/CtrInc).
+/// Adds `value` to `remote`'s word (of network context `context`) of
+/// member `peer` with no data (the net forms' SignalSigInc/SigAdd/CtrInc).
 TLE_DEV_INLINE void signalOnly(const void *comm, int team, int peer, int coop,
-                               ActionArg remote, FnAt fn) {
+                               ActionArg remote, uint32_t context, FnAt fn) {
   if (remote.kind != Action::CtrInc) {
-    checkSignalArgs(comm, remote.index, kHasTeam, team, 0, 0, 0, fn);
-    teamSignalAdd(comm, team, peer, remote.index, remote.value, coop, fn);
+    checkSignalArgs(comm, remote.index, kHasTeam, team, 0, 0, fn);
+    teamSignalAdd(comm, team, peer, remote.index, remote.value, coop, fn,
+                  context);
     return;
   }
-  checkTransferArgs(comm, team, 0, coop, 0, kOrderRelaxed, fn);
+  checkTransferArgs(comm, team, context, coop, 0, kOrderRelaxed, fn);
   Comm c = checkComm(comm, fn);
   Target t = resolvePeer(c, team, peer, fn);
   checkAction(c, remote, fn);
   checkNetData(c, t, fn);
+  remote = inContext(c.dc, remote, context);
   Group g = makeGroup(coop);
   groupSync(g);
   if (g.rank == 0) {
@@ -352,7 +380,8 @@ TLE_DEV_INLINE void signalOnly(const void *comm, int team, int peer, int coop,
 }
 
 /// The counter and shadow calls' checks: a context served, 64-bit words,
-/// an index in range (`counter`: of the counters, else of the signals).
+/// an index in range (`counter`: of the counters, else of the signals) of
+/// that context; wordIndex then names the word.
 TLE_DEV_INLINE const DevComm *checkWordArgs(const void *comm, uint32_t index,
                                             bool counter, uint32_t context,
                                             int bits, FnAt fn) {
@@ -369,25 +398,28 @@ TLE_DEV_INLINE const DevComm *checkWordArgs(const void *comm, uint32_t index,
       failArgument(comm, index, fn, kArgCounter, index, n);
     Failure f{kDevErrSignalOutOfRange, fn};
     f.slot = index;
+    f.context = context;
     f.limit = n;
     failComm(dc, f);
   }
   return dc;
 }
 
-/// Waits until this rank's counter `ctr` >= `least` for the group `coop`
-/// (the signal wait's loop, on the counter word). With `Status`, returns
-/// what the group agrees on, as signalWait: 0, or the status of the wait
-/// that gave up; without, 0 and the plain final sync.
+/// Waits until this rank's counter `ctr` of network context `context`
+/// (checked by checkWordArgs) >= `least` for the group `coop` (the signal
+/// wait's loop, on the counter word). With `Status`, returns what the
+/// group agrees on, as signalWait: 0, or the status of the wait that gave
+/// up; without, 0 and the plain final sync.
 template <bool Status = false>
 TLE_DEV_INLINE uint32_t waitCounter(const void *comm, uint32_t ctr,
                                     uint64_t least, int coop, int order,
-                                    FnAt fn) {
+                                    FnAt fn, uint32_t context = 0) {
   checkCoop(comm, ctr, coop, order, fn);
   Group g = makeGroup(coop);
   const DevComm *dc = checkComm(comm, fn).dc;
+  uint32_t index = wordIndex(dc, true, context, ctr);
   SignalWord s{dc, static_cast<uint32_t>(loadConst(&dc->rank)),
-               counterWord(dc, ctr)};
+               counterWord(dc, index), index, context};
   groupSync(g);
   uint32_t status = 0;
   if (g.rank == 0) {
@@ -404,11 +436,13 @@ TLE_DEV_INLINE uint32_t waitCounter(const void *comm, uint32_t ctr,
   return 0;
 }
 
-/// This rank's counter `ctr`, loaded by the calling thread.
+/// This rank's counter `ctr` of network context `context` (checked by
+/// checkWordArgs), loaded by the calling thread.
 TLE_DEV_INLINE uint64_t readCounter(const void *comm, uint32_t ctr, int order,
-                                    FnAt fn) {
+                                    FnAt fn, uint32_t context = 0) {
   checkOrder(comm, ctr, order, fn);
-  uint64_t *w = counterWord(checkComm(comm, fn).dc, ctr);
+  const DevComm *dc = checkComm(comm, fn).dc;
+  uint64_t *w = counterWord(dc, wordIndex(dc, true, context, ctr));
   if (order == kOrderSeqCst)
     fenceSeqCstSys();
   uint64_t v = acquires(order) ? loadAcquireSys(w) : loadRelaxedSys(w);
@@ -423,15 +457,16 @@ TLE_DEV_INLINE uint64_t readCounter(const void *comm, uint32_t ctr, int order,
 /// (`Status` as for signalWait).
 template <bool Status = false>
 TLE_DEV_INLINE uint32_t waitShadow(const void *comm, uint32_t sig, int coop,
-                                   int order, FnAt fn) {
+                                   int order, FnAt fn, uint32_t context = 0) {
   checkCoop(comm, sig, coop, order, fn);
   const DevComm *dc = checkComm(comm, fn).dc;
   Group g = makeGroup(coop);
   groupSync(g);
-  uint64_t least = loadRelaxedSys(loadConst(&dc->shadows) + sig);
+  uint64_t least = loadRelaxedSys(loadConst(&dc->shadows) +
+                                  wordIndex(dc, false, context, sig));
   if (TLE_MUTANT(54))
     least = 0;
-  return signalWait<Status>(comm, sig, least, coop, order, fn);
+  return signalWait<Status>(comm, sig, least, coop, order, fn, context);
 }
 
 /// Every transfer this rank handed to the network has completed (a get's

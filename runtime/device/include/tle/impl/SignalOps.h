@@ -33,23 +33,36 @@
 
 namespace tle::impl {
 
-/// The word a signal call touches, in a checked communicator.
+/// The word a signal call touches, in a checked communicator: signal
+/// `sig` of network context `context` is word `index` = context * nSignals
+/// + sig of the rank's nSignalWords (DevComm.h, kMaxContexts). Reports
+/// name the signal and its context; the net (Net.h) names the word.
 struct SignalWord {
   const DevComm *dc;
   uint32_t rank;
   uint64_t *word;
+  uint32_t index = 0;   ///< the flat word index
+  uint32_t context = 0; ///< its network context
 };
 
+/// The flat index of word `index` of network context `context`, `perContext`
+/// words to a context (nSignals, or nCounters for counters).
+TLE_DEV_INLINE uint32_t contextWord(uint32_t context, uint32_t perContext,
+                                    uint32_t index) {
+  return TLE_MUTANT(88) ? index : context * perContext + index;
+}
+
 static_assert(offsetof(DevComm, nSignals) % 8 == 0 &&
-                  offsetof(DevComm, reserved) ==
+                  offsetof(DevComm, nSignalWords) ==
                       offsetof(DevComm, nSignals) + 4,
-              "loadSignalWord loads nSignals with the next field");
+              "loadSignalWord loads nSignals with nSignalWords");
 
 /// Classifies and reports what loadSignalWord's one combined check
 /// rejected, in the order a reader would look: the communicator, the
-/// signal index, then the peer.
+/// signal index, its context, then the peer.
 [[noreturn]] TLE_DEV_COLD void failSignalCheck(const DevComm *dc, uint32_t sig,
-                                               int peer, bool remote, FnAt fn) {
+                                               uint32_t context, int peer,
+                                               bool remote, FnAt fn) {
   if (!dc || loadConst(&dc->magic) != kDevCommMagic ||
       loadConst(&dc->version) != kDevCommVersion)
     failNoRecord();
@@ -67,6 +80,9 @@ static_assert(offsetof(DevComm, nSignals) % 8 == 0 &&
     f.limit = nSignals;
     failComm(dc, f);
   }
+  uint32_t contexts = loadConst(&dc->nContexts);
+  if (context >= contexts)
+    failArgument(dc, sig, fn, kArgContextId, context, contexts);
   if (remote && static_cast<uint32_t>(peer) >= size) {
     f.code = kDevErrBadArgument;
     f.argument = kArgPeer;
@@ -79,33 +95,38 @@ static_assert(offsetof(DevComm, nSignals) % 8 == 0 &&
   failComm(dc, f);
 }
 
-/// Loads and checks what a signal call needs: word `sig` of rank `peer`
-/// (`remote`) or of this rank. As in loadComm (Check.h), every load is
-/// issued before one combined check, so the call costs one load latency
-/// before it touches the word, and the check reads only the
-/// communicator's own struct.
+/// Loads and checks what a signal call needs: signal `sig` of network
+/// context `context` of rank `peer` (`remote`) or of this rank. As in
+/// loadComm (Check.h), every load is issued before one combined check, so
+/// the call costs one load latency before it touches the word, and the
+/// check reads only the communicator's own struct. With sig < nSignals,
+/// the flat index is below nSignalWords exactly when the context is
+/// served, so one comparison checks the context.
 TLE_DEV_INLINE SignalWord loadSignalWord(const void *comm, uint32_t sig,
-                                         int peer, bool remote, FnAt fn) {
+                                         int peer, bool remote, FnAt fn,
+                                         uint32_t context = 0) {
   const DevComm *dc = static_cast<const DevComm *>(comm);
   const DevComm *src = dc ? dc : &kNullDevComm;
-  uint32_t magic, version, rank, size, nSignals, reserved;
+  uint32_t magic, version, rank, size, nSignals, nSignalWords;
   loadConstPair(&src->magic, magic, version);
   loadConstPair(&src->rank, rank, size);
-  loadConstPair(&src->nSignals, nSignals, reserved);
+  loadConstPair(&src->nSignals, nSignals, nSignalWords);
   // A peer's words through the mask of routeIndex: the load may come before
   // the check that rejects the peer (see DevComm::routes).
   uint32_t q = static_cast<uint32_t>(peer);
   uint64_t *base = remote ? loadConst(&src->signalPeers[routeIndex(q)])
                           : loadConst(&src->signals);
-  (void)reserved;
+  // 64-bit: a context far out of range must not wrap into a valid word.
+  uint64_t flat = uint64_t(context) * nSignals + sig;
   bool bad =
       (magic != kDevCommMagic) | (version != kDevCommVersion) |
       (size - 1 >= kMaxRanks) | (rank >= size) | (sig >= nSignals) |
-      (remote & (q >= size)) |
+      (flat >= nSignalWords) | (remote & (q >= size)) |
       ((reinterpret_cast<uintptr_t>(base) & (sizeof(uint64_t) - 1)) != 0);
   if (TLE_UNLIKELY(bad))
-    failSignalCheck(dc, sig, peer, remote, fn);
-  return {dc, rank, base + sig};
+    failSignalCheck(dc, sig, context, peer, remote, fn);
+  auto index = static_cast<uint32_t>(flat);
+  return {dc, rank, base + index, index, context};
 }
 
 #if defined(TLE_WITH_NCCL_GIN)
@@ -117,11 +138,11 @@ TLE_DEV_INLINE SignalWord loadSignalWord(const void *comm, uint32_t sig,
 TLE_DEV_INLINE bool signalsOnNet(const DevComm *dc) {
   return loadConst(&dc->netKind) == kNetNcclGin;
 }
-/// This rank's word `sig` through the net, with an acquire fence after the
-/// relaxed load when `acquire`.
-TLE_DEV_INLINE uint64_t netSignalLoad(const DevComm *dc, uint32_t sig,
+/// This rank's (flat) signal word `word` through the net, with an acquire
+/// fence after the relaxed load when `acquire`.
+TLE_DEV_INLINE uint64_t netSignalLoad(const DevComm *dc, uint32_t word,
                                       bool acquire) {
-  uint64_t v = netLoad(dc, sig);
+  uint64_t v = netLoad(dc, word);
   if (acquire)
     fenceAcqRelSys();
   return v;
@@ -132,19 +153,18 @@ TLE_DEV_INLINE uint64_t netSignalLoad(const DevComm *dc, uint32_t sig,
 enum SignalArg : unsigned { kHasTeam = 1, kHasScope = 2, kHasBits = 4 };
 
 /// The FlagCX arguments TLE serves some values of: a team that exists,
-/// network context 0 (FlagCX keeps signal words per context; TLE has one
-/// set), a scope that exists (a signal is always system-wide: its reader
-/// is another GPU) and 64-bit words. `has` (SignalArg bits) says which of
+/// a scope that exists (a signal is always system-wide: its reader is
+/// another GPU) and 64-bit words. `has` (SignalArg bits) says which of
 /// team, scope and bits the function takes; no value of an argument
-/// skips its check, since every int is something a caller can pass.
+/// skips its check, since every int is something a caller can pass. The
+/// context is checked where the words are loaded (loadSignalWord,
+/// teamSignalAdd), after the communicator.
 TLE_DEV_INLINE void checkSignalArgs(const void *comm, uint32_t sig,
-                                    unsigned has, int team, uint32_t context,
-                                    int scope, int bits, FnAt fn) {
+                                    unsigned has, int team, int scope, int bits,
+                                    FnAt fn) {
   if (TLE_UNLIKELY((has & kHasTeam) &&
                    static_cast<uint32_t>(team) > kTeamWorld))
     failArgument(comm, sig, fn, kArgTeamKind, team, kTeamWorld);
-  if (TLE_UNLIKELY(context != 0))
-    failArgument(comm, sig, fn, kArgContextId, context, 0);
   if (TLE_UNLIKELY((has & kHasScope) &&
                    static_cast<uint32_t>(scope) > kScopeThread))
     failArgument(comm, sig, fn, kArgScope, scope, kScopeThread);
@@ -152,14 +172,16 @@ TLE_DEV_INLINE void checkSignalArgs(const void *comm, uint32_t sig,
     failArgument(comm, sig, fn, kArgBits, bits, 64);
 }
 
-/// Adds `value` to word `sig` of rank `peer` for the group `coop`.
+/// Adds `value` to signal `sig` of network context `context` of rank
+/// `peer` for the group `coop`.
 TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
-                              uint64_t value, int coop, FnAt fn) {
+                              uint64_t value, int coop, FnAt fn,
+                              uint32_t context = 0) {
   checkCoop(comm, sig, coop, kOrderRelaxed, fn);
   Group g = makeGroup(coop);
   // Every thread checks before the group sync, so that a failing check
   // aborts all of them (see groupWait in Barrier.h).
-  SignalWord s = loadSignalWord(comm, sig, peer, /*remote=*/true, fn);
+  SignalWord s = loadSignalWord(comm, sig, peer, /*remote=*/true, fn, context);
   groupSync(g);
   if (g.rank == 0) {
     traceSignal(s.dc, kTraceSignal, g.kind, sig, kOrderRelease, kTraceBegin);
@@ -169,7 +191,7 @@ TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
              TLE_MUTANT(31)
                  ? peer
                  : loadConst(&s.dc->node) * loadConst(&s.dc->size) + peer,
-             sig, value);
+             s.index, value);
     else
 #endif
       addReleaseSys(s.word, value);
@@ -185,10 +207,12 @@ TLE_DEV_INLINE void signalAdd(const void *comm, int peer, uint32_t sig,
 /// reference to the caller's SignalWord would make it store the struct to
 /// local memory before every poll loop.
 TLE_DEV_COLD uint32_t failSignalTimeout(const DevComm *dc, uint32_t sig,
-                                        uint64_t seen, uint64_t least,
-                                        uint64_t elapsedNs, FnAt fn) {
+                                        uint32_t context, uint64_t seen,
+                                        uint64_t least, uint64_t elapsedNs,
+                                        FnAt fn) {
   Failure f{kDevErrSignalTimeout, fn};
   f.slot = sig;
+  f.context = context;
   f.seen = seen;
   f.wanted = least;
   f.elapsedNs = elapsedNs;
@@ -206,11 +230,12 @@ TLE_DEV_COLD uint32_t failSignalTimeout(const DevComm *dc, uint32_t sig,
 /// word claims the free record, naming the signal and its values. Returns
 /// the status of the wait, a tleResult_t value.
 TLE_DEV_COLD uint32_t giveUpSignal(const DevComm *dc, uint32_t sig,
-                                   uint64_t seen, uint64_t least, uint32_t code,
-                                   FnAt fn) {
+                                   uint32_t context, uint64_t seen,
+                                   uint64_t least, uint32_t code, FnAt fn) {
   if (code == kDevErrAborted) {
     Failure f{kDevErrAborted, fn};
     f.slot = sig;
+    f.context = context;
     f.seen = seen;
     f.wanted = least;
     claimRecord(loadConst(&dc->error), loadConst(&dc->rank),
@@ -235,6 +260,7 @@ TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
     info.slot = sig;
     info.what = what;
     info.signal = 1;
+    info.context = s.context;
     info.seen = seen;
     info.wanted = least;
     info.watch = s.word;
@@ -243,10 +269,11 @@ TLE_DEV_INLINE uint32_t onSignalMiss(PollClock &k, const SignalWord &s,
   return waitMissed(
       k, s.dc, TLE_MUTANT(34) ? kPollsPerClockRead : kPollsPerAbortCheck,
       [&](uint32_t fault) {
-        return giveUpSignal(s.dc, sig, seen, least, fault, fn);
+        return giveUpSignal(s.dc, sig, s.context, seen, least, fault, fn);
       },
       [&](uint64_t elapsedNs) {
-        return failSignalTimeout(s.dc, sig, seen, least, elapsedNs, fn);
+        return failSignalTimeout(s.dc, sig, s.context, seen, least, elapsedNs,
+                                 fn);
       });
 }
 
@@ -272,7 +299,7 @@ TLE_DEV_INLINE uint32_t pollSignal(const SignalWord &s, uint32_t sig,
 #endif
   for (;;) {
 #if defined(TLE_WITH_NCCL_GIN)
-    uint64_t v = net       ? netSignalLoad(s.dc, sig, Acquire)
+    uint64_t v = net       ? netSignalLoad(s.dc, s.index, Acquire)
                  : Acquire ? loadAcquireSys(s.word)
                            : loadRelaxedSys(s.word);
 #else
@@ -321,12 +348,12 @@ TLE_DEV_INLINE uint32_t pollWord(const SignalWord &s, uint32_t index,
 /// the wait that gave up; without, 0 and the plain final sync.
 template <bool Status = false>
 TLE_DEV_INLINE uint32_t signalWait(const void *comm, uint32_t sig,
-                                   uint64_t least, int coop, int order,
-                                   FnAt fn) {
+                                   uint64_t least, int coop, int order, FnAt fn,
+                                   uint32_t context = 0) {
   checkCoop(comm, sig, coop, order, fn);
   checkObserverOrder(comm, sig, order, fn);
   Group g = makeGroup(coop);
-  SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
+  SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn, context);
   groupSync(g);
   uint32_t status = 0;
   if (g.rank == 0) {
@@ -349,15 +376,15 @@ TLE_DEV_INLINE uint32_t signalWait(const void *comm, uint32_t sig,
 /// half of `order`. A read may be the poll of the caller's own loop, so on
 /// the emulator it yields (pollHint).
 TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig, int order,
-                                   FnAt fn) {
+                                   FnAt fn, uint32_t context = 0) {
   checkOrder(comm, sig, order, fn);
   checkObserverOrder(comm, sig, order, fn);
-  SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
+  SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn, context);
   if (order == kOrderSeqCst)
     fenceSeqCstSys();
 #if defined(TLE_WITH_NCCL_GIN)
   if (signalsOnNet(s.dc))
-    return netSignalLoad(s.dc, sig, acquires(order));
+    return netSignalLoad(s.dc, s.index, acquires(order));
 #endif
   uint64_t v =
       acquires(order) ? loadAcquireSys(s.word) : loadRelaxedSys(s.word);
@@ -371,11 +398,12 @@ TLE_DEV_INLINE uint64_t readSignal(const void *comm, uint32_t sig, int order,
 /// stores are the same). Relaxed: what must not overtake the reset (a
 /// peer's next signal) is ordered by the synchronization that tells the
 /// peer the word was reset, which is a release after it.
-TLE_DEV_INLINE void resetSignal(const void *comm, uint32_t sig, FnAt fn) {
-  SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn);
+TLE_DEV_INLINE void resetSignal(const void *comm, uint32_t sig, FnAt fn,
+                                uint32_t context = 0) {
+  SignalWord s = loadSignalWord(comm, sig, 0, /*remote=*/false, fn, context);
 #if defined(TLE_WITH_NCCL_GIN)
   if (signalsOnNet(s.dc)) {
-    netReset(s.dc, sig);
+    netReset(s.dc, s.index);
     return;
   }
 #endif

@@ -42,10 +42,11 @@ TLE_DEV_INLINE int32_t teamSize(const void *comm, int team, FnAt fn) {
 }
 
 /// Reports what teamSignalAdd's combined check rejected: the signal index,
-/// then a peer outside team `team` (of `limit` members).
+/// its context, then a peer outside team `team` (of `limit` members).
 [[noreturn]] TLE_DEV_COLD void failTeamSignal(const Comm &c, uint32_t sig,
-                                              int team, int peer,
-                                              uint32_t limit, FnAt fn) {
+                                              uint32_t context, int team,
+                                              int peer, uint32_t limit,
+                                              FnAt fn) {
   Failure f{kDevErrSignalOutOfRange, fn};
   f.slot = sig;
   uint32_t nSignals = loadConst(&c.dc->nSignals);
@@ -53,6 +54,9 @@ TLE_DEV_INLINE int32_t teamSize(const void *comm, int team, FnAt fn) {
     f.limit = nSignals;
     failComm(c.dc, f);
   }
+  uint32_t contexts = loadConst(&c.dc->nContexts);
+  if (context >= contexts)
+    failArgument(c.dc, sig, fn, kArgContextId, context, contexts);
   f.code = kDevErrBadArgument;
   f.argument = kArgPeer;
   f.value = static_cast<uint64_t>(static_cast<int64_t>(peer));
@@ -61,16 +65,17 @@ TLE_DEV_INLINE int32_t teamSize(const void *comm, int team, FnAt fn) {
   failComm(c.dc, f);
 }
 
-/// Adds `value` to word `sig` of member `peer` of team `team` (INTRA: a
-/// rank of this node, INTER: a node, WORLD: a world rank) for the group
-/// `coop`. A member on this node gets today's add into its word (signalAdd);
-/// one on another node a net add (Net.h) into the same word, which its
-/// owner waits on, reads and resets as any other.
+/// Adds `value` to signal `sig` of network context `context` of member
+/// `peer` of team `team` (INTRA: a rank of this node, INTER: a node, WORLD:
+/// a world rank) for the group `coop`. A member on this node gets today's
+/// add into its word (signalAdd); one on another node a net add (Net.h)
+/// into the same word, which its owner waits on, reads and resets as any
+/// other.
 TLE_DEV_INLINE void teamSignalAdd(const void *comm, int team, int peer,
                                   uint32_t sig, uint64_t value, int coop,
-                                  FnAt fn) {
+                                  FnAt fn, uint32_t context = 0) {
   if (team == kTeamIntra) {
-    signalAdd(comm, peer, sig, value, coop, fn);
+    signalAdd(comm, peer, sig, value, coop, fn, context);
     return;
   }
   checkCoop(comm, sig, coop, kOrderRelaxed, fn);
@@ -80,21 +85,26 @@ TLE_DEV_INLINE void teamSignalAdd(const void *comm, int team, int peer,
   World w = checkWorld(c, fn);
   uint32_t q = static_cast<uint32_t>(peer);
   uint32_t limit = team == kTeamInter ? w.nNodes : w.nNodes * c.size;
-  if (TLE_UNLIKELY(sig >= loadConst(&c.dc->nSignals) || q >= limit))
-    failTeamSignal(c, sig, team, peer, limit, fn);
+  uint32_t nSignals = loadConst(&c.dc->nSignals);
+  // 64-bit, as in loadSignalWord.
+  uint64_t flat = uint64_t(context) * nSignals + sig;
+  if (TLE_UNLIKELY(sig >= nSignals || flat >= loadConst(&c.dc->nSignalWords) ||
+                   q >= limit))
+    failTeamSignal(c, sig, context, team, peer, limit, fn);
   uint32_t worldPeer =
       team == kTeamInter ? q * c.size + (TLE_MUTANT(41) ? 0 : c.rank) : q;
   uint32_t node = worldPeer / c.size;
   if (node == w.node) {
     signalAdd(comm, static_cast<int>(worldPeer - node * c.size), sig, value,
-              coop, fn);
+              coop, fn, context);
     return;
   }
   if (!TLE_MUTANT(42))
     groupSync(g);
   if (g.rank == 0) {
     traceSignal(c.dc, kTraceSignal, g.kind, sig, kOrderRelease, kTraceBegin);
-    netAdd(c.dc, static_cast<int32_t>(worldPeer), sig, value);
+    netAdd(c.dc, static_cast<int32_t>(worldPeer), static_cast<uint32_t>(flat),
+           value);
     traceSignal(c.dc, kTraceSignal, g.kind, sig, kOrderRelease, kTraceEnd);
   }
   groupSync(g);
