@@ -245,7 +245,53 @@ def case_signal(space: str) -> bool:
     return ok
 
 
-CASES = {"d2d": case_d2d, "signal": case_signal, "node": case_node, "delay": case_delay, "refuse": case_refuse, "coords": case_coords}
+@triton.jit
+def contexts_kernel(out_ptr, device_dptr: tl.constexpr, ROUNDS: tl.constexpr):
+    pid = tl.program_id(0)
+    rank = tle.shard_id(None, "device", device_dptr=device_dptr)
+    peer = 1 - rank
+    dst = tle.remote(device_dptr, peer, space="device", dtype=tl.int32, offset=pid)
+    src = tle.remote(device_dptr, rank, space="device", dtype=tl.int32, offset=pid)
+    bad = 0
+    for r in range(ROUNDS):
+        # Round r on network context r % 4, whose word
+        # pid has counted r // 4 rounds before this one: a signal that
+        # landed in another context's word would end a wait early (a wrong
+        # value) or never (a deadlock).
+        ctx = r % 4
+        if rank == 0:
+            tl.store(dst, r * 100 + pid)
+            tle.signal(device_dptr, peer, pid, context_idx=ctx)
+            tle.signal_wait(device_dptr, pid, "signal", r // 4 + 1, context_idx=ctx)
+            bad += (tl.load(src) != r * 100 + pid + 1).to(tl.int32)
+        else:
+            tle.signal_wait(device_dptr, pid, "signal", r // 4 + 1, context_idx=ctx)
+            got = tl.load(src)
+            bad += (got != r * 100 + pid).to(tl.int32)
+            tl.store(dst, got + 1)
+            tle.signal(device_dptr, peer, pid, context_idx=ctx)
+    # A constant context, and a barrier on one.
+    tle.signal(device_dptr, peer, pid, op="add", value=7, context_idx=3)
+    tle.signal_wait(device_dptr, pid, "signal", ROUNDS // 4 + 7, context_idx=3)
+    tle.distributed_barrier(None, device_dptr, "device", index=pid, context_id=2)
+    tl.store(out_ptr + pid, bad)
+
+
+def case_contexts() -> bool:
+    ctx = tle.create_dist_tensor(shareable_array(N, np.int32))
+    programs = 4
+    out = Tensor(np.full(programs, -1, np.int32))
+    contexts_kernel[(programs,)](out, device_dptr=ctx, ROUNDS=ROUNDS)
+    ok = check(f"{ROUNDS} handoffs over four network contexts, each seen with its data", (out.numpy() == 0).all(),
+               str(out.numpy()))
+    tle.communicator().synchronize()
+    words = tle.communicator()._comm.signals(0, programs)  # context 0's words
+    ok &= check("context 0's words count its rounds only", words == [ROUNDS // 4] * programs, str(words))
+    tle.cleanup_communicator()
+    return ok
+
+
+CASES = {"d2d": case_d2d, "signal": case_signal, "contexts": case_contexts, "node": case_node, "delay": case_delay, "refuse": case_refuse, "coords": case_coords}
 
 def main() -> int:
     case = CASES[sys.argv[1]]

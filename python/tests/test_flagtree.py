@@ -254,7 +254,8 @@ BARRIER = {"device_dptr": CTX, "mesh": MESH, "SPACE": "device", "GROUP": "block"
     ({"SPACE": "world", "mesh": NODE_MESH, "GROUP": "grid"}, ValueError,
      r"group_kind 'grid' is only available with team 'intra'"),
     ({"mesh": ft.device_mesh({"node": 2})}, ValueError, r"space='device' requires mesh to define a 'device'"),
-    ({"CONTEXT": 1}, ValueError, r"context_id 1: FlagCX's network contexts serve barriers between nodes.*must be 0"),
+    ({"CONTEXT": 8}, ValueError, r"context_id 8 is not a network context: expected 0\.\.7"),
+    ({"CONTEXT": -1}, ValueError, r"context_id -1 is not a network context"),
     ({"SCOPE": "block"}, ValueError, r"memory_scope 'block' would order memory within one GPU only"),
     ({"SCOPE": "cluster"}, ValueError, r"unknown memory_scope 'cluster'"),
     ({"GROUP": "tile_span"}, ValueError, r"group_kind 'tile_span' needs a group size"),
@@ -371,6 +372,28 @@ def test_signal_forms(compile_kernel):
 
 
 @triton.jit
+def signal_context_kernel(comm, ctx):
+    # A network context other than 0, constant and at run time, on each
+    # team and on the wait: the context entry points, the context last.
+    ft.signal(comm, 1, 4, space="world", context_idx=2)
+    ft.signal(comm, 0, 5, op="add", value=3, context_idx=ctx)
+    ft.signal_wait(comm, 6, "signal", 9, context_idx=ctx)
+    ft.signal_wait(comm, 7, "signal", 1, context_idx=0)
+
+
+def test_signal_contexts_call_the_context_entry_points(compile_kernel):
+    out = compile_flagtree(compile_kernel, signal_context_kernel, {"comm": "i64", "ctx": "i32"}, {})
+    calls = extern_calls(out.ttir)
+    assert [c.symbol for c in calls] == ["tleTritonContextSignal"] * 2 + ["tleTritonContextSignalWait",
+                                                                          "tle_signal_wait"]
+    block = SIGNAL_GROUP_KINDS["block"]
+    assert calls[0].operands == ["arg:comm", TEAMS["world"], 1, 4, 1, block, 2]
+    assert calls[1].operands == ["arg:comm", TEAMS["intra"], 0, 5, 3, block, "arg:ctx"]
+    assert calls[2].operands == ["arg:comm", 6, 9, block, ORDERS["acquire"], "arg:ctx"]
+    assert calls[3].operands == ["arg:comm", 7, 1, block, ORDERS["acquire"]]
+
+
+@triton.jit
 def signal_space_kernel(comm, peer, SPACE: tl.constexpr):
     ft.signal(comm, peer, 4, space=SPACE)
 
@@ -409,7 +432,7 @@ SIGNAL = {"device_dptr": CTX, "SPACE": "intra_node", "OP": "inc", "VALUE": None,
 
 @pytest.mark.parametrize("changes, exc_type, message", [
     ({"SPACE": "cluster"}, ValueError, r"unknown space 'cluster': expected one of 'device', 'intra'"),
-    ({"CONTEXT": 1}, ValueError, r"context_idx 1: FlagCX's network contexts serve signals between nodes.*must be 0"),
+    ({"CONTEXT": -1}, ValueError, r"context must be in \[0, 2\*\*31\)"),
     ({"SCOPE": "block"}, ValueError, r"scope 'block' would make the signal visible within one GPU only"),
     ({"SCOPE": "cluster"}, ValueError, r"unknown scope 'cluster'"),
     ({"GROUP": "lanes"}, ValueError, r"group_kind 'lanes' needs a group size"),
@@ -445,7 +468,7 @@ WAIT = {"device_dptr": CTX, "KIND": "signal", "TARGET": 1, "ORDER": "acquire", "
     ({"TARGET": None}, ValueError, r"wait_kind='signal' needs a target"),
     ({"TARGET": -1}, ValueError, r"target must be in \[0, 2\*\*63\)"),
     ({"ORDER": "release"}, ValueError, r"signal_wait cannot release"),
-    ({"CONTEXT": 2}, ValueError, r"context_idx 2: .*must be 0"),
+    ({"CONTEXT": -2}, ValueError, r"context must be in \[0, 2\*\*31\)"),
 ])
 def test_signal_wait_refusals(compile_kernel, changes, exc_type, message):
     constexprs = dict(WAIT, **changes)
@@ -557,7 +580,8 @@ RANKS = "flagtree_ranks.py"
 
 
 @pytest.mark.parametrize("case, passes, ranks", [("d2d", 3, 2), ("node", 1, 2), ("delay", 1, 2), ("coords", 4, 1),
-                                                 ("signal", 2, 2), ("d2d world", 3, 2), ("signal world", 2, 2)])
+                                                 ("signal", 2, 2), ("contexts", 2, 2), ("d2d world", 3, 2),
+                                                 ("signal world", 2, 2)])
 def test_on_cpu_ranks(case, passes, ranks):
     """The world cases use FlagTree's space='world', the world team: they
     skip, with the runtime's report as the reason, while the device

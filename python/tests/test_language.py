@@ -44,7 +44,7 @@ class ExternCall:
 
 #: The entry points whose ``...At`` twin tle.language calls.
 SITE_TWINS = {"tleTritonBarrier", "tleTritonTeamBarrier", "tleTritonSession", "tleTritonSignal",
-              "tleTritonTeamSignal", "tleTritonSignalWait"}
+              "tleTritonTeamSignal", "tleTritonSignalWait", "tleTritonContextSignal", "tleTritonContextSignalWait"}
 
 
 def extern_calls(ttir: str) -> list[ExternCall]:

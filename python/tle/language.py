@@ -300,7 +300,15 @@ def _call(symbol: str, args: list[Any], ret: core.dtype, _semantic,
 #: The entry points that have an ``...At`` twin taking the call site last
 #: (abi.def, "Call sites"); tle.language calls the twin.
 _SITE_TWINS = frozenset({"tleTritonBarrier", "tleTritonTeamBarrier", "tleTritonSession", "tleTritonSignal",
-                         "tleTritonTeamSignal", "tleTritonSignalWait"})
+                         "tleTritonTeamSignal", "tleTritonSignalWait", "tleTritonContextSignal",
+                         "tleTritonContextSignalWait"})
+
+
+def _is_context_zero(context: Any) -> bool:
+    """Whether ``context`` is the constant 0: the signal calls then keep
+    their context-less entry points (and their code), as before contexts."""
+    value = core._unwrap_if_constexpr(context)
+    return isinstance(value, int) and not isinstance(value, bool) and value == 0
 
 _LOC = re.compile(r'"([^"]+)":(\d+):\d+')
 
@@ -651,7 +659,8 @@ def intra_pointer(mem, offset, peer, dtype=None, _semantic=None) -> core.tensor:
 
 
 @_builtin
-def signal(device_dptr, peer, index, op="inc", value=None, group_kind="block", team="intra", _semantic=None) -> None:
+def signal(device_dptr, peer, index, op="inc", value=None, group_kind="block", team="intra", context=0,
+           _semantic=None) -> None:
     """Add to signal word ``index`` of GPU ``peer`` (this one included), as
     a release: what the program wrote before the call is visible to a
     program of ``peer`` whose ``signal_wait`` (acquire) observed the new
@@ -675,17 +684,23 @@ def signal(device_dptr, peer, index, op="inc", value=None, group_kind="block", t
             ``"world"`` a world rank. The words are one set per GPU
             whatever the team. Intra calls ``tleTritonSignal``, the others
             ``tleTritonTeamSignal``.
+        context: the network context (FlagCX's ``contextId``), an int or a
+            runtime int32 below the communicator's ``n_contexts`` (checked at
+            run time): each context has its own signal words. Another than
+            the constant 0 calls ``tleTritonContextSignal``.
     """
     _signal("tleTritonSignal", _address("device_dptr", device_dptr, _semantic), peer, index, op, value, group_kind,
-            _semantic, team=team)
+            _semantic, team=team, context=context)
 
 
 def _signal(symbol: str, comm: core.tensor, peer, index, op, value, group_kind, _semantic,
-            library: Callable[[Any], str] = _library_path, index_name: str = "index", team: Any = "intra") -> None:
+            library: Callable[[Any], str] = _library_path, index_name: str = "index", team: Any = "intra",
+            context: Any = 0) -> None:
     """The checks and the call of a signal entry point shaped as
     tleTritonSignal, for an int64 communicator ``comm``; a team other than
     intra calls tleTritonTeamSignal, with the team after the
-    communicator."""
+    communicator; a context other than the constant 0
+    tleTritonContextSignal, with the team and the context last."""
     team = _team(team)
     kind = _choice("op", op, SIGNAL_OPS)
     value = core._unwrap_if_constexpr(value)
@@ -701,7 +716,11 @@ def _signal(symbol: str, comm: core.tensor, peer, index, op, value, group_kind, 
         _word_value("value", 1 if kind == "inc" else value, _semantic),
         _constant(group, core.int32, _semantic),
     ]
-    if team != "intra":
+    if not _is_context_zero(context):
+        symbol = "tleTritonContextSignal"
+        args.insert(1, _constant(TEAMS[team], core.int32, _semantic))
+        args.append(_int32("context", context, _semantic))
+    elif team != "intra":
         symbol = "tleTritonTeamSignal"
         args.insert(1, _constant(TEAMS[team], core.int32, _semantic))
     symbol = _with_site(symbol, args, _semantic)
@@ -709,7 +728,7 @@ def _signal(symbol: str, comm: core.tensor, peer, index, op, value, group_kind, 
 
 
 @_builtin
-def signal_wait(device_dptr, index, target, group_kind="block", order="acquire", _semantic=None) -> None:
+def signal_wait(device_dptr, index, target, group_kind="block", order="acquire", context=0, _semantic=None) -> None:
     """Wait until this GPU's signal word ``index`` is at least ``target``
     (both unsigned 64-bit), with the barrier's deadline: a word that never
     gets there fails the launch with a report naming it and both values.
@@ -722,15 +741,20 @@ def signal_wait(device_dptr, index, target, group_kind="block", order="acquire",
             it syncs again) or ``"warp"`` (``num_warps=1`` only).
         order: ``"acquire"`` (the default), ``"acq_rel"``, ``"seq_cst"`` or
             ``"relaxed"``; ``"release"`` is refused.
+        context: the network context whose word ``index`` it waits on (as
+            for ``signal``; another than the constant 0 calls
+            ``tleTritonContextSignalWait``).
     """
     _signal_wait("tleTritonSignalWait", _address("device_dptr", device_dptr, _semantic), index, target, group_kind,
-                 order, _semantic)
+                 order, _semantic, context=context)
 
 
 def _signal_wait(symbol: str, comm: core.tensor, index, target, group_kind, order, _semantic,
-                 library: Callable[[Any], str] = _library_path, index_name: str = "index") -> None:
+                 library: Callable[[Any], str] = _library_path, index_name: str = "index",
+                 context: Any = 0) -> None:
     """The checks and the call of a wait entry point shaped as
-    tleTritonSignalWait, for an int64 communicator ``comm``."""
+    tleTritonSignalWait, for an int64 communicator ``comm``; a context
+    other than the constant 0 calls tleTritonContextSignalWait."""
     group = _signal_group(group_kind, _semantic)
     memory_order = _observer_order(order, "signal_wait")
     args = [
@@ -740,6 +764,9 @@ def _signal_wait(symbol: str, comm: core.tensor, index, target, group_kind, orde
         _constant(group, core.int32, _semantic),
         _constant(memory_order, core.int32, _semantic),
     ]
+    if not _is_context_zero(context):
+        symbol = "tleTritonContextSignalWait"
+        args.append(_int32("context", context, _semantic))
     symbol = _with_site(symbol, args, _semantic)
     _call(symbol, args, core.int32, _semantic, library, result=False)
 

@@ -32,6 +32,7 @@ from typing import Any
 from triton.language import core
 
 from .. import language as _tle
+from .. import runtime
 from . import _link
 from .context import DistContext
 from .mesh import device_mesh
@@ -133,13 +134,16 @@ def _check_mesh_axis(mesh: Any, space: str, needed: str) -> None:
                          f"this mesh has {mesh.launch_dim_names}")
 
 
-def _check_context_id(context_id: Any, what: str, name: str = "context_id") -> None:
+def _check_context_id(context_id: Any, name: str = "context_id") -> None:
+    """A barrier's network context: a compile-time int below TLE's most
+    contexts. FlagCX's context picks the network channel that carries a
+    barrier between nodes, and its words are the same in every context;
+    TLE has one channel, so every context is the same barrier."""
     value = core._unwrap_if_constexpr(context_id)
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be a compile-time int, got {type(value).__name__}")
-    if value != 0:
-        raise ValueError(f"{name} {value}: FlagCX's network contexts serve {what} between nodes; TLE has one "
-                         f"context, so {name} must be 0")
+    if not 0 <= value < runtime.MAX_CONTEXTS:
+        raise ValueError(f"{name} {value} is not a network context: expected 0..{runtime.MAX_CONTEXTS - 1}")
 
 
 @_tle._builtin
@@ -156,7 +160,9 @@ def distributed_barrier(mesh=None, device_dptr=None, space=None, group_kind="blo
     ``group_kind``, ``barrier_kind``, ``order`` (FlagTree spells acq_rel
     ``"acqrel"``; enums accepted) and ``index`` as in
     ``tle.language.distributed_barrier`` (``group_kind="grid"`` is intra's
-    only). ``context_id`` must be 0; ``memory_scope`` ``"system"`` or
+    only). ``context_id``: a compile-time network context (any is the same
+    barrier: FlagCX's context picks the channel that carries it, and TLE
+    has one); ``memory_scope`` ``"system"`` or
     ``"device"`` (served at system scope). ``mesh`` may be None; when given
     it must name the level of ``space`` (``"device"`` for the node's GPUs,
     ``"node"`` for inter and world).
@@ -188,7 +194,7 @@ def distributed_barrier(mesh=None, device_dptr=None, space=None, group_kind="blo
     else:
         allowed = ", ".join(repr(s) for s in _INTRA_SPACES + _INTER_SPACES + (_WORLD_SPACE,))
         raise ValueError(f"unknown space {space_name!r}: expected one of {allowed}")
-    _check_context_id(context_id, "barriers")
+    _check_context_id(context_id)
     scope = _text("memory_scope", memory_scope)
     if scope not in _SCOPES:
         if scope in ("block", "thread"):
@@ -589,16 +595,17 @@ def signal(device_dptr, peer, slot_id, value=None, op="inc", space="intra_node",
     is a GPU of this node; ``"inter_node"`` (also ``"inter"``, ``"node"``):
     a node (this GPU's local rank there); ``"world"``: a world rank.
     ``group_kind``: ``"block"`` or ``"warp"`` (``num_warps=1``).
-    ``context_idx`` must be 0; ``scope`` (in FlagTree's documentation)
+    ``context_idx``: the network context whose word it adds to (an int or a
+    runtime int32 below the communicator's contexts, checked at run time:
+    each has its own signal words); ``scope`` (in FlagTree's documentation)
     ``"system"`` or ``"device"``: a signal is always system-wide.
     """
     team = _signal_space(space)
-    _check_context_id(context_idx, "signals", "context_idx")
     _check_signal_scope(scope)
     op_name = _text("op", op)
     comm = _comm("device_dptr", device_dptr, _semantic)
     _tle._signal("tle_signal", comm, peer, slot_id, op_name, value, _signal_group(group_kind), _semantic,
-                 _link.bitcode_path, index_name="slot_id", team=team)
+                 _link.bitcode_path, index_name="slot_id", team=team, context=context_idx)
 
 
 def _check_signal_scope(scope: Any) -> None:
@@ -627,8 +634,7 @@ def signal_wait(device_dptr, slot_id, wait_kind="signal", target=None, group_kin
 
     ``target``: an int or a runtime integer (unsigned 64-bit).
     ``group_kind`` as for ``signal``; ``context_idx``: the network context
-    of a counter or shadow wait (an int or a runtime int32); a signal wait
-    serves context 0. ``order``: ``"acquire"`` (default), ``"relaxed"``
+    of the word (an int or a runtime int32, checked at run time). ``order``: ``"acquire"`` (default), ``"relaxed"``
     (FlagTree's two), or TLE's ``"acq_rel"`` / ``"acqrel"`` and ``"seq_cst"``.
     """
     kind = _text("wait_kind", wait_kind)
@@ -646,9 +652,8 @@ def signal_wait(device_dptr, slot_id, wait_kind="signal", target=None, group_kin
     comm = _comm("device_dptr", device_dptr, _semantic)
     group = _signal_group(group_kind)
     if kind == "signal":
-        _check_context_id(context_idx, "signals", "context_idx")
         _tle._signal_wait("tle_signal_wait", comm, slot_id, target, group, memory_order, _semantic,
-                          _link.bitcode_path, index_name="slot_id")
+                          _link.bitcode_path, index_name="slot_id", context=context_idx)
     elif kind == "counter":
         _tle._counter_wait("tleTritonWaitCounter", comm, slot_id, target, context_idx, group, memory_order,
                            _semantic, _link.bitcode_path, index_name="slot_id")

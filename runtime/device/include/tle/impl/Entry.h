@@ -556,12 +556,14 @@ TLE_DEV_INLINE int32_t tritonSignal(int64_t comm, int32_t peer, int32_t signal,
 }
 TLE_DEV_INLINE int32_t tritonSignalWait(int64_t comm, int32_t signal,
                                         int64_t least, int32_t groupKind,
-                                        int32_t order, FnAt fn) {
+                                        int32_t order, FnAt fn,
+                                        int32_t context = 0) {
   // The status-returning form, as tritonBarrier: the group agrees on the
   // status in place of its final sync.
   return static_cast<int32_t>(signalWait</*Status=*/true>(
       addressOf(comm), static_cast<uint32_t>(signal),
-      static_cast<uint64_t>(least), groupKind, order, fn));
+      static_cast<uint64_t>(least), groupKind, order, fn,
+      static_cast<uint32_t>(context)));
 }
 } // namespace tle::impl
 
@@ -584,12 +586,13 @@ namespace tle::impl {
 TLE_DEV_INLINE int32_t tritonTeamSignal(int64_t comm, int32_t teamKind,
                                         int32_t peer, int32_t signal,
                                         int64_t value, int32_t groupKind,
-                                        FnAt fn) {
+                                        FnAt fn, int32_t context = 0) {
   const void *c = addressOf(comm);
   checkSignalArgs(c, static_cast<uint32_t>(signal), kHasTeam, teamKind, 0, 0,
                   fn);
   teamSignalAdd(c, teamKind, peer, static_cast<uint32_t>(signal),
-                static_cast<uint64_t>(value), groupKind, fn);
+                static_cast<uint64_t>(value), groupKind, fn,
+                static_cast<uint32_t>(context));
   return 0;
 }
 } // namespace tle::impl
@@ -626,6 +629,44 @@ TLE_DEVICE_API int32_t tleTritonSignalWaitAt(int64_t comm, int32_t signal,
   return tritonSignalWait(
       comm, signal, least, groupKind, order,
       FnAt(Fn::tleTritonSignalWait, static_cast<uint32_t>(site)));
+}
+TLE_DEVICE_API int32_t tleTritonContextSignal(int64_t comm, int32_t teamKind,
+                                              int32_t peer, int32_t signal,
+                                              int64_t value, int32_t groupKind,
+                                              int32_t contextId) {
+  TLE_ENTRY(tleTritonContextSignal);
+  using namespace tle::impl;
+  return tritonTeamSignal(comm, teamKind, peer, signal, value, groupKind,
+                          Fn::tleTritonContextSignal, contextId);
+}
+TLE_DEVICE_API int32_t tleTritonContextSignalAt(
+    int64_t comm, int32_t teamKind, int32_t peer, int32_t signal, int64_t value,
+    int32_t groupKind, int32_t contextId, int32_t site) {
+  TLE_ENTRY(tleTritonContextSignal);
+  using namespace tle::impl;
+  return tritonTeamSignal(
+      comm, teamKind, peer, signal, value, groupKind,
+      FnAt(Fn::tleTritonContextSignal, static_cast<uint32_t>(site)), contextId);
+}
+TLE_DEVICE_API int32_t tleTritonContextSignalWait(int64_t comm, int32_t signal,
+                                                  int64_t least,
+                                                  int32_t groupKind,
+                                                  int32_t order,
+                                                  int32_t contextId) {
+  TLE_ENTRY(tleTritonContextSignalWait);
+  using namespace tle::impl;
+  return tritonSignalWait(comm, signal, least, groupKind, order,
+                          Fn::tleTritonContextSignalWait, contextId);
+}
+TLE_DEVICE_API int32_t tleTritonContextSignalWaitAt(
+    int64_t comm, int32_t signal, int64_t least, int32_t groupKind,
+    int32_t order, int32_t contextId, int32_t site) {
+  TLE_ENTRY(tleTritonContextSignalWait);
+  using namespace tle::impl;
+  return tritonSignalWait(
+      comm, signal, least, groupKind, order,
+      FnAt(Fn::tleTritonContextSignalWait, static_cast<uint32_t>(site)),
+      contextId);
 }
 TLE_DEVICE_API int64_t tleTritonReadSignal(int64_t comm, int32_t signal,
                                            int32_t order) {

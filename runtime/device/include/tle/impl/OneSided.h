@@ -161,7 +161,7 @@ TLE_DEV_INLINE ActionArg inContext(const DevComm *dc, ActionArg a,
     return a;
   uint32_t n =
       loadConst(a.kind == Action::CtrInc ? &dc->nCounters : &dc->nSignals);
-  a.index = contextWord(context, n, a.index);
+  a.index = static_cast<uint32_t>(contextWord(context, n, a.index));
   return a;
 }
 
@@ -169,8 +169,8 @@ TLE_DEV_INLINE ActionArg inContext(const DevComm *dc, ActionArg a,
 /// context `context`, checked by checkWordArgs.
 TLE_DEV_INLINE uint32_t wordIndex(const DevComm *dc, bool counter,
                                   uint32_t context, uint32_t index) {
-  return contextWord(
-      context, loadConst(counter ? &dc->nCounters : &dc->nSignals), index);
+  return static_cast<uint32_t>(contextWord(
+      context, loadConst(counter ? &dc->nCounters : &dc->nSignals), index));
 }
 
 /// This rank's counter `i`, flat over the contexts (checked by the caller).

@@ -46,10 +46,11 @@ struct SignalWord {
 };
 
 /// The flat index of word `index` of network context `context`, `perContext`
-/// words to a context (nSignals, or nCounters for counters).
-TLE_DEV_INLINE uint32_t contextWord(uint32_t context, uint32_t perContext,
+/// words to a context (nSignals, or nCounters for counters). 64-bit: a
+/// context far out of range must not wrap into a valid word.
+TLE_DEV_INLINE uint64_t contextWord(uint32_t context, uint32_t perContext,
                                     uint32_t index) {
-  return TLE_MUTANT(88) ? index : context * perContext + index;
+  return TLE_MUTANT(88) ? index : uint64_t(context) * perContext + index;
 }
 
 static_assert(offsetof(DevComm, nSignals) % 8 == 0 &&
@@ -116,8 +117,7 @@ TLE_DEV_INLINE SignalWord loadSignalWord(const void *comm, uint32_t sig,
   uint32_t q = static_cast<uint32_t>(peer);
   uint64_t *base = remote ? loadConst(&src->signalPeers[routeIndex(q)])
                           : loadConst(&src->signals);
-  // 64-bit: a context far out of range must not wrap into a valid word.
-  uint64_t flat = uint64_t(context) * nSignals + sig;
+  uint64_t flat = contextWord(context, nSignals, sig);
   bool bad =
       (magic != kDevCommMagic) | (version != kDevCommVersion) |
       (size - 1 >= kMaxRanks) | (rank >= size) | (sig >= nSignals) |

@@ -86,8 +86,7 @@ TLE_DEV_INLINE void teamSignalAdd(const void *comm, int team, int peer,
   uint32_t q = static_cast<uint32_t>(peer);
   uint32_t limit = team == kTeamInter ? w.nNodes : w.nNodes * c.size;
   uint32_t nSignals = loadConst(&c.dc->nSignals);
-  // 64-bit, as in loadSignalWord.
-  uint64_t flat = uint64_t(context) * nSignals + sig;
+  uint64_t flat = contextWord(context, nSignals, sig);
   if (TLE_UNLIKELY(sig >= nSignals || flat >= loadConst(&c.dc->nSignalWords) ||
                    q >= limit))
     failTeamSignal(c, sig, context, team, peer, limit, fn);
