@@ -59,6 +59,13 @@ inline uint32_t netWordsPerRank(const ResolvedConfig &config) {
   return config.nSignals + 2 * config.nBarriers;
 }
 
+/// Counters per rank (DevComm::nCounters): as many as signal words. TLE's
+/// counter words (Counters.cpp) and NCCL's GIN counters (CommFromNccl.cpp)
+/// are both sized by it.
+inline uint32_t countersPerRank(const ResolvedConfig &config) {
+  return config.nSignals;
+}
+
 /// Checks `config` (NULL: defaults) and resolves timeoutMs == -1 through
 /// the environment variable TLE_BARRIER_TIMEOUT_MS, allocType ==
 /// tleAllocDefault through TLE_CUDA_ALLOC.

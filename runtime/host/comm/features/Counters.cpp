@@ -15,7 +15,7 @@
 namespace tle {
 namespace {
 
-uint32_t countersOf(const CommState &c) { return c.config.nSignals; }
+uint32_t countersOf(const CommState &c) { return countersPerRank(c.config); }
 
 void require(const CommState &c, std::vector<Requirement> &out) {
   // The signal words' name: the same block (Requirement::name).
