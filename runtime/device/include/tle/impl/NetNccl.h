@@ -1,12 +1,15 @@
-//===- NetNccl.h - Net words as NCCL GIN signals ----------------*- C++ -*-===//
+//===- NetNccl.h - Net words and transfers over NCCL GIN --------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // The GPU network of a communicator that spans nodes (DevComm::netKind ==
 // kNetNcclGin): TLE's net words (DevComm.h: the signal words, then the
 // INTER and WORLD barrier words) are the GPU-initiated-networking signals
-// of an NCCL device communicator, ids 0..nNetWords-1 of network context 0.
-// NCCL's engine carries them (a NIC's queue pairs through DOCA GPUNetIO, or
-// NCCL's proxy thread); TLE adds no network code of its own.
+// of an NCCL device communicator, ids 0..nNetWords-1 of network context 0;
+// its counters are GIN's counters, and one-sided puts are GIN puts between
+// the buffers' NCCL windows (SymMem::netWindow; OneSided.h decides what
+// goes here, docs/design.md, "One-sided transfers"). NCCL's engine carries
+// them (a NIC's queue pairs through DOCA GPUNetIO, or NCCL's proxy
+// thread); TLE adds no network code of its own.
 //
 // Why GIN signals and not ncclGinBarrierSession: a session offers sync
 // only, and TLE's barrier splits into arrive and wait. One signal per slot,

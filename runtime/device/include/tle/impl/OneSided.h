@@ -8,8 +8,9 @@
 // and to this rank's counter once the source may be reused. On this node
 // the group copies through the peer pointer, every thread a share, in
 // 16-byte vectors where both sides allow; past it the network carries the
-// transfer (Net.h: netCopy), delivering the data before the signal and the
-// counter, and a get's data by the next flush. Every argument is checked
+// transfer (Net.h: netCopy; over NCCL GIN, NetNccl.h's GIN put), delivering
+// the data before the signal and the counter, and a get's data by the next
+// flush (GIN has no get: checkNetData refuses it). Every argument is checked
 // before any byte moves: a bad one is a located report (rank, function,
 // value and bound), never a partial copy.
 //
