@@ -116,13 +116,15 @@ TLE_DEV_INLINE Target resolvePeer(const Comm &c, int team, int peer, FnAt fn) {
   failComm(c.dc, f);
 }
 
-/// Whether `c`'s transfers and counters go through NCCL GIN (NetNccl.h):
-/// never in builds without it, so their paths carry no test of netKind.
-TLE_DEV_INLINE bool onGin(const Comm &c) {
+/// Whether `dc`'s transfers past this node, its puts with a local counter
+/// and its counters go through NCCL GIN (NetNccl.h; docs/design.md, "Over
+/// NCCL GIN"): never in builds without it, so their paths carry no test of
+/// netKind.
+TLE_DEV_INLINE bool onGin(const DevComm *dc) {
 #if defined(TLE_WITH_NCCL_GIN)
-  return loadConst(&c.dc->netKind) == kNetNcclGin;
+  return loadConst(&dc->netKind) == kNetNcclGin;
 #else
-  (void)c;
+  (void)dc;
   return false;
 #endif
 }
@@ -192,21 +194,10 @@ TLE_DEV_INLINE void checkAction(const Comm &c, const ActionArg &a, FnAt fn) {
 TLE_DEV_INLINE uint64_t *counterWord(const DevComm *dc, uint32_t i) {
   return loadConst(&dc->counters) + i;
 }
-/// Whether this rank's counters are NCCL GIN's (a kNetNcclGin
-/// communicator: every counter read, wait and reset goes through GIN, as
-/// every put with a local counter does).
-TLE_DEV_INLINE bool countersOnNet(const DevComm *dc) {
-#if defined(TLE_WITH_NCCL_GIN)
-  return loadConst(&dc->netKind) == kNetNcclGin;
-#else
-  (void)dc;
-  return false;
-#endif
-}
 /// Sets this rank's counter `i` to 0, as resetSignal sets a signal word.
 TLE_DEV_INLINE void resetCounter(const DevComm *dc, uint32_t i) {
 #if defined(TLE_WITH_NCCL_GIN)
-  if (countersOnNet(dc)) {
+  if (onGin(dc)) {
     netCounterResetGin(dc, i);
     return;
   }
@@ -218,7 +209,7 @@ TLE_DEV_INLINE void resetCounter(const DevComm *dc, uint32_t i) {
 template <bool Acquire>
 TLE_DEV_INLINE uint64_t loadCounter(const DevComm *dc, uint32_t i) {
 #if defined(TLE_WITH_NCCL_GIN)
-  if (countersOnNet(dc)) {
+  if (onGin(dc)) {
     uint64_t v = netCounterLoadGin(dc, i);
     if (Acquire)
       fenceAcqRelSys();
@@ -316,7 +307,7 @@ TLE_DEV_INLINE void put(const void *comm, const void *dst, uint64_t dstOffset,
   // On a GIN communicator a put with a local counter goes through GIN even
   // to a peer on this node: the counter is GIN's, which only GIN's engine
   // moves (docs/design.md, "One-sided transfers").
-  bool viaNet = !t.local || (onGin(c) && local.kind == Action::CtrInc);
+  bool viaNet = !t.local || (onGin(c.dc) && local.kind == Action::CtrInc);
   if (!viaNet) {
     char *to = static_cast<char *>(loadConst(&d.m->ptrs[routeIndex(t.intra)])) +
                dstOffset;
@@ -338,7 +329,7 @@ TLE_DEV_INLINE void put(const void *comm, const void *dst, uint64_t dstOffset,
   // member wrote, and its rank 0 hands the whole transfer to the network.
   groupSync(g);
 #if defined(TLE_WITH_NCCL_GIN)
-  if (g.rank == 0 && onGin(c)) {
+  if (g.rank == 0 && onGin(c.dc)) {
     const void *dstWin = ginWindowOf(c, d.m, t.world, fn);
     const void *srcWin = ginWindowOf(c, s.m, t.world, fn);
     netPutGin(c.dc, static_cast<int32_t>(t.world), dstWin, dstOffset, srcWin,
@@ -419,7 +410,7 @@ TLE_DEV_INLINE void putValue(const void *comm, const void *dst,
         fenceAcqRelSys();
         actNear(c.dc, t.intra, remote);
       }
-    } else if (onGin(c)) {
+    } else if (onGin(c.dc)) {
 #if defined(TLE_WITH_NCCL_GIN)
       netPutValueGin(c.dc, static_cast<int32_t>(t.world),
                      ginWindowOf(c, d.m, t.world, fn), dstOffset, value,
@@ -488,7 +479,7 @@ TLE_DEV_INLINE const DevComm *checkWordArgs(const void *comm, uint32_t index,
   return dc;
 }
 
-/// pollWord's loop on a GIN counter (countersOnNet), with the same
+/// pollWord's loop on a GIN counter (onGin), with the same
 /// deadline and fault-word cadence: the word GIN's engine increments lives
 /// in NCCL's memory, so each poll is GIN's relaxed load (and the acquire
 /// fence after, with `Acquire`). GIN's counters carry 56 bits: a `least`
@@ -525,7 +516,7 @@ TLE_DEV_INLINE uint32_t waitCounter(const void *comm, uint32_t ctr,
     if (order == kOrderSeqCst)
       fenceSeqCstSys();
     bool acquire = acquires(order) && !TLE_MUTANT(53);
-    if (countersOnNet(dc))
+    if (onGin(dc))
       status = acquire ? pollNetCounter<true>(s, ctr, least, fn)
                        : pollNetCounter<false>(s, ctr, least, fn);
     else if (acquire)
@@ -547,7 +538,7 @@ TLE_DEV_INLINE uint64_t readCounter(const void *comm, uint32_t ctr, int order,
   uint64_t *w = counterWord(dc, ctr);
   if (order == kOrderSeqCst)
     fenceSeqCstSys();
-  if (countersOnNet(dc))
+  if (onGin(dc))
     return acquires(order) ? loadCounter<true>(dc, ctr)
                            : loadCounter<false>(dc, ctr);
   uint64_t v = acquires(order) ? loadAcquireSys(w) : loadRelaxedSys(w);
@@ -584,7 +575,7 @@ TLE_DEV_INLINE void flush(const void *comm, uint32_t context, int coop,
   groupSync(g);
   // A GIN communicator sends puts with a local counter over GIN on one
   // node too, so it flushes whatever its node count.
-  if (g.rank == 0 && (loadConst(&c.dc->nNodes) > 1 || onGin(c)) &&
+  if (g.rank == 0 && (loadConst(&c.dc->nNodes) > 1 || onGin(c.dc)) &&
       !TLE_MUTANT(55))
     netFlush(c.dc, c.rank);
   fenceAcqRelSys();
