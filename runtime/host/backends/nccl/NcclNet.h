@@ -63,7 +63,9 @@ constexpr int kNcclWinCollSymmetric = 0x01;
 /// destroyed: a symmetric buffer's on a GIN communicator (SymMem::netWindow
 /// holds handle()). It keeps its own copy of the functions and the NCCL
 /// communicator, which must outlive it (tle.h: the NCCL communicator
-/// outlives TLE's collective calls, tleMemFree included).
+/// outlives TLE's collective calls, tleMemFree included). Whether NCCL's
+/// deregistration waits for the other ranks is not measured
+/// (docs/runtime.md, "One-sided transfers over GIN").
 class NcclWindow {
 public:
   NcclWindow(const NcclApi &api, void *comm, void *window)
