@@ -17,7 +17,13 @@
 //     GIN-ROUND-US; where NCCL cannot, TLE's refusal must be
 //     tleNotSupported with NCCL's error in the detail;
 //  4. one node: the same kernel on a communicator without a network,
-//     where INTER is the rank alone and WORLD its node (ONE-NODE-ROUND-US).
+//     where INTER is the rank alone and WORLD its node (ONE-NODE-ROUND-US);
+//  5. windows: ncclCommWindowRegister (NCCL_WIN_COLL_SYMMETRIC, what
+//     tleMemAlloc asks for on a GIN communicator) of cudaMalloc memory
+//     (TLE's buffers with one process per rank) and of ncclMemAlloc memory,
+//     printing NCCL's answer for each: whether GIN puts can have a window
+//     on TLE's memory (docs/runtime.md, "One-sided transfers over GIN").
+//     Informational: either answer passes.
 //
 // Prints one RESULT line per step; exits 0 when every step did what it
 // must (success, or the clear refusal), 1 otherwise, 77 without a GPU.
@@ -210,6 +216,36 @@ bool oneNodeStep() {
   return ok;
 }
 
+/// Registers `bytes` at `p` as a symmetric window of `comm` and prints
+/// NCCL's answer as RESULT line `what`.
+void registerOnce(ncclComm_t comm, void *p, size_t bytes, const char *what) {
+  ncclWindow_t win = nullptr;
+  ncclResult_t r =
+      ncclCommWindowRegister(comm, p, bytes, &win, NCCL_WIN_COLL_SYMMETRIC);
+  const char *last = ncclGetLastError(comm);
+  printf("RESULT,gin-probe,%s,%s,window=%p last-error=\"%s\"\n", what,
+         r == ncclSuccess && win ? "registered" : ncclGetErrorString(r),
+         static_cast<void *>(win), last ? last : "");
+  if (r == ncclSuccess && win)
+    ncclCommWindowDeregister(comm, win);
+}
+
+void windowStep(ncclComm_t comm) {
+  printf("step: NCCL windows over cudaMalloc and ncclMemAlloc memory\n");
+  constexpr size_t kBytes = size_t(1) << 21;
+  void *plain = nullptr;
+  CK(cudaMalloc(&plain, kBytes));
+  registerOnce(comm, plain, kBytes, "window-cudamalloc");
+  CK(cudaFree(plain));
+  void *mem = nullptr;
+  if (ncclMemAlloc(&mem, kBytes) == ncclSuccess) {
+    registerOnce(comm, mem, kBytes, "window-ncclmemalloc");
+    ncclMemFree(mem);
+  } else {
+    printf("RESULT,gin-probe,window-ncclmemalloc,alloc-failed\n");
+  }
+}
+
 } // namespace
 
 int main() {
@@ -237,6 +273,7 @@ int main() {
   }
   ok = tleStep(nccl) && ok;
   ok = oneNodeStep() && ok;
+  windowStep(nccl);
   ncclCommDestroy(nccl);
   printf("RESULT,gin-probe,overall,%s\n", ok ? "ok" : "FAILED");
   return ok ? 0 : 1;

@@ -26,6 +26,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -140,14 +141,52 @@ ncclDevCommCreate(void *comm, const void *requirements, void *out) {
   d->lsaSize = fakeNodeSize;
   d->lsaRank = fakeInterleaved ? c->rank / (c->world->size / fakeNodeSize)
                                : c->rank % fakeNodeSize;
-  // Where the fake keeps the signal count it was asked for.
+  // Where the fake keeps the signal and counter counts it was asked for.
   memcpy(d->rest, &req->ginSignalCount, sizeof(int));
+  memcpy(d->rest + sizeof(int), &req->ginCounterCount, sizeof(int));
   return 0;
 }
 
 __attribute__((visibility("default"))) int ncclDevCommDestroy(void *,
                                                               const void *) {
   return 0;
+}
+
+// NCCL's windows, faked: each registration is recorded and gets a handle of
+// its own; `fakeWindowFails` refuses them as NCCL refuses memory it cannot
+// map.
+struct FakeRegistration {
+  void *comm, *buff;
+  size_t size;
+  int flags;
+  void *window;
+  bool deregistered;
+};
+std::mutex fakeWindowsLock;
+std::vector<FakeRegistration> fakeWindows;
+bool fakeWindowFails = false;
+char fakeWindowHandles[64];
+
+__attribute__((visibility("default"))) int
+ncclCommWindowRegister(void *comm, void *buff, size_t size, void **window,
+                       int flags) {
+  std::lock_guard<std::mutex> lock(fakeWindowsLock);
+  if (fakeWindowFails)
+    return 4; // ncclInvalidArgument
+  *window = &fakeWindowHandles[fakeWindows.size() % sizeof(fakeWindowHandles)];
+  fakeWindows.push_back({comm, buff, size, flags, *window, false});
+  return 0;
+}
+
+__attribute__((visibility("default"))) int
+ncclCommWindowDeregister(void *comm, void *window) {
+  std::lock_guard<std::mutex> lock(fakeWindowsLock);
+  for (FakeRegistration &w : fakeWindows)
+    if (w.comm == comm && w.window == window && !w.deregistered) {
+      w.deregistered = true;
+      return 0;
+    }
+  return 4;
 }
 
 } // extern "C"
@@ -166,6 +205,8 @@ tleNcclFunctions_t fakeFunctions() {
   f.getVersion = &ncclGetVersion;
   f.devCommCreate = &ncclDevCommCreate;
   f.devCommDestroy = &ncclDevCommDestroy;
+  f.commWindowRegister = &ncclCommWindowRegister;
+  f.commWindowDeregister = &ncclCommWindowDeregister;
   return f;
 }
 
@@ -425,6 +466,8 @@ public:
     fakeInterleaved = false;
     fakeGinFails = false;
     fakeVersion = 22809;
+    fakeWindowFails = false;
+    fakeWindows.clear();
   }
 };
 
@@ -502,6 +545,11 @@ TEST(FromNcclNetwork, NodesComeFromNcclsLsaTeamAndNetWordsAreGinSignals) {
     int asked;
     memcpy(&asked, copy->rest, sizeof(int));
     EXPECT_EQ(asked, int(dc->nNetWords));
+    // GIN's counters are TLE's counters on this communicator: every
+    // network context's.
+    memcpy(&asked, copy->rest + sizeof(int), sizeof(int));
+    EXPECT_EQ(asked, int(dc->nContexts * dc->nCounters));
+    EXPECT_GT(dc->nCounters, 0u);
   }
   // The node-local half is the node's: buffers are mapped within the node.
   std::vector<tleMem_t> mems(n);
@@ -519,6 +567,151 @@ TEST(FromNcclNetwork, NodesComeFromNcclsLsaTeamAndNetWordsAreGinSignals) {
     EXPECT_EQ(tleMemFree(mems[r]), tleSuccess);
     EXPECT_EQ(tleCommDestroy(comms[r]), tleSuccess);
   }
+  deleteWorld(world);
+}
+
+/// Allocates a buffer of `bytes` on every rank of `comms` (one thread each)
+/// and returns each rank's device handle; the buffers go to `mems`.
+std::vector<tle::SymMem *> allocEverywhere(std::vector<tleComm_t> &comms,
+                                           size_t bytes,
+                                           std::vector<tleMem_t> &mems) {
+  int n = static_cast<int>(comms.size());
+  std::vector<tleResult_t> results(n, tleInternalError);
+  mems.assign(n, nullptr);
+  perRankThread(
+      n, [&](int r) { results[r] = tleMemAlloc(comms[r], bytes, &mems[r]); });
+  std::vector<tle::SymMem *> handles(n, nullptr);
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(results[r], tleSuccess) << r;
+    void *h = nullptr;
+    if (mems[r])
+      tleMemGetHandle(mems[r], &h);
+    handles[r] = static_cast<tle::SymMem *>(h);
+  }
+  return handles;
+}
+
+TEST(FromNcclNetwork, BuffersOfAGinCommunicatorAreNcclWindowsOfTheirCopy) {
+  // Every rank registers its own copy, whole, as a symmetric window of the
+  // NCCL communicator, and the device handle names that window; freeing
+  // the buffer deregisters it.
+  NetworkEnv env("gin");
+  fakeNodeSize = 2;
+  const int n = 4;
+  FakeWorld *world = newWorld(n);
+  tleConfig_t cfg = emulatorConfig();
+  cfg.nSignals = 3;
+  Created created = initAll(n, world, cfg);
+  for (int r = 0; r < n; ++r)
+    ASSERT_EQ(created.results[r], tleSuccess) << created.details[r];
+  std::vector<tleMem_t> mems;
+  std::vector<tle::SymMem *> h = allocEverywhere(created.comms, 8192, mems);
+  ASSERT_EQ(fakeWindows.size(), size_t(n));
+  for (int r = 0; r < n; ++r) {
+    ASSERT_NE(h[r], nullptr);
+    const FakeRegistration *reg = nullptr;
+    for (const FakeRegistration &w : fakeWindows)
+      if (w.comm == &created.fakes[r])
+        reg = &w;
+    ASSERT_NE(reg, nullptr) << "rank " << r << " registered nothing";
+    EXPECT_EQ(reg->buff, h[r]->ptrs[h[r]->rank]) << r;
+    EXPECT_EQ(reg->size, 8192u) << r;
+    EXPECT_EQ(reg->flags, tle::kNcclWinCollSymmetric) << r;
+    EXPECT_EQ(h[r]->netWindow, reg->window) << r;
+  }
+  for (int r = 0; r < n; ++r)
+    EXPECT_EQ(tleMemFree(mems[r]), tleSuccess);
+  for (const FakeRegistration &w : fakeWindows)
+    EXPECT_TRUE(w.deregistered);
+  for (int r = 0; r < n; ++r)
+    EXPECT_EQ(tleCommDestroy(created.comms[r]), tleSuccess);
+  deleteWorld(world);
+}
+
+TEST(FromNcclNetwork, ABufferNcclWillNotRegisterServesWithoutAWindow) {
+  // NCCL refuses the memory (not cuMem): the buffer is still allocated and
+  // mapped, and its handle names no window, which the device library
+  // refuses GIN transfers on (NetTest.cpp). An NCCL whose table lacks
+  // windows (an older tleNcclFunctions_t) gives the same.
+  for (bool older : {false, true}) {
+    NetworkEnv env("gin");
+    fakeWindowFails = !older;
+    const int n = 2;
+    FakeWorld *world = newWorld(n);
+    tleNcclFunctions_t functions = fakeFunctions();
+    if (older)
+      functions.size = offsetof(tleNcclFunctions_t, commWindowRegister);
+    std::vector<FakeComm> fakes = {{world, 0, 0}, {world, 1, 0}};
+    std::vector<tleComm_t> comms(n, nullptr);
+    tleConfig_t cfg = emulatorConfig();
+    perRankThread(n, [&](int r) {
+      EXPECT_EQ(tleCommInitFromNccl(&comms[r], &fakes[r], &functions, &cfg),
+                tleSuccess);
+    });
+    std::vector<tleMem_t> mems;
+    std::vector<tle::SymMem *> h = allocEverywhere(comms, 4096, mems);
+    for (int r = 0; r < n; ++r) {
+      ASSERT_NE(h[r], nullptr);
+      EXPECT_EQ(h[r]->netWindow, nullptr) << "older " << older;
+      EXPECT_NE(h[r]->ptrs[h[r]->rank], nullptr);
+    }
+    EXPECT_TRUE(fakeWindows.empty());
+    for (int r = 0; r < n; ++r) {
+      EXPECT_EQ(tleMemFree(mems[r]), tleSuccess);
+      EXPECT_EQ(tleCommDestroy(comms[r]), tleSuccess);
+    }
+    deleteWorld(world);
+  }
+}
+
+TEST(FromNcclNetwork, WithoutANetworkBuffersAreNotRegistered) {
+  NetworkEnv env("none");
+  const int n = 2;
+  FakeWorld *world = newWorld(n);
+  Created created = initAll(n, world, emulatorConfig());
+  for (int r = 0; r < n; ++r)
+    ASSERT_EQ(created.results[r], tleSuccess) << created.details[r];
+  std::vector<tleMem_t> mems;
+  std::vector<tle::SymMem *> h = allocEverywhere(created.comms, 4096, mems);
+  EXPECT_TRUE(fakeWindows.empty());
+  for (int r = 0; r < n; ++r) {
+    EXPECT_EQ(h[r]->netWindow, nullptr);
+    EXPECT_EQ(tleMemFree(mems[r]), tleSuccess);
+    EXPECT_EQ(tleCommDestroy(created.comms[r]), tleSuccess);
+  }
+  deleteWorld(world);
+}
+
+TEST(FromNcclNetwork, WhatGinCannotCarryIsReportedWithItsReason) {
+  // The device library's NotServed records (OneSided.h, checkNetData), as
+  // tleCommGetError reads them: one reason per NotServedWhat, the peer as
+  // its world rank.
+  NetworkEnv env("gin");
+  FakeWorld *world = newWorld(1);
+  Created created = initAll(1, world, emulatorConfig());
+  ASSERT_EQ(created.results[0], tleSuccess) << created.details[0];
+  void *dcp;
+  ASSERT_EQ(tleCommGetDevComm(created.comms[0], &dcp), tleSuccess);
+  auto *dc = static_cast<tle::DevComm *>(dcp);
+  struct Case {
+    uint32_t what;
+    const char *says;
+  } cases[] = {{tle::kNotServedGet, "GIN has no get"},
+               {tle::kNotServedAction, "a remote counter"},
+               {tle::kNotServedNoWindow, "did not register"}};
+  for (const Case &k : cases) {
+    tle::ErrorRecord &e = *dc->error;
+    e.code = tle::kDevErrNotServed;
+    e.aux = k.what;
+    e.value = 5;
+    e.state = 2;
+    tleErrorInfo info;
+    EXPECT_EQ(tleCommGetError(created.comms[0], &info), tleNotSupported);
+    std::string m = info.message;
+    EXPECT_NE(m.find(k.says), std::string::npos) << m;
+    EXPECT_NE(m.find("world rank 5"), std::string::npos) << m;
+  }
+  EXPECT_EQ(tleCommDestroy(created.comms[0]), tleSuccess);
   deleteWorld(world);
 }
 

@@ -329,10 +329,14 @@ tleResult_t resolveNccl(const tleNcclFunctions_t *given, NcclApi &out) {
     out.commCuDevice = given->commCuDevice;
     out.commGetAsyncError = given->commGetAsyncError;
     out.getErrorString = given->getErrorString;
-    if (given->size >= sizeof(tleNcclFunctions_t)) {
+    if (given->size >= offsetof(tleNcclFunctions_t, commWindowRegister)) {
       out.getVersion = given->getVersion;
       out.devCommCreate = given->devCommCreate;
       out.devCommDestroy = given->devCommDestroy;
+    }
+    if (given->size >= sizeof(tleNcclFunctions_t)) {
+      out.commWindowRegister = given->commWindowRegister;
+      out.commWindowDeregister = given->commWindowDeregister;
     }
     return tleSuccess;
   }
@@ -351,6 +355,8 @@ tleResult_t resolveNccl(const tleNcclFunctions_t *given, NcclApi &out) {
   findLoaded(library, "ncclGetVersion", out.getVersion);
   findLoaded(library, "ncclDevCommCreate", out.devCommCreate);
   findLoaded(library, "ncclDevCommDestroy", out.devCommDestroy);
+  findLoaded(library, "ncclCommWindowRegister", out.commWindowRegister);
+  findLoaded(library, "ncclCommWindowDeregister", out.commWindowDeregister);
   // The handle only pins a library the process holds anyway.
   if (library)
     dlclose(library);

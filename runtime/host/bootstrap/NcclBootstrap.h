@@ -31,6 +31,10 @@ struct NcclApi {
   decltype(tleNcclFunctions_t::getVersion) getVersion = nullptr;
   decltype(tleNcclFunctions_t::devCommCreate) devCommCreate = nullptr;
   decltype(tleNcclFunctions_t::devCommDestroy) devCommDestroy = nullptr;
+  /// NCCL's windows (NcclNet.h, registerWindow); null as above.
+  decltype(tleNcclFunctions_t::commWindowRegister) commWindowRegister = nullptr;
+  decltype(tleNcclFunctions_t::commWindowDeregister) commWindowDeregister =
+      nullptr;
 };
 
 /// The caller's functions (`given`), checked, or with `given` NULL those of

@@ -123,7 +123,8 @@ tleResult_t joinNetwork(CommState &c, const NcclApi &api, void *ncclComm,
   // before, or the others would wait in NCCL. The first failure is the one
   // this rank reports.
   tleResult_t created =
-      NcclNet::create(api, ncclComm, nNetWords, std::move(local), net);
+      NcclNet::create(api, ncclComm, nNetWords, counterWordsPerRank(c.config),
+                      std::move(local), net);
   if (status == tleSuccess)
     status = created;
   else

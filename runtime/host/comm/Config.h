@@ -66,6 +66,18 @@ inline uint32_t netWordsPerRank(const ResolvedConfig &config) {
   return signalWordsPerRank(config) + 2 * config.nBarriers;
 }
 
+/// Counters per rank and network context (DevComm::nCounters): as many as
+/// signal words.
+inline uint32_t countersPerRank(const ResolvedConfig &config) {
+  return config.nSignals;
+}
+
+/// Counters per rank over every context. TLE's counter words (Counters.cpp)
+/// and NCCL's GIN counters (CommFromNccl.cpp) are both sized by it.
+inline uint32_t counterWordsPerRank(const ResolvedConfig &config) {
+  return config.nContexts * countersPerRank(config);
+}
+
 /// Checks `config` (NULL: defaults) and resolves timeoutMs == -1 through
 /// the environment variable TLE_BARRIER_TIMEOUT_MS, allocType ==
 /// tleAllocDefault through TLE_CUDA_ALLOC.

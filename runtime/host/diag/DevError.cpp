@@ -339,14 +339,27 @@ void describeErrorRecord(const ErrorRecord &e, tleErrorInfo &out,
              "communicator gave up",
              e.rank, missing.c_str());
     break;
-  case kDevErrNotServed:
+  case kDevErrNotServed: {
+    // ErrorRecord::aux says what (NotServedWhat, DevComm.h).
+    const char *why =
+        e.aux == kNotServedGet
+            ? "a get past this node: NCCL 2.28's GIN has no get (put the "
+              "data from its owner instead)"
+        : e.aux == kNotServedAction
+            ? "an action GIN has no form of: a remote counter (GIN's "
+              "counters are local), or a local signal after a put past "
+              "this node (use a local counter)"
+        : e.aux == kNotServedNoWindow
+            ? "a buffer NCCL did not register as a window (tleMemAlloc "
+              "logged why: NCCL's windows take cuMem memory, "
+              "tleAllocCuMem)"
+            : "a transfer this network cannot carry";
     snprintf(m, n,
-             "%sa transfer with world rank %llu, past this node: this "
-             "communicator's network (NCCL GIN) carries signals and barriers "
-             "here, not data; one-sided data crosses nodes on the emulator's "
-             "network only (docs/design.md, \"One-sided transfers\")",
-             at.c_str(), static_cast<unsigned long long>(e.value));
+             "%sa transfer with world rank %llu over NCCL GIN: %s "
+             "(docs/abi.md, \"Over NCCL GIN\")",
+             at.c_str(), static_cast<unsigned long long>(e.value), why);
     break;
+  }
   default:
     snprintf(m, n, "%s: unknown device error code %u", where, e.code);
     break;

@@ -29,6 +29,8 @@ MemState::~MemState() {
     backend->copyToLocal(handle, &cleared, sizeof(cleared));
     backend->freeLocal(handle);
   }
+  // NCCL lets go of the memory before it is freed.
+  netWindow.reset();
   view.reset();
 }
 
@@ -58,12 +60,19 @@ tleResult_t allocHandle(MemState &m) {
   return r;
 }
 
+void registerNetWindow(const CommState &c, MemState &m) {
+  if (c.ncclNet)
+    c.ncclNet->registerWindow(m.localPtr(), m.bytes, m.rank, m.netWindow);
+}
+
 tleResult_t publishHandle(MemState &m) {
   SymMem h = makeSymMem(*m.view, m.rank, m.size, m.bytes, m.error);
   if (m.worldPtrs) {
     h.worldPtrs = m.worldPtrs->data();
     h.nWorld = static_cast<uint32_t>(m.worldPtrs->size());
   }
+  if (m.netWindow)
+    h.netWindow = m.netWindow->handle();
   return m.backend->copyToLocal(m.handle, &h, sizeof(h));
 }
 
@@ -90,6 +99,9 @@ tleResult_t memAlloc(tleComm_t commHandle, size_t bytes, tleMem_t *outMem) {
   if (tleResult_t r = allocSymmetric(*comm->bootstrap, *m->view, bytes, local,
                                      0, "symmetric buffer"))
     return r;
+  // After the exchange, which every rank passed: the registration is
+  // collective over the NCCL communicator, so no rank may skip it.
+  registerNetWindow(*comm, *m);
   if (tleResult_t r = publishHandle(*m))
     return r;
   logMapped(*m);

@@ -10,6 +10,7 @@
 #ifndef TLE_HOST_MEMORY_MEMORY_H
 #define TLE_HOST_MEMORY_MEMORY_H
 
+#include "backends/nccl/NcclNet.h"
 #include "comm/Comm.h"
 #include "memory/Symmetric.h"
 
@@ -41,6 +42,9 @@ struct MemState {
   /// registered memory mapped for every world rank, which fills worldPtrs;
   /// null otherwise.
   std::unique_ptr<SymmetricView> worldView;
+  /// On an NCCL GIN communicator: this rank's copy registered as an NCCL
+  /// window (SymMem::netWindow), or null where NCCL refused it.
+  std::unique_ptr<NcclWindow> netWindow;
 
   void *localPtr() const { return view ? view->ptr(rank) : imported[rank]; }
   ~MemState();
@@ -60,6 +64,10 @@ void pairWorldBuffers(const std::vector<std::shared_ptr<CommState>> &comms,
 tleResult_t lookupCommSet(const tleComm_t *handles, int nRanks,
                           tleMem_t *outMems,
                           std::vector<std::shared_ptr<CommState>> &comms);
+
+/// On an NCCL GIN communicator, registers `m`'s copy as an NCCL window
+/// (NcclNet::registerWindow); nothing elsewhere.
+void registerNetWindow(const CommState &c, MemState &m);
 
 /// A symmetric buffer's state for communicator `c` (its view still empty);
 /// the local memory of its device-side handle; the handle's contents,

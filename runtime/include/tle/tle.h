@@ -203,6 +203,13 @@ typedef struct {
   int (*getVersion)(int *version);
   int (*devCommCreate)(void *comm, const void *requirements, void *outDevComm);
   int (*devCommDestroy)(void *comm, const void *devComm);
+  /* Later still, for one-sided transfers over GIN (a smaller `size` has
+   * none; buffers then have no NCCL window): ncclCommWindowRegister(comm,
+   * buff, size, ncclWindow_t*, winFlags) and ncclCommWindowDeregister(comm,
+   * ncclWindow_t). */
+  int (*commWindowRegister)(void *comm, void *buff, size_t size,
+                            void **outWindow, int winFlags);
+  int (*commWindowDeregister)(void *comm, void *window);
 } tleNcclFunctions_t;
 
 /** One rank's communicator over the ranks of an existing NCCL communicator

@@ -9,6 +9,8 @@
 
 #include "diag/Error.h"
 
+#include "tle/support/Log.h"
+
 namespace tle {
 
 NcclNet::~NcclNet() {
@@ -18,7 +20,39 @@ NcclNet::~NcclNet() {
     api.devCommDestroy(comm, &host);
 }
 
+NcclWindow::~NcclWindow() {
+  if (window && api.commWindowDeregister)
+    api.commWindowDeregister(comm, window);
+}
+
+void NcclNet::registerWindow(void *local, size_t bytes, int rank,
+                             std::unique_ptr<NcclWindow> &out) const {
+  out.reset();
+  if (!api.commWindowRegister || !api.commWindowDeregister) {
+    TLE_LOG(Warn, rank,
+            "buffer of %zu bytes has no NCCL window (this NCCL's functions "
+            "lack ncclCommWindowRegister): GIN puts on it will be refused",
+            bytes);
+    return;
+  }
+  void *window = nullptr;
+  int r = api.commWindowRegister(comm, local, bytes, &window,
+                                 kNcclWinCollSymmetric);
+  if (r != 0 || !window) {
+    const char *why = api.getErrorString ? api.getErrorString(r) : nullptr;
+    TLE_LOG(Warn, rank,
+            "NCCL did not register the buffer of %zu bytes at %p as a "
+            "window (NCCL error %d: %s): NCCL's symmetric windows take "
+            "cuMem memory (tleAllocCuMem); GIN puts on this buffer will be "
+            "refused",
+            bytes, local, r, why ? why : "no handle");
+    return;
+  }
+  out = std::make_unique<NcclWindow>(api, comm, window);
+}
+
 tleResult_t NcclNet::create(const NcclApi &api, void *comm, uint32_t nNetWords,
+                            uint32_t nCounters,
                             std::shared_ptr<Backend> backend,
                             std::unique_ptr<NcclNet> &out) {
   if (!api.getVersion || !api.devCommCreate || !api.devCommDestroy)
@@ -35,9 +69,11 @@ tleResult_t NcclNet::create(const NcclApi &api, void *comm, uint32_t nNetWords,
                 "NCCL %d.%d.%d: TLE's network speaks NCCL 2.28's device "
                 "API (its ncclDevComm layout), not this version's",
                 version / 10000, version / 100 % 100, version % 100);
-  if (nNetWords > static_cast<uint32_t>(INT32_MAX))
-    return fail(tleInvalidArgument, "%u net words exceed NCCL's int count",
-                nNetWords);
+  if (nNetWords > static_cast<uint32_t>(INT32_MAX) ||
+      nCounters > static_cast<uint32_t>(INT32_MAX))
+    return fail(tleInvalidArgument,
+                "%u net words or %u counters exceed NCCL's int count",
+                nNetWords, nCounters);
   std::unique_ptr<NcclNet> net(new NcclNet());
   net->api = api;
   net->comm = comm;
@@ -46,6 +82,9 @@ tleResult_t NcclNet::create(const NcclApi &api, void *comm, uint32_t nNetWords,
   req.ginForceEnable = true;
   req.ginContextCount = 1;
   req.ginSignalCount = static_cast<int>(nNetWords);
+  // GIN's counters are TLE's counters on this communicator (a put's local
+  // counter is GIN's CounterInc): ids 0..nCounters-1, context 0.
+  req.ginCounterCount = static_cast<int>(nCounters);
   if (int r = api.devCommCreate(comm, &req, &net->host)) {
     const char *why = api.getErrorString ? api.getErrorString(r) : nullptr;
     return fail(tleNotSupported,

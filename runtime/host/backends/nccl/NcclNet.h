@@ -55,6 +55,33 @@ struct alignas(8) NcclDevComm228 {
 static_assert(sizeof(NcclDevComm228) == 200,
               "NCCL 2.28's ncclDevComm is 200 bytes");
 
+/// nccl.h's NCCL_WIN_COLL_SYMMETRIC: the window every rank registers at the
+/// same offsets, whose device handle GIN's puts name (ginWins).
+constexpr int kNcclWinCollSymmetric = 0x01;
+
+/// One buffer's NCCL window (ncclCommWindowRegister), deregistered when
+/// destroyed: a symmetric buffer's on a GIN communicator (SymMem::netWindow
+/// holds handle()). It keeps its own copy of the functions and the NCCL
+/// communicator, which must outlive it (tle.h: the NCCL communicator
+/// outlives TLE's collective calls, tleMemFree included). Whether NCCL's
+/// deregistration waits for the other ranks is not measured
+/// (docs/runtime.md, "One-sided transfers over GIN").
+class NcclWindow {
+public:
+  NcclWindow(const NcclApi &api, void *comm, void *window)
+      : api(api), comm(comm), window(window) {}
+  ~NcclWindow();
+  NcclWindow(const NcclWindow &) = delete; // owns the registration
+  NcclWindow &operator=(const NcclWindow &) = delete;
+  /// The ncclWindow_t: NCCL's handle, which kernels read (device memory).
+  const void *handle() const { return window; }
+
+private:
+  NcclApi api;
+  void *comm;
+  void *window;
+};
+
 /// NCCL 2.28.x (NCCL_VERSION_CODE 22800..22899): the layout above.
 constexpr int kNcclDevApiVersionMin = 22800;
 constexpr int kNcclDevApiVersionEnd = 22900;
@@ -75,8 +102,21 @@ public:
   /// API or cannot make GIN here (no GIN-capable network). Collective over
   /// `comm`, as ncclDevCommCreate is.
   static tleResult_t create(const NcclApi &api, void *comm, uint32_t nNetWords,
+                            uint32_t nCounters,
                             std::shared_ptr<Backend> backend,
                             std::unique_ptr<NcclNet> &out);
+
+  /// Registers this rank's copy of a symmetric buffer (`bytes` at `local`)
+  /// as an NCCL window for GIN's puts: collective over the NCCL
+  /// communicator, as ncclCommWindowRegister is, so every rank of the world
+  /// calls it for every buffer (tleMemAlloc is collective over them all).
+  /// NCCL's symmetric windows take only memory it can map (cuMem, as
+  /// ncclMemAlloc and tleAllocCuMem allocate); where NCCL refuses, or this
+  /// NCCL's functions lack windows, `out` stays null and the log says why:
+  /// the buffer still serves everything but GIN transfers, which a kernel
+  /// then sees refused with a located report (kNotServedNoWindow).
+  void registerWindow(void *local, size_t bytes, int rank,
+                      std::unique_ptr<NcclWindow> &out) const;
 
 private:
   NcclNet() = default;

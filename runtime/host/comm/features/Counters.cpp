@@ -15,12 +15,12 @@
 namespace tle {
 namespace {
 
-uint32_t countersOf(const CommState &c) { return c.config.nSignals; }
+uint32_t countersOf(const CommState &c) { return countersPerRank(c.config); }
 
 void require(const CommState &c, std::vector<Requirement> &out) {
   // The signal words' name: the same block (Requirement::name).
   out.push_back({"signal words", MemoryKind::Symmetric,
-                 size_t(countersOf(c)) * c.config.nContexts * sizeof(uint64_t),
+                 size_t(counterWordsPerRank(c.config)) * sizeof(uint64_t),
                  worldByMemory(c) ? Span::World : Span::Node});
 }
 

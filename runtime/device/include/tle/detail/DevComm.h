@@ -34,7 +34,8 @@ constexpr uint32_t kSymMemMagic = 0x544c454du;
 /// site of a failure (ErrorRecord::site, a new word at the end). 12:
 /// network contexts (DevComm::nSignalWords, was reserved; the signal,
 /// counter and shadow arrays hold nContexts sets; ErrorRecord::context,
-/// was reserved).
+/// was reserved) and the buffer's NCCL window (SymMem::netWindow, at the
+/// end).
 constexpr uint32_t kDevCommVersion = 12;
 /// "TLEN": the first word of every net handle (DevNet).
 constexpr uint32_t kDevNetMagic = 0x544c454eu;
@@ -90,7 +91,8 @@ struct ErrorRecord {
   uint32_t nBarriers; ///< slots in the communicator (for range errors)
   uint32_t aux;       ///< kDevErrBadComm: the communicator's size field;
                       ///< a wait's failure: kRecordWorldRanks or 0;
-                      ///< a bad peer: the TeamKind it is numbered in
+                      ///< a bad peer: the TeamKind it is numbered in;
+                      ///< kDevErrNotServed: a NotServedWhat
   uint64_t elapsedNs; ///< time spent waiting before the timeout fired
   uint32_t function;  ///< the entry point that failed (an abi::Fn)
   uint32_t argument;  ///< kDevErrBadArgument: which one (a BadArgument)
@@ -120,6 +122,20 @@ constexpr uint32_t kDevCommOnErrorReturn = 1u;
 /// ranks, not ranks of the node: a net wait's (INTER, WORLD's inter half),
 /// and the emulator's deadlock records on several nodes.
 constexpr uint32_t kRecordWorldRanks = 1;
+
+/// What a kDevErrNotServed record refuses (ErrorRecord::aux; `value` holds
+/// the world rank of the transfer's peer).
+enum NotServedWhat : uint32_t {
+  /// A get past this node over NCCL GIN: NCCL 2.28's GIN has no get.
+  kNotServedGet = 0,
+  /// An action GIN has no form of: a remote counter (_RCtrInc, on any peer
+  /// of a GIN communicator, whose counters are GIN's) or a local signal
+  /// after a put past this node (_LSigInc, _LSigAdd).
+  kNotServedAction = 1,
+  /// A buffer without an NCCL window (SymMem::netWindow null): NCCL could
+  /// not register its memory (the log said why at tleMemAlloc).
+  kNotServedNoWindow = 2,
+};
 
 /// How words reach ranks on other nodes (DevComm::netKind).
 enum NetKind : uint32_t {
@@ -367,6 +383,13 @@ struct SymMem {
   void *const *worldPtrs;
   uint32_t nWorld; ///< entries of worldPtrs (nNodes * size), else 0
   uint32_t pad1;
+  /// On an NCCL GIN communicator (kNetNcclGin): the buffer's NCCL window
+  /// (an ncclWindow_t, NCCL's device-readable handle that
+  /// ncclCommWindowRegister returned for this rank), which GIN's puts name
+  /// their source and destination by; null elsewhere, and where NCCL could
+  /// not register the memory (a GIN transfer on it is then refused with a
+  /// located report, kNotServedNoWindow).
+  const void *netWindow;
 };
 
 } // namespace tle

@@ -213,7 +213,10 @@ TLE_DEV_INLINE void netCopyValue(const DevComm *dc, void *dst, uint64_t value,
 }
 
 /// Waits until every transfer this rank handed to the network completed,
-/// and acquires what the network did for them.
+/// and acquires what the network did for them. Over NCCL GIN, "completed"
+/// is GIN's flush: every put's source was read (the data may still be on
+/// its way; its signal says when it landed), on every peer's queue of the
+/// context, whichever thread posted it.
 TLE_DEV_INLINE void netFlush(const DevComm *dc, uint32_t rank) {
 #if defined(TLE_NET_EMU)
   if (loadConst(&dc->netKind) == kNetEmu) {
@@ -228,6 +231,12 @@ TLE_DEV_INLINE void netFlush(const DevComm *dc, uint32_t rank) {
       info.seen = pending;
       spinWait(info);
     }
+  }
+#endif
+#if defined(TLE_WITH_NCCL_GIN)
+  if (loadConst(&dc->netKind) == kNetNcclGin) {
+    netFlushGin(dc);
+    return;
   }
 #endif
   (void)dc;

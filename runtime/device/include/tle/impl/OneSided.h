@@ -8,8 +8,9 @@
 // and to this rank's counter once the source may be reused. On this node
 // the group copies through the peer pointer, every thread a share, in
 // 16-byte vectors where both sides allow; past it the network carries the
-// transfer (Net.h: netCopy), delivering the data before the signal and the
-// counter, and a get's data by the next flush. Every argument is checked
+// transfer (Net.h: netCopy; over NCCL GIN, NetNccl.h's GIN put), delivering
+// the data before the signal and the counter, and a get's data by the next
+// flush (GIN has no get: checkNetData refuses it). Every argument is checked
 // before any byte moves: a bad one is a located report (rank, function,
 // value and bound), never a partial copy.
 //
@@ -105,15 +106,52 @@ TLE_DEV_INLINE Target resolvePeer(const Comm &c, int team, int peer, FnAt fn) {
   return {node == w.node, world - node * c.size, world};
 }
 
-/// A transfer with world rank `t.world` on another node: only the
-/// emulator's network carries data (NCCL GIN carries signals and barriers
-/// in this build); anything else is a located report.
-TLE_DEV_INLINE void checkNetData(const Comm &c, const Target &t, FnAt fn) {
-  if (t.local || loadConst(&c.dc->netKind) == kNetEmu)
-    return;
+/// A located kDevErrNotServed report: `what` cannot reach world rank
+/// `world` on this communicator's network.
+[[noreturn]] TLE_DEV_COLD void failNotServed(const Comm &c, uint32_t world,
+                                             NotServedWhat what, FnAt fn) {
   Failure f{kDevErrNotServed, fn};
-  f.value = t.world;
+  f.value = world;
+  f.aux = what;
   failComm(c.dc, f);
+}
+
+/// Whether `dc`'s transfers past this node, its puts with a local counter
+/// and its counters go through NCCL GIN (NetNccl.h; docs/design.md, "Over
+/// NCCL GIN"): never in builds without it, so their paths carry no test of
+/// netKind.
+TLE_DEV_INLINE bool onGin(const DevComm *dc) {
+#if defined(TLE_WITH_NCCL_GIN)
+  return loadConst(&dc->netKind) == kNetNcclGin;
+#else
+  (void)dc;
+  return false;
+#endif
+}
+
+/// What the network cannot carry of a transfer with `t` (a `get`, else a
+/// put with actions `remote` and `local`), refused before anything moves.
+/// The emulator's network carries everything. NCCL GIN (docs/abi.md, "Over
+/// NCCL GIN"): no get past this node (NCCL 2.28's GIN has none), no remote
+/// counter on any peer (GIN's counters are local; on a GIN communicator
+/// every counter is one), no local signal past this node (GIN's local
+/// action is a counter). Past this node on any other network: TLE built
+/// no such communicator (checkWorld refused its kind first).
+TLE_DEV_INLINE void checkNetData(const Comm &c, const Target &t, bool get,
+                                 const ActionArg &remote,
+                                 const ActionArg &local, FnAt fn) {
+  uint32_t kind = loadConst(&c.dc->netKind);
+  if (kind == kNetNcclGin) {
+    if (get && !t.local)
+      failNotServed(c, t.world, kNotServedGet, fn);
+    bool localSignal =
+        local.kind == Action::SigInc || local.kind == Action::SigAdd;
+    if (remote.kind == Action::CtrInc || (!t.local && localSignal))
+      failNotServed(c, t.world, kNotServedAction, fn);
+    return;
+  }
+  if (!t.local && kind != kNetEmu)
+    failNoRecord();
 }
 
 /// A buffer handle, and `offset + bytes` inside it (no wrap-around).
@@ -180,7 +218,28 @@ TLE_DEV_INLINE uint64_t *counterWord(const DevComm *dc, uint32_t i) {
 /// Sets this rank's counter `i` (flat) to 0, as resetSignal sets a signal
 /// word.
 TLE_DEV_INLINE void resetCounter(const DevComm *dc, uint32_t i) {
+#if defined(TLE_WITH_NCCL_GIN)
+  if (onGin(dc)) {
+    netCounterResetGin(dc, i);
+    return;
+  }
+#endif
   storeSignalSys(counterWord(dc, i), 0);
+}
+/// This rank's counter `i`, a relaxed load, then an acquire fence when
+/// `acquire`: from GIN on a GIN communicator, else from its word.
+template <bool Acquire>
+TLE_DEV_INLINE uint64_t loadCounter(const DevComm *dc, uint32_t i) {
+#if defined(TLE_WITH_NCCL_GIN)
+  if (onGin(dc)) {
+    uint64_t v = netCounterLoadGin(dc, i);
+    if (Acquire)
+      fenceAcqRelSys();
+    return v;
+  }
+#endif
+  uint64_t *w = counterWord(dc, i);
+  return Acquire ? loadAcquireSys(w) : loadRelaxedSys(w);
 }
 /// Intra rank `q`'s signal word `i`, or its counter `i` (`counter`), both
 /// flat over the contexts: the counters follow the signal words in the
@@ -220,6 +279,32 @@ TLE_DEV_INLINE uint64_t *farWord(const DevComm *dc, uint32_t world,
   return netWordOf(dc, world, a.index, a.kind == Action::CtrInc);
 }
 
+#if defined(TLE_WITH_NCCL_GIN)
+/// GIN's form of a put's actions (checkNetData let only these through):
+/// the remote signal add and the local counter, their indices flat over
+/// the contexts (inContext).
+TLE_DEV_INLINE GinActions ginActions(const ActionArg &remote,
+                                     const ActionArg &local) {
+  GinActions a{};
+  a.hasSignal = remote.kind == Action::SigInc || remote.kind == Action::SigAdd;
+  a.signal = ginSignalId(remote.index);
+  a.value = remote.value;
+  a.hasCounter = local.kind == Action::CtrInc;
+  a.counter = ginCounterId(local.index);
+  return a;
+}
+
+/// Buffer `m`'s NCCL window, or a located report (kNotServedNoWindow)
+/// naming the transfer's peer when NCCL did not register it.
+TLE_DEV_INLINE const void *ginWindowOf(const Comm &c, const SymMem *m,
+                                       uint32_t world, FnAt fn) {
+  const void *w = loadConst(&m->netWindow);
+  if (TLE_UNLIKELY(!w))
+    failNotServed(c, world, kNotServedNoWindow, fn);
+  return w;
+}
+#endif
+
 /// A put of `bytes` from `src` + `srcOffset` (this rank's copy) to member
 /// `peer` of `team`'s copy of `dst` + `dstOffset` for the group `coop`,
 /// then `remote` at the peer and `local` here.
@@ -235,7 +320,7 @@ TLE_DEV_INLINE void put(const void *comm, const void *dst, uint64_t dstOffset,
   Mem s = checkRange(comm, src, srcOffset, bytes, fn);
   checkAction(c, remote, fn);
   checkAction(c, local, fn);
-  checkNetData(c, t, fn);
+  checkNetData(c, t, /*get=*/false, remote, local, fn);
   remote = inContext(c.dc, remote, context);
   local = inContext(c.dc, local, context);
   Group g = makeGroup(coop);
@@ -243,7 +328,11 @@ TLE_DEV_INLINE void put(const void *comm, const void *dst, uint64_t dstOffset,
                srcOffset;
   if (releases(order))
     fenceAcqRelSys();
-  if (t.local) {
+  // On a GIN communicator a put with a local counter goes through GIN even
+  // to a peer on this node: the counter is GIN's, which only GIN's engine
+  // moves (docs/design.md, "One-sided transfers").
+  bool viaNet = !t.local || (onGin(c.dc) && local.kind == Action::CtrInc);
+  if (!viaNet) {
     char *to = static_cast<char *>(loadConst(&d.m->ptrs[routeIndex(t.intra)])) +
                dstOffset;
     copyBytes(to, from, bytes, g.rank, g.size);
@@ -263,7 +352,15 @@ TLE_DEV_INLINE void put(const void *comm, const void *dst, uint64_t dstOffset,
   // Past this node: the group syncs, so that the network reads what every
   // member wrote, and its rank 0 hands the whole transfer to the network.
   groupSync(g);
-  if (g.rank == 0) {
+#if defined(TLE_WITH_NCCL_GIN)
+  if (g.rank == 0 && onGin(c.dc)) {
+    const void *dstWin = ginWindowOf(c, d.m, t.world, fn);
+    const void *srcWin = ginWindowOf(c, s.m, t.world, fn);
+    netPutGin(c.dc, static_cast<int32_t>(t.world), dstWin, dstOffset, srcWin,
+              srcOffset, bytes, ginActions(remote, local));
+  } else
+#endif
+      if (g.rank == 0) {
     char *to = static_cast<char *>(netPtrOf(d.m, t.world, fn)) + dstOffset;
     uint32_t me = loadConst(&c.dc->node) * c.size + c.rank;
     netCopy(c.dc, to, from, bytes, farWord(c.dc, t.world, remote), remote.value,
@@ -283,7 +380,7 @@ TLE_DEV_INLINE void get(const void *comm, const void *src, uint64_t srcOffset,
   Target t = resolvePeer(c, team, peer, fn);
   Mem s = checkRange(comm, src, srcOffset, bytes, fn);
   Mem d = checkRange(comm, dst, dstOffset, bytes, fn);
-  checkNetData(c, t, fn);
+  checkNetData(c, t, /*get=*/true, ActionArg{}, ActionArg{}, fn);
   Group g = makeGroup(coop);
   char *to = static_cast<char *>(loadConst(&d.m->ptrs[routeIndex(d.rank)])) +
              dstOffset;
@@ -322,7 +419,7 @@ TLE_DEV_INLINE void putValue(const void *comm, const void *dst,
     failArgument(comm, 0, fn, kArgOffset, static_cast<int64_t>(dstOffset),
                  sizeof(uint64_t));
   checkAction(c, remote, fn);
-  checkNetData(c, t, fn);
+  checkNetData(c, t, /*get=*/false, remote, ActionArg{}, fn);
   remote = inContext(c.dc, remote, context);
   Group g = makeGroup(coop);
   groupSync(g);
@@ -338,6 +435,12 @@ TLE_DEV_INLINE void putValue(const void *comm, const void *dst,
         fenceAcqRelSys();
         actNear(c.dc, t.intra, remote);
       }
+    } else if (onGin(c.dc)) {
+#if defined(TLE_WITH_NCCL_GIN)
+      netPutValueGin(c.dc, static_cast<int32_t>(t.world),
+                     ginWindowOf(c, d.m, t.world, fn), dstOffset, value,
+                     ginActions(remote, ActionArg{}));
+#endif
     } else {
       // The value travels from a per-thread slot the network reads when it
       // sends: FlagCX's net putValue carries the value inline; the
@@ -365,7 +468,7 @@ TLE_DEV_INLINE void signalOnly(const void *comm, int team, int peer, int coop,
   Comm c = checkComm(comm, fn);
   Target t = resolvePeer(c, team, peer, fn);
   checkAction(c, remote, fn);
-  checkNetData(c, t, fn);
+  checkNetData(c, t, /*get=*/false, remote, ActionArg{}, fn);
   remote = inContext(c.dc, remote, context);
   Group g = makeGroup(coop);
   groupSync(g);
@@ -405,6 +508,24 @@ TLE_DEV_INLINE const DevComm *checkWordArgs(const void *comm, uint32_t index,
   return dc;
 }
 
+/// pollWord's loop on a GIN counter (onGin), with the same
+/// deadline and fault-word cadence: the word GIN's engine increments lives
+/// in NCCL's memory, so each poll is GIN's relaxed load (and the acquire
+/// fence after, with `Acquire`). GIN's counters carry 56 bits: a `least`
+/// of 2^56 or more is never reached (docs/design.md).
+template <bool Acquire>
+TLE_DEV_INLINE uint32_t pollNetCounter(const SignalWord &s, uint32_t ctr,
+                                       uint64_t least, FnAt fn) {
+  PollClock k;
+  for (;;) {
+    uint64_t v = loadCounter<Acquire>(s.dc, s.index);
+    if (v >= least)
+      return 0;
+    if (uint32_t status = onSignalMiss(k, s, ctr, v, least, fn, "counter wait"))
+      return status;
+  }
+}
+
 /// Waits until this rank's counter `ctr` of network context `context`
 /// (checked by checkWordArgs) >= `least` for the group `coop` (the signal
 /// wait's loop, on the counter word). With `Status`, returns what the
@@ -425,7 +546,11 @@ TLE_DEV_INLINE uint32_t waitCounter(const void *comm, uint32_t ctr,
   if (g.rank == 0) {
     if (order == kOrderSeqCst)
       fenceSeqCstSys();
-    if (acquires(order) && !TLE_MUTANT(53))
+    bool acquire = acquires(order) && !TLE_MUTANT(53);
+    if (onGin(dc))
+      status = acquire ? pollNetCounter<true>(s, ctr, least, fn)
+                       : pollNetCounter<false>(s, ctr, least, fn);
+    else if (acquire)
       status = pollWord<true>(s, ctr, least, "counter wait", fn);
     else
       status = pollWord<false>(s, ctr, least, "counter wait", fn);
@@ -442,9 +567,13 @@ TLE_DEV_INLINE uint64_t readCounter(const void *comm, uint32_t ctr, int order,
                                     FnAt fn, uint32_t context = 0) {
   checkOrder(comm, ctr, order, fn);
   const DevComm *dc = checkComm(comm, fn).dc;
-  uint64_t *w = counterWord(dc, wordIndex(dc, true, context, ctr));
+  uint32_t index = wordIndex(dc, true, context, ctr);
+  uint64_t *w = counterWord(dc, index);
   if (order == kOrderSeqCst)
     fenceSeqCstSys();
+  if (onGin(dc))
+    return acquires(order) ? loadCounter<true>(dc, index)
+                           : loadCounter<false>(dc, index);
   uint64_t v = acquires(order) ? loadAcquireSys(w) : loadRelaxedSys(w);
   noteSignal(w, kSignalRead, v, 0, order);
   pollHint(w, v);
@@ -478,7 +607,10 @@ TLE_DEV_INLINE void flush(const void *comm, uint32_t context, int coop,
   Comm c = checkComm(comm, fn);
   Group g = makeGroup(coop);
   groupSync(g);
-  if (g.rank == 0 && loadConst(&c.dc->nNodes) > 1 && !TLE_MUTANT(55))
+  // A GIN communicator sends puts with a local counter over GIN on one
+  // node too, so it flushes whatever its node count.
+  if (g.rank == 0 && (loadConst(&c.dc->nNodes) > 1 || onGin(c.dc)) &&
+      !TLE_MUTANT(55))
     netFlush(c.dc, c.rank);
   fenceAcqRelSys();
   groupSync(g);
