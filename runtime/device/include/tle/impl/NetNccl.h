@@ -172,8 +172,8 @@ TLE_DEV_INLINE void netFlushGin(const DevComm *dc) {
   gin.flush(ncclCoopThread(), cuda::memory_order_acquire);
 }
 
-/// This rank's GIN counter `counter` of context 0, a relaxed load of its
-/// 56 bits (GIN's counters carry no more; the caller fences).
+/// This rank's GIN counter `counter` (flat over the contexts), a relaxed
+/// load of its 56 bits (GIN's counters carry no more; the caller fences).
 TLE_DEV_INLINE uint64_t netCounterLoadGin(const DevComm *dc, uint32_t counter) {
   ncclGin gin(ginComm(dc), 0);
   return gin.readCounter(ginCounterId(counter), 56, cuda::memory_order_relaxed);
