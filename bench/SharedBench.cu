@@ -237,7 +237,10 @@ struct PtxKernel {
   unsigned shared = 0;
   int nullTail = 0;
   bool argIters = false; ///< takes (comm, out, iters), else (comm, out)
-  int iters = 0;         ///< the rounds baked into a kernel without argIters
+  /// Takes the row's first slot next (block b syncs on it + b); a kernel
+  /// prepared before that argument syncs on slot b, the stateless row's.
+  bool argBase = false;
+  int iters = 0; ///< the rounds baked into a kernel without argIters
 };
 
 std::string readFile(const std::string &path) {
@@ -329,11 +332,13 @@ struct Kernels {
 };
 
 void launchPtx(const PtxKernel &k, int ctas, cudaStream_t s, void *comm,
-               unsigned long long *ns, int iters) {
+               unsigned long long *ns, int iters, uint32_t slotBase) {
   void *null = nullptr;
   std::vector<void *> params = {&comm, &ns};
   if (k.argIters)
     params.push_back(&iters);
+  if (k.argBase)
+    params.push_back(&slotBase);
   for (int i = 0; i < k.nullTail; ++i)
     params.push_back(&null);
   CU(cuLaunchKernel(k.fn, ctas, 1, 1, k.threads, 1, 1, k.shared,
@@ -379,13 +384,14 @@ double launchOnce(World &w, const Kernels &k, const Options &o, Path path,
                                      w.bareEpochs[r] + 2 * kMaxCtas, out);
       break;
     case Path::Tlec:
-      launchPtx(k.tlec, ctas, s, w.dcomm[r], w.ns[r], o.iters);
+      launchPtx(k.tlec, ctas, s, w.dcomm[r], w.ns[r], o.iters, slotBase);
       break;
     case Path::Triton:
-      launchPtx(k.triton, ctas, s, w.dcomm[r], w.ns[r], o.iters);
+      launchPtx(k.triton, ctas, s, w.dcomm[r], w.ns[r], o.iters, slotBase);
       break;
     case Path::TritonStateless:
-      launchPtx(k.tritonStateless, ctas, s, w.dcomm[r], w.ns[r], o.iters);
+      launchPtx(k.tritonStateless, ctas, s, w.dcomm[r], w.ns[r], o.iters,
+                slotBase);
       break;
     }
     CK_LAUNCH();
@@ -595,9 +601,9 @@ uint32_t epochOf(World &w, int r, uint32_t slot) {
 /// returns false on a mismatch.
 bool checkGraph(World &w, const Kernels &k) {
   const int ctas = 8, iters = 100, replays = 20;
-  // tlec's kernel takes block b's slot b; the C++ loop takes slots no other
-  // row uses.
-  const uint32_t slot0 = k.haveTlec ? 0 : kSlotGraph;
+  // Slots no other row uses (a tlec kernel prepared before the slot base
+  // argument takes block b's slot b).
+  const uint32_t slot0 = k.haveTlec && !k.tlec.argBase ? 0 : kSlotGraph;
   uint32_t before[kRanks][ctas];
   for (int r = 0; r < kRanks; ++r)
     for (int c = 0; c < ctas; ++c)
@@ -611,7 +617,7 @@ bool checkGraph(World &w, const Kernels &k) {
   CK(cudaStreamWaitEvent(w.stream[1], fork, 0));
   for (int r = 0; r < kRanks; ++r) {
     if (k.haveTlec)
-      launchPtx(k.tlec, ctas, w.stream[r], w.dcomm[r], w.ns[r], iters);
+      launchPtx(k.tlec, ctas, w.stream[r], w.dcomm[r], w.ns[r], iters, slot0);
     else
       sessionAbiLoop<<<ctas, kThreads, 0, w.stream[r]>>>(
           w.dcomm[r], slot0, iters, Out{w.ns[r], w.sm[r]});
@@ -682,6 +688,7 @@ bool loadTriton(const std::string &dir, const char *stem, PtxKernel &k) {
   k.threads = std::atoi(meta["threads"].c_str());
   k.shared = unsigned(std::atoi(meta["shared"].c_str()));
   k.nullTail = std::atoi(meta["null_tail"].c_str());
+  k.argBase = meta["slot_base"] == "1";
   k.iters = std::atoi(meta["iters"].c_str());
   if (k.shared > 48 * 1024)
     CU(cuFuncSetAttribute(k.fn, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -739,6 +746,9 @@ int main(int argc, char **argv) {
   if (!o.tlecPtx.empty() && loadPtx(o.tlecPtx, "shared_loop", k.tlec)) {
     k.haveTlec = true;
     k.tlec.argIters = true;
+    // bench/kernels/shared_loop.mlir's fourth parameter, the slot base.
+    k.tlec.argBase =
+        readFile(o.tlecPtx).find("shared_loop_param_3") != std::string::npos;
   }
   if (!o.tritonDir.empty()) {
     k.haveTriton = loadTriton(o.tritonDir, "triton_session", k.triton);

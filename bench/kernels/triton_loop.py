@@ -3,7 +3,8 @@
 and `triton-stateless`): a loop of block-group sync(acq_rel) barriers in a
 Triton kernel, as a session (tle.language.session_open, then
 distributed_barrier(session=s) in the loop, then session_close) and as
-stateless calls, one slot per program, timed in the kernel with
+stateless calls, program b on slot base + b (the row's own slots, as the
+C++ rows take theirs), timed in the kernel with
 %globaltimer after one untimed relaxed round like the other rows; thread 0
 of program b stores the nanoseconds into out[b].
 
@@ -11,7 +12,8 @@ The GPU machine has no LLVM, but Triton compiles for sm_90 without a GPU:
 scripts/gpu-prepare.sh runs this file there (on the CPU machine) to write
 OUT/triton_{session,stateless}.ptx and a .meta beside each (entry name,
 threads, shared memory, the null scratch pointers Triton's launch appends,
-rounds), which tle-bench-shared loads with the driver API.
+rounds, slot_base=1 for the slot base argument), which tle-bench-shared
+loads with the driver API.
 
     python bench/kernels/triton_loop.py OUT_DIR [--iters 10000]
 """
@@ -42,9 +44,10 @@ def _now():
 
 
 @triton.jit
-def triton_session(comm, out, ITERS: tl.constexpr):
-    tlx.distributed_barrier(comm, order="relaxed")
-    s = tlx.session_open(comm)
+def triton_session(comm, out, base, ITERS: tl.constexpr):
+    slot = base + tl.program_id(0)
+    tlx.distributed_barrier(comm, order="relaxed", index=slot)
+    s = tlx.session_open(comm, index=slot)
     t0 = _now()
     for _ in range(ITERS):
         s = tlx.distributed_barrier(comm, session=s)
@@ -54,18 +57,19 @@ def triton_session(comm, out, ITERS: tl.constexpr):
 
 
 @triton.jit
-def triton_stateless(comm, out, ITERS: tl.constexpr):
-    tlx.distributed_barrier(comm, order="relaxed")
+def triton_stateless(comm, out, base, ITERS: tl.constexpr):
+    slot = base + tl.program_id(0)
+    tlx.distributed_barrier(comm, order="relaxed", index=slot)
     t0 = _now()
     for _ in range(ITERS):
-        tlx.distributed_barrier(comm)
+        tlx.distributed_barrier(comm, index=slot)
     t1 = _now()
     tl.store(out + tl.program_id(0), t1 - t0)
 
 
 def compile_one(fn, iters: int, out: Path) -> None:
-    src = triton.compiler.ASTSource(fn=fn, signature={"comm": "i64", "out": "*i64", "ITERS": "constexpr"},
-                                    constexprs={"ITERS": iters})
+    signature = {"comm": "i64", "out": "*i64", "base": "i32", "ITERS": "constexpr"}
+    src = triton.compiler.ASTSource(fn=fn, signature=signature, constexprs={"ITERS": iters})
     kernel = triton.compile(src, target=GPUTarget("cuda", 90, 32),
                             options={"num_warps": THREADS // 32, "extern_libs": tle.extern_libs()})
     ptx = kernel.asm["ptx"]
@@ -77,8 +81,8 @@ def compile_one(fn, iters: int, out: Path) -> None:
     stem = fn.__name__
     (out / f"{stem}.ptx").write_text(ptx)
     (out / f"{stem}.meta").write_text(f"name={name}\nthreads={kernel.metadata.num_warps * 32}\n"
-                                      f"shared={kernel.metadata.shared}\nnull_tail={params - 2}\n"
-                                      f"iters={iters}\n")
+                                      f"shared={kernel.metadata.shared}\nnull_tail={params - 3}\n"
+                                      f"iters={iters}\nslot_base=1\n")
     print(f"triton_loop: {stem}: .entry {name}, {params} parameters, {kernel.metadata.shared} B shared")
 
 
