@@ -435,29 +435,16 @@ TLE_DEV_INLINE int64_t tritonSessionBarrier(int64_t comm, int32_t barrierKind,
   // is unusable (its fault word is set), so it waits no more, but takes
   // part in its group's syncs until the close, which reduces the group's
   // status (the other threads' sessions go on until then).
-  if (TLE_MUTANT(86) && session < 0)
-    return session;
-  // Both kinds of thread make the same two syncs, so they are made here,
-  // outside the test of the session's sign: the loop that carries the
-  // session then opens with one sync on every path, as tlec's loop does,
-  // not with a branch around two predicated ones (scripts/sass-loop.py
-  // lists that loop; its YIELD at the head stays).
-  Group g = makeGroup(groupKind);
-  if (barrierKind != tle::kBarrierWait)
-    groupSync(g);
-  int64_t result = session;
   if (session < 0) {
-    compiledSkip</*Syncs=*/false>(groupKind, barrierKind);
-  } else {
-    uint32_t status = 0;
-    uint32_t next = compiledBarrier</*Status=*/true, /*Syncs=*/false>(
-        c, groupKind, slot, order, barrierKind, static_cast<uint32_t>(session),
-        &status, fn);
-    result = status ? -static_cast<int64_t>(status) : tritonSession(slot, next);
+    if (!TLE_MUTANT(86))
+      compiledSkip(groupKind, barrierKind);
+    return session;
   }
-  if (barrierKind != tle::kBarrierArrive)
-    groupSync(g);
-  return result;
+  uint32_t status = 0;
+  uint32_t next = compiledBarrier</*Status=*/true>(
+      c, groupKind, slot, order, barrierKind, static_cast<uint32_t>(session),
+      &status, fn);
+  return status ? -static_cast<int64_t>(status) : tritonSession(slot, next);
 }
 } // namespace tle::impl
 TLE_DEVICE_API int64_t tleTritonSession(int64_t comm, int32_t barrierKind,

@@ -132,11 +132,8 @@ TLE_DEV_INLINE uint32_t compiledOpen(const void *comm, int coop, uint32_t index,
 /// worker whose wait gave up), with the plain group sync: a reduction of
 /// the group's status in every round cost Triton's loops 0.05 us per round
 /// on one H200 (docs/gpu-notes.md, run 26), so the Triton session reduces
-/// it once, at its close (tleTritonSessionClose). Without `Syncs` the
-/// caller makes the group's two syncs, the one before the signal (arrive
-/// and sync) and the one after the wait (wait and sync), around this call
-/// (tritonSessionBarrier, whose failed sessions make the same two).
-template <bool Status = false, bool Syncs = true>
+/// it once, at its close (tleTritonSessionClose).
+template <bool Status = false>
 TLE_DEV_INLINE uint32_t compiledBarrier(const void *comm, int coop,
                                         uint32_t index, int order, int kind,
                                         uint32_t epoch, uint32_t *status,
@@ -146,7 +143,7 @@ TLE_DEV_INLINE uint32_t compiledBarrier(const void *comm, int coop,
   Comm c = checkSlot(comm, index, g.rank, fn);
   // As the stateless halves: arrive and sync order the group's writes
   // before the signal; a wait alone does not sync first.
-  if (Syncs && kind != kBarrierWait)
+  if (kind != kBarrierWait)
     groupSync(g);
   if (kind == kBarrierArrive) {
     if (g.rank < kWarpSize) {
@@ -178,28 +175,24 @@ TLE_DEV_INLINE uint32_t compiledBarrier(const void *comm, int coop,
   }
   if constexpr (Status)
     *status = result;
-  if (Syncs)
-    groupSync(g);
+  groupSync(g);
   return next;
 }
 
 /// What a thread whose session's wait gave up does in each later barrier
 /// half `kind` of the session: the group's syncs of compiledBarrier and
 /// nothing else, so that it keeps step with the threads of its group that
-/// did not wait (they do not know yet; the close tells them). Without
-/// `Syncs`, as compiledBarrier's: only the arrive's reconvergence.
-template <bool Syncs = true>
+/// did not wait (they do not know yet; the close tells them).
 TLE_DEV_INLINE void compiledSkip(int coop, int kind) {
   Group g = makeGroup(coop);
-  if (Syncs && kind != kBarrierWait)
+  if (kind != kBarrierWait)
     groupSync(g);
   if (kind == kBarrierArrive) {
     if (g.rank < kWarpSize && g.kind != kCoopThread)
       syncWarp();
     return;
   }
-  if (Syncs)
-    groupSync(g);
+  groupSync(g);
 }
 
 /// Closes a compiled session: group rank 0 writes the epoch back, so that
