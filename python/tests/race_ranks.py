@@ -104,6 +104,17 @@ def barrier_loop(comm, iters):
         tlx.distributed_barrier(comm)
 
 
+# Below the kernels that docs/debugging.md and docs/triton.md quote by line.
+import tle.flagtree as ft  # noqa: E402
+
+
+# Case flagtree_two_programs: two_programs through tle.flagtree's barrier;
+# the report names this line, not tle.flagtree's.
+@triton.jit
+def shared_slot_flagtree(comm):
+    ft.distributed_barrier(None, comm, "device", index=0)  # line: flagtree slot
+
+
 def main() -> None:
     case = sys.argv[1]
     with Communicator.from_launcher() as comm:
@@ -116,6 +127,8 @@ def main() -> None:
             put_then_read[(1,)](comm.dev_comm, buf.handle, out, N=N, ORDER=order, KIND=kind, extern_libs=libs)
         elif case == "two_programs":
             shared_slot[(2,)](comm.dev_comm, buf.handle, out, N=N, extern_libs=libs)
+        elif case == "flagtree_two_programs":
+            shared_slot_flagtree[(2,)](comm.dev_comm)
         elif case in ("signal", "wrong_peer", "read_early"):
             hops = 2 if case == "wrong_peer" else 1
             put_then_signal[(1,)](comm.dev_comm, buf.handle, out, N=N, HOPS=hops, EARLY=case == "read_early",

@@ -81,6 +81,18 @@ def test_two_programs_on_one_slot(n: int) -> None:
                      rf".*block 1 \(group block\) enters it with sync at \S*{site}", out), out
 
 
+def test_a_flagtree_barrier_is_named_by_the_kernels_line() -> None:
+    """tle.flagtree's builtins are glue, as tle.language's: the slot report
+    names the kernel's line that called distributed_barrier."""
+    proc = _launch(2, "flagtree_two_programs")
+    out = proc.stdout
+    assert proc.returncode == launch.CHECK_STATUS, out
+    site = re.escape(_site("flagtree slot"))
+    assert re.search(rf"block 0 \(group block\) left it at \S*{site}\n"
+                     rf".*block 1 \(group block\) enters it with sync at \S*{site}", out), out
+    assert "flagtree/language.py" not in out, out
+
+
 @pytest.mark.parametrize("n", [2, 4])
 @pytest.mark.parametrize("case", ["barrier", "signal", "flag"])
 def test_correct_kernels_clean(case: str, n: int) -> None:

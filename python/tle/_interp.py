@@ -194,7 +194,10 @@ _ACCESS_LOAD, _ACCESS_STORE, _ACCESS_ATOMIC_LOAD, _ACCESS_ATOMIC_UPDATE = 0, 1, 
 _ORDER_RELAXED = 0
 #: Files whose frames are not the kernel's: a report names the first frame
 #: outside them (the kernel's line, or its @triton.jit helper's).
-_NOT_KERNEL = {__file__, os.path.join(os.path.dirname(__file__), "language.py")}
+# tle.language and tle.flagtree's builtins: a report names the kernel's line
+# that called them, not theirs.
+_NOT_KERNEL = {__file__, os.path.join(os.path.dirname(__file__), "language.py"),
+               os.path.join(os.path.dirname(__file__), "flagtree", "language.py")}
 
 
 def _check_library():
