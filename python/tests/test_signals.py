@@ -289,6 +289,46 @@ def test_device_errors_raise_the_gpu_record(interpret, pair):
     assert comms[0].signals(0, 8) == [0, 0, 2, 0, 0, 0, 0, 0]
 
 
+def context_send(comm, peer, index, context):
+    tlx.signal(comm, peer, index, op="add", value=5, context=context)
+
+
+def context_wait(comm, index, target, context):
+    tlx.signal_wait(comm, index, target, context=context)
+
+
+def test_network_contexts_have_their_own_words(interpret, host_library):
+    comms = Comm.init_all(2, backend=Backend.EMULATOR, n_signals=8, timeout_ms=300, n_contexts=2)
+    try:
+        interpret(context_send)[(1,)](comms[0].dev_comm, 1, 3, 1)
+        # Context 1's word 3, not context 0's (signals() reads context 0).
+        assert comms[1].signals(0, 8) == [0] * 8
+        interpret(context_wait)[(1,)](comms[1].dev_comm, 3, 5, 1)
+        with pytest.raises(Exception) as info:
+            interpret(context_wait)[(1,)](comms[1].dev_comm, 3, 6, 1)
+        e = TLEError.find(info.value)
+        assert e is not None and e.code is Result.TIMEOUT, info.value
+        assert re.search(r"timed out after \d+ ms on signal 3 of context 1: it holds 5, waiting for >= 6",
+                         e.info.message), e.info.message
+    finally:
+        for c in comms:
+            c.destroy()
+    comms = Comm.init_all(2, backend=Backend.EMULATOR, n_signals=8, timeout_ms=300, n_contexts=2)
+    try:
+        with pytest.raises(Exception) as info:
+            interpret(context_send)[(1,)](comms[0].dev_comm, 1, 3, 2)
+        e = TLEError.find(info.value)
+        assert e is not None and e.code is Result.INVALID_ARGUMENT, info.value
+        assert e.info.message.endswith("context id 2 is out of range (the communicator has 2 network contexts: "
+                                       "tleConfig_t::nContexts)"), e.info.message
+        assert comms[1].signals(0, 8) == [0] * 8
+    finally:
+        for c in comms:
+            c.destroy()
+    with pytest.raises(ValueError, match=r"n_contexts must be in 1\.\.8"):
+        Comm.init_all(2, backend=Backend.EMULATOR, n_contexts=9)
+
+
 @pytest.mark.parametrize("kwargs, message", [
     ({"GROUP": "thread", "ORDER": "acquire"}, r"group_kind 'thread' is not available in Triton"),
     ({"GROUP": "block", "ORDER": "release"}, r"signal_wait cannot release"),

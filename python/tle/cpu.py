@@ -209,21 +209,25 @@ class Communicator:
     def init_rank(cls, size: int, unique_id: bytes, rank: int, *, n_barriers: int = 64,
                   timeout_ms: int | None = None, bootstrap_timeout_ms: int | None = None,
                   n_signals: int = 64, on_error: OnError = OnError.DEFAULT,
-                  ranks_per_node: int | None = None) -> Communicator:
+                  ranks_per_node: int | None = None, n_contexts: int = 4) -> Communicator:
         """Rank ``rank`` of ``size`` processes that share ``unique_id``
         (``tle.runtime.get_unique_id()`` on one of them). Collective.
-        ``n_signals``: signal words per rank (``index`` of the signal
-        functions must be below it). ``on_error``: what a failed barrier or
+        ``n_signals``: signal words per rank and network context (``index``
+        of the signal functions must be below it); ``n_contexts``: network
+        contexts (``context`` of the signal functions), each with its own
+        words. ``on_error``: what a failed barrier or
         signal wait does (``tle.runtime.OnError``). ``ranks_per_node``:
         simulated nodes of that many ranks (``rank`` and ``size`` are the
         world's; buffers span a node)."""
         return cls(Comm.init_rank(size, unique_id, rank, 0, backend=Backend.EMULATOR, n_barriers=n_barriers,
                                   timeout_ms=timeout_ms, bootstrap_timeout_ms=bootstrap_timeout_ms,
-                                  n_signals=n_signals, on_error=on_error, ranks_per_node=ranks_per_node))
+                                  n_signals=n_signals, on_error=on_error, ranks_per_node=ranks_per_node,
+                                  n_contexts=n_contexts))
 
     @classmethod
     def from_launcher(cls, *, n_barriers: int = 64, timeout_ms: int | None = None,
-                      bootstrap_timeout_ms: int | None = None, n_signals: int = 64) -> Communicator:
+                      bootstrap_timeout_ms: int | None = None, n_signals: int = 64,
+                      n_contexts: int = 4) -> Communicator:
         """This process's rank of a ``python -m tle.launch`` run (collective
         over its ranks). ``timeout_ms``: the barrier deadline; None takes
         ``TLE_BARRIER_TIMEOUT_MS`` or 10 s, 0 waits forever."""
@@ -242,7 +246,7 @@ class Communicator:
         _interp.start_checks(rank)
         return cls.init_rank(size, unique_id, rank, n_barriers=n_barriers, timeout_ms=timeout_ms,
                              bootstrap_timeout_ms=bootstrap_timeout_ms, n_signals=n_signals,
-                             ranks_per_node=int(per_node) if per_node else None)
+                             ranks_per_node=int(per_node) if per_node else None, n_contexts=n_contexts)
 
     def alloc(self, shape: int | Sequence[int], dtype=np.float32) -> SymmetricBuffer:
         """A zero-filled symmetric buffer (collective: every rank calls it

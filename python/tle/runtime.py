@@ -375,23 +375,26 @@ class Comm:
                   n_barriers: int = 64, timeout_ms: int | None = None,
                   bootstrap_timeout_ms: int | None = None, alloc: Alloc = Alloc.DEFAULT,
                   n_signals: int = 64, on_error: OnError = OnError.DEFAULT,
-                  ranks_per_node: int | None = None) -> Comm:
+                  ranks_per_node: int | None = None, n_contexts: int = 4) -> Comm:
         """One rank of a communicator of ``n_ranks`` processes
         (``tleCommInitRank``; collective). ``timeout_ms`` is the device wait
         deadline: None for ``$TLE_BARRIER_TIMEOUT_MS`` or its default, 0 to
         wait forever. ``alloc`` chooses the CUDA backend's memory
         (``Alloc.DEFAULT``: ``$TLE_CUDA_ALLOC`` or TLE's default).
-        ``n_signals``: signal words per rank. ``on_error``: what a failed
-        device wait does (``OnError``). ``ranks_per_node``: simulated nodes
-        of that many ranks (emulator; ``rank`` and ``n_ranks`` are the
-        world's, and every later collective is the whole world's)."""
+        ``n_signals``: signal words per rank and network context;
+        ``n_contexts``: network contexts (FlagCX's ``contextId``, 1 to
+        ``MAX_CONTEXTS``), each with its own signal words and counters.
+        ``on_error``: what a failed device wait does (``OnError``).
+        ``ranks_per_node``: simulated nodes of that many ranks (emulator;
+        ``rank`` and ``n_ranks`` are the world's, and every later
+        collective is the whole world's)."""
         if len(unique_id) != UNIQUE_ID_BYTES:
             raise ValueError(f"unique_id must be {UNIQUE_ID_BYTES} bytes; got {len(unique_id)}")
         uid = _UniqueId.from_buffer_copy(unique_id)
         n_ranks = _integer("n_ranks", n_ranks, _C_INT)
         per_node = _ranks_per_node(ranks_per_node, n_ranks)
         config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms, alloc, n_signals, on_error,
-                         ranks_per_node=per_node)
+                         ranks_per_node=per_node, n_contexts=n_contexts)
         rank = _integer("rank", rank, _C_INT)
         device = _integer("device", device, _C_INT)
         out = _vp()
@@ -402,7 +405,7 @@ class Comm:
     @classmethod
     def init_all(cls, n_ranks: int, *, devices: Sequence[int] | None = None, backend: Backend = Backend.EMULATOR,
                  n_barriers: int = 64, timeout_ms: int | None = None, n_signals: int = 64,
-                 ranks_per_node: int | None = None) -> list[Comm]:
+                 ranks_per_node: int | None = None, n_contexts: int = 4) -> list[Comm]:
         """All ``n_ranks`` ranks in this process (``tleCommInitAll``);
         ``devices``, when given, names one device per rank.
         ``ranks_per_node`` splits them into simulated nodes of that many
@@ -410,7 +413,8 @@ class Comm:
         ``size`` are then the world's, ``node`` the node's; None: one node."""
         n_ranks = _integer("n_ranks", n_ranks, _C_INT)
         per_node = _ranks_per_node(ranks_per_node, n_ranks)
-        config = _config(backend, n_barriers, timeout_ms, None, n_signals=n_signals, ranks_per_node=per_node)
+        config = _config(backend, n_barriers, timeout_ms, None, n_signals=n_signals, ranks_per_node=per_node,
+                         n_contexts=n_contexts)
         devs = None
         if devices is not None:
             devices = list(devices)
@@ -425,14 +429,15 @@ class Comm:
     @classmethod
     def init_from_nccl(cls, nccl_comm: int, *, backend: Backend = Backend.CUDA, n_barriers: int = 64,
                        timeout_ms: int | None = None, bootstrap_timeout_ms: int | None = None,
-                       alloc: Alloc = Alloc.DEFAULT, n_signals: int = 64) -> Comm:
+                       alloc: Alloc = Alloc.DEFAULT, n_signals: int = 64, n_contexts: int = 4) -> Comm:
         """This rank's communicator over the ranks of the NCCL communicator
         at address ``nccl_comm`` (an ``ncclComm_t``), exchanging through
         NCCL's all-gather (``tleCommInitFromNccl``; collective). The
         process must already have the libnccl that made it loaded (as
         PyTorch does)."""
         comm_ptr = _integer("nccl_comm", nccl_comm, _C_SIZE_T)
-        config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms, alloc, n_signals)
+        config = _config(backend, n_barriers, timeout_ms, bootstrap_timeout_ms, alloc, n_signals,
+                         n_contexts=n_contexts)
         out = _vp()
         _check(library().tleCommInitFromNccl(ctypes.byref(out), comm_ptr, None, ctypes.byref(config)),
                "tleCommInitFromNccl")

@@ -260,7 +260,8 @@ class Communicator:
     def from_process_group(cls, group: dist.ProcessGroup | None = None, device: int | torch.device | None = None,
                            *, n_barriers: int = 256, timeout_ms: int | None = None,
                            bootstrap_timeout_ms: int | None = None, bootstrap: str = "tle",
-                           alloc: Alloc = Alloc.DEFAULT, n_signals: int = 64) -> Communicator:
+                           alloc: Alloc = Alloc.DEFAULT, n_signals: int = 64,
+                           n_contexts: int = 4) -> Communicator:
         """Create a communicator over ``group`` (default: the world), whose
         processes must all run on this node, one GPU each. Collective.
 
@@ -278,7 +279,9 @@ class Communicator:
         is the number of barrier slots (``index`` must be below it; 256 by
         default, so that ``tle.ops`` launches one program per SM, each on
         its own slot: docs/ops.md),
-        ``n_signals`` the number of signal words per rank.
+        ``n_signals`` the number of signal words per rank and network
+        context, ``n_contexts`` the network contexts (FlagCX's
+        ``contextId``), each with its own signal words and counters.
         ``timeout_ms`` is the device wait deadline: None for
         ``$TLE_BARRIER_TIMEOUT_MS`` or its default, 0 to wait forever.
         """
@@ -303,7 +306,7 @@ class Communicator:
             with torch.cuda.device(index):
                 comm = Comm.init_from_nccl(_nccl_comm_of(group, index), n_barriers=n_barriers,
                                            timeout_ms=timeout_ms, bootstrap_timeout_ms=bootstrap_timeout_ms,
-                                           alloc=alloc, n_signals=n_signals)
+                                           alloc=alloc, n_signals=n_signals, n_contexts=n_contexts)
             return cls(comm, index, group)
         if bootstrap != "tle":
             raise ValueError(f"bootstrap must be 'tle' or 'nccl'; got {bootstrap!r}")
@@ -318,7 +321,7 @@ class Communicator:
                                   backend=Backend.EMULATOR if index is None else Backend.CUDA,
                                   n_barriers=n_barriers, timeout_ms=timeout_ms,
                                   bootstrap_timeout_ms=bootstrap_timeout_ms, alloc=alloc,
-                                  n_signals=n_signals)
+                                  n_signals=n_signals, n_contexts=n_contexts)
         return cls(comm, index, group)
 
     def alloc(self, shape: int | Sequence[int], dtype: torch.dtype = torch.float32) -> SymmetricBuffer:
@@ -513,7 +516,7 @@ class SharedGpu:
     """
 
     def __init__(self, n_ranks: int, device: int | None = None, *, n_barriers: int = 64,
-                 timeout_ms: int | None = None, n_signals: int = 64):
+                 timeout_ms: int | None = None, n_signals: int = 64, n_contexts: int = 4):
         if interpreting():
             raise ValueError("SharedGpu runs kernels compiled for the GPU, but TRITON_INTERPRET=1: unset it, or use "
                              "CPU ranks (python -m tle.launch --ranks N, tle.cpu)")
@@ -524,7 +527,8 @@ class SharedGpu:
         self.device = torch.cuda.current_device() if device is None else int(device)
         with torch.cuda.device(self.device):
             comms = Comm.init_all(n_ranks, devices=[self.device] * n_ranks, backend=Backend.CUDA,
-                                  n_barriers=n_barriers, timeout_ms=timeout_ms, n_signals=n_signals)
+                                  n_barriers=n_barriers, timeout_ms=timeout_ms, n_signals=n_signals,
+                                  n_contexts=n_contexts)
             #: The ranks' communicators, by rank.
             self.ranks: list[Communicator] = [Communicator(c, self.device) for c in comms]
         for r in self.ranks:

@@ -7,8 +7,8 @@
 // (tleAllocDefault: TLE_CUDA_ALLOC) is checked on every backend, though
 // only the CUDA one uses it; a config from an older tle.h, shorter than
 // today's, takes the defaults of the fields it lacks. Also nSignals: the
-// signal words it allocates, its range, and a config from before it; and a
-// config from before onError.
+// signal words it allocates, its range, and a config from before it; a
+// config from before onError; and nContexts, the network contexts.
 //
 //===----------------------------------------------------------------------===//
 
@@ -193,6 +193,60 @@ TEST(ConfigTest, SignalWordsAreAllocatedAndMapped) {
     EXPECT_NE(std::string(tleGetLastErrorDetail()).find("config.nSignals"),
               std::string::npos);
   }
+}
+
+// nContexts: every network context's signal words, counters and shadows
+// (nSignalWords of each), the net handles of the contexts that exist;
+// out-of-range counts are refused with nothing created; a config from
+// before the field gets the default, 4.
+TEST(ConfigTest, NetworkContextsEachHaveTheirWords) {
+  tleConfig_t cfg = TLE_CONFIG_INITIALIZER;
+  EXPECT_EQ(cfg.nContexts, 4u);
+  cfg.nSignals = 5;
+  cfg.nContexts = 3;
+  tleComm_t comms[2] = {};
+  ASSERT_EQ(tleCommInitAll(comms, 2, nullptr, &cfg), tleSuccess);
+  for (tleComm_t c : comms) {
+    void *dcp;
+    ASSERT_EQ(tleCommGetDevComm(c, &dcp), tleSuccess);
+    const auto *d = static_cast<const tle::DevComm *>(dcp);
+    EXPECT_EQ(d->nContexts, 3u);
+    EXPECT_EQ(d->nSignals, 5u);
+    EXPECT_EQ(d->nSignalWords, 15u);
+    EXPECT_EQ(d->nCounters, 5u);
+    EXPECT_EQ(d->counters, d->signals + 15);
+    for (uint32_t w = 0; w < 15 + 15; ++w)
+      EXPECT_EQ(d->signals[w], 0u) << w; // the words, then the counters
+    for (uint32_t w = 0; w < 15; ++w)
+      EXPECT_EQ(d->shadows[w], 0u) << w;
+    for (uint32_t k = 0; k < tle::kMaxContexts; ++k) {
+      EXPECT_EQ(d->nets[k].magic, k < 3 ? tle::kDevNetMagic : 0u) << k;
+      if (k < 3)
+        EXPECT_EQ(d->nets[k].context, k);
+    }
+  }
+  for (tleComm_t c : comms)
+    EXPECT_EQ(tleCommDestroy(c), tleSuccess);
+
+  for (uint32_t bad : {0u, uint32_t(TLE_MAX_CONTEXTS) + 1}) {
+    cfg.nContexts = bad;
+    tleComm_t comm = nullptr;
+    EXPECT_EQ(tleCommInitAll(&comm, 1, nullptr, &cfg), tleInvalidArgument);
+    EXPECT_EQ(comm, nullptr);
+    EXPECT_NE(std::string(tleGetLastErrorDetail()).find("config.nContexts"),
+              std::string::npos)
+        << tleGetLastErrorDetail();
+  }
+
+  tleConfig_t old = TLE_CONFIG_INITIALIZER;
+  old.nContexts = 7; // past the shorter struct: not read
+  old.size = offsetof(tleConfig_t, nContexts);
+  tleComm_t comm = nullptr;
+  ASSERT_EQ(tleCommInitAll(&comm, 1, nullptr, &old), tleSuccess);
+  void *dcp;
+  ASSERT_EQ(tleCommGetDevComm(comm, &dcp), tleSuccess);
+  EXPECT_EQ(static_cast<const tle::DevComm *>(dcp)->nContexts, 4u);
+  EXPECT_EQ(tleCommDestroy(comm), tleSuccess);
 }
 
 // A caller compiled against the tle.h that had no nSignals passes a
