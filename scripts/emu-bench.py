@@ -5,7 +5,8 @@
 One kernel (bench/kernels/emu_sync_loop.mlir): every block syncs on its own
 slot N times (acq_rel, block group, 32 threads per block), run by tlerun on
 the emulator with --repeat and a fixed seed. For each row (ranks x blocks)
-it prints the median wall time per launch that tlerun reports and the CPU
+it prints the median wall time per launch that tlerun reports (with its
+min and max over the launches, 5 by default) and the CPU
 time per launch of the whole tlerun process (JIT compile included, so it
 overstates small rows a little; it is what a shared, loaded machine does
 not inflate), race check on (the default) and off, the peak resident
@@ -62,8 +63,9 @@ ALL_ROWS = ["2x1", "4x4", "8x1", "16x1", "32x1", "64x1", "72x1", "128x1"]
 
 
 def run(tlerun, row, barriers, repeat, race):
-    """tlerun's median wall ms per launch, the process's CPU ms per launch,
-    and its peak resident memory in MiB (wait4's rusage of that child)."""
+    """tlerun's (min, median, max) wall ms per launch, the process's CPU ms
+    per launch, and its peak resident memory in MiB (wait4's rusage of that
+    child)."""
     ranks, blocks = row.split("x")
     cmd = [str(tlerun), str(KERNEL), "--kernel", "sync_loop", "--ranks", ranks,
            "--grid", blocks, "--block", "32", "--arg", str(barriers),
@@ -76,15 +78,22 @@ def run(tlerun, row, barriers, repeat, race):
     p.returncode = os.waitstatus_to_exitcode(status)
     if p.returncode != 0:
         sys.exit(f"emu-bench: {' '.join(cmd)} failed ({p.returncode}):\n{err[-2000:]}")
-    m = re.search(r"median ([0-9.]+) ms", err)
+    m = re.search(r"min ([0-9.]+) ms, median ([0-9.]+) ms, max ([0-9.]+) ms", err)
     if not m:
-        sys.exit(f"emu-bench: no median in tlerun's summary:\n{err[-2000:]}")
+        sys.exit(f"emu-bench: no min, median and max in tlerun's summary:\n{err[-2000:]}")
     cpu = usage.ru_utime + usage.ru_stime
-    return float(m.group(1)), 1000.0 * cpu / repeat, usage.ru_maxrss / 1024.0
+    wall = tuple(float(m.group(i)) for i in (1, 2, 3))
+    return wall, 1000.0 * cpu / repeat, usage.ru_maxrss / 1024.0
 
 
 def fmt(ms):
     return f"{ms / 1000:.2f} s" if ms >= 1000 else f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
+
+
+def fmt_wall(wall):
+    """The median wall time with its [min-max] over the launches."""
+    low, median, high = wall
+    return f"{fmt(median)} [{fmt(low)}-{fmt(high)}]"
 
 
 def main():
@@ -92,7 +101,7 @@ def main():
     ap.add_argument("--build-dir", default=str(ROOT / "build"))
     ap.add_argument("--rows", help=f"comma-separated RANKSxBLOCKS (default {','.join(CI_ROWS)}; "
                                    f"'all' for {','.join(ALL_ROWS)})")
-    ap.add_argument("--repeat", type=int, default=3, help="launches per measurement (default 3)")
+    ap.add_argument("--repeat", type=int, default=5, help="launches per measurement (default 5)")
     ap.add_argument("--barriers", type=int, default=1000, help="syncs per block (default 1000)")
     ap.add_argument("--check", action="store_true", help="fail past 3x the recorded CPU figures")
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
@@ -110,20 +119,20 @@ def main():
 
     print(f"emu-bench: {KERNEL.relative_to(ROOT)}, {args.barriers} block syncs per block, "
           f"32 threads per block, {args.repeat} launches per figure, seed 1, {os.cpu_count()} CPUs")
-    head = ["ranks x blocks", "race check: wall", "cpu", "no race check: wall", "cpu",
+    head = ["ranks x blocks", "race check: wall [min-max]", "cpu", "no race check: wall [min-max]", "cpu",
             "checker cost (cpu)", "peak memory (on / off)", "issue 30 (on / off)",
             "bound (cpu, on / off)"]
     if args.markdown:
         print("| " + " | ".join(head) + " |\n|" + " --- |" * len(head))
     else:
-        print("  ".join(f"{h:>18}" for h in head))
+        print("  ".join(f"{h:>28}" if "wall" in h else f"{h:>18}" for h in head))
     failures = []
     for row in rows:
         on_wall, on_cpu, on_mem = run(tlerun, row, args.barriers, args.repeat, True)
         off_wall, off_cpu, off_mem = run(tlerun, row, args.barriers, args.repeat, False)
         issue = ISSUE.get(row)
         bound = BOUNDS.get(row)
-        cells = [row, fmt(on_wall), fmt(on_cpu), fmt(off_wall), fmt(off_cpu),
+        cells = [row, fmt_wall(on_wall), fmt(on_cpu), fmt_wall(off_wall), fmt(off_cpu),
                  f"{on_cpu / off_cpu:.2f}x",
                  f"{on_mem:.0f} / {off_mem:.0f} MiB",
                  f"{fmt(issue[0])} / {fmt(issue[1])}" if issue else "",
@@ -131,7 +140,7 @@ def main():
         if args.markdown:
             print("| " + " | ".join(cells) + " |", flush=True)
         else:
-            print("  ".join(f"{c:>18}" for c in cells), flush=True)
+            print("  ".join(f"{c:>28}" if i in (1, 3) else f"{c:>18}" for i, c in enumerate(cells)), flush=True)
         if judged and bound:
             for what, got, recorded in (("race check", on_cpu, bound[0]), ("no race check", off_cpu, bound[1])):
                 if got > 3 * recorded:
