@@ -268,6 +268,22 @@ def test_a_timed_out_wait_names_its_python_line(interpret, pair):
     assert report["culprit"] == 1
 
 
+def counter_never(comm):
+    tlx.counter_wait(comm, 2, 1)
+
+
+def test_a_timed_out_counter_wait_names_its_python_line(interpret, pair):
+    # No put ever adds to counter 2: the wait's record carries its Python
+    # line (tleTritonWaitCounterAt), as the barrier's and the signal's do.
+    comms, _ = pair
+    with pytest.raises(Exception) as info:
+        interpret(counter_never)[(1,)](comms[0].dev_comm)
+    assert TLEError.find(info.value).code is Result.TIMEOUT
+    report = comms[0].job_error()
+    where = f"{os.path.relpath(__file__)}:{counter_never.__code__.co_firstlineno + 1}"
+    assert report["ranks"][0]["site"] == where, report
+
+
 def bad_peer(mem, peer):
     tlx.intra_pointer(mem, 0, peer)
 

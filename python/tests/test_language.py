@@ -44,7 +44,8 @@ class ExternCall:
 
 #: The entry points whose ``...At`` twin tle.language calls.
 SITE_TWINS = {"tleTritonBarrier", "tleTritonTeamBarrier", "tleTritonSession", "tleTritonSignal",
-              "tleTritonTeamSignal", "tleTritonSignalWait", "tleTritonContextSignal", "tleTritonContextSignalWait"}
+              "tleTritonTeamSignal", "tleTritonSignalWait", "tleTritonContextSignal", "tleTritonContextSignalWait",
+              "tleTritonWaitCounter", "tleTritonWaitSignalShadow"}
 
 
 def extern_calls(ttir: str) -> list[ExternCall]:

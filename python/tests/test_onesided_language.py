@@ -188,11 +188,12 @@ CALLED = {
     "tleTritonPutValue": ["I32", "I64", "I64", "I64", "I64", "I32", "I32", "I32", "I32", "I64", "I32", "I32",
                           "I32"],
     "tleTritonFlush": ["I32", "I64", "I32", "I32", "I32"],
-    "tleTritonWaitCounter": ["I32", "I64", "I32", "I64", "I32", "I32", "I32"],
+    # The waits are called through their twins with the call site last.
+    "tleTritonWaitCounterAt": ["I32", "I64", "I32", "I64", "I32", "I32", "I32", "I32"],
     "tleTritonReadCounter": ["I64", "I64", "I32", "I32", "I32"],
     "tleTritonResetCounter": ["I32", "I64", "I32", "I32"],
     "tleTritonIncreaseSignalShadow": ["I32", "I64", "I32", "I64", "I32"],
-    "tleTritonWaitSignalShadow": ["I32", "I64", "I32", "I32", "I32", "I32"],
+    "tleTritonWaitSignalShadowAt": ["I32", "I64", "I32", "I32", "I32", "I32", "I32"],
 }
 
 

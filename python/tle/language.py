@@ -301,7 +301,7 @@ def _call(symbol: str, args: list[Any], ret: core.dtype, _semantic,
 #: (abi.def, "Call sites"); tle.language calls the twin.
 _SITE_TWINS = frozenset({"tleTritonBarrier", "tleTritonTeamBarrier", "tleTritonSession", "tleTritonSignal",
                          "tleTritonTeamSignal", "tleTritonSignalWait", "tleTritonContextSignal",
-                         "tleTritonContextSignalWait"})
+                         "tleTritonContextSignalWait", "tleTritonWaitCounter", "tleTritonWaitSignalShadow"})
 
 
 def _is_context_zero(context: Any) -> bool:
@@ -1025,6 +1025,7 @@ def _counter_wait(symbol, comm, index, target, context, group_kind, order, _sema
             _int32("context", context, _semantic),
             _constant(_signal_group(group_kind, _semantic), core.int32, _semantic),
             _constant(_observer_order(order, "counter_wait"), core.int32, _semantic)]
+    symbol = _with_site(symbol, args, _semantic)
     _call(symbol, args, core.int32, _semantic, library, result=False)
 
 
@@ -1072,6 +1073,7 @@ def _shadow_wait(symbol, comm, index, context, group_kind, order, _semantic, lib
     args = [comm, _int32(index_name, index, _semantic), _int32("context", context, _semantic),
             _constant(_signal_group(group_kind, _semantic), core.int32, _semantic),
             _constant(_observer_order(order, "shadow_wait"), core.int32, _semantic)]
+    symbol = _with_site(symbol, args, _semantic)
     _call(symbol, args, core.int32, _semantic, library, result=False)
 
 

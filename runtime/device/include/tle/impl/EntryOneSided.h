@@ -1247,19 +1247,50 @@ TLE_DEVICE_API int32_t tleTritonFlush(int64_t comm, int32_t contextId,
         Fn::tleTritonFlush);
   return 0;
 }
+namespace tle::impl {
+/// tleTritonWaitCounter and its `At` twin: the status-returning form, as
+/// tleTritonSignalWait.
+TLE_DEV_INLINE int32_t tritonWaitCounter(int64_t comm, int32_t counter,
+                                         int64_t least, int32_t contextId,
+                                         int32_t groupKind, int32_t order,
+                                         FnAt fn) {
+  const void *c = addressOf(comm);
+  auto ctr = static_cast<uint32_t>(counter);
+  auto context = static_cast<uint32_t>(contextId);
+  checkWordArgs(c, ctr, true, context, 64, fn);
+  return static_cast<int32_t>(waitCounter</*Status=*/true>(
+      c, ctr, static_cast<uint64_t>(least), groupKind, order, fn, context));
+}
+/// tleTritonWaitSignalShadow and its `At` twin.
+TLE_DEV_INLINE int32_t tritonWaitShadow(int64_t comm, int32_t signal,
+                                        int32_t contextId, int32_t groupKind,
+                                        int32_t order, FnAt fn) {
+  const void *c = addressOf(comm);
+  auto sig = static_cast<uint32_t>(signal);
+  auto context = static_cast<uint32_t>(contextId);
+  checkWordArgs(c, sig, false, context, 64, fn);
+  return static_cast<int32_t>(
+      waitShadow</*Status=*/true>(c, sig, groupKind, order, fn, context));
+}
+} // namespace tle::impl
+
 TLE_DEVICE_API int32_t tleTritonWaitCounter(int64_t comm, int32_t counter,
                                             int64_t least, int32_t contextId,
                                             int32_t groupKind, int32_t order) {
   TLE_ENTRY(tleTritonWaitCounter);
   using namespace tle::impl;
-  const void *c = addressOf(comm);
-  auto ctr = static_cast<uint32_t>(counter);
-  checkWordArgs(c, ctr, true, static_cast<uint32_t>(contextId), 64,
-                Fn::tleTritonWaitCounter);
-  // The status-returning form, as tleTritonSignalWait.
-  return static_cast<int32_t>(waitCounter</*Status=*/true>(
-      c, ctr, static_cast<uint64_t>(least), groupKind, order,
-      Fn::tleTritonWaitCounter, static_cast<uint32_t>(contextId)));
+  return tritonWaitCounter(comm, counter, least, contextId, groupKind, order,
+                           Fn::tleTritonWaitCounter);
+}
+TLE_DEVICE_API int32_t tleTritonWaitCounterAt(int64_t comm, int32_t counter,
+                                              int64_t least, int32_t contextId,
+                                              int32_t groupKind, int32_t order,
+                                              int32_t site) {
+  TLE_ENTRY(tleTritonWaitCounter);
+  using namespace tle::impl;
+  return tritonWaitCounter(
+      comm, counter, least, contextId, groupKind, order,
+      FnAt(Fn::tleTritonWaitCounter, static_cast<uint32_t>(site)));
 }
 TLE_DEVICE_API int64_t tleTritonReadCounter(int64_t comm, int32_t counter,
                                             int32_t contextId, int32_t order) {
@@ -1306,13 +1337,19 @@ TLE_DEVICE_API int32_t tleTritonWaitSignalShadow(int64_t comm, int32_t signal,
                                                  int32_t order) {
   TLE_ENTRY(tleTritonWaitSignalShadow);
   using namespace tle::impl;
-  const void *c = addressOf(comm);
-  auto sig = static_cast<uint32_t>(signal);
-  checkWordArgs(c, sig, false, static_cast<uint32_t>(contextId), 64,
-                Fn::tleTritonWaitSignalShadow);
-  return static_cast<int32_t>(waitShadow</*Status=*/true>(
-      c, sig, groupKind, order, Fn::tleTritonWaitSignalShadow,
-      static_cast<uint32_t>(contextId)));
+  return tritonWaitShadow(comm, signal, contextId, groupKind, order,
+                          Fn::tleTritonWaitSignalShadow);
+}
+TLE_DEVICE_API int32_t tleTritonWaitSignalShadowAt(int64_t comm, int32_t signal,
+                                                   int32_t contextId,
+                                                   int32_t groupKind,
+                                                   int32_t order,
+                                                   int32_t site) {
+  TLE_ENTRY(tleTritonWaitSignalShadow);
+  using namespace tle::impl;
+  return tritonWaitShadow(
+      comm, signal, contextId, groupKind, order,
+      FnAt(Fn::tleTritonWaitSignalShadow, static_cast<uint32_t>(site)));
 }
 
 #endif // TLE_IMPL_ENTRYONESIDED_H
