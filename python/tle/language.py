@@ -310,6 +310,7 @@ def _is_context_zero(context: Any) -> bool:
     value = core._unwrap_if_constexpr(context)
     return isinstance(value, int) and not isinstance(value, bool) and value == 0
 
+
 _LOC = re.compile(r'"([^"]+)":(\d+):\d+')
 
 

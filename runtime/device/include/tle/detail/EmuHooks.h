@@ -124,9 +124,9 @@ struct WaitInfo {
   const char *what; ///< "barrier wait", "grid arrive", "signal wait"
   // Initialised here so that a barrier's WaitInfo, written with the six
   // fields above, is complete.
-  uint32_t signal = 0; ///< 1: a signal wait
-  uint64_t seen = 0;   ///< signal wait: the word's value at the last poll
-  uint64_t wanted = 0; ///< signal wait: the value it waits for (>=)
+  uint32_t signal = 0;  ///< 1: a signal wait
+  uint64_t seen = 0;    ///< signal wait: the word's value at the last poll
+  uint64_t wanted = 0;  ///< signal wait: the value it waits for (>=)
   uint32_t context = 0; ///< signal wait: the signal's network context
   /// A wait on a net word (docs/design.md, "Teams"): the team whose
   /// barrier waits (kTeamInter, or kTeamWorld for WORLD's inter half), and
