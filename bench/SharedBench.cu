@@ -23,6 +23,8 @@
 //   triton           bench/kernels/triton_loop.py's session loop, compiled
 //                    by Triton with TLE's bitcode, PTX from --triton-dir
 //   triton-stateless the same kernel's loop of stateless barriers
+//                    (--cubin: every PTX row loads FILE.cubin beside its
+//                    FILE.ptx, compiled ahead of time, not the driver's JIT)
 //   bare             a bare flag barrier over the same symmetric memory:
 //                    st.release.sys / ld.acquire.sys, epoch in a register,
 //                    one 128-byte line per CTA, no checks
@@ -96,6 +98,9 @@ struct Options {
   int reps = 7;
   std::string tlecPtx;
   std::string tritonDir;
+  /// Load FILE.cubin beside each FILE.ptx (ptxas ahead of time, as
+  /// Triton's own launcher does) instead of the driver's JIT of the PTX.
+  bool cubin = false;
 };
 
 /// %smid of the calling thread's SM.
@@ -250,15 +255,24 @@ std::string readFile(const std::string &path) {
   return s.str();
 }
 
-/// Loads the PTX entry `name` of `path`; false (after saying why) if absent.
+/// Whether loadPtx takes the cubin beside each PTX (Options::cubin).
+bool gCubin = false;
+
+/// Loads the PTX entry `name` of `path` (with gCubin, of the cubin beside
+/// it); false (after saying why) if absent.
 bool loadPtx(const std::string &path, const char *name, PtxKernel &k) {
-  std::string ptx = readFile(path);
-  if (ptx.empty()) {
-    std::printf("INFO,skip,%s: no PTX at %s\n", name, path.c_str());
+  std::string file = path;
+  if (gCubin && file.size() > 4 && file.substr(file.size() - 4) == ".ptx")
+    file = file.substr(0, file.size() - 4) + ".cubin";
+  std::string image = readFile(file);
+  if (image.empty()) {
+    std::printf("INFO,skip,%s: no %s at %s\n", name,
+                gCubin ? "cubin" : "PTX", file.c_str());
     return false;
   }
+  std::printf("INFO,load,%s,%s\n", name, file.c_str());
   CUmodule mod;
-  CU(cuModuleLoadData(&mod, ptx.c_str()));
+  CU(cuModuleLoadData(&mod, image.c_str()));
   CU(cuModuleGetFunction(&k.fn, mod, name));
   return true;
 }
@@ -719,11 +733,13 @@ int main(int argc, char **argv) {
       o.tlecPtx = v, ++i;
     else if (a == "--triton-dir" && v)
       o.tritonDir = v, ++i;
+    else if (a == "--cubin")
+      o.cubin = true;
     else {
       std::printf("usage: tle-bench-shared [--sections "
                   "shared,graph,shared-diag,ladder,placement] "
                   "[--ctas 1,8,32,66] [--diag-ctas 64,65,66,67] [--reps N "
-                  "(>= 5)] [--tlec-ptx FILE] [--triton-dir DIR]\n");
+                  "(>= 5)] [--tlec-ptx FILE] [--triton-dir DIR] [--cubin]\n");
       return 2;
     }
   }
@@ -742,6 +758,7 @@ int main(int argc, char **argv) {
   CK(cudaGetDeviceProperties(&prop, 0));
   std::printf("INFO,gpu,%s,%d SMs,two ranks on device 0\n", prop.name,
               prop.multiProcessorCount);
+  gCubin = o.cubin;
   Kernels k;
   if (!o.tlecPtx.empty() && loadPtx(o.tlecPtx, "shared_loop", k.tlec)) {
     k.haveTlec = true;
