@@ -266,8 +266,8 @@ bool loadPtx(const std::string &path, const char *name, PtxKernel &k) {
     file = file.substr(0, file.size() - 4) + ".cubin";
   std::string image = readFile(file);
   if (image.empty()) {
-    std::printf("INFO,skip,%s: no %s at %s\n", name,
-                gCubin ? "cubin" : "PTX", file.c_str());
+    std::printf("INFO,skip,%s: no %s at %s\n", name, gCubin ? "cubin" : "PTX",
+                file.c_str());
     return false;
   }
   std::printf("INFO,load,%s,%s\n", name, file.c_str());
