@@ -11,7 +11,9 @@
 // Results are CSV lines RESULT,<section>,<impl>,<x>,<us>,<note> (x: CTAs
 // per rank), which bench/run.sh collects and bench/report.py judges.
 //
-// Section `shared`, the rows of docs/benchmarks.md ("One GPU"):
+// Section `shared`, the rows of docs/benchmarks.md ("One GPU"), every slot
+// row on the same slots: launch i of each row on the placement i mod 8
+// (kPlacements), the rows continuing each other's epochs:
 //   stateless        flagcxIntraBarrierSyncS, what a compiler emitted before
 //                    barrier sessions (the epoch read and written per call)
 //   session          tle::BarrierSession (tle/session.h)
@@ -25,9 +27,11 @@
 //   triton-stateless the same kernel's loop of stateless barriers
 //                    (--cubin: every PTX row loads FILE.cubin beside its
 //                    FILE.ptx, compiled ahead of time, not the driver's JIT)
-//   bare             a bare flag barrier over the same symmetric memory:
-//                    st.release.sys / ld.acquire.sys, epoch in a register,
-//                    one 128-byte line per CTA, no checks
+//   bare             a bare flag barrier on the slot's own words (two
+//                    ranks): st.release.sys / ld.acquire.sys, addresses and
+//                    epoch loaded once, no checks (bareSlotLoop)
+//   bare-inbox       the same on symmetric memory of its own, one 128-byte
+//                    line per CTA (the `bare` of runs before 38; the ladder's)
 // Section `graph` checks rather than measures: tlec's session loop (or the
 // session entry points from CUDA C++) of both ranks captured in one CUDA
 // graph, replayed 20 times, then a stateless launch on the same slots; each
@@ -79,7 +83,14 @@ constexpr int kThreads = 128;
 constexpr uint32_t kSlots = 1536;
 /// Slot ranges: each row family has its own, so no two share epochs by
 /// accident (the diag section chooses reuse on purpose).
-constexpr uint32_t kSlotRows = 0; // up to 128 slots per row kind
+constexpr uint32_t kSlotRows = 0; // kPlacements bases of 128 slots
+/// The shared section's placements: launch `rep` of every slot row runs on
+/// slots kSlotRows + (rep % kPlacements) * 128 + [0, ctas). Where a slot's
+/// words lie moves a row by up to 9% at 8 CTAs per rank with the same code
+/// (docs/gpu-notes.md, run 33), so rows on ranges of their own compared
+/// placements as much as code; now every row meets the same placements in
+/// the same order, and its median is over them.
+constexpr uint32_t kPlacements = 8;
 constexpr uint32_t kSlotFresh =
     1024; // the diag section's fresh slots (2 passes)
 constexpr uint32_t kSlotGraph = 1280;  // the graph check's C++ loop
@@ -212,6 +223,45 @@ __global__ void bareLoop(Inboxes inbox, int rank, int iters, uint32_t *epochs,
     epochs[blockIdx.x] = epoch;
 }
 
+/// The bare flag barrier on a slot's own words (two ranks): the same
+/// protocol on the same words as the session (its store arrive writes the
+/// count the word reaches, epoch + 1; the poll waits for it), with the
+/// words' addresses and the epoch loaded once, no checks, no timeout, and
+/// the epoch word written back at the end, so that the slot's other rows
+/// continue from it. What is left of a session's round once its software
+/// is gone, on the placements the session rows meet.
+__global__ void bareSlotLoop(const void *comm, uint32_t slotBase, int iters,
+                             Out out) {
+  using namespace tle::impl;
+  const uint32_t slot = slotBase + blockIdx.x;
+  uint32_t *theirs = nullptr, *epochs = nullptr;
+  const uint32_t *mine = nullptr;
+  uint32_t epoch = 0;
+  if (threadIdx.x == 0) {
+    Comm c = checkSlot(comm, slot, 0, kSessionFn);
+    theirs = outFlag(c, slot, 0);
+    mine = inFlag(c, slot, 0);
+    epochs = epochWord(c, slot);
+    epoch = loadRelaxedGpu(epochs);
+  }
+  uint64_t t0 = 0;
+  for (int i = -1; i < iters; ++i) {
+    if (i == 0)
+      t0 = globalTimer();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      ++epoch;
+      Ptx::stReleaseSys(theirs, epoch);
+      while (int32_t(Ptx::ldAcquireSys(mine) - epoch) < 0) {
+      }
+    }
+    __syncthreads();
+  }
+  finish(out, t0);
+  if (threadIdx.x == 0)
+    storeRelaxedGpu(epochs, epoch);
+}
+
 } // namespace
 
 /// SharedNoAbortCheck.cu: sessionLoop built with TLE_NO_ABORT_CHECK.
@@ -336,6 +386,7 @@ enum class Path {
   Triton,
   TritonStateless,
   Bare,
+  BareSlot,
   BareRed,
   BareRedEpoch
 };
@@ -387,6 +438,10 @@ double launchOnce(World &w, const Kernels &k, const Options &o, Path path,
     case Path::Bare:
       bareLoop<<<ctas, kThreads, 0, s>>>(w.inbox[r], r, o.iters,
                                          w.bareEpochs[r], out);
+      break;
+    case Path::BareSlot:
+      bareSlotLoop<<<ctas, kThreads, 0, s>>>(w.dcomm[r], slotBase, o.iters,
+                                             out);
       break;
     case Path::BareRed:
       bareLoop<true><<<ctas, kThreads, 0, s>>>(
@@ -452,13 +507,15 @@ struct Row {
   int multi = 0, both = 0;
 };
 
+/// `reps` launches of `path`; with `placements` > 1, launch `rep` runs on
+/// slots slotBase + (rep % placements) * 128 (see kPlacements).
 Row measure(World &w, const Kernels &k, const Options &o, Path path, int ctas,
-            uint32_t slotBase, int first = 0) {
+            uint32_t slotBase, int first = 0, uint32_t placements = 1) {
   Row row;
   for (int rep = 0; rep < o.reps; ++rep) {
     int multi = 0, both = 0;
-    row.us.push_back(
-        launchOnce(w, k, o, path, ctas, slotBase, first, multi, both));
+    uint32_t base = slotBase + uint32_t(rep) % placements * 128;
+    row.us.push_back(launchOnce(w, k, o, path, ctas, base, first, multi, both));
     row.multi = std::max(row.multi, multi);
     row.both = std::max(row.both, both);
   }
@@ -491,22 +548,23 @@ void benchShared(World &w, const Kernels &k, const Options &o) {
        "bench/kernels/triton_loop.py session loop"},
       {"triton-stateless", Path::TritonStateless, k.haveTritonStateless,
        "bench/kernels/triton_loop.py stateless loop"},
-      {"bare", Path::Bare, true,
-       "st.release.sys/ld.acquire.sys, epoch in a register, one line per CTA"},
+      {"bare", Path::BareSlot, true,
+       "st.release.sys/ld.acquire.sys on the slot's words, epoch in a "
+       "register"},
+      {"bare-inbox", Path::Bare, true,
+       "the same on memory of its own, one line per CTA"},
   };
-  // Row kind i uses slots i*128 + [0, ctas): launches of one kind continue
-  // the same epochs, kinds never share.
-  uint32_t base = kSlotRows;
+  // Every row on the same placements (kPlacements): the rows share slots,
+  // each path continuing the epochs the one before left in the slot's
+  // epoch word (a path that did not would hang or fail here).
   for (const Variant &v : variants) {
     if (!v.have) {
       std::printf("INFO,skip,shared %s: not prepared\n", v.impl);
-      base += 128;
       continue;
     }
     for (int ctas : o.ctas)
-      print("shared", v.impl, ctas, measure(w, k, o, v.path, ctas, base),
-            v.what);
-    base += 128;
+      print("shared", v.impl, ctas,
+            measure(w, k, o, v.path, ctas, kSlotRows, 0, kPlacements), v.what);
   }
 }
 
