@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Barrier sessions in Triton (tle.language.session_open, distributed_barrier
 with session=, session_close; tle.flagtree's): the session is an int64 that
-Triton's loops carry, so the compiled loop reads and writes the slot's epoch
-word once, around the loop (the PTX checked for sm_90 without a GPU); bad
+Triton's loops carry, so the compiled loop reads the slot's epoch word once,
+at the open in front of the loop, and only stores it in each round, as the
+C++ session does (the PTX checked for sm_90 without a GPU); bad
 arguments as compile-time errors; and on CPU ranks under the interpreter, a
 mix of stateless barriers and sessions on the same slots over several
 launches, every round's data checked (session_ranks.py, through TLE's
@@ -69,7 +70,16 @@ def entry_ops(ptx: str) -> dict[str, int]:
     return counts
 
 
-def test_session_loop_carries_the_epoch_and_touches_its_word_twice(compile_kernel):
+def entry_order(ptx: str) -> list[str]:
+    """The entry's ordered instructions and barriers in program order (as
+    entry_ops counts them)."""
+    body = re.search(r"\.entry \w+\((?:.|\n)*?\n\{\n((?:.|\n)*?)\n\}", ptx)
+    assert body, ptx
+    ops = [m[1] for m in re.finditer(r"^\s+((?:ld|st|red|atom|fence|bar)\.[\w.]+)", body[1], re.M)]
+    return [op for op in ops if not op.startswith(("ld.global.nc", "ld.param", "st.param")) and ".local" not in op]
+
+
+def test_session_loop_carries_the_epoch_and_reads_its_word_once(compile_kernel):
     k = compile_kernel(session_loop, SIGNATURE)
     # The calls, in order: open (block 2, the program's slot), the loop's
     # sync (kind 2, block 2, acq_rel 3, the carried session), the close.
@@ -78,20 +88,30 @@ def test_session_loop_carries_the_epoch_and_touches_its_word_twice(compile_kerne
     # Triton's loop carries the session as an i64 iter_arg.
     assert re.search(r"scf\.for .* iter_args\(%\w+ = %\w+\) -> \(i64\)", k.ttir), k.ttir
     ops = entry_ops(k.ptx)
-    # The epoch word: one load at the open, one store at the close; the
-    # loop signals (a session stores the count it knows: one release store
-    # per round with two ranks' one worker, no reduction) and polls with
-    # acquire (twice: the first poll is peeled off the miss loop).
+    # The epoch word: one load, at the open; one store, group rank 0's of
+    # the next epoch in each round between its signal and its poll. The loop
+    # signals (a session stores the count it knows: one release store per
+    # round with two ranks' one worker, no reduction) and polls with acquire
+    # (twice: the first poll is peeled off the miss loop).
     assert ops.get("ld.relaxed.gpu.global.u32") == 1, ops
     assert ops.get("st.relaxed.gpu.global.u32") == 1, ops
     assert ops.get("st.release.sys.global.u32") == 1, ops
     assert "red.release.sys.global.add.u32" not in ops, ops
     assert ops.get("ld.acquire.sys.global.u32") == 2, ops
-    # The stateless loop reads the word and writes it back in every round:
-    # one load and two stores (one per worker-count path) inside the loop.
-    plain = entry_ops(compile_kernel(stateless_loop, SIGNATURE).ptx)
+    order = entry_order(k.ptx)
+    first_sync = order.index("bar.sync")
+    assert order.index("ld.relaxed.gpu.global.u32") < first_sync, order
+    assert order.index("st.release.sys.global.u32") < order.index("st.relaxed.gpu.global.u32") \
+        < order.index("ld.acquire.sys.global.u32"), order
+    # The stateless loop reads the word in every round, after the group's
+    # sync, and writes it back after its poll: one load and two stores (one
+    # per worker-count path) inside the loop.
+    plain_ptx = compile_kernel(stateless_loop, SIGNATURE).ptx
+    plain = entry_ops(plain_ptx)
     assert plain.get("ld.relaxed.gpu.global.u32") == 1, plain
     assert plain.get("st.relaxed.gpu.global.u32") == 2, plain
+    plain_order = entry_order(plain_ptx)
+    assert plain_order.index("ld.relaxed.gpu.global.u32") > plain_order.index("bar.sync"), plain_order
 
 
 def test_flagtree_session_loop(compile_kernel):

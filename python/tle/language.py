@@ -575,8 +575,10 @@ def session_open(device_dptr, group_kind="block", index=None, _semantic=None) ->
             s = tlx.distributed_barrier(comm, session=s)
         tlx.session_close(comm, s)
 
-    Each barrier of the session then costs the flag exchange only: no
-    epoch word is read or written until ``session_close``. Until then the
+    Each barrier of the session then costs the flag exchange and one
+    store: no epoch word is read; group rank 0 stores the next epoch into
+    the slot's word before it polls, as ``tle::BarrierSession`` does, so
+    the word is current when the session ends. Until the close the
     slot is used through the session only. ``group_kind``: ``"block"`` or
     ``"warp"`` (with ``num_warps=1``), the same in every call of the
     session. In a thread whose wait gave up (an abort, or a timeout under
@@ -590,9 +592,9 @@ def session_open(device_dptr, group_kind="block", index=None, _semantic=None) ->
 
 @_builtin
 def session_close(device_dptr, session, group_kind="block", _semantic=None) -> core.tensor:
-    """Ends a session: writes its epoch back to the slot, so that stateless
-    barriers, later sessions and later launches continue from it. Returns
-    0, or (in every thread of the group, and then it writes nothing) the
+    """Ends a session. The slot's word already holds its epoch (each wait
+    stored it), so stateless barriers, later sessions and later launches
+    continue from it. Returns 0, or (in every thread of the group) the
     status of a wait of the session that gave up (an int32)."""
     return _session_close(_address("device_dptr", device_dptr, _semantic), session, group_kind, _semantic)
 

@@ -444,11 +444,11 @@ TEST(EmuBarrier, SessionKeepsTheBarrierPropertyAndTheEpoch) {
 /// tle-form-barrier-sessions lowers to): the barrier property in a loop
 /// whose epoch the caller carries, with stateless calls on the same slot
 /// before and after it, over three identical launches (a graph replay is
-/// one on a GPU). The slot's epoch word, read once at the open and written
-/// once at the close, continues across all of them: each launch adds
-/// kRounds + 2 epochs. Without the carried epoch's advance (mutant 60) the
-/// session's waits pass at once; without the close's write (mutant 61) the
-/// stateless call after it does.
+/// one on a GPU). The slot's epoch word, read once at the open and stored
+/// by each wait (as tle::BarrierSession's), continues across all of them:
+/// each launch adds kRounds + 2 epochs. Without the carried epoch's advance
+/// (mutant 60) the session's waits pass at once; without the waits' stores
+/// (mutant 23) the stateless call after it does.
 TEST(EmuBarrier, CompiledSessionContinuesAcrossStatelessCallsAndLaunches) {
   constexpr uint32_t kRounds = 9, kLaunches = 3, kSlot = 5;
   for (int n : {2, 3}) {

@@ -230,8 +230,8 @@ def session_open(device_dptr, group_kind="block", index=0, _semantic=None) -> co
 
 @_tle._builtin
 def session_close(device_dptr, session, group_kind="block", _semantic=None) -> core.tensor:
-    """Ends the session (``tle.language.session_close``): writes its epoch
-    back; returns 0 or the status of its wait that gave up."""
+    """Ends the session (``tle.language.session_close``): returns 0 or the
+    status of its wait that gave up."""
     return _tle._session_close(_comm("device_dptr", device_dptr, _semantic), session,
                                _text("group_kind", group_kind), _semantic, _link.bitcode_path)
 

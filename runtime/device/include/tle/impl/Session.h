@@ -11,8 +11,9 @@
 // Below it, the compiled sessions (tle.session_open / tle.session_barrier /
 // tle.session_close, formed by tle-form-barrier-sessions and written by
 // hand in Triton): the same halves, with the epoch in a value the caller
-// carries through its loops instead of in the epoch word, which is read
-// once when the session opens and written once when it closes.
+// carries through its loops instead of in a Session. The epoch word is
+// read once, when the session opens; each wait writes it as the C++
+// session's does, so it is current whenever the session ends.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,8 +58,9 @@ TLE_DEV_INLINE Session sessionOpen(const void *comm, int coop, uint32_t index) {
 }
 
 /// `reconverge` is false only when the wait follows at once (sync).
-TLE_DEV_INLINE void sessionArrive(Session &s, int order, bool reconverge) {
-  checkOrder(s.comm, s.slot, order, kSessionFn);
+TLE_DEV_INLINE void sessionArrive(Session &s, int order, bool reconverge,
+                                  FnAt fn = kSessionFn) {
+  checkOrder(s.comm, s.slot, order, fn);
   if (!TLE_MUTANT(17))
     groupSync(s.g);
   if (s.g.rank < kWarpSize) {
@@ -72,10 +74,12 @@ TLE_DEV_INLINE void sessionArrive(Session &s, int order, bool reconverge) {
   }
 }
 
-/// With `Status`, returns the group's status (see groupWait).
+/// With `Status`, returns the group's status (see groupWait); `own`, if
+/// given, receives the calling thread's (nonzero only in a worker whose
+/// wait gave up).
 template <bool Status = false>
-TLE_DEV_INLINE uint32_t sessionWait(Session &s, int order,
-                                    FnAt fn = kSessionFn) {
+TLE_DEV_INLINE uint32_t sessionWait(Session &s, int order, FnAt fn = kSessionFn,
+                                    uint32_t *own = nullptr) {
   checkOrder(s.comm, s.slot, order, fn);
   uint32_t status = 0;
   if (s.g.rank < kWarpSize) {
@@ -99,6 +103,8 @@ TLE_DEV_INLINE uint32_t sessionWait(Session &s, int order,
       traceEvent(s.c, kBarrierWait, s.g.kind, s.slot, order, kTraceEnd);
     s.epoch = next;
   }
+  if (own)
+    *own = status;
   if constexpr (Status)
     return groupSyncStatus(s.g, status);
   if (!TLE_MUTANT(18))
@@ -112,8 +118,8 @@ TLE_DEV_INLINE uint32_t sessionWait(Session &s, int order,
 
 /// Opens a compiled session on slot `index`: the checks of a stateless call
 /// and the slot's epoch, which every thread of the group returns (the last
-/// write of the word, a stateless wait's or a close's, was followed by a
-/// group sync, or by the end of an earlier launch, so all read the same).
+/// write of the word, a wait's, was followed by a group sync, or by the end
+/// of an earlier launch, so all read the same).
 TLE_DEV_INLINE uint32_t compiledOpen(const void *comm, int coop, uint32_t index,
                                      FnAt fn) {
   checkCoop(comm, index, coop, kOrderRelaxed, fn);
@@ -123,60 +129,48 @@ TLE_DEV_INLINE uint32_t compiledOpen(const void *comm, int coop, uint32_t index,
 }
 
 /// The barrier half `kind` of a compiled session whose epoch is `epoch`;
-/// returns the epoch after it (one more after a wait or sync). The
-/// communicator is loaded and checked as by a stateless call: its loads are
-/// invariant (loadConst), so a compiler hoists them out of the loop that
-/// carries the epoch, and what is left per round is the signal, the poll
-/// and the group syncs. Nothing touches the epoch word. With `Status`,
+/// returns the epoch after it (one more after a wait or sync). It runs the
+/// C++ session's own halves on a Session of the communicator, loaded and
+/// checked as by a stateless call: those loads are invariant (loadConst),
+/// so a compiler hoists them out of the loop that carries the epoch, and
+/// what is left per round is the signal, the poll, the group syncs and, as
+/// in the C++ session, group rank 0's store of the next epoch into the
+/// slot's word before it polls. That store is what keeps the word current
+/// for whatever follows the session (a stateless call, a later session or
+/// launch, a graph replay); it also made the round faster, not slower: on
+/// one H200 with two ranks sharing it, tlec's loop at 1 CTA per rank went
+/// from 1.06x the C++ session to 0.99x with it (the same halves without
+/// the store: 1.10x; docs/gpu-notes.md, runs 37 and 38). With `Status`,
 /// `*status` receives the calling thread's own status (nonzero only in a
 /// worker whose wait gave up), with the plain group sync: a reduction of
 /// the group's status in every round cost Triton's loops 0.05 us per round
-/// on one H200 (docs/gpu-notes.md, run 26), so the Triton session reduces
-/// it once, at its close (tleTritonSessionClose).
+/// (run 26), so the Triton session reduces it once, at its close
+/// (tleTritonSessionClose).
 template <bool Status = false>
 TLE_DEV_INLINE uint32_t compiledBarrier(const void *comm, int coop,
                                         uint32_t index, int order, int kind,
                                         uint32_t epoch, uint32_t *status,
                                         FnAt fn) {
   checkCoop(comm, index, coop, order, fn);
-  Group g = makeGroup(coop);
-  Comm c = checkSlot(comm, index, g.rank, fn);
+  Session s{};
+  s.comm = comm;
+  s.g = makeGroup(coop);
+  s.c = checkSlot(comm, index, s.g.rank, fn);
+  s.slot = index;
+  s.epoch = epoch;
+  if (s.g.rank < kWarpSize)
+    s.workers = workerCount(s.c, s.g);
   // As the stateless halves: arrive and sync order the group's writes
   // before the signal; a wait alone does not sync first.
   if (kind != kBarrierWait)
-    groupSync(g);
-  if (kind == kBarrierArrive) {
-    if (g.rank < kWarpSize) {
-      uint32_t workers = workerCount(c, g);
-      if (g.rank == 0)
-        traceEvent(c, kBarrierArrive, g.kind, index, order, kTraceInstant);
-      if (g.rank < workers)
-        arriveAt<true>(c, index, g.rank, workers, order, epoch + 1);
-      // Reconverge before the caller's next code (see groupArrive).
-      if (g.kind != kCoopThread)
-        syncWarp();
-    }
+    sessionArrive(s, order, /*reconverge=*/kind == kBarrierArrive, fn);
+  if (kind == kBarrierArrive)
     return epoch;
-  }
-  uint32_t next = TLE_MUTANT(60) ? epoch : epoch + 1;
-  uint32_t result = 0;
-  if (g.rank < kWarpSize) {
-    uint32_t workers = workerCount(c, g);
-    if (g.rank == 0)
-      traceEvent(c, kind, g.kind, index, order, kTraceBegin);
-    if (g.rank < workers && kind == kBarrierSync)
-      arriveAt<true>(c, index, g.rank, workers, order, epoch + 1);
-    if (g.rank < workers)
-      result =
-          await(WaitCtx{c, index, epoch + 1, c.size - 1, "barrier wait", fn},
-                g.rank, workers, acquires(order));
-    if (g.rank == 0)
-      traceEvent(c, kind, g.kind, index, order, kTraceEnd);
-  }
+  uint32_t own = 0;
+  sessionWait(s, order, fn, &own);
   if constexpr (Status)
-    *status = result;
-  groupSync(g);
-  return next;
+    *status = own;
+  return TLE_MUTANT(60) ? epoch : epoch + 1;
 }
 
 /// What a thread whose session's wait gave up does in each later barrier
@@ -195,18 +189,18 @@ TLE_DEV_INLINE void compiledSkip(int coop, int kind) {
   groupSync(g);
 }
 
-/// Closes a compiled session: group rank 0 writes the epoch back, so that
-/// stateless calls, later sessions and later launches (graph replays too)
-/// continue from it, and the group syncs so that each of its threads reads
-/// the word after the store.
+/// Closes a compiled session: the checks of a stateless call, and nothing
+/// else. The slot's word already holds `epoch` (the last wait stored it
+/// before its poll, and its group sync ordered the store before every
+/// thread's next read of the word), so stateless calls, later sessions and
+/// later launches continue from it; `epoch` stays in the entry point's
+/// signature for the ABI (abi.def).
 TLE_DEV_INLINE void compiledClose(const void *comm, int coop, uint32_t index,
                                   uint32_t epoch, FnAt fn) {
+  (void)epoch;
   checkCoop(comm, index, coop, kOrderRelaxed, fn);
   Group g = makeGroup(coop);
-  Comm c = checkSlot(comm, index, g.rank, fn);
-  if (g.rank == 0 && !TLE_MUTANT(61))
-    storeRelaxedGpu(epochWord(c, index), epoch);
-  groupSync(g);
+  (void)checkSlot(comm, index, g.rank, fn);
 }
 
 } // namespace tle::impl
