@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 """Barrier sessions in Triton (tle.language.session_open, distributed_barrier
-with session=, session_close; tle.flagtree's): the session is an int64 that
-Triton's loops carry, so the compiled loop reads the slot's epoch word once,
+with session=, session_close; tle.flagtree's): the session is a tuple of an
+int64 state and the int32 slot that Triton's loops carry (the slot as an
+invariant), so the compiled loop reads the slot's epoch word once,
 at the open in front of the loop, and only stores it in each round, as the
 C++ session does (the PTX checked for sm_90 without a GPU); bad
 arguments as compile-time errors; and on CPU ranks under the interpreter, a
@@ -85,7 +86,8 @@ def test_session_loop_carries_the_epoch_and_reads_its_word_once(compile_kernel):
     # sync (kind 2, block 2, acq_rel 3, the carried session), the close.
     calls = [c.symbol for c in extern_calls(k.ttir)]
     assert calls == ["tleTritonSessionOpen", "tleTritonSession", "tleTritonSessionClose"], calls
-    # Triton's loop carries the session as an i64 iter_arg.
+    # Triton's loop carries the session's state as its one i64 iter_arg:
+    # the slot, yielded unchanged, is an invariant, not carried.
     assert re.search(r"scf\.for .* iter_args\(%\w+ = %\w+\) -> \(i64\)", k.ttir), k.ttir
     ops = entry_ops(k.ptx)
     # The epoch word: one load, at the open; one store, group rank 0's of
@@ -151,11 +153,20 @@ def bad_session(comm, out, n):
     tl.store(out, s.to(tl.int32))
 
 
+@triton.jit
+def bad_session_state(comm, out, n):
+    # The state alone is not a session: the barrier needs the slot beside it.
+    s = tlx.session_open(comm)
+    t = tlx.distributed_barrier(comm, session=s.state)
+    tl.store(out, tlx.session_close(comm, t))
+
+
 @pytest.mark.parametrize("kernel, message", [
     (bad_grid, "sessions serve the 'block' and 'warp' groups"),
     (bad_team, "sessions are team 'intra' barriers"),
     (bad_index, "takes its slot from the session"),
-    (bad_session, "session must be the int64 that session_open"),
+    (bad_session, "session must be the value that session_open or the previous session barrier returned"),
+    (bad_session_state, "(its int64 state and int32 slot); got a runtime value of type int64"),
 ])
 def test_bad_session_arguments(compile_kernel, kernel, message):
     with pytest.raises(CompilationError) as info:

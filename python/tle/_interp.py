@@ -123,6 +123,12 @@ class Constant:
     def __init__(self, value: int, dtype: core.dtype):
         self.value, self.dtype = value, dtype
 
+    @property
+    def type(self) -> core.dtype:
+        """A scalar's type is its dtype (as a scalar tensor's): the
+        interpreter types the tuples a session travels in by it."""
+        return self.dtype
+
 
 def _value(arg: core.tensor | Constant) -> int:
     """The Python value of an interpreted scalar."""

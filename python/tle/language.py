@@ -433,14 +433,15 @@ def distributed_barrier(device_dptr, space="device", barrier_kind="sync", group_
             intra calls ``tleTritonBarrier``; the others
             ``tleTritonTeamBarrier``.
         session: None (a stateless barrier, which reads the slot's epoch
-            from memory and writes it back), or the int64 that
+            from memory and writes it back), or the session that
             ``session_open`` or the session's previous barrier returned; the
             slot is the session's (``index`` must be None) and the barrier
             returns the next session, which the loop carries to the next
             one (``tleTritonSession``). Team intra, block or warp group.
 
     Returns:
-        None; with ``session``, the next session (an int64 scalar).
+        None; with ``session``, the next session (``session_open``'s
+        tuple: the int64 ``state`` and the int32 ``slot``).
     """
     _choice("space", space, SPACES)
     return _barrier("tleTritonBarrier", _address("device_dptr", device_dptr, _semantic), barrier_kind, group_kind,
@@ -513,13 +514,38 @@ def _session_group(group: str, team: str, call: str) -> int:
     return GROUP_KINDS[group]
 
 
-def _session_value(value: Any) -> core.tensor:
-    """A session, as session_open or a session barrier returned it."""
+#: A session's fields: ``state``, the int64 of abi.def (the slot above the
+#: epoch, or minus the status of a wait that gave up), and ``slot``, the
+#: int32 slot. The slot travels beside the state so that Triton's loops
+#: carry it as an invariant (scf.for drops an iter_arg yielded unchanged)
+#: and the compiled loop computes the slot's words once: decoded from the
+#: carried int64 in every round, it cost Triton's loop on one H200 0.01 us
+#: per round at 1 CTA and 0.02 at 66 (docs/gpu-notes.md, run 39).
+SESSION_FIELDS = ["state", "slot"]
+
+
+def _session(state: core.tensor, slot: Any) -> core.tuple:
+    """The session value a loop carries (SESSION_FIELDS). Under the
+    interpreter the slot may be an ``_interp.Constant``."""
+    return core.tuple([state, slot], core.tuple_type([state.type, slot.type], SESSION_FIELDS))
+
+
+def _is_scalar(value: Any, dtype: core.dtype) -> bool:
+    """A scalar of ``dtype``: the builder's, or the interpreter's constant."""
+    if isinstance(value, core.tensor):
+        return not value.type.is_block() and value.dtype == dtype
+    return type(value) is _interp.Constant and value.dtype == dtype
+
+
+def _session_value(value: Any) -> tuple[core.tensor, Any]:
+    """A session, as session_open or a session barrier returned it: its
+    int64 state and int32 slot."""
     value = core._unwrap_if_constexpr(value)
-    if not isinstance(value, core.tensor) or value.type.is_block() or value.dtype != core.int64:
-        raise TypeError(f"session must be the int64 that session_open or the previous session barrier returned; "
-                        f"got {_describe(value)}")
-    return value
+    parts = list(value) if isinstance(value, core.tuple) else []
+    if len(parts) != 2 or not _is_scalar(parts[0], core.int64) or not _is_scalar(parts[1], core.int32):
+        raise TypeError(f"session must be the value that session_open or the previous session barrier returned "
+                        f"(its int64 state and int32 slot); got {_describe(value)}")
+    return parts[0], parts[1]
 
 
 def _session_barrier(comm: core.tensor, kind: int, group: str, memory_order: int, index, team: str, session,
@@ -529,14 +555,17 @@ def _session_barrier(comm: core.tensor, kind: int, group: str, memory_order: int
     if core._unwrap_if_constexpr(index) is not None:
         raise ValueError("distributed_barrier with a session takes its slot from the session: leave index None "
                          "(give the index to session_open)")
+    state, slot = _session_value(session)
     args = [
         comm,
         _constant(kind, core.int32, _semantic),
         _constant(coop, core.int32, _semantic),
         _constant(memory_order, core.int32, _semantic),
-        _session_value(session),
+        state,
+        slot,
     ]
-    return _call(_with_site("tleTritonSession", args, _semantic), args, core.int64, _semantic, library)
+    return _session(_call(_with_site("tleTritonSession", args, _semantic), args, core.int64, _semantic, library),
+                    slot)
 
 
 def _session_open(comm: core.tensor, group_kind, index, _semantic, library: Callable[[Any], str] = _library_path):
@@ -552,13 +581,13 @@ def _session_open(comm: core.tensor, group_kind, index, _semantic, library: Call
                          f"and this kernel has num_warps={options.num_warps}); use 'block'")
     slot = _program_slot(_semantic) if core._unwrap_if_constexpr(index) is None else _int32("index", index, _semantic)
     args = [comm, _constant(coop, core.int32, _semantic), slot]
-    return _call("tleTritonSessionOpen", args, core.int64, _semantic, library)
+    return _session(_call("tleTritonSessionOpen", args, core.int64, _semantic, library), slot)
 
 
 def _session_close(comm: core.tensor, session, group_kind, _semantic, library: Callable[[Any], str] = _library_path):
     group = _choice("group_kind", group_kind, GROUP_KINDS)
     args = [comm, _constant(_session_group(group, "intra", "session_close"), core.int32, _semantic),
-            _session_value(session)]
+            _session_value(session)[0]]
     return _call("tleTritonSessionClose", args, core.int32, _semantic, library)
 
 
@@ -566,9 +595,10 @@ def _session_close(comm: core.tensor, session, group_kind, _semantic, library: C
 def session_open(device_dptr, group_kind="block", index=None, _semantic=None) -> core.tensor:
     """Opens a barrier session on slot ``index`` (by default the program's
     slot, as ``distributed_barrier``): checks the slot and reads its epoch
-    once. Returns the session, an int64 scalar to pass to
+    once. Returns the session, a tuple of two scalars (``s.state``, an
+    int64, and ``s.slot``, the int32 slot) to pass to
     ``distributed_barrier(..., session=s)``, which returns the next one;
-    a loop carries it like any scalar::
+    a loop carries it like any tuple, the slot as an invariant::
 
         s = tlx.session_open(comm)
         for i in range(n):
@@ -582,8 +612,8 @@ def session_open(device_dptr, group_kind="block", index=None, _semantic=None) ->
     slot is used through the session only. ``group_kind``: ``"block"`` or
     ``"warp"`` (with ``num_warps=1``), the same in every call of the
     session. In a thread whose wait gave up (an abort, or a timeout under
-    ``onError = return``) the session holds minus the status
-    (``session < 0``) and its later barriers return it unchanged, taking
+    ``onError = return``) the session's state holds minus the status
+    (``s.state < 0``) and its later barriers return it unchanged, taking
     part in the group's syncs only; the other threads of the group learn
     the status from ``session_close``, which returns it in every thread.
     """

@@ -60,7 +60,7 @@ TEST(SessionFault, AThreadThatGaveUpKeepsItsGroupInStepToTheClose) {
                        : k == 4 ? kBarrierArrive
                                 : kBarrierWait;
             ++entered[k];
-            s = tleTritonSession(h, kind, kCoopBlock, kOrderAcqRel, s);
+            s = tleTritonSession(h, kind, kCoopBlock, kOrderAcqRel, s, 2);
             early += entered[k] != kThreads;
           }
           negative[t] = s < 0;

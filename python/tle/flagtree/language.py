@@ -167,9 +167,9 @@ def distributed_barrier(mesh=None, device_dptr=None, space=None, group_kind="blo
     it must name the level of ``space`` (``"device"`` for the node's GPUs,
     ``"node"`` for inter and world).
 
-    ``session`` (TLE's, FlagTree has none): the int64 that
+    ``session`` (TLE's, FlagTree has none): the session that
     ``session_open`` or the previous barrier of the session returned, for
-    a barrier in a loop that reads and writes no epoch word; the slot is
+    a barrier in a loop that reads no epoch word; the slot is
     the session's (``index`` is ignored), the space must be the node's
     GPUs and the group block or warp; the call returns the next session.
     Without it the barrier is FlagTree's stateless one and returns None.

@@ -422,11 +422,14 @@ TLE_DEVICE_API int64_t tleTritonSessionOpen(int64_t comm, int32_t groupKind,
       slot, compiledOpen(c, groupKind, slot, Fn::tleTritonSessionOpen));
 }
 namespace tle::impl {
+/// `index`: the session's slot, which the front end passes beside the
+/// session (a loop invariant; the session's own bits are not decoded).
 TLE_DEV_INLINE int64_t tritonSessionBarrier(int64_t comm, int32_t barrierKind,
                                             int32_t groupKind, int32_t order,
-                                            int64_t session, FnAt fn) {
+                                            int64_t session, int32_t index,
+                                            FnAt fn) {
   const void *c = addressOf(comm);
-  uint32_t slot = session < 0 ? 0 : tritonSessionSlot(session);
+  uint32_t slot = static_cast<uint32_t>(index);
   if (TLE_UNLIKELY(static_cast<uint32_t>(barrierKind) > tle::kBarrierSync))
     failArgument(c, slot, fn, tle::kArgBarrierKind, barrierKind,
                  tle::kBarrierSync);
@@ -449,19 +452,20 @@ TLE_DEV_INLINE int64_t tritonSessionBarrier(int64_t comm, int32_t barrierKind,
 } // namespace tle::impl
 TLE_DEVICE_API int64_t tleTritonSession(int64_t comm, int32_t barrierKind,
                                         int32_t groupKind, int32_t order,
-                                        int64_t session) {
+                                        int64_t session, int32_t slot) {
   TLE_ENTRY(tleTritonSession);
   return tle::impl::tritonSessionBarrier(comm, barrierKind, groupKind, order,
-                                         session,
+                                         session, slot,
                                          tle::impl::Fn::tleTritonSession);
 }
 TLE_DEVICE_API int64_t tleTritonSessionAt(int64_t comm, int32_t barrierKind,
                                           int32_t groupKind, int32_t order,
-                                          int64_t session, int32_t site) {
+                                          int64_t session, int32_t slot,
+                                          int32_t site) {
   TLE_ENTRY(tleTritonSession);
   using namespace tle::impl;
   return tritonSessionBarrier(
-      comm, barrierKind, groupKind, order, session,
+      comm, barrierKind, groupKind, order, session, slot,
       FnAt(Fn::tleTritonSession, static_cast<uint32_t>(site)));
 }
 TLE_DEVICE_API int32_t tleTritonSessionClose(int64_t comm, int32_t groupKind,
