@@ -511,9 +511,10 @@ TEST(EmuBarrier, CompiledSessionContinuesAcrossStatelessCallsAndLaunches) {
 
 /// An early exit: a loop whose exit depends on data (a wait, then the
 /// exit test), as an scf.while's condition region, left after a different
-/// number of rounds in each launch. The close writes back the epoch the
-/// exit left with, and the next launch's stateless call continues from it.
-TEST(EmuBarrier, CompiledSessionLeftEarlyWritesBackItsEpoch) {
+/// number of rounds in each launch. The slot's word holds the epoch the
+/// exit left with (its last wait stored it), and the stateless call after
+/// the close, and the next launch's, continue from it.
+TEST(EmuBarrier, CompiledSessionLeftEarlyLeavesItsEpoch) {
   constexpr uint32_t kSlot = 3;
   const int n = 2;
   Ranks ranks(n);
@@ -537,6 +538,37 @@ TEST(EmuBarrier, CompiledSessionLeftEarlyWritesBackItsEpoch) {
     expected += stop + 2;
     for (int q = 0; q < n; ++q)
       EXPECT_EQ(ranks.dev(q)->epochs[kSlot], expected) << "stop " << stop;
+  }
+}
+
+/// Triton's session barrier runs on the slot passed beside the session
+/// (the front end carries it as a loop invariant): a loop on slot 3 leaves
+/// slot 3's word at its rounds and its neighbours' untouched.
+TEST(EmuBarrier, TritonSessionRunsOnTheSlotPassedBesideIt) {
+  constexpr int32_t kSlot = 3;
+  constexpr uint32_t kRounds = 5;
+  const int n = 2;
+  Ranks ranks(n);
+  ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  std::vector<int32_t> closed(n, -1);
+  LaunchResult r = launch(
+      ranks.comms.data(), n, shape({1, 1, 1}, {32, 1, 1}),
+      [&](int rank, void *dc) {
+        auto h = reinterpret_cast<int64_t>(dc);
+        int64_t s = tleTritonSessionOpen(h, kCoopBlock, kSlot);
+        for (uint32_t k = 0; k < kRounds; ++k)
+          s = tleTritonSession(h, kBarrierSync, kCoopBlock, kOrderAcqRel, s,
+                               kSlot);
+        int32_t status = tleTritonSessionClose(h, kCoopBlock, s);
+        if (linearThreadId() == 0)
+          closed[rank] = status;
+      });
+  ASSERT_EQ(r.result, tleSuccess) << r.message;
+  for (int q = 0; q < n; ++q) {
+    EXPECT_EQ(closed[q], 0);
+    EXPECT_EQ(ranks.dev(q)->epochs[kSlot], kRounds) << "rank " << q;
+    EXPECT_EQ(ranks.dev(q)->epochs[kSlot - 1], 0u) << "rank " << q;
+    EXPECT_EQ(ranks.dev(q)->epochs[kSlot + 1], 0u) << "rank " << q;
   }
 }
 

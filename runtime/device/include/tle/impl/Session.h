@@ -38,8 +38,12 @@ struct Session {
 /// Reports name the stateless function a session stands for.
 constexpr abi::Fn kSessionFn = abi::Fn::flagcxIntraBarrierSyncS;
 
-TLE_DEV_INLINE Session sessionOpen(const void *comm, int coop, uint32_t index) {
-  checkCoop(comm, index, coop, kOrderRelaxed, kSessionFn);
+/// A session of slot `index` for the group `coop`, its communicator loaded
+/// and checked (the epoch left 0): the C++ session's open and each of a
+/// compiled session's barriers (compiledBarrier) bind one.
+TLE_DEV_INLINE Session sessionBind(const void *comm, int coop, uint32_t index,
+                                   int order, FnAt fn) {
+  checkCoop(comm, index, coop, order, fn);
   Session s{};
   s.comm = comm;
   s.g = makeGroup(coop);
@@ -49,11 +53,16 @@ TLE_DEV_INLINE Session sessionOpen(const void *comm, int coop, uint32_t index) {
   // out of a loop of barriers to threads that never wait, and that load
   // must read a real DevComm (with only the first warp loading, nvcc's
   // hoisted load read the null pointer's fields in the others).
-  s.c = checkSlot(comm, index, s.g.rank, kSessionFn);
-  if (s.g.rank < kWarpSize) {
+  s.c = checkSlot(comm, index, s.g.rank, fn);
+  if (s.g.rank < kWarpSize)
     s.workers = workerCount(s.c, s.g);
+  return s;
+}
+
+TLE_DEV_INLINE Session sessionOpen(const void *comm, int coop, uint32_t index) {
+  Session s = sessionBind(comm, coop, index, kOrderRelaxed, kSessionFn);
+  if (s.g.rank < kWarpSize)
     s.epoch = loadRelaxedGpu(epochWord(s.c, index));
-  }
   return s;
 }
 
@@ -151,15 +160,8 @@ TLE_DEV_INLINE uint32_t compiledBarrier(const void *comm, int coop,
                                         uint32_t index, int order, int kind,
                                         uint32_t epoch, uint32_t *status,
                                         FnAt fn) {
-  checkCoop(comm, index, coop, order, fn);
-  Session s{};
-  s.comm = comm;
-  s.g = makeGroup(coop);
-  s.c = checkSlot(comm, index, s.g.rank, fn);
-  s.slot = index;
+  Session s = sessionBind(comm, coop, index, order, fn);
   s.epoch = epoch;
-  if (s.g.rank < kWarpSize)
-    s.workers = workerCount(s.c, s.g);
   // As the stateless halves: arrive and sync order the group's writes
   // before the signal; a wait alone does not sync first.
   if (kind != kBarrierWait)
