@@ -194,12 +194,13 @@ Inboxes region(Inboxes in, int k) {
 /// Each CTA's epoch carries over launches in `epochs` (this rank's device
 /// memory, one word per CTA): with red, a word counts the rounds its CTA
 /// pair has done, which differs between CTA counts.
-template <bool Red = false, bool EpochStore = false>
-__global__ void bareLoop(Inboxes inbox, int rank, int iters, uint32_t *epochs,
-                         Out out) {
-  uint32_t *theirs = inbox.of[1 - rank] + blockIdx.x * 32;
-  uint32_t *mine = inbox.of[rank] + blockIdx.x * 32;
-  uint32_t epoch = epochs[blockIdx.x];
+/// The rounds of a bare barrier (bareLoop's and bareSlotLoop's): one
+/// untimed round, then `iters` timed ones; thread 0 signals `theirs` and
+/// polls `mine`, with EpochStore also storing the epoch into `spare`.
+/// Returns the timed rounds' start; `epoch` (thread 0's) is advanced.
+template <bool Red, bool EpochStore>
+__device__ uint64_t bareRounds(uint32_t *theirs, const uint32_t *mine,
+                               uint32_t *spare, uint32_t &epoch, int iters) {
   uint64_t t0 = 0;
   for (int i = -1; i < iters; ++i) {
     if (i == 0)
@@ -212,12 +213,23 @@ __global__ void bareLoop(Inboxes inbox, int rank, int iters, uint32_t *epochs,
       else
         tle::impl::Ptx::stReleaseSys(theirs, epoch);
       if constexpr (EpochStore)
-        tle::impl::Ptx::stRelaxedGpu(mine + 16, epoch);
+        tle::impl::Ptx::stRelaxedGpu(spare, epoch);
       while (int32_t(tle::impl::Ptx::ldAcquireSys(mine) - epoch) < 0) {
       }
     }
     __syncthreads();
   }
+  return t0;
+}
+
+template <bool Red = false, bool EpochStore = false>
+__global__ void bareLoop(Inboxes inbox, int rank, int iters, uint32_t *epochs,
+                         Out out) {
+  uint32_t *theirs = inbox.of[1 - rank] + blockIdx.x * 32;
+  uint32_t *mine = inbox.of[rank] + blockIdx.x * 32;
+  uint32_t epoch = epochs[blockIdx.x];
+  uint64_t t0 =
+      bareRounds<Red, EpochStore>(theirs, mine, mine + 16, epoch, iters);
   finish(out, t0);
   if (threadIdx.x == 0)
     epochs[blockIdx.x] = epoch;
@@ -244,19 +256,7 @@ __global__ void bareSlotLoop(const void *comm, uint32_t slotBase, int iters,
     epochs = epochWord(c, slot);
     epoch = loadRelaxedGpu(epochs);
   }
-  uint64_t t0 = 0;
-  for (int i = -1; i < iters; ++i) {
-    if (i == 0)
-      t0 = globalTimer();
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      ++epoch;
-      Ptx::stReleaseSys(theirs, epoch);
-      while (int32_t(Ptx::ldAcquireSys(mine) - epoch) < 0) {
-      }
-    }
-    __syncthreads();
-  }
+  uint64_t t0 = bareRounds<false, false>(theirs, mine, nullptr, epoch, iters);
   finish(out, t0);
   if (threadIdx.x == 0)
     storeRelaxedGpu(epochs, epoch);

@@ -551,18 +551,18 @@ TEST(EmuBarrier, TritonSessionRunsOnTheSlotPassedBesideIt) {
   Ranks ranks(n);
   ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
   std::vector<int32_t> closed(n, -1);
-  LaunchResult r = launch(
-      ranks.comms.data(), n, shape({1, 1, 1}, {32, 1, 1}),
-      [&](int rank, void *dc) {
-        auto h = reinterpret_cast<int64_t>(dc);
-        int64_t s = tleTritonSessionOpen(h, kCoopBlock, kSlot);
-        for (uint32_t k = 0; k < kRounds; ++k)
-          s = tleTritonSession(h, kBarrierSync, kCoopBlock, kOrderAcqRel, s,
-                               kSlot);
-        int32_t status = tleTritonSessionClose(h, kCoopBlock, s);
-        if (linearThreadId() == 0)
-          closed[rank] = status;
-      });
+  LaunchResult r =
+      launch(ranks.comms.data(), n, shape({1, 1, 1}, {32, 1, 1}),
+             [&](int rank, void *dc) {
+               auto h = reinterpret_cast<int64_t>(dc);
+               int64_t s = tleTritonSessionOpen(h, kCoopBlock, kSlot);
+               for (uint32_t k = 0; k < kRounds; ++k)
+                 s = tleTritonSession(h, kBarrierSync, kCoopBlock, kOrderAcqRel,
+                                      s, kSlot);
+               int32_t status = tleTritonSessionClose(h, kCoopBlock, s);
+               if (linearThreadId() == 0)
+                 closed[rank] = status;
+             });
   ASSERT_EQ(r.result, tleSuccess) << r.message;
   for (int q = 0; q < n; ++q) {
     EXPECT_EQ(closed[q], 0);
