@@ -552,11 +552,11 @@ Snap RaceChecker::fenceSnap(ThreadClock &t) {
 }
 
 void RaceChecker::loadHalf(uint32_t tid, uintptr_t key, int order) {
-  auto it = syncs.find(key);
-  if (it == syncs.end())
+  const WordSync *found = syncs.find(reinterpret_cast<const void *>(key));
+  if (!found || found->snap.empty())
     return;
   ThreadClock &t = clocks[tid];
-  const WordSync &word = it->second;
+  const WordSync &word = *found;
   if (acquires(order)) {
     acquire(t, word.snap);
     return;
@@ -622,7 +622,7 @@ void RaceChecker::deliverAdd(const void *word, uint64_t before, uint64_t added,
 
 void RaceChecker::appendAdd(const void *word, uint64_t before, uint64_t added,
                             Snap s) {
-  SignalHistory &h = signals[reinterpret_cast<uintptr_t>(word)];
+  SignalHistory &h = signals[word];
   uint64_t last = h.adds.empty() ? h.floor : h.adds.back().first;
   // A word first seen, or changed behind the checker's back: its history
   // starts at what it held (what an earlier launch left there).
@@ -637,10 +637,11 @@ void RaceChecker::appendAdd(const void *word, uint64_t before, uint64_t added,
 }
 
 Snap RaceChecker::signalPrefix(uintptr_t key, uint64_t upTo) const {
-  auto it = signals.find(key);
-  if (it == signals.end() || upTo <= it->second.floor)
+  const SignalHistory *found =
+      signals.find(reinterpret_cast<const void *>(key));
+  if (!found || upTo <= found->floor)
     return Snap{};
-  const SignalHistory &h = it->second;
+  const SignalHistory &h = *found;
   // The first add whose value reaches the target is the last one needed
   // (mutant 80 acquires every add that landed, as the word's clock did).
   // The values only grow between stores, so it is found by bisection.
@@ -671,9 +672,8 @@ std::optional<std::string> RaceChecker::signalWait(uint32_t tid,
                                                    uint64_t target, int order,
                                                    const char *where) {
   auto key = reinterpret_cast<uintptr_t>(word);
-  auto it = signals.find(key);
-  take(tid, signalPrefix(key, target), key,
-       it == signals.end() ? 0 : it->second.sequence, order);
+  const SignalHistory *h = signals.find(word);
+  take(tid, signalPrefix(key, target), key, h ? h->sequence : 0, order);
   // The final read, checked after its acquire as access() checks a load.
   return check(tid, word, sizeof(uint64_t), /*write=*/false, /*atomic=*/true,
                where);
@@ -697,7 +697,7 @@ std::optional<std::string> RaceChecker::signalStore(uint32_t tid,
     if (auto race = check(tid, word, sizeof(uint64_t), /*write=*/true,
                           /*atomic=*/false, where, /*reset=*/true))
       return race;
-  SignalHistory &h = signals[reinterpret_cast<uintptr_t>(word)];
+  SignalHistory &h = signals[word];
   h.floor = value;
   h.adds.clear();
   h.prefix = Snap{};
@@ -710,37 +710,41 @@ void RaceChecker::storeHalf(uint32_t tid, uintptr_t key, bool update,
                             int order) {
   ThreadClock &t = clocks[tid];
   Snap mine = releases(order) ? releaseSnap(tid) : fenceSnap(t);
-  auto it = syncs.find(key);
-  if (update && it != syncs.end()) {
+  // An empty clock stands for a word that publishes nothing (AddressMap
+  // keeps its entry).
+  WordSync *word = syncs.find(reinterpret_cast<const void *>(key));
+  if (word && word->snap.empty())
+    word = nullptr;
+  if (update && word) {
     // A read-modify-write continues the release sequence of the store it
     // read: a load that reads it synchronizes with both.
-    it->second.snap = join(it->second.snap, mine);
+    word->snap = join(word->snap, mine);
     return;
   }
   if (mine.empty()) {
-    if (it != syncs.end())
-      syncs.erase(it);
+    if (word)
+      word->snap = Snap{};
     return;
   }
   // A store starts a new release sequence, but one whose clock covers the
   // last one when both are this thread's snapshots (its clock only grows):
   // an epoch word its group's rank 0 stores every round. A relaxed read of
   // it then replaces the last one's in pendingAcquire instead of adding one.
-  if (it != syncs.end() && it->second.snap.tid == mine.tid &&
-      mine.tid != Snap::kNone && mine.own >= it->second.snap.own) {
-    it->second.snap = std::move(mine);
+  if (word && word->snap.tid == mine.tid && mine.tid != Snap::kNone &&
+      mine.own >= word->snap.own) {
+    word->snap = std::move(mine);
     return;
   }
-  syncs[key] = WordSync{std::move(mine), ++nextSequence};
+  syncs[reinterpret_cast<const void *>(key)] =
+      WordSync{std::move(mine), ++nextSequence};
 }
 
 void RaceChecker::deliver(const void *addr, const Snap &s) {
-  auto key = reinterpret_cast<uintptr_t>(addr);
-  auto it = syncs.find(key);
-  if (it != syncs.end())
-    it->second.snap = join(it->second.snap, s);
+  WordSync *word = syncs.find(addr);
+  if (word && !word->snap.empty())
+    word->snap = join(word->snap, s);
   else if (!s.empty())
-    syncs[key] = WordSync{s, ++nextSequence};
+    syncs[addr] = WordSync{s, ++nextSequence};
 }
 
 std::optional<std::string> RaceChecker::access(uint32_t tid, const void *addr,

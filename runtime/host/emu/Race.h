@@ -21,13 +21,13 @@
 #ifndef TLE_HOST_EMU_RACE_H
 #define TLE_HOST_EMU_RACE_H
 
+#include "emu/AddressMap.h"
 #include "emu/Check.h"
 
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 namespace tle::emu::detail {
@@ -256,7 +256,7 @@ private:
     Snap snap;
     uint64_t sequence = 0;
   };
-  std::unordered_map<uintptr_t, WordSync> syncs;
+  AddressMap<WordSync> syncs;
   /// A signal word's history since its last store: the stored value, and
   /// each add's value after it with the adder's release clock.
   struct SignalHistory {
@@ -267,7 +267,7 @@ private:
     mutable Snap prefix;
     mutable size_t joined = 0;
   };
-  std::unordered_map<uintptr_t, SignalHistory> signals;
+  AddressMap<SignalHistory> signals;
   uint64_t nextSequence = 0;
   /// Scratch of the joins; syncGroup's, per thread (0 where untouched).
   std::vector<std::pair<uint32_t, uint32_t>> scratch;

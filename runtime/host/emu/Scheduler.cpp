@@ -188,22 +188,21 @@ void Scheduler::unwatch(EmuThread *t) {
   watching[t->pos] = last;
   last->pos = t->pos;
   watching.pop_back();
-  auto it = watchers.find(t->wait.watch);
-  std::vector<EmuThread *> &on = it->second;
+  std::vector<EmuThread *> &on = *watchers.find(t->wait.watch);
   on.erase(std::find(on.begin(), on.end(), t));
-  if (on.empty())
-    watchers.erase(it);
   addRunnable(t);
 }
 
 void Scheduler::wakeWatchers(const void *addr) {
-  auto it = watchers.find(addr);
-  if (it == watchers.end())
+  std::vector<EmuThread *> *on = watchers.find(addr);
+  if (!on || on->empty())
     return;
   // In the order they began to watch: the schedule depends only on what
-  // the launch did, never on the table's layout.
-  std::vector<EmuThread *> woken = std::move(it->second);
-  watchers.erase(it);
+  // the launch did, never on the table's layout. The list is swapped out
+  // and back, so that its storage serves the word's next watchers (a word
+  // polled every round costs no allocation per round).
+  std::vector<EmuThread *> &woken = wokenScratch;
+  woken.swap(*on);
   for (EmuThread *t : woken) {
     EmuThread *last = watching.back();
     watching[t->pos] = last;
@@ -211,6 +210,7 @@ void Scheduler::wakeWatchers(const void *addr) {
     watching.pop_back();
     addRunnable(t);
   }
+  woken.clear();
 }
 
 bool Scheduler::unparkStale() {

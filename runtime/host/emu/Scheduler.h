@@ -16,6 +16,7 @@
 #ifndef TLE_HOST_EMU_SCHEDULER_H
 #define TLE_HOST_EMU_SCHEDULER_H
 
+#include "emu/AddressMap.h"
 #include "emu/Check.h"
 #include "emu/Fatal.h"
 #include "emu/Race.h"
@@ -378,7 +379,8 @@ private:
   /// The Watching threads by the word they wait on (no two entries for one
   /// thread), and the progress steps since a watcher was last resumed at
   /// random (progress()).
-  std::unordered_map<const void *, std::vector<EmuThread *>> watchers;
+  AddressMap<std::vector<EmuThread *>> watchers;
+  std::vector<EmuThread *> wokenScratch; ///< wakeWatchers'
   uint32_t sinceWatcherSample = 0;
   /// releaseSync's scratch: the race ids of a sync's members.
   std::vector<uint32_t> syncMembers;
