@@ -54,6 +54,7 @@ public:
 
 private:
   size_t usable;
+  size_t guard; ///< kGuardBytes and a page (StackPool's constructor)
   size_t stride;
   size_t perChunk;
   std::vector<std::pair<char *, size_t>> chunks;
