@@ -160,7 +160,7 @@ void joinInto(Clock &acc, const Clock *b, const std::vector<Entry> &more,
 } // namespace
 
 struct RaceChecker::ThreadClock {
-  std::shared_ptr<const Clock> base;
+  Ref<const Clock> base;
   uint32_t tid = 0;
   /// This thread's own entry; always above base's entry for it.
   uint32_t own = 1;
@@ -307,9 +307,8 @@ bool RaceChecker::snapLeq(const Snap &a, const Snap &b) const {
   return a.tid == Snap::kNone || a.at(a.tid) <= b.at(a.tid);
 }
 
-std::shared_ptr<Clock> RaceChecker::joinClocks(const Clock *a,
-                                               const Clock *b) const {
-  auto c = std::make_shared<Clock>();
+Ref<Clock> RaceChecker::joinClocks(const Clock *a, const Clock *b) const {
+  auto c = makeClock();
   c->setPerBlock(perBlock);
   if (!a) {
     c->uni.assign(blocks, 0);
@@ -330,7 +329,7 @@ Snap RaceChecker::join(const Snap &a, const Snap &b) const {
     return b;
   if (snapLeq(b, a))
     return a;
-  std::shared_ptr<Clock> c = joinClocks(a.base.get(), b.base.get());
+  Ref<Clock> c = joinClocks(a.base.get(), b.base.get());
   for (const Snap *s : {&a, &b})
     if (s->tid != Snap::kNone)
       raise(*c, s->tid, s->own);
@@ -352,9 +351,8 @@ void RaceChecker::acquire(ThreadClock &t, const Snap &s) {
     materialize(t);
 }
 
-std::shared_ptr<Clock>
-RaceChecker::joinAcquired(const Snap &self,
-                          const std::vector<Snap> &more) const {
+Ref<Clock> RaceChecker::joinAcquired(const Snap &self,
+                                     const std::vector<Snap> &more) const {
   std::vector<const Clock *> &bases = groupBases;
   std::vector<Entry> &extras = groupExtras;
   bases.clear();
@@ -380,18 +378,17 @@ void RaceChecker::materialize(const ThreadClock &t) const {
   // Held here: the join points into them.
   std::vector<Snap> held = std::move(m.deferred);
   m.deferred.clear();
-  if (std::shared_ptr<Clock> joined = joinAcquired(t.snap(), held))
+  if (Ref<Clock> joined = joinAcquired(t.snap(), held))
     m.base = std::move(joined);
 }
 
-std::shared_ptr<Clock>
-RaceChecker::gather(const std::vector<const Clock *> &bases,
-                    const std::vector<Entry> &extras, uint32_t block,
-                    uint32_t blockStep) const {
+Ref<Clock> RaceChecker::gather(const std::vector<const Clock *> &bases,
+                               const std::vector<Entry> &extras, uint32_t block,
+                               uint32_t blockStep) const {
   // The blocks' entries first, then the exceptions above them gathered per
   // thread, so that the cost is the sum of the clocks' sizes, not that
   // times the number of clocks.
-  auto j = std::make_shared<Clock>();
+  auto j = makeClock();
   j->setPerBlock(perBlock);
   j->uni.assign(blocks, 0);
   for (const Clock *b : bases)
@@ -512,7 +509,7 @@ void RaceChecker::syncGroup(const std::vector<uint32_t> &tids) {
   if (!wholeBlock)
     for (uint32_t tid : tids)
       extras.push_back({tid, top});
-  std::shared_ptr<const Clock> shared =
+  Ref<const Clock> shared =
       gather(bases, extras, wholeBlock ? tids[0] / perBlock : ~0u, top);
   for (uint32_t tid : tids) {
     ThreadClock &t = clocks[tid];
@@ -546,7 +543,7 @@ Snap RaceChecker::fenceSnap(ThreadClock &t) {
     return t.releaseFence;
   std::vector<Snap> more = std::move(t.releaseFenceMore);
   t.releaseFenceMore.clear();
-  if (std::shared_ptr<Clock> joined = joinAcquired(t.releaseFence, more))
+  if (Ref<Clock> joined = joinAcquired(t.releaseFence, more))
     t.releaseFence.base = std::move(joined);
   return t.releaseFence;
 }

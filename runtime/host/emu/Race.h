@@ -24,10 +24,13 @@
 #include "emu/AddressMap.h"
 #include "emu/Check.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace tle::emu::detail {
@@ -56,7 +59,62 @@ struct RaceRegion {
 /// the threads that released since their block's last sync (a barrier's
 /// workers) are exceptions: joins and comparisons cost O(blocks + those
 /// threads), not O(threads). Immutable once shared.
+/// A reference count that a copy of its owner starts afresh.
+struct RefCount {
+  uint32_t n = 0;
+  RefCount() = default;
+  RefCount(const RefCount &) {}
+  RefCount &operator=(const RefCount &) { return *this; }
+};
+
+/// A counted reference to a T with a `refs` member (a Clock). The count is
+/// not atomic: a checker and all its clocks live on the one thread that
+/// runs its launch. std::shared_ptr's count is a locked read-modify-write,
+/// a full barrier, on every copy of a snapshot, and the checker copies
+/// snapshots on every atomic access it follows.
+template <typename T> class Ref {
+public:
+  Ref() = default;
+  Ref(std::nullptr_t) {}
+  explicit Ref(T *p) : p(p) { retain(); }
+  Ref(const Ref &o) : p(o.p) { retain(); }
+  Ref(Ref &&o) noexcept : p(std::exchange(o.p, nullptr)) {}
+  template <typename U,
+            typename = std::enable_if_t<std::is_convertible_v<U *, T *>>>
+  Ref(const Ref<U> &o) : p(o.get()) {
+    retain();
+  }
+  template <typename U,
+            typename = std::enable_if_t<std::is_convertible_v<U *, T *>>>
+  Ref(Ref<U> &&o) noexcept : p(o.release()) {}
+  ~Ref() { drop(); }
+  Ref &operator=(Ref o) noexcept {
+    std::swap(p, o.p);
+    return *this;
+  }
+
+  T *get() const { return p; }
+  T &operator*() const { return *p; }
+  T *operator->() const { return p; }
+  explicit operator bool() const { return p != nullptr; }
+  friend bool operator==(const Ref &a, const Ref &b) { return a.p == b.p; }
+  /// Gives up the reference without dropping it.
+  T *release() { return std::exchange(p, nullptr); }
+
+private:
+  void retain() {
+    if (p)
+      ++p->refs.n;
+  }
+  void drop() {
+    if (p && --p->refs.n == 0)
+      delete p;
+  }
+  T *p = nullptr;
+};
+
 struct Clock {
+  mutable RefCount refs; ///< Ref's
   uint32_t perBlock = 1; ///< threads per block (thread i is in i / perBlock)
   /// ceil(2^64 / perBlock), for blockOf (0 when perBlock is 1).
   uint64_t magic = 0;
@@ -79,12 +137,14 @@ struct Clock {
   }
 };
 
+inline Ref<Clock> makeClock() { return Ref<Clock>(new Clock()); }
+
 /// A clock as a shared array plus one entry that overrides it, so that a
 /// thread's clock and its snapshots need no copy until a join.
 struct Snap {
   static constexpr uint32_t kNone = ~0u;
-  std::shared_ptr<const Clock> base; ///< null: all zero
-  uint32_t tid = kNone;              ///< the overriding entry, if any
+  Ref<const Clock> base; ///< null: all zero
+  uint32_t tid = kNone;  ///< the overriding entry, if any
   uint32_t own = 0;
 
   uint32_t at(uint32_t i) const {
@@ -209,20 +269,19 @@ private:
   void materialize(const ThreadClock &t) const;
   /// The join of `self` (a base and its owner's entry) and the snapshots
   /// `more` acquired since, or null when they add nothing to self's base.
-  std::shared_ptr<Clock> joinAcquired(const Snap &self,
-                                      const std::vector<Snap> &more) const;
+  Ref<Clock> joinAcquired(const Snap &self,
+                          const std::vector<Snap> &more) const;
   /// The join of `bases` and the entries `extras`, with block `block`'s
   /// entry (~0u: none) at least `blockStep`.
-  std::shared_ptr<Clock>
-  gather(const std::vector<const Clock *> &bases,
-         const std::vector<std::pair<uint32_t, uint32_t>> &extras,
-         uint32_t block, uint32_t blockStep) const;
+  Ref<Clock> gather(const std::vector<const Clock *> &bases,
+                    const std::vector<std::pair<uint32_t, uint32_t>> &extras,
+                    uint32_t block, uint32_t blockStep) const;
   Snap releaseSnap(uint32_t tid);
   /// What a relaxed store of `t` publishes: its clock at its last release
   /// fence.
   Snap fenceSnap(ThreadClock &t);
   Snap join(const Snap &a, const Snap &b) const;
-  std::shared_ptr<Clock> joinClocks(const Clock *a, const Clock *b) const;
+  Ref<Clock> joinClocks(const Clock *a, const Clock *b) const;
   bool snapLeq(const Snap &a, const Snap &b) const;
   bool leq(const Snap &a, const ThreadClock &t) const;
   void fence(uint32_t tid, int order);
