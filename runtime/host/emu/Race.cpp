@@ -66,6 +66,20 @@ uint32_t Clock::at(uint32_t i) const {
 }
 
 namespace {
+/// out[k] = max(out[k], in[k]) for k < n: the blocks' entries of a join (a
+/// barrier over N ranks joins N clocks of N entries in every sync). x86-64's
+/// baseline has no unsigned 32-bit vector maximum (SSE4.1's pmaxud), so the
+/// loop ran scalar; an AVX2 clone, chosen when the process starts, does 8
+/// entries an instruction.
+#if defined(__x86_64__) && defined(__ELF__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void maxInto(uint32_t *__restrict out, const uint32_t *__restrict in,
+             size_t n) {
+  for (size_t k = 0; k < n; ++k)
+    out[k] = std::max(out[k], in[k]);
+}
+
 /// Raises thread i's entry of `c` to at least `v`.
 void raise(Clock &c, uint32_t i, uint32_t v) {
   if (v <= c.uni[c.blockOf(i)])
@@ -134,8 +148,7 @@ using Entry = std::pair<uint32_t, uint32_t>;
 void joinInto(Clock &acc, const Clock *b, const std::vector<Entry> &more,
               std::vector<Entry> &tmp) {
   if (b)
-    for (size_t k = 0; k < acc.uni.size(); ++k)
-      acc.uni[k] = std::max(acc.uni[k], b->uni[k]);
+    maxInto(acc.uni.data(), b->uni.data(), acc.uni.size());
   const std::vector<Entry> &other = b ? b->exc : more;
   tmp.clear();
   tmp.reserve(acc.exc.size() + other.size());
@@ -160,10 +173,19 @@ void joinInto(Clock &acc, const Clock *b, const std::vector<Entry> &more,
 } // namespace
 
 struct RaceChecker::ThreadClock {
+  // What a sync reads and writes of each member first, in one cache line
+  // (a sync of a block touches 32 of these).
   Ref<const Clock> base;
   uint32_t tid = 0;
   /// This thread's own entry; always above base's entry for it.
   uint32_t own = 1;
+  /// Its own entry when it last made a checked access (check()).
+  uint32_t stamped = 0;
+  /// Clocks acquired but not yet joined into `base` (materialize): a
+  /// barrier's threads each acquire a peer's clock and then sync, and the
+  /// sync joins all of them at once, instead of each acquire copying a
+  /// clock of O(ranks) entries.
+  std::vector<Snap> deferred;
   /// The clock at its last release fence (what a relaxed store publishes):
   /// `releaseFence` joined with `releaseFenceMore` (fenceSnap).
   Snap releaseFence;
@@ -179,14 +201,6 @@ struct RaceChecker::ThreadClock {
   /// costs no comparison of whole clocks (see kAcquireCache).
   Snap acquired[kAcquireCache];
   size_t nextAcquired = 0;
-  /// Clocks acquired but not yet joined into `base` (materialize): a
-  /// barrier's threads each acquire a peer's clock and then sync, and the
-  /// sync joins all of them at once, instead of each acquire copying a
-  /// clock of O(ranks) entries.
-  std::vector<Snap> deferred;
-
-  /// Its own entry when it last made a checked access (check()).
-  uint32_t stamped = 0;
 
   Snap snap() const { return Snap{base, tid, own}; }
   /// What a release of it publishes: snap(), or only its base when it made
@@ -357,12 +371,16 @@ Ref<Clock> RaceChecker::joinAcquired(const Snap &self,
   std::vector<Entry> &extras = groupExtras;
   bases.clear();
   extras.clear();
-  if (self.base)
+  uint64_t mark = ++nextMark;
+  if (self.base) {
+    self.base->mark = mark;
     bases.push_back(self.base.get());
+  }
   for (const Snap &s : more) {
-    if (s.base &&
-        std::find(bases.begin(), bases.end(), s.base.get()) == bases.end())
+    if (s.base && s.base->mark != mark) {
+      s.base->mark = mark;
       bases.push_back(s.base.get());
+    }
     if (s.tid != Snap::kNone && s.tid != self.tid)
       extras.push_back({s.tid, s.own});
   }
@@ -392,8 +410,7 @@ Ref<Clock> RaceChecker::gather(const std::vector<const Clock *> &bases,
   j->setPerBlock(perBlock);
   j->uni.assign(blocks, 0);
   for (const Clock *b : bases)
-    for (size_t k = 0; k < blocks; ++k)
-      j->uni[k] = std::max(j->uni[k], b->uni[k]);
+    maxInto(j->uni.data(), b->uni.data(), blocks);
   if (block != ~0u)
     j->uni[block] = std::max(j->uni[block], blockStep);
   // Exceptions are gathered per block: the blocks touched, and in each the
@@ -484,9 +501,14 @@ void RaceChecker::syncGroup(const std::vector<uint32_t> &tids) {
   std::vector<Entry> &extras = groupExtras;
   bases.clear();
   extras.clear();
+  // Each clock once, told by a mark instead of a search of the list: a
+  // barrier over N ranks brings N clocks, and the search cost O(N^2).
+  uint64_t mark = ++nextMark;
   auto addBase = [&](const Clock *b) {
-    if (b && std::find(bases.begin(), bases.end(), b) == bases.end())
+    if (b && b->mark != mark) {
+      b->mark = mark;
       bases.push_back(b);
+    }
   };
   // Owners of the deferred snapshots, so that they outlive the gather.
   std::vector<Snap> held;
@@ -548,12 +570,11 @@ Snap RaceChecker::fenceSnap(ThreadClock &t) {
   return t.releaseFence;
 }
 
-void RaceChecker::loadHalf(uint32_t tid, uintptr_t key, int order) {
-  const WordSync *found = syncs.find(reinterpret_cast<const void *>(key));
-  if (!found || found->snap.empty())
+void RaceChecker::loadHalf(uint32_t tid, const WordSync &word, uintptr_t key,
+                           int order) {
+  if (word.snap.empty())
     return;
   ThreadClock &t = clocks[tid];
-  const WordSync &word = *found;
   if (acquires(order)) {
     acquire(t, word.snap);
     return;
@@ -703,45 +724,44 @@ std::optional<std::string> RaceChecker::signalStore(uint32_t tid,
   return std::nullopt;
 }
 
-void RaceChecker::storeHalf(uint32_t tid, uintptr_t key, bool update,
+void RaceChecker::storeHalf(uint32_t tid, WordSync &word, bool update,
                             int order) {
   ThreadClock &t = clocks[tid];
   Snap mine = releases(order) ? releaseSnap(tid) : fenceSnap(t);
-  // An empty clock stands for a word that publishes nothing (AddressMap
-  // keeps its entry).
-  WordSync *word = syncs.find(reinterpret_cast<const void *>(key));
-  if (word && word->snap.empty())
-    word = nullptr;
-  if (update && word) {
+  // An empty clock stands for a word that publishes nothing.
+  bool held = !word.snap.empty();
+  if (update && held) {
     // A read-modify-write continues the release sequence of the store it
     // read: a load that reads it synchronizes with both.
-    word->snap = join(word->snap, mine);
+    word.snap = join(word.snap, mine);
     return;
   }
   if (mine.empty()) {
-    if (word)
-      word->snap = Snap{};
+    word.snap = Snap{};
     return;
   }
   // A store starts a new release sequence, but one whose clock covers the
   // last one when both are this thread's snapshots (its clock only grows):
   // an epoch word its group's rank 0 stores every round. A relaxed read of
   // it then replaces the last one's in pendingAcquire instead of adding one.
-  if (word && word->snap.tid == mine.tid && mine.tid != Snap::kNone &&
-      mine.own >= word->snap.own) {
-    word->snap = std::move(mine);
+  if (held && word.snap.tid == mine.tid && mine.tid != Snap::kNone &&
+      mine.own >= word.snap.own) {
+    word.snap = std::move(mine);
     return;
   }
-  syncs[reinterpret_cast<const void *>(key)] =
-      WordSync{std::move(mine), ++nextSequence};
+  word.snap = std::move(mine);
+  word.sequence = ++nextSequence;
 }
 
 void RaceChecker::deliver(const void *addr, const Snap &s) {
   WordSync *word = syncs.find(addr);
-  if (word && !word->snap.empty())
+  if (word && !word->snap.empty()) {
     word->snap = join(word->snap, s);
-  else if (!s.empty())
-    syncs[addr] = WordSync{s, ++nextSequence};
+  } else if (!s.empty()) {
+    WordSync &w = syncs[addr];
+    w.snap = s;
+    w.sequence = ++nextSequence;
+  }
 }
 
 std::optional<std::string> RaceChecker::access(uint32_t tid, const void *addr,
@@ -763,17 +783,31 @@ std::optional<std::string> RaceChecker::access(uint32_t tid, const void *addr,
   default:
     return std::nullopt;
   }
+  // One lookup of the word for both halves and the check (the reference
+  // lasts: nothing in between adds a word), and the word's shadow, if any,
+  // remembered there: the regions never change, and a barrier's flags lie
+  // in none, which a search of the regions found anew for every poll.
+  WordSync &word = syncs[addr];
+  if (!word.shadowKnown) {
+    uint64_t offset = 0;
+    word.shadow = find(addr, offset);
+    word.shadowKnown = true;
+  }
   // The acquire half orders what the access itself is checked against; the
   // release half must cover the access, so it comes after the check.
   if (kind != kAccessAtomicStore)
-    loadHalf(tid, key,
+    loadHalf(tid, word, key,
              kind == kAccessAtomicUpdate && !acquires(order)
                  ? static_cast<int>(kOrderRelaxed)
                  : order);
-  std::optional<std::string> race =
-      check(tid, addr, bytes, kind != kAccessAtomicLoad, true, where);
+  std::optional<std::string> race;
+  if (word.shadow)
+    race = checkIn(*word.shadow,
+                   key - reinterpret_cast<uintptr_t>(word.shadow->region.base),
+                   tid, bytes, kind != kAccessAtomicLoad, true, where,
+                   /*reset=*/false);
   if (!race && kind != kAccessAtomicLoad)
-    storeHalf(tid, key, kind == kAccessAtomicUpdate, order);
+    storeHalf(tid, word, kind == kAccessAtomicUpdate, order);
   return race;
 }
 
@@ -830,10 +864,22 @@ std::optional<std::string> RaceChecker::check(uint32_t tid, const void *addr,
                                               bool atomic, const char *where,
                                               bool reset) {
   uint64_t offset = 0;
-  Shadow *found = const_cast<Shadow *>(find(addr, offset));
-  if (!found || bytes == 0)
+  const Shadow *found = find(addr, offset);
+  if (!found)
     return std::nullopt;
-  Shadow &s = *found;
+  return checkIn(*found, offset, tid, bytes, write, atomic, where, reset);
+}
+
+std::optional<std::string> RaceChecker::checkIn(const Shadow &region,
+                                                uint64_t offset, uint32_t tid,
+                                                uint64_t bytes, bool write,
+                                                bool atomic, const char *where,
+                                                bool reset) {
+  if (bytes == 0)
+    return std::nullopt;
+  // The shadow's pages are the checker's, not the region's: const only in
+  // the regions' list.
+  Shadow &s = const_cast<Shadow &>(region);
   uint64_t end = std::min(s.region.bytes, offset + bytes);
   ThreadClock &t = clocks[tid];
   materialize(t);

@@ -115,6 +115,9 @@ private:
 
 struct Clock {
   mutable RefCount refs; ///< Ref's
+  /// The last join that took this clock (RaceChecker::nextMark), so that a
+  /// join takes each clock once. Not part of the clock's value.
+  mutable uint64_t mark = 0;
   uint32_t perBlock = 1; ///< threads per block (thread i is in i / perBlock)
   /// ceil(2^64 / perBlock), for blockOf (0 when perBlock is 1).
   uint64_t magic = 0;
@@ -285,7 +288,8 @@ private:
   bool snapLeq(const Snap &a, const Snap &b) const;
   bool leq(const Snap &a, const ThreadClock &t) const;
   void fence(uint32_t tid, int order);
-  void loadHalf(uint32_t tid, uintptr_t key, int order);
+  struct WordSync;
+  void loadHalf(uint32_t tid, const WordSync &word, uintptr_t key, int order);
   /// Acquires `s` now (`order` acquires) or at the next acquire fence.
   void take(uint32_t tid, const Snap &s, uintptr_t key, uint64_t sequence,
             int order);
@@ -294,11 +298,16 @@ private:
   void appendAdd(const void *word, uint64_t before, uint64_t added, Snap s);
   /// What reading `word` at `upTo` (or the first add reaching it) acquires.
   Snap signalPrefix(uintptr_t key, uint64_t upTo) const;
-  void storeHalf(uint32_t tid, uintptr_t key, bool update, int order);
+  void storeHalf(uint32_t tid, WordSync &word, bool update, int order);
   const Shadow *find(const void *addr, uint64_t &offset) const;
   std::optional<std::string> check(uint32_t tid, const void *addr,
                                    uint64_t bytes, bool write, bool atomic,
                                    const char *where, bool reset = false);
+  /// check() of an access at `offset` into `region`.
+  std::optional<std::string> checkIn(const Shadow &region, uint64_t offset,
+                                     uint32_t tid, uint64_t bytes, bool write,
+                                     bool atomic, const char *where,
+                                     bool reset);
   std::string report(const Shadow &region, const Access &before,
                      const Access &now) const;
 
@@ -314,6 +323,9 @@ private:
   struct WordSync {
     Snap snap;
     uint64_t sequence = 0;
+    /// The region the word lies in (null: none), once looked up.
+    const Shadow *shadow = nullptr;
+    bool shadowKnown = false;
   };
   AddressMap<WordSync> syncs;
   /// A signal word's history since its last store: the stored value, and
@@ -328,6 +340,9 @@ private:
   };
   AddressMap<SignalHistory> signals;
   uint64_t nextSequence = 0;
+  /// Marks of joins' clocks (Clock::mark); mutable: joins are logically
+  /// const.
+  mutable uint64_t nextMark = 0;
   /// Scratch of the joins; syncGroup's, per thread (0 where untouched).
   std::vector<std::pair<uint32_t, uint32_t>> scratch;
   mutable std::vector<const Clock *> groupBases;
