@@ -510,18 +510,16 @@ void RaceChecker::syncGroup(const std::vector<uint32_t> &tids) {
       bases.push_back(b);
     }
   };
-  // Owners of the deferred snapshots, so that they outlive the gather.
-  std::vector<Snap> held;
+  // The deferred snapshots stay in their lists until the gather is done
+  // (they own the clocks it reads).
   for (uint32_t tid : tids) {
     ThreadClock &t = clocks[tid];
     addBase(t.base.get());
-    for (Snap &s : t.deferred) {
+    for (const Snap &s : t.deferred) {
       addBase(s.base.get());
       if (s.tid != Snap::kNone)
         extras.push_back({s.tid, s.own});
-      held.push_back(std::move(s));
     }
-    t.deferred.clear();
   }
   bool wholeBlock = tids.size() == perBlock && tids[0] % perBlock == 0 &&
                     tids.back() == tids[0] + perBlock - 1;
@@ -535,6 +533,7 @@ void RaceChecker::syncGroup(const std::vector<uint32_t> &tids) {
       gather(bases, extras, wholeBlock ? tids[0] / perBlock : ~0u, top);
   for (uint32_t tid : tids) {
     ThreadClock &t = clocks[tid];
+    t.deferred.clear();
     t.base = shared;
     t.own = top + 1;
   }
