@@ -61,7 +61,6 @@ public:
       }
     }
   }
-  size_t size() const { return used; }
   void clear() {
     slots.clear();
     used = 0;

@@ -51,14 +51,6 @@ struct RaceRegion {
   bool signalWords = false;
 };
 
-/// A vector clock over the launch's threads (entry i: the last step of
-/// thread i known to happen before), in two parts: `uni[b]`, a step every
-/// thread of block b is known to have reached, and `exc`, sorted by
-/// thread, the threads known beyond their block's value. A group sync makes
-/// its members' steps equal, so a block that syncs is one entry, and only
-/// the threads that released since their block's last sync (a barrier's
-/// workers) are exceptions: joins and comparisons cost O(blocks + those
-/// threads), not O(threads). Immutable once shared.
 /// A reference count that a copy of its owner starts afresh.
 struct RefCount {
   uint32_t n = 0;
@@ -113,6 +105,14 @@ private:
   T *p = nullptr;
 };
 
+/// A vector clock over the launch's threads (entry i: the last step of
+/// thread i known to happen before), in two parts: `uni[b]`, a step every
+/// thread of block b is known to have reached, and `exc`, sorted by
+/// thread, the threads known beyond their block's value. A group sync makes
+/// its members' steps equal, so a block that syncs is one entry, and only
+/// the threads that released since their block's last sync (a barrier's
+/// workers) are exceptions: joins and comparisons cost O(blocks + those
+/// threads), not O(threads). Immutable once shared.
 struct Clock {
   mutable RefCount refs; ///< Ref's
   /// The last join that took this clock (RaceChecker::nextMark), so that a
