@@ -121,6 +121,31 @@ TEST(RaceChecker, EveryKindOfReleaseAdvancesTheReleasersClock) {
   }
 }
 
+// A relaxed store publishes the clock of the last release fence: what
+// the thread had acquired by then, and nothing it acquired after, also
+// when a sync in between folded both into its clock (the checker keeps
+// the fence's acquisitions apart from the later ones until then).
+TEST(RaceChecker, ARelaxedStorePublishesWhatTheFenceHadAcquired) {
+  for (bool syncBetween : {false, true}) {
+    SCOPED_TRACE(syncBetween ? "sync between" : "no sync");
+    Fixture f(4);
+    uint32_t word = 0;
+    EXPECT_TRUE(f.store(0, 0));
+    f.release(0, &f.flag);
+    f.acquire(1, &f.flag);
+    f.atomic(1, nullptr, kAccessFence, kOrderRelease);
+    EXPECT_TRUE(f.store(2, 8));
+    f.release(2, &f.flag2);
+    f.acquire(1, &f.flag2);
+    if (syncBetween)
+      f.checker.syncGroup({f.tids[1]});
+    f.atomic(1, &word, kAccessAtomicStore, kOrderRelaxed);
+    f.acquire(3, &word);
+    EXPECT_TRUE(f.load(3, 0)) << "acquired before the fence: published";
+    EXPECT_FALSE(f.load(3, 8)) << "acquired after the fence: not published";
+  }
+}
+
 TEST(RaceChecker, ARelaxedLoadAcquiresOnlyAtAnAcquireFence) {
   Fixture f(2);
   EXPECT_TRUE(f.store(0, 0));

@@ -187,9 +187,15 @@ struct RaceChecker::ThreadClock {
   /// clock of O(ranks) entries.
   std::vector<Snap> deferred;
   /// The clock at its last release fence (what a relaxed store publishes):
-  /// `releaseFence` joined with `releaseFenceMore` (fenceSnap).
+  /// `releaseFence` joined with `releaseFenceMore` and the first
+  /// `fenceShare` entries of `deferred` (fenceSnap). The share is moved
+  /// into `releaseFenceMore` only when `deferred` is cleared (dropDeferred):
+  /// a barrier's fence is followed by more acquires or a sync, rarely by a
+  /// relaxed store, and copying the list at every fence cost more than the
+  /// rest of the fence.
   Snap releaseFence;
   std::vector<Snap> releaseFenceMore;
+  uint32_t fenceShare = 0;
   /// What its relaxed loads read since its last acquire fence, folded into
   /// the clock by the next one (kept apart until then: most relaxed loads,
   /// such as a poll's, meet no acquire fence, and a join copies a clock).
@@ -393,11 +399,9 @@ void RaceChecker::materialize(const ThreadClock &t) const {
   if (t.deferred.empty())
     return;
   ThreadClock &m = const_cast<ThreadClock &>(t);
-  // Held here: the join points into them.
-  std::vector<Snap> held = std::move(m.deferred);
-  m.deferred.clear();
-  if (Ref<Clock> joined = joinAcquired(t.snap(), held))
+  if (Ref<Clock> joined = joinAcquired(t.snap(), m.deferred))
     m.base = std::move(joined);
+  dropDeferred(m);
 }
 
 Ref<Clock> RaceChecker::gather(const std::vector<const Clock *> &bases,
@@ -533,7 +537,7 @@ void RaceChecker::syncGroup(const std::vector<uint32_t> &tids) {
       gather(bases, extras, wholeBlock ? tids[0] / perBlock : ~0u, top);
   for (uint32_t tid : tids) {
     ThreadClock &t = clocks[tid];
-    t.deferred.clear();
+    dropDeferred(t);
     t.base = shared;
     t.own = top + 1;
   }
@@ -553,13 +557,30 @@ void RaceChecker::fence(uint32_t tid, int order) {
     // acq_rel fence after its polls is followed by a sync, not a store,
     // and joining there cost a clock join per thread and barrier.
     t.releaseFence = t.published();
-    t.releaseFenceMore = t.deferred;
+    t.releaseFenceMore.clear();
+    t.fenceShare = static_cast<uint32_t>(t.deferred.size());
     if (!TLE_MUTANT(65))
       ++t.own;
   }
 }
 
+void RaceChecker::dropDeferred(ThreadClock &t) {
+  // The share becomes releaseFenceMore (empty since the fence) by a swap,
+  // so that neither list gives up its storage.
+  if (t.fenceShare) {
+    t.releaseFenceMore.swap(t.deferred);
+    t.releaseFenceMore.resize(t.fenceShare);
+    t.fenceShare = 0;
+  }
+  t.deferred.clear();
+}
+
 Snap RaceChecker::fenceSnap(ThreadClock &t) {
+  if (t.fenceShare) {
+    t.releaseFenceMore.insert(t.releaseFenceMore.end(), t.deferred.begin(),
+                              t.deferred.begin() + t.fenceShare);
+    t.fenceShare = 0;
+  }
   if (t.releaseFenceMore.empty())
     return t.releaseFence;
   std::vector<Snap> more = std::move(t.releaseFenceMore);

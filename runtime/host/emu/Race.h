@@ -283,6 +283,9 @@ private:
   /// What a relaxed store of `t` publishes: its clock at its last release
   /// fence.
   Snap fenceSnap(ThreadClock &t);
+  /// Empties `t`'s deferred list, keeping what its last release fence
+  /// shares of it (ThreadClock::fenceShare).
+  static void dropDeferred(ThreadClock &t);
   Snap join(const Snap &a, const Snap &b) const;
   Ref<Clock> joinClocks(const Clock *a, const Clock *b) const;
   bool snapLeq(const Snap &a, const Snap &b) const;

@@ -512,6 +512,8 @@ void Scheduler::setUp() {
     if (check->events() & kCheckBarrierEvents)
       barrierChecks.push_back(check);
   }
+  if (accessChecks.size() == 1 && accessChecks[0] == race)
+    onlyRace = race.get();
   for (const RankInfo &r : config.ranks) {
     const auto *dc = static_cast<const DevComm *>(r.devComm);
     if (dc && dc->magic == kDevCommMagic && dc->version == kDevCommVersion &&
@@ -1008,13 +1010,9 @@ std::optional<std::string> Scheduler::checkAccess(const AccessEvent &e,
   return std::nullopt;
 }
 
-void Scheduler::access(const void *addr, uint64_t bytes, int kind, int order,
-                       const char *where) {
+void Scheduler::accessAll(const void *addr, uint64_t bytes, int kind, int order,
+                          const char *where) {
   const Check *who = nullptr;
-  // The device library's own accesses carry no location: they are the
-  // running op's (a signal word's polls, a put's copy).
-  if (!where)
-    where = running->site;
   if (std::optional<std::string> report =
           checkAccess({running->raceId, addr, bytes, kind, order, where}, who))
     failCheck(*who, std::move(*report));
