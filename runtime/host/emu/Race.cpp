@@ -820,15 +820,16 @@ std::optional<std::string> RaceChecker::access(uint32_t tid, const void *addr,
              kind == kAccessAtomicUpdate && !acquires(order)
                  ? static_cast<int>(kOrderRelaxed)
                  : order);
-  std::optional<std::string> race;
+  // No named result: returning one moved it on every access, race or not.
   if (word.shadow)
-    race = checkIn(*word.shadow,
-                   key - reinterpret_cast<uintptr_t>(word.shadow->region.base),
-                   tid, bytes, kind != kAccessAtomicLoad, true, where,
-                   /*reset=*/false);
-  if (!race && kind != kAccessAtomicLoad)
+    if (std::optional<std::string> race = checkIn(
+            *word.shadow,
+            key - reinterpret_cast<uintptr_t>(word.shadow->region.base), tid,
+            bytes, kind != kAccessAtomicLoad, true, where, /*reset=*/false))
+      return race;
+  if (kind != kAccessAtomicLoad)
     storeHalf(tid, word, kind == kAccessAtomicUpdate, order);
-  return race;
+  return std::nullopt;
 }
 
 const RaceChecker::Shadow *RaceChecker::find(const void *addr,
