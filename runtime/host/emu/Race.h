@@ -283,6 +283,8 @@ private:
   /// What a relaxed store of `t` publishes: its clock at its last release
   /// fence.
   Snap fenceSnap(ThreadClock &t);
+  /// fenceSnap's join of what the fence had acquired.
+  Snap joinFence(ThreadClock &t);
   /// Empties `t`'s deferred list, keeping what its last release fence
   /// shares of it (ThreadClock::fenceShare).
   static void dropDeferred(ThreadClock &t);
