@@ -28,13 +28,18 @@ namespace tle::emu::detail {
 
 template <typename V> class AddressMap {
 public:
+  AddressMap() = default;
+  // `table` points into `slots`: a copy would share it.
+  AddressMap(const AddressMap &) = delete;
+  AddressMap &operator=(const AddressMap &) = delete;
+
   /// The value of `addr`, or null if it was never inserted.
   const V *find(const void *addr) const {
     auto key = reinterpret_cast<uintptr_t>(addr);
-    if (slots.empty())
+    if (!capacity)
       return nullptr;
     for (size_t i = home(key);; i = (i + 1) & mask()) {
-      const Slot &s = slots[i];
+      const Slot &s = table[i];
       if (s.key == key)
         return &s.value;
       if (s.key == 0)
@@ -48,10 +53,10 @@ public:
   /// until the next insert.
   V &operator[](const void *addr) {
     auto key = reinterpret_cast<uintptr_t>(addr);
-    if ((used + 1) * 2 > slots.size())
+    if ((used + 1) * 2 > capacity)
       grow();
     for (size_t i = home(key);; i = (i + 1) & mask()) {
-      Slot &s = slots[i];
+      Slot &s = table[i];
       if (s.key == key)
         return s.value;
       if (s.key == 0) {
@@ -63,7 +68,8 @@ public:
   }
   void clear() {
     slots.clear();
-    used = 0;
+    table = nullptr;
+    capacity = used = 0;
   }
 
 private:
@@ -72,7 +78,7 @@ private:
     uintptr_t key = 0;
     V value{};
   };
-  size_t mask() const { return slots.size() - 1; }
+  size_t mask() const { return capacity - 1; }
   size_t home(uintptr_t key) const {
     // Words are 4- or 8-byte aligned: the low bits carry no information.
     return static_cast<size_t>(((key >> 2) * 0x9E3779B97F4A7C15ull) >>
@@ -82,7 +88,9 @@ private:
   void grow() {
     std::vector<Slot> old = std::move(slots);
     bits = old.empty() ? 6 : bits + 1;
-    slots.assign(size_t(1) << bits, Slot{});
+    capacity = size_t(1) << bits;
+    slots.assign(capacity, Slot{});
+    table = slots.data();
     used = 0;
     for (Slot &s : old)
       if (s.key != 0)
@@ -90,6 +98,10 @@ private:
   }
 
   std::vector<Slot> slots;
+  /// slots.data() and slots.size(), kept apart: the size of a vector of
+  /// 48-byte slots is a multiply per probe, in every atomic access.
+  Slot *table = nullptr;
+  size_t capacity = 0;
   size_t used = 0;
   unsigned bits = 0;
 };
