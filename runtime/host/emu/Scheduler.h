@@ -413,8 +413,8 @@ private:
   std::vector<std::shared_ptr<Check>> accessChecks, barrierChecks;
   /// The race checker when it is the only check of accesses (then access()
   /// calls it directly: an access is the checker's most frequent event, and
-  /// the dispatch through the list and a virtual call was a sixth of what
-  /// the checker cost a 72-rank launch).
+  /// the dispatch through the list and a virtual call was about a tenth of
+  /// the checker's instructions in a 72-rank launch).
   RaceChecker *onlyRace = nullptr;
   /// access() through every check in accessChecks.
   void accessAll(const void *addr, uint64_t bytes, int kind, int order,
