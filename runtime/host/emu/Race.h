@@ -283,7 +283,7 @@ private:
   /// What a relaxed store of `t` publishes: its clock at its last release
   /// fence.
   Snap fenceSnap(ThreadClock &t);
-  /// fenceSnap's join of what the fence had acquired.
+  /// fenceSnap when the fence had acquired something: the join.
   Snap joinFence(ThreadClock &t);
   /// Empties `t`'s deferred list, keeping what its last release fence
   /// shares of it (ThreadClock::fenceShare).
