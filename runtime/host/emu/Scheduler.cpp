@@ -569,8 +569,8 @@ bool Scheduler::whenIdle() {
 [[gnu::always_inline]] inline void Scheduler::stepOne() {
   EmuThread *t = runnable[rng.below(runnable.size())];
   Yield before = t->reason;
-  // Only a spin is compared with the wait before it (afterStep).
-  WaitInfo beforeWait;
+  // Only a spin is compared with the wait before it (afterStep); a member,
+  // copied only then: a local WaitInfo was initialised on every step.
   if (before == Yield::Spin)
     beforeWait = t->wait;
   t->storedSinceYield = false;
@@ -802,16 +802,6 @@ void Scheduler::teardown() {
   watchers.clear();
 }
 
-void Scheduler::yieldToScheduler(Yield why) {
-  EmuThread *t = running;
-  t->reason = why;
-  t->caller = std::move(t->caller).resume();
-}
-
-void Scheduler::syncBlock() { yieldToScheduler(Yield::BlockSync); }
-
-void Scheduler::syncWarp() { yieldToScheduler(Yield::WarpSync); }
-
 void Scheduler::spinWait(const WaitInfo *info) {
   EmuThread *t = running;
   if (info) {
@@ -941,27 +931,13 @@ const char *internSite(const char *file, uint32_t line) {
 }
 } // namespace
 
-void Scheduler::enterCall(const char *name, const char *file, uint32_t line) {
-  EmuThread *t = running;
-  // Only the outermost call counts: it is the one the kernel wrote.
-  if (t->callDepth++ > 0)
-    return;
+void Scheduler::enterOutermost(EmuThread *t, const char *name, const char *file,
+                               uint32_t line) {
   t->call = name ? name : "";
   // A compiled kernel's op location (tleEmuSite) is the better name.
   if (file && !t->site) {
     t->site = internSite(file, line);
     t->callSetSite = true;
-  }
-}
-
-void Scheduler::leaveCall() {
-  EmuThread *t = running;
-  if (t->callDepth == 0 || --t->callDepth > 0)
-    return;
-  t->call = nullptr;
-  if (t->callSetSite) {
-    t->site = nullptr;
-    t->callSetSite = false;
   }
 }
 

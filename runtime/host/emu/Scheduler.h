@@ -268,9 +268,10 @@ public:
   EmuThread *currentThread() const { return running; }
   const Spec &spec() const { return config; }
 
-  // The hooks, called on the running fiber.
-  void syncBlock();
-  void syncWarp();
+  // The hooks, called on the running fiber. The most frequent are inline
+  // (each is called once or more per thread and barrier).
+  void syncBlock() { yieldToScheduler(Yield::BlockSync); }
+  void syncWarp() { yieldToScheduler(Yield::WarpSync); }
   void spinWait(const WaitInfo *info);
   void spinHint(const void *addr, uint64_t value);
   [[noreturn]] void abortLaunch();
@@ -280,8 +281,22 @@ public:
   void barrierEvent(const void *comm, int kind, int coop, uint32_t slot,
                     int order, int phase);
   void site(const char *where) { running->site = where; }
-  void enterCall(const char *name, const char *file, uint32_t line);
-  void leaveCall();
+  void enterCall(const char *name, const char *file, uint32_t line) {
+    EmuThread *t = running;
+    // Only the outermost call counts: it is the one the kernel wrote.
+    if (t->callDepth++ == 0)
+      enterOutermost(t, name, file, line);
+  }
+  void leaveCall() {
+    EmuThread *t = running;
+    if (t->callDepth == 0 || --t->callDepth > 0)
+      return;
+    t->call = nullptr;
+    if (t->callSetSite) {
+      t->site = nullptr;
+      t->callSetSite = false;
+    }
+  }
   [[gnu::always_inline]] void access(const void *addr, uint64_t bytes, int kind,
                                      int order, const char *where) {
     // The device library's own accesses carry no location: they are the
@@ -356,7 +371,14 @@ private:
   bool unparkStale();
   void unparkAll();
   void unparkHints();
-  void yieldToScheduler(Yield why);
+  void yieldToScheduler(Yield why) {
+    EmuThread *t = running;
+    t->reason = why;
+    t->caller = std::move(t->caller).resume();
+  }
+  /// enterCall's outermost call: names it, and its site if none is set.
+  void enterOutermost(EmuThread *t, const char *name, const char *file,
+                      uint32_t line);
   void runFiber(EmuThread *t);
   void teardown();
   /// The run, in its steps: the ranks, checks and first blocks; one
@@ -393,6 +415,8 @@ private:
   AddressMap<std::vector<EmuThread *>> watchers;
   std::vector<EmuThread *> wokenScratch; ///< wakeWatchers'
   uint32_t sinceWatcherSample = 0;
+  /// stepOne's copy of a spinning thread's wait before it resumes.
+  WaitInfo beforeWait{};
   /// releaseSync's scratch: the race ids of a sync's members.
   std::vector<uint32_t> syncMembers;
   uint64_t parkedHints = 0;  ///< parked threads whose last yield is a hint
