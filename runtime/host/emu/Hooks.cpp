@@ -136,7 +136,7 @@ TLE_API void tleEmuAccess(const void *addr, uint64_t bytes, int32_t kind,
     return;
   }
   // A spin hint that follows names this load's line; a spin that follows a
-  // store is not a re-poll (Scheduler::afterStep).
+  // store is not a re-poll (Scheduler::afterYield).
   t->accessSite = where;
   if (kind == tle::kAccessStore || kind == tle::kAccessAtomicStore ||
       kind == tle::kAccessAtomicUpdate) {

@@ -310,8 +310,8 @@ void Scheduler::startBlock(RankState &rank) {
       t->raceId = race->addThread({rank.info.rank, b->id, i});
     t->fiber = boost::context::fiber(
         std::allocator_arg, PoolStackAllocator{&stacks},
-        [this, t](boost::context::fiber &&caller) {
-          t->caller = std::move(caller);
+        [this, t](boost::context::fiber &&from) {
+          adopt(std::move(from));
           try {
             body(t->block->rank->info);
           } catch (const boost::context::detail::forced_unwind &) {
@@ -329,7 +329,9 @@ void Scheduler::startBlock(RankState &rank) {
             failure.block = static_cast<int32_t>(t->block->id);
             failure.thread = static_cast<int32_t>(t->tid);
           }
-          return std::move(t->caller);
+          // The scheduler finishes the thread (its step ends without a
+          // yield): it may start a block, which a fiber's stack must not.
+          return std::move(mainCtx);
         });
     addRunnable(t);
   }
@@ -384,13 +386,8 @@ void Scheduler::finishThread(EmuThread *t) {
     releaseSync(b, true, w);
 }
 
-void Scheduler::afterStep(EmuThread *t, Yield before,
-                          const WaitInfo &beforeWait) {
-  if (!t->fiber) {
-    finishThread(t);
-    progress();
-    return;
-  }
+void Scheduler::afterYield(EmuThread *t, Yield before,
+                           const WaitInfo &beforeWait) {
   switch (t->reason) {
   case Yield::BlockSync: {
     Block *b = t->block;
@@ -444,7 +441,13 @@ void Scheduler::afterStep(EmuThread *t, Yield before,
   }
 }
 
-void Scheduler::runFiber(EmuThread *t) {
+void Scheduler::beginStep(EmuThread *t) {
+  // Only a spin is compared with the wait before it (afterYield); a member,
+  // copied only then: a local WaitInfo was initialised on every step.
+  stepBefore = t->reason;
+  if (stepBefore == Yield::Spin)
+    beforeWait = t->wait;
+  t->storedSinceYield = false;
   ++steps;
   // One mix of the three coordinates (each below 2^21 in a launch the
   // checker allows; a wider one only folds more into the hash).
@@ -456,9 +459,44 @@ void Scheduler::runFiber(EmuThread *t) {
   heartbeat.step.store(steps, std::memory_order_release);
   heartbeat.inFiber.store(true, std::memory_order_release);
   running = t;
-  t->fiber = std::move(t->fiber).resume();
-  running = nullptr;
-  heartbeat.inFiber.store(false, std::memory_order_release);
+}
+
+void Scheduler::adopt(boost::context::fiber &&from) {
+  if (switchedFrom)
+    switchedFrom->fiber = std::move(from);
+  else
+    mainCtx = std::move(from);
+}
+
+void Scheduler::yieldToScheduler(Yield why) {
+  EmuThread *t = running;
+  t->reason = why;
+  // The end of this step and, when the loop would go straight on to the
+  // next (no message due, a thread runnable, the launch not ending), the
+  // next step's start, here on the yielding fiber: it then resumes the
+  // next thread itself, one switch instead of two through the scheduler
+  // (or none when the draw picks it again). The same draws in the same
+  // order as loop(), so the schedule is the one a seed always gave.
+  if (!stepError) {
+    try {
+      afterYield(t, stepBefore, beforeWait);
+    } catch (...) {
+      // Thrown back on the scheduler's stack, not through kernel frames.
+      stepError = std::current_exception();
+    }
+  }
+  if (!stepError && liveThreads > 0 && !stop && inFlight.empty() &&
+      !runnable.empty()) {
+    EmuThread *next = runnable[rng.below(runnable.size())];
+    beginStep(next);
+    if (next == t)
+      return;
+    switchedFrom = t;
+    adopt(std::move(next->fiber).resume());
+    return;
+  }
+  switchedFrom = t;
+  adopt(std::move(mainCtx).resume());
 }
 
 RunResult Scheduler::run() {
@@ -568,14 +606,22 @@ bool Scheduler::whenIdle() {
 // 2% of a launch's instructions).
 [[gnu::always_inline]] inline void Scheduler::stepOne() {
   EmuThread *t = runnable[rng.below(runnable.size())];
-  Yield before = t->reason;
-  // Only a spin is compared with the wait before it (afterStep); a member,
-  // copied only then: a local WaitInfo was initialised on every step.
-  if (before == Yield::Spin)
-    beforeWait = t->wait;
-  t->storedSinceYield = false;
-  runFiber(t);
-  afterStep(t, before, beforeWait);
+  beginStep(t);
+  switchedFrom = nullptr;
+  boost::context::fiber back = std::move(t->fiber).resume();
+  // Back from the thread whose step ended last (fibers may have resumed
+  // each other since, yieldToScheduler): its continuation, or nothing when
+  // it exited.
+  EmuThread *last = running;
+  running = nullptr;
+  heartbeat.inFiber.store(false, std::memory_order_release);
+  last->fiber = std::move(back);
+  if (stepError)
+    std::rethrow_exception(std::exchange(stepError, nullptr));
+  if (!last->fiber) {
+    finishThread(last);
+    progress();
+  }
 }
 
 void Scheduler::loop() {

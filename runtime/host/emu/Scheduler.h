@@ -6,7 +6,11 @@
 // one runnable fiber at a time, chosen by a seeded PRNG whose output does not
 // depend on the platform. A fiber runs until it calls a hook (block or warp
 // sync, a spin wait or hint, an abort) or exits; nothing else switches, so
-// the seed alone fixes the schedule. A watchdog thread watches the running
+// the seed alone fixes the schedule. A fiber that yields does the
+// scheduler's step itself and resumes the next fiber directly (one switch
+// per step, not two through the scheduler's loop), with the same draws the
+// loop makes; the loop's own stack serves exits, messages due, idleness
+// and the launch's end. A watchdog thread watches the running
 // fiber's wall-clock time (emu/Fatal.h). This header is internal to the
 // emulator: the public entry points are in tle/emu.h, the C hooks in
 // tle/detail/EmuHooks.h.
@@ -28,6 +32,7 @@
 #include <boost/context/fiber.hpp>
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -203,7 +208,6 @@ struct EmuThread {
     boost::context::fiber fiber;
   };
   bool abandoned = false;
-  boost::context::fiber caller; ///< the scheduler, while this fiber runs
   Yield reason = Yield::NotStarted;
   ThreadState state = ThreadState::Runnable;
   uint32_t pos = 0; ///< index in the runnable, parked or watching list
@@ -353,7 +357,9 @@ public:
 private:
   void startBlock(RankState &rank);
   void finishThread(EmuThread *t);
-  void afterStep(EmuThread *t, Yield before, const WaitInfo &beforeWait);
+  /// The scheduler's work after `t` yielded (reason `t->reason`; `before`
+  /// and `beforeWait` what it yielded for at its previous step).
+  void afterYield(EmuThread *t, Yield before, const WaitInfo &beforeWait);
   void progress();
   void releaseSync(Block *b, bool warp, uint32_t warpIndex);
   void addRunnable(EmuThread *t);
@@ -371,15 +377,16 @@ private:
   bool unparkStale();
   void unparkAll();
   void unparkHints();
-  void yieldToScheduler(Yield why) {
-    EmuThread *t = running;
-    t->reason = why;
-    t->caller = std::move(t->caller).resume();
-  }
+  /// Ends the running thread's step (`why`): the scheduler's work for it,
+  /// then the next step, on this fiber or through the scheduler.
+  void yieldToScheduler(Yield why);
+  /// A step's start: `t` becomes the running thread.
+  void beginStep(EmuThread *t);
+  /// Keeps the continuation of what resumed the calling fiber.
+  void adopt(boost::context::fiber &&from);
   /// enterCall's outermost call: names it, and its site if none is set.
   void enterOutermost(EmuThread *t, const char *name, const char *file,
                       uint32_t line);
-  void runFiber(EmuThread *t);
   void teardown();
   /// The run, in its steps: the ranks, checks and first blocks; one
   /// thread's step; what to do when no thread is runnable (false: the
@@ -415,8 +422,17 @@ private:
   AddressMap<std::vector<EmuThread *>> watchers;
   std::vector<EmuThread *> wokenScratch; ///< wakeWatchers'
   uint32_t sinceWatcherSample = 0;
-  /// stepOne's copy of a spinning thread's wait before it resumes.
+  /// The running step's: what its thread yielded for before it (and the
+  /// wait, if that was a spin); an exception the scheduler's work for a
+  /// yield threw on a fiber.
+  Yield stepBefore = Yield::NotStarted;
   WaitInfo beforeWait{};
+  std::exception_ptr stepError;
+  /// The scheduler's continuation while fibers run, and the thread whose
+  /// fiber resumed the one now running (null: the scheduler did), which
+  /// adopt() gives its continuation to.
+  boost::context::fiber mainCtx;
+  EmuThread *switchedFrom = nullptr;
   /// releaseSync's scratch: the race ids of a sync's members.
   std::vector<uint32_t> syncMembers;
   uint64_t parkedHints = 0;  ///< parked threads whose last yield is a hint
