@@ -60,7 +60,8 @@ namespace tle::emu::detail {
 // access: the initial-exec model makes it one load off the thread pointer
 // instead of a __tls_get_addr call. It takes 8 bytes of the static TLS
 // surplus glibc keeps for libraries loaded with dlopen (Python's ctypes).
-[[gnu::tls_model("initial-exec")]] thread_local Scheduler *currentScheduler =
+[[gnu::tls_model(
+    "initial-exec")]] constinit thread_local Scheduler *currentScheduler =
     nullptr;
 
 namespace {

@@ -167,8 +167,11 @@ struct Block;
 class Scheduler;
 
 /// The scheduler running on the calling OS thread (Scheduler::current).
+/// constinit: without it every read outside the defining file first tests
+/// for (and would call) a thread-local initialisation function, twice in
+/// a hook that reads it twice, since the call may change it.
 [[gnu::tls_model(
-    "initial-exec")]] extern thread_local Scheduler *currentScheduler;
+    "initial-exec")]] extern constinit thread_local Scheduler *currentScheduler;
 
 /// Why a fiber gave control back to the scheduler.
 enum class Yield : uint8_t {
