@@ -56,7 +56,7 @@ struct Heartbeat {
 };
 
 /// A thread that ends the process when one fiber of a launch has run for
-/// `timeoutNs` without returning to the scheduler. Constructed at the start
+/// `timeoutNs` without yielding (a new step). Constructed at the start
 /// of a launch, joined at its end; with `timeoutNs` 0 it starts nothing.
 class Watchdog {
 public:
