@@ -851,6 +851,44 @@ TEST(Teams, TheNetworkHonoursItsLatency) {
   }
 }
 
+// Nor later while other threads keep running: the sender goes on taking
+// steps (a sync of its one-thread block is a step) for long after the
+// message is due, so the waiter sees it about `latency` steps after the
+// send, not when the sender stops (every step checks for messages due,
+// whichever fiber draws the next thread).
+TEST(Teams, TheNetworkDeliversOnTimeWhileOthersRun) {
+  Nodes w(2, 1);
+  ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
+  constexpr uint64_t kLatency = 200, kBusySteps = 20000;
+  for (uint64_t seed : {1ull, 2ull, 3ull}) {
+    uint64_t sent = 0, seen = 0;
+    LaunchOptions o = shape({1, 1, 1}, {1, 1, 1});
+    o.netLatencySteps = kLatency;
+    o.seed = seed;
+    for (tleComm_t comm : w.comms) {
+      void *dcp = nullptr;
+      ASSERT_EQ(tleCommGetDevComm(comm, &dcp), tleSuccess);
+      static_cast<DevComm *>(dcp)->signals[0] = 0;
+    }
+    LaunchResult r = launch(w.comms.data(), 2, o, [&](int rank, void *dc) {
+      if (rank == 0) {
+        sent = netNow();
+        flagcxDevSignalInc(dc, kTeamInter, 1, 0, 0, kCoopThread, kScopeSystem);
+        for (uint64_t i = 0; i < kBusySteps; ++i)
+          syncThreads();
+      } else {
+        flagcxDevWaitSignal(dc, 0, 1, 64, 0, kCoopThread, kOrderAcquire);
+        seen = netNow();
+      }
+    });
+    ASSERT_EQ(r.result, tleSuccess) << r.message;
+    EXPECT_GE(seen, sent + kLatency) << "seed " << seed;
+    // The waiter is one of two runnable threads once the message lands: a
+    // few dozen steps at most, against kBusySteps if delivery waited.
+    EXPECT_LT(seen, sent + kLatency + kBusySteps / 4) << "seed " << seed;
+  }
+}
+
 // Net adds still in flight when a launch's threads have all exited land
 // (a network delivers what was sent): a signal sent last reaches its word,
 // launch after launch, and an INTER arrive in one launch completes a wait

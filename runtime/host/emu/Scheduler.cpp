@@ -462,6 +462,12 @@ void Scheduler::beginStep(EmuThread *t) {
   running = t;
 }
 
+EmuThread *Scheduler::drawStep() {
+  EmuThread *t = runnable[rng.below(runnable.size())];
+  beginStep(t);
+  return t;
+}
+
 void Scheduler::adopt(boost::context::fiber &&from) {
   if (switchedFrom)
     switchedFrom->fiber = std::move(from);
@@ -486,10 +492,10 @@ void Scheduler::yieldToScheduler(Yield why) {
       stepError = std::current_exception();
     }
   }
+  // loop()'s conditions for going straight on to stepOne().
   if (!stepError && liveThreads > 0 && !stop && inFlight.empty() &&
       !runnable.empty()) {
-    EmuThread *next = runnable[rng.below(runnable.size())];
-    beginStep(next);
+    EmuThread *next = drawStep();
     if (next == t)
       return;
     switchedFrom = t;
@@ -606,8 +612,7 @@ bool Scheduler::whenIdle() {
 // Inlined into loop(): the one call of every step (a call of its own cost
 // 2% of a launch's instructions).
 [[gnu::always_inline]] inline void Scheduler::stepOne() {
-  EmuThread *t = runnable[rng.below(runnable.size())];
-  beginStep(t);
+  EmuThread *t = drawStep();
   switchedFrom = nullptr;
   boost::context::fiber back = std::move(t->fiber).resume();
   // Back from the thread whose step ended last (fibers may have resumed

@@ -385,6 +385,9 @@ private:
   void yieldToScheduler(Yield why);
   /// A step's start: `t` becomes the running thread.
   void beginStep(EmuThread *t);
+  /// The next step's thread, drawn among the runnable ones (the one draw
+  /// of a step, whether the loop or a yielding fiber makes it), begun.
+  EmuThread *drawStep();
   /// Keeps the continuation of what resumed the calling fiber.
   void adopt(boost::context::fiber &&from);
   /// enterCall's outermost call: names it, and its site if none is set.
