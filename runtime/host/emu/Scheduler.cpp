@@ -502,7 +502,7 @@ void Scheduler::yieldToScheduler(Yield why) {
     adopt(std::move(next->fiber).resume());
     return;
   }
-  switchedFrom = t;
+  // Whoever resumes this fiber later says where it came from.
   adopt(std::move(mainCtx).resume());
 }
 
