@@ -80,6 +80,7 @@ uint32_t tleEmuBlockThreads(void) {
 }
 void tleEmuSyncBlock(void) { ++fake().syncBlocks; }
 void tleEmuSyncWarp(void) { ++fake().syncWarps; }
+void tleEmuSyncBlockTwice(void) { fake().syncBlocks += 2; }
 
 void tleEmuSpinWait(const tle::WaitInfo *info) {
   tle::test::FakeEmu &f = fake();

@@ -209,6 +209,41 @@ TEST(EmuRace, BlockSyncOrdersTheBlock) {
             tleDataRace);
 }
 
+/// tleEmuSyncBlockTwice orders as two block syncs: thread 5 takes both in
+/// one step while thread 0 writes before the first and thread 1 between
+/// them; thread 5 reads both after. Thread 1's write between the syncs
+/// races with thread 5's read only when the pair is one sync.
+TEST(EmuRace, TwoSyncsInOneStepOrderAsTwoSyncs) {
+  Ranks ranks(1);
+  SymBuffer buf(ranks, 64);
+  auto body = [&](bool twice) {
+    return [&buf, twice](int rank, void *) {
+      auto *p =
+          static_cast<uint32_t *>(flagcxGetLocalPointerS(buf.handle(rank), 0));
+      uint32_t t = linearThreadId();
+      if (t == 0)
+        write(p, 7u);
+      if (t == 5) {
+        if (twice)
+          tleEmuSyncBlockTwice();
+        else
+          syncThreads();
+        (void)read(p);
+        (void)read(p + 1);
+        return;
+      }
+      syncThreads();
+      if (t == 1)
+        write(p + 1, 8u);
+      syncThreads();
+    };
+  };
+  EXPECT_EQ(runSeeds(ranks, shape({1, 1, 1}, {8, 1, 1}), body(true)),
+            tleSuccess);
+  EXPECT_EQ(runSeeds(ranks, shape({1, 1, 1}, {8, 1, 1}), body(false)),
+            tleDataRace);
+}
+
 TEST(EmuRace, TheGridBarrierOrdersWhateverItsOrder) {
   // Inside a rank the grid barrier needs acq_rel to work at all, so every
   // order orders memory (docs/device-library.md).

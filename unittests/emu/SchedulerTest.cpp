@@ -183,6 +183,78 @@ TEST(EmuScheduler, ExitedThreadsLeaveBlockSync) {
   EXPECT_EQ(after, 32);
 }
 
+/// tleEmuSyncBlockTwice is two block syncs: a thread that takes both in
+/// one step passes neither before every other thread reached it, and the
+/// others may work between them. Every third thread takes the pair; the
+/// others count in between, and everybody checks both counts after.
+TEST(EmuScheduler, TwoSyncsInOneStepAreTwoSyncs) {
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    constexpr uint32_t kThreads = 48;
+    constexpr int kRounds = 3;
+    int first[kRounds] = {}, between[kRounds] = {};
+    int violations = 0;
+    LaunchResult r =
+        launch(nullptr, 1, options({1, 1, 1}, {kThreads, 1, 1}, seed),
+               [&](int, void *) {
+                 bool pair = linearThreadId() % 3 == 0;
+                 int workers = int(kThreads - kThreads / 3);
+                 for (int p = 0; p < kRounds; ++p) {
+                   ++first[p];
+                   if (pair) {
+                     tleEmuSyncBlockTwice();
+                   } else {
+                     syncThreads();
+                     violations += first[p] != int(kThreads);
+                     ++between[p];
+                     syncThreads();
+                   }
+                   violations += first[p] != int(kThreads);
+                   violations += between[p] != workers;
+                 }
+               });
+    ASSERT_EQ(r.result, tleSuccess) << r.message;
+    EXPECT_EQ(violations, 0) << "seed " << seed;
+  }
+}
+
+/// A block whose threads all take the pair passes both at once; a thread
+/// that exits between the two syncs of the others releases the second.
+TEST(EmuScheduler, TwoSyncsInOneStepMeetExitsAndThemselves) {
+  int after = 0;
+  LaunchResult r =
+      launch(nullptr, 1, options({1, 1, 1}, {64, 1, 1}, 4), [&](int, void *) {
+        tleEmuSyncBlockTwice();
+        tleEmuSyncBlockTwice();
+        if (linearThreadId() == 5) {
+          syncThreads();
+          return; // leaves before the others' second sync
+        }
+        tleEmuSyncBlockTwice();
+        ++after;
+      });
+  ASSERT_EQ(r.result, tleSuccess) << r.message;
+  EXPECT_EQ(after, 63);
+}
+
+/// A thread left waiting in the second sync of its pair is reported as a
+/// thread in a block sync, with the count of that sync.
+TEST(EmuScheduler, TwoSyncsInOneStepDeadlockIsReported) {
+  LaunchResult r =
+      launch(nullptr, 1, options({1, 1, 1}, {2, 1, 1}, 5), [&](int, void *) {
+        if (linearThreadId() == 0) {
+          syncThreads();
+          spinUntil([] { return false; }, {nullptr, 0, 1, 2, {}, "flag wait"});
+        } else {
+          tleEmuSyncBlockTwice();
+        }
+      });
+  ASSERT_EQ(r.result, tleDeadlock);
+  EXPECT_NE(r.message.find("rank 0 block 0 thread 1 waits in block sync (1 of "
+                           "2 live threads arrived)"),
+            std::string::npos)
+      << r.message;
+}
+
 TEST(EmuScheduler, ResidentBlocksAreBoundedAndStartInOrder) {
   int resident = 0, maxResident = 0;
   std::vector<uint32_t> started;

@@ -75,6 +75,11 @@ TLE_API void tleEmuSyncBlock(void) {
     Scheduler::current()->syncBlock();
 }
 
+TLE_API void tleEmuSyncBlockTwice(void) {
+  if (thread())
+    Scheduler::current()->syncBlockTwice();
+}
+
 TLE_API void tleEmuSyncWarp(void) {
   if (thread())
     Scheduler::current()->syncWarp();

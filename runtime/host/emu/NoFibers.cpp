@@ -101,6 +101,7 @@ TLE_API uint32_t tleEmuThreadRank(void) { return 0; }
 TLE_API uint32_t tleEmuBlockThreads(void) { return 1; }
 TLE_API void tleEmuSyncBlock(void) {}
 TLE_API void tleEmuSyncWarp(void) {}
+TLE_API void tleEmuSyncBlockTwice(void) {}
 TLE_API void tleEmuSpinWait(const tle::WaitInfo *info) {
   tle::emu::detail::offFiberSpinWait(info);
 }

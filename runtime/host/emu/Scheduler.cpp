@@ -346,10 +346,18 @@ void Scheduler::releaseSync(Block *b, bool warp, uint32_t warpIndex) {
   uint32_t end = warp ? std::min(b->size, begin + kWarpSize) : b->size;
   Yield kind = warp ? Yield::WarpSync : Yield::BlockSync;
   syncMembers.clear();
+  // Members that take the next block sync at once (syncBlockTwice) stay in
+  // it: they are its first arrivals.
+  uint32_t again = 0;
   for (uint32_t i = begin; i < end; ++i) {
     EmuThread *t = &b->threads[i];
     if (t->state == ThreadState::InSync && t->reason == kind) {
-      addRunnable(t);
+      if (!warp && t->syncTwice) {
+        t->syncTwice = false;
+        ++again;
+      } else {
+        addRunnable(t);
+      }
       if (race)
         syncMembers.push_back(t->raceId);
     }
@@ -358,7 +366,10 @@ void Scheduler::releaseSync(Block *b, bool warp, uint32_t warpIndex) {
   // future (bar.sync, bar.warp.sync).
   if (race)
     race->syncGroup(syncMembers);
-  (warp ? b->warpArrived[warpIndex] : b->syncArrived) = 0;
+  (warp ? b->warpArrived[warpIndex] : b->syncArrived) = again;
+  // Every live thread took both syncs: the second releases too.
+  if (again > 0 && again == b->live)
+    releaseSync(b, false, 0);
 }
 
 void Scheduler::finishThread(EmuThread *t) {

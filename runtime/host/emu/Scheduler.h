@@ -235,6 +235,10 @@ struct EmuThread {
   /// read-modify-write) since it last gave control back: a spin that
   /// follows is a new wait, however like the last one it looks.
   bool storedSinceYield = false;
+  /// It waits in a block sync and then at once in the next one
+  /// (syncBlockTwice): the first sync's release counts it as arrived at the
+  /// second instead of making it runnable.
+  bool syncTwice = false;
   uint32_t raceId = 0; ///< its id in the race checker
 };
 
@@ -278,6 +282,11 @@ public:
   // The hooks, called on the running fiber. The most frequent are inline
   // (each is called once or more per thread and barrier).
   void syncBlock() { yieldToScheduler(Yield::BlockSync); }
+  /// Two block syncs with nothing between (tleEmuSyncBlockTwice): one step.
+  void syncBlockTwice() {
+    running->syncTwice = true;
+    yieldToScheduler(Yield::BlockSync);
+  }
   void syncWarp() { yieldToScheduler(Yield::WarpSync); }
   void spinWait(const WaitInfo *info);
   void spinHint(const void *addr, uint64_t value);

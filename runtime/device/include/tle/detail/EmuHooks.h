@@ -17,6 +17,11 @@
 //                         block
 //   tleEmuSyncWarp()      __syncwarp() over the full warp (32 lanes, or the
 //                         block's tail)
+//   tleEmuSyncBlockTwice()  two tleEmuSyncBlock() with nothing between, in
+//                         one step: the device library's barrier threads
+//                         that neither signal nor wait take the group's two
+//                         syncs with it (the emulator's switch per sync is
+//                         most of such a thread's cost)
 //   tleEmuSpinWait(info)  a poll that did not make progress: yield to the
 //                         scheduler; `info` (a tle::WaitInfo) describes the
 //                         wait for the deadlock report and stays valid until
