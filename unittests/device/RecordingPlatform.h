@@ -75,6 +75,10 @@ inline uint32_t blockRank() { return rec::state().block; }
 inline uint32_t gridBlocks() { return rec::state().gridBlocks; }
 inline void syncWarp() { rec::record("bar.warp"); }
 inline void syncBlock() { rec::record("bar.block"); }
+inline void syncBlockTwice() {
+  syncBlock();
+  syncBlock();
+}
 /// One simulated caller: the group's largest value is its own.
 inline uint32_t syncWarpMax(uint32_t v) {
   rec::record("bar.red.warp");

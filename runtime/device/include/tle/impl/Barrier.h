@@ -99,6 +99,16 @@ TLE_DEV_INLINE uint32_t groupWait(const void *comm, int coop, uint32_t index,
   bool intraAcquire = Team == kTeamWorld && !TLE_MUTANT(29)
                           ? order != kOrderRelaxed
                           : acquires(order);
+  // On the emulator a block's thread past the first warp does nothing
+  // between a sync's two group syncs (the first warp signals, waits and
+  // reconverges): it takes both in one step (see compiledBarrier).
+  if constexpr (kPlatformYields && !Status) {
+    if (arrive && g.kind == kCoopBlock && g.rank >= kWarpSize &&
+        !TLE_MUTANT(11) && !TLE_MUTANT(13)) {
+      syncBlockTwice();
+      return 0;
+    }
+  }
   if (arrive && !TLE_MUTANT(11))
     groupSync(g);
   uint32_t status = 0;
@@ -182,6 +192,14 @@ TLE_DEV_INLINE uint32_t interBarrier(const void *comm, int coop, uint32_t index,
   uint32_t word = loadConst(&c.dc->nSignalWords) + index;
   // The slot as traces and the emulator's slot checks see it: INTER's own.
   uint32_t slot = 2 * c.nBarriers + index;
+  // On the emulator every thread but rank 0 takes a wait's or a sync's two
+  // group syncs in one step (see compiledBarrier).
+  if constexpr (kPlatformYields && !Status) {
+    if (kind != kBarrierArrive && g.kind == kCoopBlock && g.rank != 0) {
+      syncBlockTwice();
+      return 0;
+    }
+  }
   groupSync(g);
   uint32_t status = 0;
   if (g.rank == 0) {

@@ -12,7 +12,9 @@
 //             blockRank()   linear block id in the grid
 //             gridBlocks()  blocks in the grid
 //   groups:   syncWarp()    all lanes of the caller's warp (or the block's
-//                           tail); syncBlock() all threads of the block
+//                           tail); syncBlock() all threads of the block;
+//                           syncBlockTwice() two syncBlock()s with nothing
+//                           between (one step of the emulator's)
 //             syncWarpMax(v) / syncBlockMax(v)  the same, returning the
 //                           largest v (< 256) of the group's threads
 //   flags:    loadAcquireSys / loadRelaxedSys / storeReleaseSys /

@@ -208,6 +208,10 @@ TLE_DEV_INLINE void syncWarp() {
   __syncwarp(lanes >= 32 ? 0xffffffffu : (1u << lanes) - 1u);
 }
 TLE_DEV_INLINE void syncBlock() { __syncthreads(); }
+TLE_DEV_INLINE void syncBlockTwice() {
+  __syncthreads();
+  __syncthreads();
+}
 /// FlagCX's LANES sync: the lanes of `mask`.
 TLE_DEV_INLINE void syncLanes(uint32_t mask) { __syncwarp(mask); }
 /// FlagCX's TILE_SPAN sync: warps t0 .. t0+nTiles-1 on named barrier

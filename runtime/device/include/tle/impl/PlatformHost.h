@@ -38,6 +38,7 @@ inline uint32_t gridBlocks() {
 }
 inline void syncWarp() { tleEmuSyncWarp(); }
 inline void syncBlock() { tleEmuSyncBlock(); }
+inline void syncBlockTwice() { tleEmuSyncBlockTwice(); }
 /// FlagCX's LANES and TILE_SPAN syncs (EntryOneSided.h): the emulator syncs
 /// whole warps and blocks only, so a mask of the whole warp and a span of
 /// the whole block (or of one warp) run, and a strict subset ends the
