@@ -317,6 +317,13 @@ void Scheduler::startBlock(RankState &rank) {
             body(t->block->rank->info);
           } catch (const boost::context::detail::forced_unwind &) {
             throw;
+          } catch (const std::bad_alloc &) {
+            // Also what the checks of the thread's accesses throw when
+            // their state cannot grow: not the kernel's doing as such.
+            failure.outcome = Outcome::KernelException;
+            failure.message = "out of memory on this thread (std::bad_alloc "
+                              "in the kernel or in the emulator's checks of "
+                              "its accesses)";
           } catch (const std::exception &e) {
             failure.outcome = Outcome::KernelException;
             failure.message = std::string("kernel threw: ") + e.what();
