@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <functional>
 #include <new>
 
 namespace {
@@ -57,15 +58,43 @@ LaunchResult barrierLaunch(const Ranks &ranks, uint64_t seed) {
   });
 }
 
-TEST(EmuAllocFail, EveryFailedAllocationEndsTheLaunchCleanly) {
-  Ranks ranks(2);
-  ASSERT_EQ(ranks.status, tleSuccess);
+/// Two ranks of one block of 64 threads: each puts 1000 bytes into the
+/// other's buffer with a signal and waits for the peer's (the signal's
+/// value read first: a failed launch leaves it wherever it got), then
+/// reads what arrived. The race checker follows the copy, the signal's
+/// history and the reads.
+LaunchResult putLaunch(const Ranks &ranks, const SymBuffer &src,
+                       const SymBuffer &dst, uint64_t seed) {
+  LaunchOptions o = shape({1, 1, 1}, {64, 1, 1});
+  o.seed = seed;
+  return launch(ranks.comms.data(), ranks.size(), o, [&](int rank, void *dc) {
+    uint64_t base = flagcxDevReadSignal(dc, 0, 64, 0, kOrderRelaxed);
+    flagcxIntraBarrierSyncS(dc, kCoopBlock, 0, false, kOrderAcqRel);
+    flagcxDevPut_RSigInc(dc, dst.handle(rank), 0, src.handle(rank), 0, 1000,
+                         kTeamIntra, 1 - rank, 0, kCoopBlock, kScopeSystem,
+                         kOrderRelaxed, 0);
+    flagcxDevWaitSignal(dc, 0, base + 1, 64, 0, kCoopBlock, kOrderAcquire);
+    auto *got = static_cast<const uint8_t *>(
+        flagcxGetLocalPointerS(dst.handle(rank), 0));
+    if (linearThreadId() == 0) {
+      tleEmuAccess(got, 1000, kAccessLoad, kOrderRelaxed, "the read");
+      (void)got[999];
+    }
+    flagcxIntraBarrierSyncS(dc, kCoopBlock, 0, false, kOrderAcqRel);
+  });
+}
+
+/// Fails allocation n of `run` for n = 0, 1, ... (then every 37th) until a
+/// launch makes fewer; each must end cleanly and leave the communicators
+/// serving `run` again.
+void sweep(const Ranks &ranks,
+           const std::function<LaunchResult(uint64_t)> &run) {
   int failedLaunches = 0, errors = 0;
   bool reachedTheEnd = false;
   for (long n = 0; n < 20000 && !reachedTheEnd; n += n < 400 ? 1 : 37) {
     allocationFailed.store(false);
     allocationsLeft.store(n);
-    LaunchResult r = barrierLaunch(ranks, 1 + n % 7);
+    LaunchResult r = run(1 + n % 7);
     allocationsLeft.store(-1);
     if (!allocationFailed.load()) {
       EXPECT_EQ(r.result, tleSuccess) << "n " << n << ": " << r.message;
@@ -88,7 +117,7 @@ TEST(EmuAllocFail, EveryFailedAllocationEndsTheLaunchCleanly) {
     tleErrorInfo stale;
     for (tleComm_t c : ranks.comms)
       tleCommGetError(c, &stale);
-    LaunchResult again = barrierLaunch(ranks, 3);
+    LaunchResult again = run(3);
     ASSERT_EQ(again.result, tleSuccess)
         << "after a failure at allocation " << n << ": " << again.message;
   }
@@ -96,6 +125,21 @@ TEST(EmuAllocFail, EveryFailedAllocationEndsTheLaunchCleanly) {
                                 "allocation";
   EXPECT_GT(failedLaunches, 100);
   EXPECT_GT(errors, 100);
+}
+
+TEST(EmuAllocFail, EveryFailedAllocationOfABarrierLaunchEndsItCleanly) {
+  Ranks ranks(2);
+  ASSERT_EQ(ranks.status, tleSuccess);
+  sweep(ranks, [&](uint64_t seed) { return barrierLaunch(ranks, seed); });
+}
+
+TEST(EmuAllocFail, EveryFailedAllocationOfAPutLaunchEndsItCleanly) {
+  Ranks ranks(2, 64, -1, 64);
+  ASSERT_EQ(ranks.status, tleSuccess);
+  SymBuffer src(ranks, 1000), dst(ranks, 1000);
+  ASSERT_EQ(src.status, tleSuccess);
+  ASSERT_EQ(dst.status, tleSuccess);
+  sweep(ranks, [&](uint64_t seed) { return putLaunch(ranks, src, dst, seed); });
 }
 
 } // namespace
