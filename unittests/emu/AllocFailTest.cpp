@@ -87,7 +87,7 @@ LaunchResult putLaunch(const Ranks &ranks, const SymBuffer &src,
 /// Fails allocation n of `run` for n = 0, 1, ... (then every 37th) until a
 /// launch makes fewer; each must end cleanly and leave the communicators
 /// serving `run` again.
-void sweep(const Ranks &ranks,
+void sweep(const std::vector<tleComm_t> &comms,
            const std::function<LaunchResult(uint64_t)> &run) {
   int failedLaunches = 0, errors = 0;
   bool reachedTheEnd = false;
@@ -115,7 +115,7 @@ void sweep(const Ranks &ranks,
     }
     // The communicators stay usable after every failure.
     tleErrorInfo stale;
-    for (tleComm_t c : ranks.comms)
+    for (tleComm_t c : comms)
       tleCommGetError(c, &stale);
     LaunchResult again = run(3);
     ASSERT_EQ(again.result, tleSuccess)
@@ -130,7 +130,7 @@ void sweep(const Ranks &ranks,
 TEST(EmuAllocFail, EveryFailedAllocationOfABarrierLaunchEndsItCleanly) {
   Ranks ranks(2);
   ASSERT_EQ(ranks.status, tleSuccess);
-  sweep(ranks, [&](uint64_t seed) { return barrierLaunch(ranks, seed); });
+  sweep(ranks.comms, [&](uint64_t seed) { return barrierLaunch(ranks, seed); });
 }
 
 TEST(EmuAllocFail, EveryFailedAllocationOfAPutLaunchEndsItCleanly) {
@@ -139,7 +139,28 @@ TEST(EmuAllocFail, EveryFailedAllocationOfAPutLaunchEndsItCleanly) {
   SymBuffer src(ranks, 1000), dst(ranks, 1000);
   ASSERT_EQ(src.status, tleSuccess);
   ASSERT_EQ(dst.status, tleSuccess);
-  sweep(ranks, [&](uint64_t seed) { return putLaunch(ranks, src, dst, seed); });
+  sweep(ranks.comms,
+        [&](uint64_t seed) { return putLaunch(ranks, src, dst, seed); });
+}
+
+/// Two simulated nodes of two ranks: WORLD barriers cross the emulator's
+/// network, whose messages are in flight when an allocation fails.
+TEST(EmuAllocFail, EveryFailedAllocationOfANodesLaunchEndsItCleanly) {
+  tleConfig_t config = TLE_CONFIG_INITIALIZER;
+  config.ranksPerNode = 2;
+  std::vector<tleComm_t> comms(4);
+  ASSERT_EQ(tleCommInitAll(comms.data(), 4, nullptr, &config), tleSuccess);
+  sweep(comms, [&](uint64_t seed) {
+    LaunchOptions o = shape({1, 1, 1}, {64, 1, 1});
+    o.seed = seed;
+    return launch(comms.data(), 4, o, [](int, void *dc) {
+      for (int round = 0; round < 3; ++round)
+        flagcxDevBarrierSync(dc, kTeamWorld, 0, 0, kCoopBlock, kOrderAcqRel,
+                             kScopeSystem);
+    });
+  });
+  for (tleComm_t c : comms)
+    tleCommDestroy(c);
 }
 
 } // namespace
