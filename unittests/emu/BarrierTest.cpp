@@ -451,7 +451,7 @@ TEST(EmuBarrier, SessionKeepsTheBarrierPropertyAndTheEpoch) {
 /// (mutant 23) the stateless call after it does.
 TEST(EmuBarrier, CompiledSessionContinuesAcrossStatelessCallsAndLaunches) {
   constexpr uint32_t kRounds = 9, kLaunches = 3, kSlot = 5;
-  for (int n : {2, 3}) {
+  for (int n : {2, 3, 8}) {
     for (CoopKind coop : {kCoopThread, kCoopWarp, kCoopBlock}) {
       Ranks ranks(n);
       ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();

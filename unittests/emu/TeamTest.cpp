@@ -823,6 +823,16 @@ TEST(Teams, CrossNodeSignalsCarryHappensBefore) {
   }
 }
 
+/// Signal word 0 of every rank of `w` back to 0 (a launch's waits start
+/// from it).
+void zeroSignal0(const Nodes &w) {
+  for (tleComm_t comm : w.comms) {
+    void *dcp = nullptr;
+    ASSERT_EQ(tleCommGetDevComm(comm, &dcp), tleSuccess);
+    static_cast<DevComm *>(dcp)->signals[0] = 0;
+  }
+}
+
 TEST(Teams, TheNetworkHonoursItsLatency) {
   Nodes w(2, 1);
   ASSERT_EQ(w.status, tleSuccess) << tleGetLastErrorDetail();
@@ -832,11 +842,7 @@ TEST(Teams, TheNetworkHonoursItsLatency) {
     uint64_t sent = 0, seen = 0;
     LaunchOptions o = shape({1, 1, 1}, {1, 1, 1});
     o.netLatencySteps = latency;
-    for (tleComm_t comm : w.comms) {
-      void *dcp = nullptr;
-      ASSERT_EQ(tleCommGetDevComm(comm, &dcp), tleSuccess);
-      static_cast<DevComm *>(dcp)->signals[0] = 0;
-    }
+    zeroSignal0(w);
     LaunchResult r = launch(w.comms.data(), 2, o, [&](int rank, void *dc) {
       if (rank == 0) {
         sent = netNow();
@@ -865,11 +871,7 @@ TEST(Teams, TheNetworkDeliversOnTimeWhileOthersRun) {
     LaunchOptions o = shape({1, 1, 1}, {1, 1, 1});
     o.netLatencySteps = kLatency;
     o.seed = seed;
-    for (tleComm_t comm : w.comms) {
-      void *dcp = nullptr;
-      ASSERT_EQ(tleCommGetDevComm(comm, &dcp), tleSuccess);
-      static_cast<DevComm *>(dcp)->signals[0] = 0;
-    }
+    zeroSignal0(w);
     LaunchResult r = launch(w.comms.data(), 2, o, [&](int rank, void *dc) {
       if (rank == 0) {
         sent = netNow();
