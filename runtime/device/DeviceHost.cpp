@@ -10,4 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #define TLE_DEVICE_EXPORT 1
+// Built into libtle itself: the library may count into the emulator's
+// per-launch table directly (PlatformHost.h, count()).
+#define TLE_HOST_IN_LIBTLE 1
 #include "tle/device.h"

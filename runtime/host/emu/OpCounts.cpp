@@ -11,7 +11,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tle/detail/EmuHooks.h"
+// opTally's declaration (EmuHooks.h) is libtle's, as this file is.
+#define TLE_HOST_IN_LIBTLE 1
+#include "emu/OpCounts.h"
 #include "tle/emu.h"
 
 #include <atomic>
@@ -27,6 +29,19 @@ extern "C" TLE_API void tleEmuCountOp(int32_t kind) {
 }
 
 namespace tle::emu {
+
+namespace detail {
+constinit thread_local uint64_t *opTally = nullptr;
+
+OpTallyScope::OpTallyScope() : outer(opTally) { opTally = table; }
+
+OpTallyScope::~OpTallyScope() {
+  opTally = outer;
+  for (int k = 0; k < kKinds; ++k)
+    if (table[k])
+      counts[k].fetch_add(table[k], std::memory_order_relaxed);
+}
+} // namespace detail
 
 DeviceOpCounts deviceOpCounts() {
   DeviceOpCounts c;

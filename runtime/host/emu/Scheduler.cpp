@@ -42,6 +42,7 @@
 #include "emu/Scheduler.h"
 
 #include "emu/OffFiber.h"
+#include "emu/OpCounts.h"
 #include "tle/detail/DevComm.h"
 
 #include <signal.h>
@@ -528,6 +529,7 @@ RunResult Scheduler::run() {
   prepareFatalHandling();
   {
     CurrentScope scope(this);
+    OpTallyScope tally;
     Watchdog watchdog(heartbeat, config.timeoutNs, config.seed,
                       config.replayWith.c_str());
     try {

@@ -173,6 +173,17 @@ enum class DeviceOp : int32_t {
   Rmw,        ///< another read-modify-write (grid counter, record claim)
   NumKinds
 };
+
+#ifdef TLE_HOST_IN_LIBTLE
+namespace emu::detail {
+/// Not part of the hooks: inside libtle only (DeviceHost.cpp), the table
+/// of DeviceOp counts of the launch running on this OS thread, or null off
+/// a launch. The emulator adds it to deviceOpCounts when the launch ends.
+/// Initial-exec: one load off the thread pointer, as currentScheduler.
+[[gnu::tls_model(
+    "initial-exec")]] extern constinit thread_local uint64_t *opTally;
+} // namespace emu::detail
+#endif
 } // namespace tle
 
 extern "C" {

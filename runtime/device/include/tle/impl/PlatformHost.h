@@ -90,8 +90,21 @@ inline uint32_t syncWarpMax(uint32_t v) {
 }
 
 /// Counts one device-memory operation for tle::emu::deviceOpCounts (the
-/// emulator measures what a barrier costs; GPUs count nothing).
-inline void count(DeviceOp kind) { tleEmuCountOp(static_cast<int32_t>(kind)); }
+/// emulator measures what a barrier costs; GPUs count nothing). Inside
+/// libtle, while a launch runs on this OS thread, into that launch's table
+/// (emu::detail::opTally, added to the process's counts when the launch
+/// ends): a call of the hook and a locked add per communicator load were a
+/// tenth of a 4-rank barrier launch. Elsewhere (C++ kernels compiled
+/// against the headers, CPU ranks off the emulator), the hook.
+inline void count(DeviceOp kind) {
+#ifdef TLE_HOST_IN_LIBTLE
+  if (uint64_t *tally = emu::detail::opTally) {
+    ++tally[static_cast<int>(kind)];
+    return;
+  }
+#endif
+  tleEmuCountOp(static_cast<int32_t>(kind));
+}
 
 inline uint32_t loadConst(const uint32_t *p) {
   count(DeviceOp::CommLoad);
