@@ -1,4 +1,4 @@
-//===- OpCounts.h - A launch's table of device-memory operations -*- C++ -*-===//
+//===- OpCounts.h - A launch's table of device-memory ops -------*- C++ -*-===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // While a launch runs, the host build inside libtle counts its DeviceOps
