@@ -16,7 +16,13 @@ of issue 30 (2026-12-01, the tree before this benchmark) and of its last
 recorded run, from which the bounds come.
 
   scripts/emu-bench.py [--build-dir build] [--rows 4x4,16x1,...] [--repeat K]
-                       [--barriers N] [--check] [--markdown]
+                       [--barriers N] [--check] [--floor] [--markdown]
+
+--floor adds, per row, the wall medians of bench/kernels/emu_block_sync.mlir
+(the same shape and loop with one bare block sync, gpu.barrier, per round in
+place of the barrier), race check on / off: what this scheduler spends on
+one block sync per thread and round, which every block-group barrier costs
+at least.
 
 --check (what scripts/test.sh runs) fails when any row's CPU time per
 launch is more than 3x its recorded figure (BOUNDS below): a generous bound,
@@ -35,6 +41,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 KERNEL = ROOT / "bench/kernels/emu_sync_loop.mlir"
+FLOOR_KERNEL = ROOT / "bench/kernels/emu_block_sync.mlir"
 
 # Issue 30's figures (median per launch, 2-core CI machine kind, 2026-12-01,
 # 1,000 barriers), in ms: race check on, off.
@@ -62,12 +69,12 @@ CI_ROWS = ["4x4", "16x1", "32x1"]
 ALL_ROWS = ["2x1", "4x4", "8x1", "16x1", "32x1", "64x1", "72x1", "128x1"]
 
 
-def run(tlerun, row, barriers, repeat, race):
+def run(tlerun, row, barriers, repeat, race, kernel=KERNEL):
     """tlerun's (min, median, max) wall ms per launch, the process's CPU ms
     per launch, and its peak resident memory in MiB (wait4's rusage of that
     child)."""
     ranks, blocks = row.split("x")
-    cmd = [str(tlerun), str(KERNEL), "--kernel", "sync_loop", "--ranks", ranks,
+    cmd = [str(tlerun), str(kernel), "--kernel", "sync_loop", "--ranks", ranks,
            "--grid", blocks, "--block", "32", "--arg", str(barriers),
            "--repeat", str(repeat), "--seed", "1", "--timeout-ms", "0"]
     if not race:
@@ -104,6 +111,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=5, help="launches per measurement (default 5)")
     ap.add_argument("--barriers", type=int, default=1000, help="syncs per block (default 1000)")
     ap.add_argument("--check", action="store_true", help="fail past 3x the recorded CPU figures")
+    ap.add_argument("--floor", action="store_true",
+                    help="also time one bare block sync per round (emu_block_sync.mlir)")
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
     args = ap.parse_args()
     tlerun = Path(args.build_dir) / "bin/tlerun"
@@ -121,7 +130,7 @@ def main():
           f"32 threads per block, {args.repeat} launches per figure, seed 1, {os.cpu_count()} CPUs")
     head = ["ranks x blocks", "race check: wall [min-max]", "cpu", "no race check: wall [min-max]", "cpu",
             "checker cost (cpu)", "peak memory (on / off)", "issue 30 (on / off)",
-            "bound (cpu, on / off)"]
+            "bound (cpu, on / off)"] + (["floor: bare sync (on / off)"] if args.floor else [])
     if args.markdown:
         print("| " + " | ".join(head) + " |\n|" + " --- |" * len(head))
     else:
@@ -137,6 +146,10 @@ def main():
                  f"{on_mem:.0f} / {off_mem:.0f} MiB",
                  f"{fmt(issue[0])} / {fmt(issue[1])}" if issue else "",
                  f"{fmt(3 * bound[0])} / {fmt(3 * bound[1])}" if bound else ""]
+        if args.floor:
+            floor_on = run(tlerun, row, args.barriers, args.repeat, True, FLOOR_KERNEL)[0]
+            floor_off = run(tlerun, row, args.barriers, args.repeat, False, FLOOR_KERNEL)[0]
+            cells.append(f"{fmt(floor_on[1])} / {fmt(floor_off[1])}")
         if args.markdown:
             print("| " + " | ".join(cells) + " |", flush=True)
         else:
