@@ -14,6 +14,8 @@
 #include "EmuTestUtil.h"
 
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 
 using namespace tle;
 using namespace tle::emu;
@@ -59,6 +61,36 @@ TEST(EmuScale, OperationsPerBarrierAndMemoryPerCommunicator) {
                 c[DeviceOp::EpochStore] / per, c[DeviceOp::CommLoad] / per,
                 bytes);
   }
+}
+
+// The host build counts into a table of the running launch, which joins
+// the process's counts when the launch ends: a launch that fails keeps
+// what it did, and the next launch's counts add to them.
+TEST(EmuScale, CountsOfAFailedLaunchAreKept) {
+  constexpr int n = 4;
+  Ranks ranks(n, kSlots);
+  ASSERT_EQ(ranks.status, tleSuccess) << tleGetLastErrorDetail();
+  resetDeviceOpCounts();
+  LaunchResult r =
+      launch(ranks.comms.data(), n, shape({1, 1, 1}, {32, 1, 1}),
+             [&](int rank, void *dc) {
+               flagcxIntraBarrierSyncS(dc, kCoopBlock, 0, false, kOrderAcqRel);
+               // Every rank has signalled once by now.
+               if (rank == 0 && tleEmuThreadId(0) == 0)
+                 throw std::runtime_error("after the barrier");
+             });
+  ASSERT_NE(r.result, tleSuccess);
+  EXPECT_NE(r.message.find("after the barrier"), std::string::npos)
+      << r.message;
+  DeviceOpCounts c = deviceOpCounts();
+  EXPECT_EQ(c[DeviceOp::Signal], uint64_t(n) * (n - 1));
+  EXPECT_GE(c[DeviceOp::CommLoad], uint64_t(n) * 32);
+  LaunchResult again = launch(
+      ranks.comms.data(), n, shape({1, 1, 1}, {32, 1, 1}), [&](int, void *dc) {
+        flagcxIntraBarrierSyncS(dc, kCoopBlock, 0, false, kOrderAcqRel);
+      });
+  ASSERT_EQ(again.result, tleSuccess) << again.message;
+  EXPECT_EQ(deviceOpCounts()[DeviceOp::Signal], 2 * uint64_t(n) * (n - 1));
 }
 
 } // namespace

@@ -222,7 +222,9 @@ TLE_API void setFatalHook(FatalHook hook);
 
 /// Device-memory operations the host build of the device library performed
 /// since the last reset, by tle::DeviceOp kind (tle/detail/EmuHooks.h):
-/// what a barrier costs in memory traffic. Process-wide.
+/// what a barrier costs in memory traffic. Process-wide; an emulated
+/// launch's operations join the counts when the launch ends (a kernel that
+/// reads them sees those of the launches before its own).
 struct DeviceOpCounts {
   uint64_t byKind[static_cast<int>(DeviceOp::NumKinds)] = {};
   uint64_t operator[](DeviceOp kind) const {
