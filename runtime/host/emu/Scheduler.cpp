@@ -286,6 +286,47 @@ void Scheduler::progress() {
   }
 }
 
+namespace {
+/// The word a thread's last switch passes to the scheduler: it exited.
+char exitedWord;
+} // namespace
+
+void Scheduler::threadEntry(FiberTransfer from) {
+  // Entered by the first switch to the thread, which beginStep made the
+  // running one.
+  Scheduler *s = current();
+  EmuThread *t = s->running;
+  s->adopt(from.fctx, asanArrive(nullptr));
+  try {
+    s->body(t->block->rank->info);
+  } catch (const std::bad_alloc &) {
+    // Also what the checks of the thread's accesses throw when their state
+    // cannot grow: not the kernel's doing as such.
+    s->failure.outcome = Outcome::KernelException;
+    s->failure.message = "out of memory on this thread (std::bad_alloc in "
+                         "the kernel or in the emulator's checks of its "
+                         "accesses)";
+  } catch (const std::exception &e) {
+    s->failure.outcome = Outcome::KernelException;
+    s->failure.message = std::string("kernel threw: ") + e.what();
+  } catch (...) {
+    s->failure.outcome = Outcome::KernelException;
+    s->failure.message = "kernel threw a non-standard exception";
+  }
+  if (s->failure.outcome == Outcome::KernelException && !s->stop) {
+    s->stop = true;
+    s->failure.rankIndex = t->block->rank->index;
+    s->failure.block = static_cast<int32_t>(t->block->id);
+    s->failure.thread = static_cast<int32_t>(t->tid);
+  }
+  // The scheduler finishes the thread (its step ends without a yield): it
+  // may start a block, which a fiber's stack must not. Nothing switches
+  // back to this context.
+  asanLeave(nullptr, s->mainStack);
+  switchFiber(std::exchange(s->mainCtx, nullptr), &exitedWord);
+  __builtin_unreachable();
+}
+
 void Scheduler::startBlock(RankState &rank) {
   auto block = std::make_unique<Block>();
   Block *b = block.get();
@@ -310,38 +351,8 @@ void Scheduler::startBlock(RankState &rank) {
     t->z = i / (config.block.x * config.block.y);
     if (race)
       t->raceId = race->addThread({rank.info.rank, b->id, i});
-    t->fiber = boost::context::fiber(
-        std::allocator_arg, PoolStackAllocator{&stacks},
-        [this, t](boost::context::fiber &&from) {
-          adopt(std::move(from));
-          try {
-            body(t->block->rank->info);
-          } catch (const boost::context::detail::forced_unwind &) {
-            throw;
-          } catch (const std::bad_alloc &) {
-            // Also what the checks of the thread's accesses throw when
-            // their state cannot grow: not the kernel's doing as such.
-            failure.outcome = Outcome::KernelException;
-            failure.message = "out of memory on this thread (std::bad_alloc "
-                              "in the kernel or in the emulator's checks of "
-                              "its accesses)";
-          } catch (const std::exception &e) {
-            failure.outcome = Outcome::KernelException;
-            failure.message = std::string("kernel threw: ") + e.what();
-          } catch (...) {
-            failure.outcome = Outcome::KernelException;
-            failure.message = "kernel threw a non-standard exception";
-          }
-          if (failure.outcome == Outcome::KernelException && !stop) {
-            stop = true;
-            failure.rankIndex = t->block->rank->index;
-            failure.block = static_cast<int32_t>(t->block->id);
-            failure.thread = static_cast<int32_t>(t->tid);
-          }
-          // The scheduler finishes the thread (its step ends without a
-          // yield): it may start a block, which a fiber's stack must not.
-          return std::move(mainCtx);
-        });
+    t->stack = stacks.allocate();
+    t->context = makeFiber(t->stack, &Scheduler::threadEntry);
     addRunnable(t);
   }
   liveThreads += b->size;
@@ -487,11 +498,13 @@ EmuThread *Scheduler::drawStep() {
   return t;
 }
 
-void Scheduler::adopt(boost::context::fiber &&from) {
-  if (switchedFrom)
-    switchedFrom->fiber = std::move(from);
-  else
-    mainCtx = std::move(from);
+void Scheduler::adopt(FiberContext from, FiberBounds stack) {
+  if (switchedFrom) {
+    switchedFrom->context = from;
+  } else {
+    mainCtx = from;
+    mainStack = stack;
+  }
 }
 
 void Scheduler::yieldToScheduler(Yield why) {
@@ -518,11 +531,17 @@ void Scheduler::yieldToScheduler(Yield why) {
     if (next == t)
       return;
     switchedFrom = t;
-    adopt(std::move(next->fiber).resume());
+    asanLeave(&t->asan, boundsOf(next->stack));
+    FiberContext from =
+        switchFiber(std::exchange(next->context, nullptr), nullptr).fctx;
+    adopt(from, asanArrive(t->asan));
     return;
   }
   // Whoever resumes this fiber later says where it came from.
-  adopt(std::move(mainCtx).resume());
+  asanLeave(&t->asan, mainStack);
+  FiberContext from =
+      switchFiber(std::exchange(mainCtx, nullptr), nullptr).fctx;
+  adopt(from, asanArrive(t->asan));
 }
 
 RunResult Scheduler::run() {
@@ -634,17 +653,23 @@ bool Scheduler::whenIdle() {
 [[gnu::always_inline]] inline void Scheduler::stepOne() {
   EmuThread *t = drawStep();
   switchedFrom = nullptr;
-  boost::context::fiber back = std::move(t->fiber).resume();
+  asanLeave(&mainAsan, boundsOf(t->stack));
+  FiberTransfer back = switchFiber(std::exchange(t->context, nullptr), nullptr);
+  asanArrive(mainAsan);
   // Back from the thread whose step ended last (fibers may have resumed
-  // each other since, yieldToScheduler): its continuation, or nothing when
-  // it exited.
+  // each other since, yieldToScheduler): its context, or its exit, after
+  // which its stack (left for good) serves the pool's next thread.
   EmuThread *last = running;
   running = nullptr;
   heartbeat.inFiber.store(false, std::memory_order_release);
-  last->fiber = std::move(back);
+  bool exited = back.data == &exitedWord;
+  if (exited)
+    stacks.deallocate(last->stack);
+  else
+    last->context = back.fctx;
   if (stepError)
     std::rethrow_exception(std::exchange(stepError, nullptr));
-  if (!last->fiber) {
+  if (exited) {
     finishThread(last);
     progress();
   }
@@ -862,11 +887,6 @@ PeerMask Scheduler::netMissing(const WaitInfo &wait) const {
 void Scheduler::teardown() {
   // Threads still suspended belong to a failed launch. Their stacks are
   // abandoned, not unwound; the pool unmaps them with the launch.
-  for (RankState &rank : ranks)
-    for (auto &block : rank.active)
-      for (uint32_t i = 0; i < block->size; ++i)
-        if (block->threads[i].fiber)
-          block->threads[i].abandoned = true;
   ranks.clear();
   runnable.clear();
   parked.clear();

@@ -2,7 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // One Scheduler runs one launch: every emulated thread of every rank is a
-// Boost.Context fiber, and the scheduler, on the calling OS thread, resumes
+// fiber (emu/Fiber.h), and the scheduler, on the calling OS thread, resumes
 // one runnable fiber at a time, chosen by a seeded PRNG whose output does not
 // depend on the platform. A fiber runs until it calls a hook (block or warp
 // sync, a spin wait or hint, an abort) or exits; nothing else switches, so
@@ -23,13 +23,12 @@
 #include "emu/AddressMap.h"
 #include "emu/Check.h"
 #include "emu/Fatal.h"
+#include "emu/Fiber.h"
 #include "emu/Race.h"
 #include "emu/StackPool.h"
 #include "tle/emu.h"
 
 #include "diag/TraceJson.h"
-
-#include <boost/context/fiber.hpp>
 
 #include <cstdint>
 #include <exception>
@@ -193,24 +192,19 @@ enum class ThreadState : uint8_t {
 };
 
 struct EmuThread {
-  EmuThread() { new (&fiber) boost::context::fiber(); }
-  ~EmuThread() {
-    if (!abandoned)
-      fiber.~fiber();
-  }
+  EmuThread() = default;
   EmuThread(const EmuThread &) = delete;
   EmuThread &operator=(const EmuThread &) = delete;
 
   Block *block = nullptr;
   uint32_t tid = 0; ///< linear id in the block
   uint32_t x = 0, y = 0, z = 0;
-  // A union so that a failed launch can abandon a suspended fiber without
-  // its destructor, which would unwind the fiber's stack by throwing through
-  // kernel frames that may have no unwind tables.
-  union {
-    boost::context::fiber fiber;
-  };
-  bool abandoned = false;
+  /// Its suspended context, null while it runs and once it exited. A
+  /// failed launch abandons a suspended one: nothing unwinds its stack
+  /// (kernel frames may have no unwind tables); the pool unmaps it.
+  FiberContext context = nullptr;
+  boost::context::stack_context stack{}; ///< from the launch's pool
+  void *asan = nullptr; ///< its word for AddressSanitizer (asanLeave)
   Yield reason = Yield::NotStarted;
   ThreadState state = ThreadState::Runnable;
   uint32_t pos = 0; ///< index in the runnable, parked or watching list
@@ -397,8 +391,11 @@ private:
   /// The next step's thread, drawn among the runnable ones (the one draw
   /// of a step, whether the loop or a yielding fiber makes it), begun.
   EmuThread *drawStep();
-  /// Keeps the continuation of what resumed the calling fiber.
-  void adopt(boost::context::fiber &&from);
+  /// Keeps the context of what resumed the calling fiber; `stack` is the
+  /// stack it came from (asanArrive).
+  void adopt(FiberContext from, FiberBounds stack = {});
+  /// A thread's fiber: its whole life, from its first switch in.
+  static void threadEntry(FiberTransfer from);
   /// enterCall's outermost call: names it, and its site if none is set.
   void enterOutermost(EmuThread *t, const char *name, const char *file,
                       uint32_t line);
@@ -443,10 +440,14 @@ private:
   Yield stepBefore = Yield::NotStarted;
   WaitInfo beforeWait{};
   std::exception_ptr stepError;
-  /// The scheduler's continuation while fibers run, and the thread whose
-  /// fiber resumed the one now running (null: the scheduler did), which
-  /// adopt() gives its continuation to.
-  boost::context::fiber mainCtx;
+  /// The scheduler's context while fibers run, and the thread whose fiber
+  /// resumed the one now running (null: the scheduler did), which adopt()
+  /// gives its context to.
+  FiberContext mainCtx = nullptr;
+  /// The scheduler's stack and word for AddressSanitizer (Fiber.h): the
+  /// stack is learnt when a fiber first arrives from it.
+  FiberBounds mainStack;
+  void *mainAsan = nullptr;
   EmuThread *switchedFrom = nullptr;
   /// releaseSync's scratch: the race ids of a sync's members.
   std::vector<uint32_t> syncMembers;
