@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cfenv>
 #include <chrono>
 #include <cstdlib>
 #include <set>
@@ -150,6 +151,42 @@ TEST(EmuScheduler, BlockSyncSeparatesPhases) {
                           });
   ASSERT_EQ(r.result, tleSuccess) << r.message;
   EXPECT_EQ(violations, 0);
+}
+
+// A switch keeps each fiber's registers and floating-point control words
+// (emu/Fiber.h): a thread that changes its rounding mode changes nobody
+// else's, however the threads interleave, and values in callee-saved
+// registers live across syncs.
+TEST(EmuScheduler, EachThreadKeepsItsRoundingModeAndRegisters) {
+  constexpr uint32_t kThreads = 64;
+  int wrongMode = 0, wrongValue = 0;
+  for (uint64_t seed : {1, 2, 3}) {
+    LaunchResult r =
+        launch(nullptr, 1, options({2, 1, 1}, {kThreads, 1, 1}, seed),
+               [&](int, void *) {
+                 uint32_t t = linearThreadId();
+                 int mine = t % 2 ? FE_UPWARD : FE_TONEAREST;
+                 std::fesetround(mine);
+                 volatile double third = 1.0;
+                 double sum = 0;
+                 for (int p = 0; p < 8; ++p) {
+                   sum += third / 3.0 + t;
+                   syncThreads();
+                   wrongMode += std::fegetround() != mine;
+                 }
+                 // 1/3 rounds up under FE_UPWARD: the sums differ in the last
+                 // bit.
+                 double expect = 0;
+                 for (int p = 0; p < 8; ++p)
+                   expect += third / 3.0 + t;
+                 wrongValue += sum != expect;
+                 std::fesetround(FE_TONEAREST);
+               });
+    ASSERT_EQ(r.result, tleSuccess) << r.message;
+  }
+  EXPECT_EQ(wrongMode, 0);
+  EXPECT_EQ(wrongValue, 0);
+  EXPECT_EQ(std::fegetround(), FE_TONEAREST);
 }
 
 TEST(EmuScheduler, WarpSyncCoversTheTail) {
