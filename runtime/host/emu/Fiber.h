@@ -13,9 +13,10 @@
 // return-address stack that no return pops, and every return of the
 // resumed fiber up its call chain is mispredicted; ours enters it with a
 // return, and two fibers suspended at the same call site (a barrier's
-// threads) then return where the predictor expects. Measured: 512 fibers
-// in identical call chains, resumed in random order, 36 ns a switch with
-// jump_fcontext, 7 ns with this one (docs/benchmarks.md, 2026-12-05).
+// threads) then return where the predictor expects. Measured
+// (tle-emu-switch-bench: 512 fibers in one call chain, resumed in random
+// order): 38 ns a switch with jump_fcontext, 8.5 ns with this one
+// (docs/benchmarks.md, 2026-12-05).
 // Elsewhere jump_fcontext is the switch.
 //
 //===----------------------------------------------------------------------===//
