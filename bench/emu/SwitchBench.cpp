@@ -1,4 +1,4 @@
-//===- SwitchBench.cpp - The emulator's fiber switch against Boost's -------===//
+//===- SwitchBench.cpp - The emulator's fiber switch against Boost's ---===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tle-emu-switch-bench [fibers] [switches]: the cost of one switch between
@@ -150,9 +150,9 @@ int main(int argc, char **argv) {
   std::printf("tle-emu-switch-bench: %zu fibers, %ld switches per run, 5 "
               "runs; ns per step, median [min-max]\n",
               fibers, switches);
-  for (auto [name, s] : {std::pair<const char *, Switch>{"emulator (Fiber.h)",
-                                                          switchFiber},
-                         {"boost jump_fcontext", boostSwitch}}) {
+  for (auto [name, s] :
+       {std::pair<const char *, Switch>{"emulator (Fiber.h)", switchFiber},
+        {"boost jump_fcontext", boostSwitch}}) {
     std::vector<double> ns;
     for (int k = 0; k < 5; ++k)
       ns.push_back(run(s, fibers, switches, stacks));
