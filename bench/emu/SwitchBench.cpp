@@ -1,4 +1,4 @@
-//===- SwitchBench.cpp - The emulator's fiber switch against Boost's ---===//
+//===- SwitchBench.cpp - The emulator's fiber switch against Boost's ------===//
 // SPDX-License-Identifier: Apache-2.0 WITH LLVM-exception
 //
 // tle-emu-switch-bench [fibers] [switches]: the cost of one switch between
