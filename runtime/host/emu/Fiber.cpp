@@ -7,7 +7,9 @@
 // return address its call pushed. It returns {the context it left, word}
 // in rax:rdx to a resumed switch, and passes the same in rdi:rsi to a fresh
 // context's entry (make_fcontext's trampoline reads those), both through
-// the final `ret`.
+// the final `ret`. Like the jump_fcontext of Debian's Boost, it does not
+// keep a CET shadow stack: a process that turns shadow stacks on cannot
+// run the emulator.
 //
 //===----------------------------------------------------------------------===//
 
