@@ -10,7 +10,8 @@
 //===----------------------------------------------------------------------===//
 
 #define TLE_DEVICE_EXPORT 1
-// Built into libtle itself: the library may count into the emulator's
-// per-launch table directly (PlatformHost.h, count()).
-#define TLE_HOST_IN_LIBTLE 1
+// TLE_HOST_IN_LIBTLE comes from the tle_device_host target (the object
+// built into libtle, runtime/device/CMakeLists.txt), not from here: other
+// builds of this file (the mutants' test binaries) link libtle from outside
+// and count through its hook.
 #include "tle/device.h"
